@@ -1,0 +1,169 @@
+# SlideOps server profiles: one binary, build/slideops.
+#
+# Pipeline (as libbpf-bootstrap): vmlinux.h from the kernel's BTF, bpf/%.bpf.c ->
+# build/bpf/%.bpf.o -> build/bpf/%.skel.h, then user space. Unit tests are built twice:
+# plain, and under ASan+UBSan (build/asan/).
+
+OUTPUT     := build
+CC         ?= gcc
+CLANG      ?= clang
+BPFTOOL    ?= bpftool
+PROTOC_C   ?= protoc-c
+ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
+VERSION    := 0.1.0
+
+LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -lm
+WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS     ?= -g -O2
+CFLAGS     += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \
+	      -DSLIDEOPS_VERSION='"$(VERSION)"'
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+ifeq ($(V),1)
+	Q =
+	msg =
+else
+	Q = @
+	msg = @printf '  %-8s %s\n' "$(1)" "$(patsubst $(OUTPUT)/%,%,$(2))";
+endif
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS      := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.skel.h,$(BPF_SRCS))
+PROTO_C    := $(OUTPUT)/gen/profile.pb-c.c
+LIB_SRCS   := $(filter-out src/cli/main.c,$(wildcard src/*/*.c)) $(PROTO_C)
+LIB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(LIB_SRCS))) \
+	      $(OUTPUT)/obj/web/assets.o
+ASAN_OBJS  := $(patsubst $(OUTPUT)/obj/%,$(OUTPUT)/asan/obj/%,$(LIB_OBJS))
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/asan/tests/%,$(UNIT_SRCS))
+TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
+
+DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
+	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
+	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file
+BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
+
+.DELETE_ON_ERROR:
+.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean
+
+all: $(OUTPUT)/slideops
+
+# Installs what building and testing need; does nothing when all is there already.
+deps:
+	$(Q)missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+		| grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+bench-deps: deps
+	$(Q)missing=$$(for p in $(BENCH_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+		| grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(OUTPUT)/vmlinux.h:
+	$(call msg,BTF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
+		-c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/gen/profile.pb-c.c $(OUTPUT)/gen/profile.pb-c.h: src/profile/profile.proto
+	$(call msg,PROTO,$@)
+	$(Q)mkdir -p $(OUTPUT)/gen
+	$(Q)$(PROTOC_C) --proto_path=src/profile --c_out=$(OUTPUT)/gen $<
+
+# Everything user space includes is generated first.
+GENERATED := $(SKELS) $(OUTPUT)/gen/profile.pb-c.h
+
+$(OUTPUT)/obj/gen/%.o: $(OUTPUT)/gen/%.c $(GENERATED)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+
+$(OUTPUT)/obj/%.o: %.c $(GENERATED)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/obj/web/assets.o: web/assets.S $(wildcard web/*.html web/*.js web/*.css)
+	$(call msg,AS,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -Iweb -c $< -o $@
+
+$(OUTPUT)/asan/obj/gen/%.o: $(OUTPUT)/gen/%.c $(GENERATED)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -Wno-unused-parameter -c $< -o $@
+
+$(OUTPUT)/asan/obj/web/assets.o: $(OUTPUT)/obj/web/assets.o
+	$(Q)mkdir -p $(@D) && cp $< $@
+
+$(OUTPUT)/asan/obj/%.o: %.c $(GENERATED)
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/libslideops.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/asan/libslideops.a: $(ASAN_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/slideops: $(OUTPUT)/obj/src/cli/main.o $(OUTPUT)/libslideops.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/libslideops.a
+	$(call msg,TEST,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(TEST_HELPERS) $(OUTPUT)/libslideops.a $(LIBS) -lcmocka -o $@
+
+$(OUTPUT)/asan/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/asan/libslideops.a
+	$(call msg,TEST-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit $< $(TEST_HELPERS) \
+		$(OUTPUT)/asan/libslideops.a $(LIBS) -lcmocka -o $@
+
+# The fuzz target over the ELF reader (libFuzzer; clang's runtime from libclang-rt-14-dev).
+$(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(wildcard src/elf/*.c src/symbols/symtab.c src/util/*.c)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined $(filter %.c,$^) -lelf -lz -o $@
+
+unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
+integration-test: $(OUTPUT)/slideops
+
+# `make test`: dependencies, build, every test. Must run as root (real BPF, real cgroups).
+test: deps
+	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf
+	$(Q)tests/run.sh
+
+# `make run`: dependencies, build, the main job: a 10 s capture of this server.
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(OUTPUT)/slideops capture cpu -d 10 --flamegraph $(OUTPUT)/flamegraph.html
+
+bench: bench-deps all
+	$(Q)bench/run.sh
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUTPUT)
+
+-include $(shell find $(OUTPUT)/obj $(OUTPUT)/asan/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every subcommand shares. main.c takes the global options (--json, --data DIR)
+ * out of argv before dispatch, so a subcommand sees only its own: argv[0] is its name.
+ * Exit codes: 0 ok, 1 failure, 2 refused input or usage.
+ */
+#ifndef SLIDEOPS_CLI_H
+#define SLIDEOPS_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#define EXIT_OK 0
+#define EXIT_FAIL 1
+#define EXIT_REFUSED 2
+
+struct store;
+
+struct cli_env {
+	bool json;            /* print one JSON document on stdout */
+	const char *data_dir; /* --data, or NULL: store__default_dir() */
+	bool tty;             /* stderr is a terminal: progress may be shown */
+};
+
+/* Parses a whole number in [min, max] for option opt of command cmd; prints the usage
+ * error and returns -1 when it is not one. */
+int cli_parse_long(const char *cmd, const char *opt, const char *text, long min, long max,
+		   long *out);
+
+/* Prints doc as one JSON document on stdout and releases it. */
+void cli_print_json(json_t *doc);
+
+/* Opens the workspace store (creating the data dir); prints why not and returns NULL. */
+struct store *cli_open_store(const struct cli_env *env);
+
+/* True when argv has -h/--help; then the command prints its help. */
+bool cli_wants_help(int argc, char **argv);
+
+#define CLI_COMMANDS(X)                                                                 \
+	X(check, CHECK)                                                                 \
+	X(top, TOP)                                                                     \
+	X(capture, CAPTURE)                                                             \
+	X(profiles, PROFILES)                                                           \
+	X(show, SHOW)                                                                   \
+	X(compare, COMPARE)                                                             \
+	X(symbols, SYMBOLS)                                                             \
+	X(services, SERVICES)                                                           \
+	X(remove, REMOVE)
+
+#define X(name, NAME) int cmd_##name(int argc, char **argv, const struct cli_env *env);
+CLI_COMMANDS(X)
+#undef X
+
+#endif

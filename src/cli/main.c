@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slideops: one binary, subcommands as perf and git have them. This file takes the
+ * global options out of argv and hands the rest to the subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "util/messages.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct cli_env *env);
+};
+
+static const struct command commands[] = {
+#define X(name, NAME) { #name, cmd_##name },
+	CLI_COMMANDS(X)
+#undef X
+};
+
+int main(int argc, char **argv)
+{
+	struct cli_env env = { .tty = isatty(STDERR_FILENO) };
+	int n = 0;
+
+	/* Global options may stand anywhere; what is left is the command and its own. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			env.json = true;
+		} else if (strcmp(argv[i], "--data") == 0) {
+			if (i + 1 >= argc) {
+				msg_error(MSG_USAGE_MISSING_VALUE, "slideops", "--data");
+				return EXIT_REFUSED;
+			}
+			env.data_dir = argv[++i];
+		} else if (strncmp(argv[i], "--data=", 7) == 0) {
+			env.data_dir = argv[i] + 7;
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	argv[n] = NULL;
+
+	if (n == 0 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0 ||
+	    strcmp(argv[0], "help") == 0) {
+		msg_print(MSG_HELP_MAIN);
+		return n == 0 ? EXIT_REFUSED : EXIT_OK;
+	}
+	if (strcmp(argv[0], "--version") == 0) {
+		msg_print(MSG_VERSION, SLIDEOPS_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[0], commands[i].name) == 0)
+			return commands[i].run(n, argv, &env);
+
+	msg_error(MSG_USAGE_UNKNOWN_COMMAND, argv[0]);
+	return EXIT_REFUSED;
+}

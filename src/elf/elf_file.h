@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading ELF files we did not make: executables, shared libraries, debug files, and
+ * whatever a user uploads. Every offset and size is checked against the file; no input
+ * crashes the reader or makes it allocate without bound. Uses libelf.
+ */
+#ifndef SLIDEOPS_ELF_FILE_H
+#define SLIDEOPS_ELF_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile/profile.h"
+
+#define ELF_MAX_SEGMENTS 16
+
+struct symtab;
+
+struct elf_segment {
+	uint64_t offset, vaddr, filesz, memsz;
+	uint32_t flags; /* PF_X, PF_W, PF_R */
+};
+
+struct elf_info {
+	char build_id[BUILD_ID_HEX_MAX + 1]; /* GNU build id, lowercase hex; "" when none */
+	uint16_t type;       /* ET_EXEC, ET_DYN, ET_REL, ... */
+	bool has_symtab;     /* .symtab with at least one function symbol */
+	bool has_dynsym;
+	bool debug_only;     /* .text is NOBITS: made by objcopy --only-keep-debug */
+	bool is_go;          /* .go.buildinfo or .note.go.buildid */
+	enum language language; /* by file contents (Go) or C/C++ */
+	struct elf_segment segments[ELF_MAX_SEGMENTS]; /* PT_LOAD, in file order */
+	unsigned nsegments;
+};
+
+/* 0; -ENOEXEC when fd is not a whole, readable ELF file; -errno on I/O errors. */
+int elf_info__read(int fd, struct elf_info *info);
+
+/* The ELF virtual address of a file offset inside a PT_LOAD segment. false when none. */
+bool elf_info__offset_to_vaddr(const struct elf_info *info, uint64_t offset, uint64_t *vaddr);
+
+enum elf_symbols_from {
+	ELF_SYMBOLS_SYMTAB, /* .symtab only */
+	ELF_SYMBOLS_DYNSYM, /* .dynsym only */
+};
+
+/* Function symbols (STT_FUNC, STT_GNU_IFUNC, with a section) of one table. In bounded
+ * memory: the table and its strings are read in pieces, not mapped whole.
+ * 0, -ENOENT (no such table), -ENOEXEC (corrupt), -errno. */
+int elf__read_symbols(int fd, enum elf_symbols_from from, struct symtab **out);
+
+/*
+ * What a binary is to a profile, by its path (DESIGN §5, §7). A runtime is a language's
+ * own interpreter or VM (python, libpython, java, libjvm, node, ruby, php, perl, dotnet);
+ * a system library lives under /lib*, /usr/lib* (or is the vdso). Neither is ever listed
+ * as a stripped binary of yours, and "most of it in" skips both.
+ */
+bool binary__is_runtime(const char *path);
+bool binary__is_system_library(const char *path);
+/* The language of a binary's frames by its path and contents (info may be NULL). */
+enum language binary__language(const char *path, const struct elf_info *info);
+/* A frame's language refined by its symbol: Rust mangling, else the binary's. */
+enum language symbol__language(const char *name, enum language binary_language);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pprof (profile.proto via protobuf-c), gzip'd: the profile's stored form and its
+ * export. Reading checks every index; a truncated or corrupt file is refused whole.
+ */
+#ifndef SLIDEOPS_PROFILE_PPROF_H
+#define SLIDEOPS_PROFILE_PPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct profile;
+
+/*
+ * with_names false (storage): Functions only for names known at capture (kernel,
+ * interpreter frames). true (export): p must be symbolized; every location gets its
+ * Function, so `go tool pprof` shows names without the binaries.
+ * 0 or -errno; *out is malloc'd.
+ */
+int pprof__encode(const struct profile *p, bool with_names, void **out, size_t *len);
+/* Written to a temporary file beside path, fsync'd, then renamed. */
+int pprof__write_file(const struct profile *p, bool with_names, const char *path);
+
+/* 0, -EBADMSG (not a whole profile of ours or pprof's), -ENOMEM. */
+int pprof__decode(const void *data, size_t len, struct profile **out);
+int pprof__read_file(const char *path, struct profile **out);
+
+#endif

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The profile model: interning of mappings, locations, stacks and samples, and the
+ * names of the enums every layer prints. See profile.h.
+ */
+#include "profile/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/hash.h"
+#include "util/hashmap.h"
+
+static const char *const question_ids[QUESTION__COUNT] = {
+	[QUESTION_CPU] = "cpu",
+	[QUESTION_WALL] = "wall",
+	[QUESTION_THREADS] = "threads",
+	[QUESTION_LOCKS] = "locks",
+	[QUESTION_MEMORY] = "memory",
+};
+
+/* The product's own words for the five questions (the spec's list). */
+static const char *const question_titles[QUESTION__COUNT] = {
+	[QUESTION_CPU] = "What is using the CPU",
+	[QUESTION_WALL] = "Where time goes, including waiting",
+	[QUESTION_THREADS] = "What every thread is doing right now",
+	[QUESTION_LOCKS] = "What is waiting on locks",
+	[QUESTION_MEMORY] = "Where memory grows",
+};
+
+static const char *const mapping_kinds[MAPPING_KIND__COUNT] = {
+	[MAPPING_EXE] = "exe",       [MAPPING_LIB] = "lib", [MAPPING_KERNEL] = "kernel",
+	[MAPPING_VDSO] = "vdso",     [MAPPING_JIT] = "jit", [MAPPING_ANON] = "anon",
+};
+
+static const char *const languages[LANGUAGE__COUNT] = {
+	[LANGUAGE_KERNEL] = "Kernel", [LANGUAGE_C] = "C/C++",	    [LANGUAGE_RUST] = "Rust",
+	[LANGUAGE_GO] = "Go",	      [LANGUAGE_PYTHON] = "Python", [LANGUAGE_JAVA] = "Java",
+	[LANGUAGE_JAVASCRIPT] = "JavaScript", [LANGUAGE_RUBY] = "Ruby",
+	[LANGUAGE_PHP] = "PHP",	      [LANGUAGE_PERL] = "Perl",	    [LANGUAGE_DOTNET] = ".NET",
+	[LANGUAGE_OTHER] = "Other",
+};
+
+/* Stable, distinct hues; each language keeps its colour in every profile. */
+static const char *const language_colours[LANGUAGE__COUNT] = {
+	[LANGUAGE_KERNEL] = "#e8a33d",	   [LANGUAGE_C] = "#7aa6da",	  [LANGUAGE_RUST] = "#d4764e",
+	[LANGUAGE_GO] = "#4fc3c9",	   [LANGUAGE_PYTHON] = "#6cc66c", [LANGUAGE_JAVA] = "#c9a94f",
+	[LANGUAGE_JAVASCRIPT] = "#e6d85c", [LANGUAGE_RUBY] = "#d9576b",	  [LANGUAGE_PHP] = "#9b8fd9",
+	[LANGUAGE_PERL] = "#a7c26a",	   [LANGUAGE_DOTNET] = "#b57ad9", [LANGUAGE_OTHER] = "#b0b0b0",
+};
+
+static const char *const group_kinds[GROUP_KIND__COUNT] = {
+	[GROUP_SERVICE] = "service", [GROUP_CONTAINER] = "container", [GROUP_UNIT] = "unit",
+	[GROUP_SESSION] = "session", [GROUP_SYSTEM] = "system",	      [GROUP_OTHER] = "other",
+};
+
+static int names__parse(const char *const *names, int count, const char *name)
+{
+	for (int i = 0; name && i < count; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *question__id(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT ? question_ids[q] : "";
+}
+
+const char *question__title(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT ? question_titles[q] : "";
+}
+
+int question__parse(const char *id)
+{
+	return names__parse(question_ids, QUESTION__COUNT, id);
+}
+
+const char *mapping_kind__name(enum mapping_kind k)
+{
+	return (unsigned)k < MAPPING_KIND__COUNT ? mapping_kinds[k] : "";
+}
+
+int mapping_kind__parse(const char *name)
+{
+	return names__parse(mapping_kinds, MAPPING_KIND__COUNT, name);
+}
+
+const char *language__name(enum language l)
+{
+	return (unsigned)l < LANGUAGE__COUNT ? languages[l] : languages[LANGUAGE_OTHER];
+}
+
+const char *language__colour(enum language l)
+{
+	return (unsigned)l < LANGUAGE__COUNT ? language_colours[l] :
+					       language_colours[LANGUAGE_OTHER];
+}
+
+int language__parse(const char *name)
+{
+	return names__parse(languages, LANGUAGE__COUNT, name);
+}
+
+const char *group_kind__name(enum group_kind k)
+{
+	return (unsigned)k < GROUP_KIND__COUNT ? group_kinds[k] : group_kinds[GROUP_OTHER];
+}
+
+int group_kind__parse(const char *name)
+{
+	return names__parse(group_kinds, GROUP_KIND__COUNT, name);
+}
+
+/* The value types of each question (DESIGN §3); the answer weighs by the last. */
+static const char *const value_types[QUESTION__COUNT][PROFILE_MAX_VALUES][2] = {
+	[QUESTION_CPU] = { { "samples", "count" }, { "cpu", "nanoseconds" } },
+	[QUESTION_WALL] = { { "wall", "nanoseconds" } },
+	[QUESTION_THREADS] = { { "threads", "count" } },
+	[QUESTION_LOCKS] = { { "contentions", "count" }, { "delay", "nanoseconds" } },
+	[QUESTION_MEMORY] = { { "grown", "bytes" } },
+};
+
+struct profile *profile__new(enum question q)
+{
+	struct profile *p;
+
+	if ((unsigned)q >= QUESTION__COUNT) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->strings = strtab__new();
+	p->mapping_index = hashmap__new();
+	p->location_index = hashmap__new();
+	p->stack_index = hashmap__new();
+	p->sample_index = hashmap__new();
+	if (!p->strings || !p->mapping_index || !p->location_index || !p->stack_index ||
+	    !p->sample_index)
+		goto out_free;
+
+	p->header.format_version = PROFILE_FORMAT_VERSION;
+	p->header.question = q;
+	for (uint32_t i = 0; i < PROFILE_MAX_VALUES && value_types[q][i][0]; i++) {
+		p->value_types[i].type = profile__intern(p, value_types[q][i][0]);
+		p->value_types[i].unit = profile__intern(p, value_types[q][i][1]);
+		if (p->value_types[i].type == STRTAB_NONE || p->value_types[i].unit == STRTAB_NONE)
+			goto out_free;
+		p->nvalues = i + 1;
+	}
+	return p;
+
+out_free:
+	profile__free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void profile__free(struct profile *p)
+{
+	if (!p)
+		return;
+	strtab__free(p->strings);
+	hashmap__free(p->mapping_index);
+	hashmap__free(p->location_index);
+	hashmap__free(p->stack_index);
+	hashmap__free(p->sample_index);
+	free(p->mappings);
+	free(p->locations);
+	free(p->stack_locations);
+	free(p->stacks);
+	free(p->samples);
+	free(p);
+}
+
+uint32_t profile__intern(struct profile *p, const char *s)
+{
+	return strtab__intern(p->strings, s);
+}
+
+const char *profile__str(const struct profile *p, uint32_t id)
+{
+	return strtab__get(p->strings, id);
+}
+
+/* Grows an array of elements of size elem so that one more fits. */
+static int array__reserve(void **array, uint32_t *cap, uint32_t count, uint32_t more, size_t elem)
+{
+	uint32_t want, ncap;
+	void *n;
+
+	if (count > UINT32_MAX - 1 - more)
+		return -ENOMEM;
+	want = count + more;
+	if (want <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < want)
+		ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX - 1 : ncap * 2;
+	n = realloc(*array, (size_t)ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*array = n;
+	*cap = ncap;
+	return 0;
+}
+
+#define ARRAY_RESERVE(arr, cap, count, more)                                           \
+	array__reserve((void **)&(arr), &(cap), (count), (more), sizeof(*(arr)))
+
+/* ---- mappings: by path and build id ---- */
+
+static uint64_t mapping__hash(const struct prof_mapping *m)
+{
+	uint64_t h = hash_u64(0, m->path);
+
+	h = hash_u64(h, m->build_id);
+	return hash_u64(h, m->kind);
+}
+
+static bool mapping__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct prof_mapping *a = key, *b = &((struct profile *)ctx)->mappings[id];
+
+	return a->path == b->path && a->build_id == b->build_id && a->kind == b->kind;
+}
+
+uint32_t profile__add_mapping(struct profile *p, const struct prof_mapping *m)
+{
+	uint64_t h = mapping__hash(m);
+	uint32_t id = hashmap__find(p->mapping_index, h, m, mapping__equal, p);
+
+	if (id != HASHMAP_NONE)
+		return id;
+	if (ARRAY_RESERVE(p->mappings, p->cap_mappings, p->nmappings, 1))
+		return UINT32_MAX;
+	id = p->nmappings;
+	if (hashmap__insert(p->mapping_index, h, id))
+		return UINT32_MAX;
+	p->mappings[id] = *m;
+	p->nmappings++;
+	return id;
+}
+
+/* ---- locations: by mapping, address and capture-time name ---- */
+
+static uint64_t location__hash(const struct prof_location *l)
+{
+	uint64_t h = hash_u64(1, l->mapping);
+
+	h = hash_u64(h, l->address);
+	h = hash_u64(h, l->function);
+	h = hash_u64(h, l->file);
+	return hash_u64(h, (uint64_t)l->line);
+}
+
+static bool location__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct prof_location *a = key, *b = &((struct profile *)ctx)->locations[id];
+
+	return a->mapping == b->mapping && a->address == b->address &&
+	       a->function == b->function && a->file == b->file && a->line == b->line;
+}
+
+uint32_t profile__add_location(struct profile *p, const struct prof_location *l)
+{
+	uint64_t h = location__hash(l);
+	uint32_t id = hashmap__find(p->location_index, h, l, location__equal, p);
+
+	if (id != HASHMAP_NONE)
+		return id;
+	if (l->mapping >= p->nmappings ||
+	    ARRAY_RESERVE(p->locations, p->cap_locations, p->nlocations, 1))
+		return UINT32_MAX;
+	id = p->nlocations;
+	if (hashmap__insert(p->location_index, h, id))
+		return UINT32_MAX;
+	p->locations[id] = *l;
+	/* Derived at read time, never taken from the caller. */
+	p->locations[id].name = 0;
+	p->locations[id].named = false;
+	p->locations[id].language = LANGUAGE_OTHER;
+	p->nlocations++;
+	return id;
+}
+
+/* ---- stacks: by their sequence of locations ---- */
+
+struct stack_key {
+	const uint32_t *locations;
+	uint32_t depth;
+};
+
+static bool stack__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct stack_key *k = key;
+	const struct profile *p = ctx;
+	const struct prof_stack *s = &p->stacks[id];
+
+	return s->depth == k->depth &&
+	       memcmp(p->stack_locations + s->first, k->locations,
+		      sizeof(uint32_t) * k->depth) == 0;
+}
+
+uint32_t profile__add_stack(struct profile *p, const uint32_t *locations, uint32_t depth)
+{
+	struct stack_key k = { locations, depth };
+	uint64_t h = hash_bytes(locations, sizeof(uint32_t) * depth, 2);
+	uint32_t id = hashmap__find(p->stack_index, h, &k, stack__equal, p);
+
+	if (id != HASHMAP_NONE)
+		return id;
+	for (uint32_t i = 0; i < depth; i++)
+		if (locations[i] >= p->nlocations)
+			return UINT32_MAX;
+	if (ARRAY_RESERVE(p->stacks, p->cap_stacks, p->nstacks, 1) ||
+	    ARRAY_RESERVE(p->stack_locations, p->cap_stack_locations, p->nstack_locations, depth))
+		return UINT32_MAX;
+	id = p->nstacks;
+	if (hashmap__insert(p->stack_index, h, id))
+		return UINT32_MAX;
+	memcpy(p->stack_locations + p->nstack_locations, locations, sizeof(uint32_t) * depth);
+	p->stacks[id].first = p->nstack_locations;
+	p->stacks[id].depth = depth;
+	p->nstack_locations += depth;
+	p->nstacks++;
+	return id;
+}
+
+/* ---- samples: by stack and labels ---- */
+
+struct sample_key {
+	uint32_t stack;
+	const struct prof_labels *labels;
+};
+
+static uint64_t labels__hash(uint32_t stack, const struct prof_labels *l)
+{
+	uint64_t h = hash_u64(3, stack);
+
+	h = hash_u64(h, (uint32_t)l->pid);
+	h = hash_u64(h, (uint32_t)l->tid);
+	h = hash_u64(h, l->comm);
+	h = hash_u64(h, l->thread);
+	h = hash_u64(h, l->group);
+	h = hash_u64(h, l->group_kind);
+	h = hash_u64(h, l->exe);
+	h = hash_u64(h, l->state);
+	h = hash_u64(h, l->wait);
+	h = hash_u64(h, l->lock);
+	return hash_u64(h, l->lock_kind);
+}
+
+static bool labels__equal(const struct prof_labels *a, const struct prof_labels *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
+	       a->thread == b->thread && a->group == b->group && a->group_kind == b->group_kind &&
+	       a->exe == b->exe && a->state == b->state && a->wait == b->wait &&
+	       a->lock == b->lock && a->lock_kind == b->lock_kind;
+}
+
+static bool sample__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct sample_key *k = key;
+	const struct prof_sample *s = &((struct profile *)ctx)->samples[id];
+
+	return s->stack == k->stack && labels__equal(&s->labels, k->labels);
+}
+
+int profile__add_sample(struct profile *p, uint32_t stack, const int64_t *values,
+			const struct prof_labels *labels)
+{
+	struct sample_key k = { stack, labels };
+	uint64_t h = labels__hash(stack, labels);
+	uint32_t id = hashmap__find(p->sample_index, h, &k, sample__equal, p);
+	struct prof_sample *s;
+
+	if (stack >= p->nstacks)
+		return -EINVAL;
+	if (id == HASHMAP_NONE) {
+		if (ARRAY_RESERVE(p->samples, p->cap_samples, p->nsamples, 1))
+			return -ENOMEM;
+		id = p->nsamples;
+		if (hashmap__insert(p->sample_index, h, id))
+			return -ENOMEM;
+		s = &p->samples[id];
+		memset(s, 0, sizeof(*s));
+		s->stack = stack;
+		s->labels = *labels;
+		p->nsamples++;
+	}
+	s = &p->samples[id];
+	for (uint32_t i = 0; i < p->nvalues; i++)
+		s->values[i] += values[i];
+	return 0;
+}
+
+int64_t profile__total(const struct profile *p, uint32_t value)
+{
+	int64_t total = 0;
+
+	if (value >= p->nvalues)
+		return 0;
+	for (uint32_t i = 0; i < p->nsamples; i++)
+		total += p->samples[i].values[value];
+	return total;
+}
+
+uint32_t profile__main_value(const struct profile *p)
+{
+	return p->nvalues ? p->nvalues - 1 : 0;
+}
+
+void profile__format_started_at(const struct profile *p, char *buf, size_t size)
+{
+	time_t t = (time_t)(p->header.started_at_ns / 1000000000LL);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+		if (size)
+			buf[0] = '\0';
+	}
+}

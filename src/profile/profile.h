@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profile: one capture of one question on one server.
+ *
+ * This is the in-memory model every layer shares (capture writes it, the store keeps it
+ * as gzip'd pprof, analysis and views read it). It keeps raw addresses and build ids;
+ * names are looked up when a profile is read (profile__symbolize), which is what lets a
+ * debug-symbol upload name profiles captured before it.
+ *
+ * Everything is interned: strings in one table (id 0 is ""), mappings per binary (not per
+ * process), locations per (mapping, address), stacks per sequence of locations. Samples
+ * point at a stack and carry their labels as string ids. Capture adds samples in the
+ * tens of thousands; reads outnumber writes.
+ */
+#ifndef SLIDEOPS_PROFILE_H
+#define SLIDEOPS_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strtab.h"
+
+#define PROFILE_FORMAT_VERSION 1
+#define PROFILE_MAX_VALUES 2
+#define BUILD_ID_HEX_MAX 80 /* 40 bytes; GNU build ids are 20, Go's are longer strings */
+
+enum question {
+	QUESTION_CPU,
+	QUESTION_WALL,
+	QUESTION_THREADS,
+	QUESTION_LOCKS,
+	QUESTION_MEMORY,
+	QUESTION__COUNT,
+};
+
+/* "cpu", "wall", ...; question__parse returns -1 for an unknown id. */
+const char *question__id(enum question q);
+const char *question__title(enum question q); /* "What is using the CPU" */
+int question__parse(const char *id);
+
+enum mapping_kind {
+	MAPPING_EXE,
+	MAPPING_LIB,
+	MAPPING_KERNEL,
+	MAPPING_VDSO,
+	MAPPING_JIT,
+	MAPPING_ANON,
+	MAPPING_KIND__COUNT,
+};
+
+const char *mapping_kind__name(enum mapping_kind k); /* "exe", "lib", ... */
+int mapping_kind__parse(const char *name);
+
+/* Colours are keyed to these; keep the order stable. */
+enum language {
+	LANGUAGE_KERNEL,
+	LANGUAGE_C,
+	LANGUAGE_RUST,
+	LANGUAGE_GO,
+	LANGUAGE_PYTHON,
+	LANGUAGE_JAVA,
+	LANGUAGE_JAVASCRIPT,
+	LANGUAGE_RUBY,
+	LANGUAGE_PHP,
+	LANGUAGE_PERL,
+	LANGUAGE_DOTNET,
+	LANGUAGE_OTHER,
+	LANGUAGE__COUNT,
+};
+
+const char *language__name(enum language l); /* "Kernel", "C/C++", "Rust", ... */
+const char *language__colour(enum language l); /* "#rrggbb", stable */
+int language__parse(const char *name);
+
+/* What owns a process: the first row of every profile (DESIGN §4). */
+enum group_kind {
+	GROUP_SERVICE,
+	GROUP_CONTAINER,
+	GROUP_UNIT,
+	GROUP_SESSION,
+	GROUP_SYSTEM,
+	GROUP_OTHER,
+	GROUP_KIND__COUNT,
+};
+
+const char *group_kind__name(enum group_kind k); /* "service", "container", ... */
+int group_kind__parse(const char *name);
+
+struct prof_mapping {
+	uint32_t path;      /* string id */
+	uint32_t build_id;  /* string id of lowercase hex; 0 ("") when the binary has none */
+	enum mapping_kind kind;
+	enum language language;
+	bool has_symtab;    /* the file had .symtab when captured */
+	bool build_id_recorded; /* false: captured by a version that did not keep build ids */
+};
+
+struct prof_location {
+	uint32_t mapping;   /* index into mappings */
+	uint64_t address;   /* file-relative ELF virtual address; kernel: absolute */
+	uint32_t function;  /* string id of a name known at capture (kernel, interpreter
+			       frames, binaries without build id); 0 when looked up at read */
+	uint32_t file;      /* string id, interpreter frames only */
+	int64_t line;
+	/* Filled by profile__symbolize; not stored. */
+	uint32_t name;      /* string id: the function, or "app+0x4a1f20" when unnamed */
+	bool named;
+	enum language language;
+};
+
+struct prof_stack {
+	uint32_t first;     /* index into profile.stack_locations */
+	uint32_t depth;     /* locations, leaf first (as pprof) */
+};
+
+struct prof_labels {
+	int32_t pid;
+	int32_t tid;
+	uint32_t comm;       /* the process's name */
+	uint32_t thread;     /* the thread's name */
+	uint32_t group;      /* "Service billing", "Unit nginx.service", ... */
+	enum group_kind group_kind;
+	uint32_t exe;        /* executable path */
+	uint32_t state;      /* "running" / "waiting" (wall, threads) */
+	uint32_t wait;       /* what the thread waits in */
+	uint64_t lock;       /* lock address (locks) */
+	uint32_t lock_kind;
+};
+
+struct prof_sample {
+	uint32_t stack;      /* index into stacks */
+	int64_t values[PROFILE_MAX_VALUES];
+	struct prof_labels labels;
+};
+
+struct prof_header {
+	uint32_t format_version;
+	enum question question;
+	uint32_t hostname;
+	uint32_t kernel_release;
+	uint32_t kernel_build_id;
+	uint32_t ncpus;
+	int64_t started_at_ns;   /* Unix epoch */
+	uint64_t duration_ns;
+	uint32_t sample_hz;
+	uint64_t lost;           /* events the kernel could not hand over */
+	uint64_t stacks_truncated;
+	uint32_t tool_version;
+};
+
+struct prof_value_type {
+	uint32_t type;  /* "samples", "cpu", "wall", ... */
+	uint32_t unit;  /* "count", "nanoseconds", "bytes" */
+};
+
+struct profile {
+	struct strtab *strings;
+	struct prof_header header;
+	struct prof_value_type value_types[PROFILE_MAX_VALUES];
+	uint32_t nvalues;
+
+	struct prof_mapping *mappings;
+	uint32_t nmappings, cap_mappings;
+	struct prof_location *locations;
+	uint32_t nlocations, cap_locations;
+	uint32_t *stack_locations;
+	uint32_t nstack_locations, cap_stack_locations;
+	struct prof_stack *stacks;
+	uint32_t nstacks, cap_stacks;
+	struct prof_sample *samples;
+	uint32_t nsamples, cap_samples;
+
+	struct hashmap *mapping_index;  /* interning; private to profile.c */
+	struct hashmap *location_index;
+	struct hashmap *stack_index;
+	struct hashmap *sample_index;
+	bool symbolized;
+};
+
+/* A new empty profile of a question, with its value types set (DESIGN §3). */
+struct profile *profile__new(enum question q);
+void profile__free(struct profile *p);
+
+uint32_t profile__intern(struct profile *p, const char *s); /* UINT32_MAX on ENOMEM */
+const char *profile__str(const struct profile *p, uint32_t id);
+
+/* Interning: each returns an index, or UINT32_MAX on ENOMEM. Equal input, equal index. */
+uint32_t profile__add_mapping(struct profile *p, const struct prof_mapping *m);
+uint32_t profile__add_location(struct profile *p, const struct prof_location *l);
+uint32_t profile__add_stack(struct profile *p, const uint32_t *locations, uint32_t depth);
+
+/*
+ * Adds values to the sample with this stack and these labels, creating it if new.
+ * values has p->nvalues entries. Returns 0 or -ENOMEM.
+ */
+int profile__add_sample(struct profile *p, uint32_t stack, const int64_t *values,
+			const struct prof_labels *labels);
+
+static inline const uint32_t *profile__stack(const struct profile *p, uint32_t stack,
+					     uint32_t *depth)
+{
+	*depth = p->stacks[stack].depth;
+	return p->stack_locations + p->stacks[stack].first;
+}
+
+/* Sum of value i over all samples. */
+int64_t profile__total(const struct profile *p, uint32_t value);
+
+/* Index of the value the answer weighs by (cpu: nanoseconds; locks: delay). */
+uint32_t profile__main_value(const struct profile *p);
+
+/* "2026-12-02T15:04:05Z" into buf (>= 21 bytes). */
+void profile__format_started_at(const struct profile *p, char *buf, size_t size);
+
+#endif

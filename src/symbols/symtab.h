@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A symbol table: function names by address range, for one build. Built once (from an
+ * ELF file or an upload), looked up many times: lookups outnumber inserts by far, so
+ * it is a sorted array and a binary search. Names live in one buffer.
+ */
+#ifndef SLIDEOPS_SYMBOLS_SYMTAB_H
+#define SLIDEOPS_SYMBOLS_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbol {
+	uint64_t addr;
+	uint64_t size;   /* 0 in input: runs to the next symbol (fixed by symtab__finish) */
+	uint32_t name;   /* offset into names */
+};
+
+struct symtab {
+	struct symbol *syms;
+	size_t nsyms, cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+struct symtab *symtab__new(void);
+void symtab__free(struct symtab *tab);
+
+/* 0 or -ENOMEM. */
+int symtab__add(struct symtab *tab, uint64_t addr, uint64_t size, const char *name,
+		size_t name_len);
+/* Sorts, drops duplicates, bounds zero sizes. Call once after the last add. */
+int symtab__finish(struct symtab *tab);
+
+/* The function holding addr (and addr's offset into it), or NULL. */
+const char *symtab__lookup(const struct symtab *tab, uint64_t addr, uint64_t *offset);
+
+/* A compact, compressed form for the store, and back. deserialize checks everything
+ * and returns NULL with errno EBADMSG for a blob that is not a whole table. */
+int symtab__serialize(const struct symtab *tab, void **blob, size_t *len);
+struct symtab *symtab__deserialize(const void *blob, size_t len);
+
+#endif

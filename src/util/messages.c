@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#include "util/messages.h"
+
+#include <stdio.h>
+
+static const char *const messages[MSG__COUNT] = {
+#define MSG(id, text) [MSG_##id] = text,
+#include "util/messages.def"
+#undef MSG
+};
+
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+const char *msg_text(enum msg_id id)
+{
+	return (unsigned)id < MSG__COUNT ? messages[id] : "";
+}
+
+void msg_verror(enum msg_id id, va_list ap)
+{
+	fputs("slideops: ", stderr);
+	vfprintf(stderr, msg_text(id), ap);
+	fputc('\n', stderr);
+}
+
+void msg_error(enum msg_id id, ...)
+{
+	va_list ap;
+
+	va_start(ap, id);
+	msg_verror(id, ap);
+	va_end(ap);
+}
+
+void msg_print(enum msg_id id, ...)
+{
+	va_list ap;
+
+	va_start(ap, id);
+	vprintf(msg_text(id), ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+int msg_format(char *buf, size_t size, enum msg_id id, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, id);
+	n = vsnprintf(buf, size, msg_text(id), ap);
+	va_end(ap);
+	return n;
+}
