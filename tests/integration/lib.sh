@@ -1,0 +1,46 @@
+# Shared by the integration tests. Each test is a bash script run as root with
+# SLIDEOPS (the binary) and SLIDEOPS_DATA (a fresh workspace) set; exit 0 pass, 77 skip.
+set -euo pipefail
+
+: "${SLIDEOPS:?set SLIDEOPS to the slideops binary}"
+: "${SLIDEOPS_DATA:=$(mktemp -d /tmp/slideops-data.XXXXXX)}"
+export SLIDEOPS_DATA
+CGROUP2=${CGROUP2:-$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)}
+WORK=$(mktemp -d /tmp/slideops-it.XXXXXX)
+CLEANUP=()
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "$*"; exit 77; }
+at_exit() { local i; for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do eval "${CLEANUP[i]}" || true; done; rm -rf "$WORK"; }
+trap at_exit EXIT
+defer() { CLEANUP+=("$*"); }
+
+# build_c NAME FLAGS... < source: compiles a C program into $WORK/NAME.
+build_c() {
+	local name=$1; shift
+	cat > "$WORK/$name.c"
+	gcc "$@" -o "$WORK/$name" "$WORK/$name.c"
+}
+
+# make_cgroup PATH: a real cgroup on the cgroup2 mount, removed at exit (its
+# processes are killed first).
+make_cgroup() {
+	[ -n "$CGROUP2" ] || skip "no cgroup2 mount"
+	local dir="$CGROUP2/$1"
+	mkdir -p "$dir"
+	defer "cg_kill '$dir'; rmdir '$dir' 2>/dev/null; rmdir \"\$(dirname '$dir')\" 2>/dev/null"
+	echo "$dir"
+}
+cg_kill() { local p; for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; sleep 0.2; }
+
+# start_in_cgroup DIR CMD...: starts CMD with its pid already in DIR; prints the pid.
+start_in_cgroup() {
+	local dir=$1; shift
+	bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@" >/dev/null 2>&1 &
+	local pid=$!
+	defer "kill -9 $pid 2>/dev/null"
+	echo "$pid"
+}
+
+# json EXPR < doc: a Python expression over the document d (jq works too: make deps has it).
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }

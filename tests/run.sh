@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests (plain and under ASan+UBSan), integration tests on the real
+# kernel, and the fuzz targets for a short while. Ends with one line: "N passed, N failed".
+# Needs root: the tests load BPF programs and make cgroups.
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+passed=0 failed=0 skipped=0
+failures=()
+
+if [ "$(id -u)" != 0 ]; then
+	echo "tests: run as root (sudo make test): they load BPF programs and create cgroups" >&2
+	exit 1
+fi
+
+log_dir=$(mktemp -d /tmp/slideops-tests.XXXXXX)
+
+# cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)".
+run_unit() {
+	local bin=$1 name out p f
+	name=${bin#"$top"/build/}
+	out="$log_dir/$(echo "$name" | tr / _).log"
+	if CMOCKA_MESSAGE_OUTPUT=stdout timeout 600 "$bin" >"$out" 2>&1; then :; fi
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
+	p=${p:-0} f=${f:-0}
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		f=1 # crashed or never reached its summary
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+	if [ "$f" != 0 ]; then
+		failures+=("$name")
+		echo "FAIL $name ($p passed, $f failed)"; tail -40 "$out" | sed 's/^/    /'
+	else
+		echo "ok   $name ($p tests)"
+	fi
+}
+
+echo "== unit tests"
+for bin in "$top"/build/tests/test_* "$top"/build/asan/tests/test_*; do
+	[ -x "$bin" ] && run_unit "$bin"
+done
+
+echo "== integration tests"
+export SLIDEOPS="$top/build/slideops"
+for t in "$top"/tests/integration/*.sh; do
+	[ "$(basename "$t")" = lib.sh ] && continue
+	name=integration/$(basename "$t" .sh)
+	out="$log_dir/$(basename "$t" .sh).log"
+	SLIDEOPS_DATA=$(mktemp -d /tmp/slideops-data.XXXXXX) timeout 600 bash "$t" >"$out" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		passed=$((passed + 1)); echo "ok   $name"
+	elif [ $rc = 77 ]; then
+		skipped=$((skipped + 1)); echo "skip $name: $(tail -1 "$out")"
+	else
+		failed=$((failed + 1)); failures+=("$name")
+		echo "FAIL $name (exit $rc)"; tail -40 "$out" | sed 's/^/    /'
+	fi
+done
+
+echo "== fuzz targets (short runs; long runs are in fuzz/README)"
+for target in "$top"/build/fuzz/fuzz_*; do
+	[ -x "$target" ] || continue
+	name=fuzz/$(basename "$target")
+	corpus=$(mktemp -d /tmp/slideops-corpus.XXXXXX)
+	seeds="$top/build/fuzz/seeds/$(basename "$target" | sed 's/^fuzz_//')"
+	out="$log_dir/$(basename "$target").log"
+	if "$target" -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
+		-artifact_prefix="$log_dir/" "$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} \
+		>"$out" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok   $name ($(grep -o 'Done [0-9]* runs' "$out" | tail -1))"
+	else
+		failed=$((failed + 1)); failures+=("$name")
+		echo "FAIL $name"; tail -40 "$out" | sed 's/^/    /'
+	fi
+	rm -rf "$corpus"
+done
+
+echo
+[ ${#failures[@]} -gt 0 ] && printf 'failed: %s\n' "${failures[@]}"
+echo "logs: $log_dir"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
