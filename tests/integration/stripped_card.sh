@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A stripped binary of ours that burns CPU lands on the card; uploading its debug file
+# names its functions in the profile captured before the upload; deleting the upload
+# brings the card back. A binary without a build id is listed as such.
+source "$(dirname "$0")/lib.sh"
+
+build_c worker -O1 -g -fno-omit-frame-pointer -Wl,--build-id <<'C'
+#include <stdint.h>
+volatile uint64_t sink;
+__attribute__((noinline)) uint64_t compute_invoice_totals(uint64_t n)
+{
+	uint64_t acc = 0;
+	for (uint64_t i = 0; i < n; i++)
+		acc += i * i ^ (acc >> 3);
+	return acc;
+}
+int main(void)
+{
+	for (;;)
+		sink = compute_invoice_totals(50000000);
+}
+C
+objcopy --only-keep-debug "$WORK/worker" "$WORK/worker.debug"
+cp "$WORK/worker" "$WORK/worker.full"
+strip "$WORK/worker"
+mkdir -p "$WORK/bin" && mv "$WORK/worker" "$WORK/bin/billing-worker"
+build_id=$(readelf -n "$WORK/bin/billing-worker" | awk '/Build ID/ { print $3 }')
+[ -n "$build_id" ] || fail "the fixture has no build id"
+
+cg=$(make_cgroup system.slice/slideops-test-billing.service)
+start_in_cgroup "$cg" "$WORK/bin/billing-worker" >/dev/null
+
+"$SLIDEOPS" capture cpu -d 4 --json > "$WORK/capture.json" || fail "capture failed"
+id=$(jq -r .id "$WORK/capture.json")
+jq -e --arg p "$WORK/bin/billing-worker" --arg b "$build_id" '
+	.stripped | map(select(.path == $p)) | length == 1 and .[0].build_id == $b
+	and .[0].has_build_id == true and .[0].share >= 0.2' "$WORK/capture.json" >/dev/null ||
+	fail "the stripped worker is not on the card: $(jq -c .stripped "$WORK/capture.json")"
+jq -e '[.functions[].name] | index("compute_invoice_totals") == null' "$WORK/capture.json" \
+	>/dev/null || fail "a stripped binary was named before any upload"
+
+# The text view shows the card as the spec words it.
+"$SLIDEOPS" show "$id" > "$WORK/show.txt"
+grep -q "Some functions have no names, because their binaries were stripped" "$WORK/show.txt" ||
+	fail "no card in the text view: $(cat "$WORK/show.txt")"
+grep -q "billing-worker .*% of this profile, build ${build_id:0:12}" "$WORK/show.txt" ||
+	fail "the card line is not as the spec has it: $(cat "$WORK/show.txt")"
+
+# Upload the debug file: the earlier profile now names the function.
+"$SLIDEOPS" symbols upload "$WORK/worker.debug" --json > "$WORK/upload.json" ||
+	fail "upload of the debug file refused"
+jq -e --arg b "$build_id" '.build_id == $b and .functions > 0' "$WORK/upload.json" >/dev/null ||
+	fail "upload reported $(cat "$WORK/upload.json")"
+"$SLIDEOPS" show "$id" --json > "$WORK/after.json"
+jq -e --arg p "$WORK/bin/billing-worker" '.stripped | map(select(.path == $p)) | length == 0' \
+	"$WORK/after.json" >/dev/null || fail "the card still lists the worker after the upload"
+jq -e '.groups[] | select(.label == "Unit slideops-test-billing.service")
+	| .top_function == "compute_invoice_totals"' "$WORK/after.json" >/dev/null ||
+	fail "the group is not named by the uploaded symbols: $(jq -c .groups "$WORK/after.json")"
+jq -e '.answer | test("most of it in compute_invoice_totals")' "$WORK/after.json" >/dev/null ||
+	fail "the answer does not use the uploaded name: $(jq -r .answer "$WORK/after.json")"
+
+# The unstripped build names it the same way; one entry per build id.
+"$SLIDEOPS" symbols upload "$WORK/worker.full" >/dev/null || fail "upload of the full build refused"
+[ "$("$SLIDEOPS" symbols list --json | jq --arg b "$build_id" '[.uploads[] | select(.build_id == $b)] | length')" = 1 ] ||
+	fail "the same build uploaded twice is listed twice"
+
+# Deleting the upload by a 12-hex prefix brings the card back.
+"$SLIDEOPS" symbols delete "${build_id:0:12}" >/dev/null || fail "delete by prefix failed"
+"$SLIDEOPS" show "$id" --json | jq -e --arg p "$WORK/bin/billing-worker" \
+	'.stripped | map(select(.path == $p)) | length == 1' >/dev/null ||
+	fail "the card did not come back after the delete"
+cg_kill "$cg"
+
+# A stripped binary without a build id is listed as such.
+build_c nobuildid -O1 -fno-omit-frame-pointer -Wl,--build-id=none <<'C'
+volatile unsigned long sink;
+__attribute__((noinline)) void spin_without_id(void) { for (unsigned long i = 0; i < 100000000UL; i++) sink += i; }
+int main(void) { for (;;) spin_without_id(); }
+C
+strip "$WORK/nobuildid"
+start_in_cgroup "$cg" "$WORK/nobuildid" >/dev/null
+"$SLIDEOPS" capture cpu -d 3 --json > "$WORK/noid.json" || fail "capture failed"
+jq -e --arg p "$WORK/nobuildid" '.stripped | map(select(.path == $p)) | length == 1
+	and .[0].has_build_id == false' "$WORK/noid.json" >/dev/null ||
+	fail "the binary without a build id is not on the card: $(jq -c .stripped "$WORK/noid.json")"
+"$SLIDEOPS" show "$(jq -r .id "$WORK/noid.json")" | grep -q -- "--build-id" ||
+	fail "the card does not say how to add a build id"
+echo "stripped card: ok"
