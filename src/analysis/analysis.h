@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "profile/profile.h"
 
@@ -36,6 +37,7 @@ struct analysis_function {
 	const char *name;
 	enum language language;
 	double self, total;  /* shares of the profile's total */
+	int64_t self_value, total_value; /* in the question's main unit */
 };
 
 struct analysis_stripped {
@@ -43,6 +45,7 @@ struct analysis_stripped {
 	double share;
 	const char *build_id; /* full hex; "" when the binary has none */
 	bool has_build_id;
+	bool build_id_recorded; /* false: captured before SlideOps kept build ids */
 };
 
 struct analysis {
@@ -55,13 +58,29 @@ struct analysis {
 	struct analysis_stripped *stripped;  /* largest first */
 	size_t nstripped;
 	bool build_ids_missing;  /* captured without build ids: capture again, then upload */
+	int64_t total;           /* the main value over all samples */
+	int64_t share_of;        /* what group shares are of: cpu ncpus x duration, else total */
+	const char *unit;        /* the main value's unit: "nanoseconds", "bytes", "count" */
 };
 
 /* p must be symbolized (profile__symbolize). NULL with errno on ENOMEM. */
 struct analysis *analysis__new(const struct profile *p);
 void analysis__free(struct analysis *a);
 
-/* DESIGN §8's document (id may be NULL). */
+/* How many functions analysis__to_json lists. */
+#define ANALYSIS_JSON_FUNCTIONS 100
+
+/* DESIGN §8's document (id may be NULL), with the top ANALYSIS_JSON_FUNCTIONS functions. */
 json_t *analysis__to_json(const struct analysis *a, const char *id);
+/* The same with the top max_functions functions. */
+json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t max_functions);
+
+/*
+ * The text views, as `capture` and `show` print them: the groups with their processes
+ * beneath, the top functions, and the stripped-binary card (nothing when it is empty).
+ */
+void analysis__print_groups(const struct analysis *a, FILE *out);
+void analysis__print_functions(const struct analysis *a, FILE *out, size_t max);
+void analysis__print_card(const struct analysis *a, FILE *out);
 
 #endif

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The `capture --json` / `show --json` document (DESIGN §8). Fields may be added, never
+ * renamed: scripts and tests read these keys.
+ */
+#include "analysis/analysis.h"
+
+#include "analysis/format.h"
+
+/* json_object_set_new that remembers a failure instead of leaking or crashing. */
+static void set(json_t *obj, const char *key, json_t *value, int *err)
+{
+	if (!value || json_object_set_new(obj, key, value))
+		*err = -1;
+}
+
+static void append(json_t *arr, json_t *value, int *err)
+{
+	if (!value || json_array_append_new(arr, value))
+		*err = -1;
+}
+
+static json_t *group__to_json(const struct analysis_group *g, const char *unit, int *err)
+{
+	json_t *o = json_object(), *procs = json_array();
+
+	if (!o || !procs) {
+		json_decref(o);
+		json_decref(procs);
+		*err = -1;
+		return NULL;
+	}
+	set(o, "label", json_string(g->label), err);
+	set(o, "kind", json_string(group_kind__name(g->kind)), err);
+	set(o, "name", json_string(g->name), err);
+	set(o, "share", json_real(g->share), err);
+	set(o, "value", json_integer(g->value), err);
+	set(o, "unit", json_string(unit), err);
+	set(o, "top_function", g->top_function ? json_string(g->top_function) : json_null(), err);
+	for (size_t i = 0; i < g->nprocesses; i++) {
+		const struct analysis_process *pr = &g->processes[i];
+		json_t *po = json_object();
+
+		if (po) {
+			set(po, "pid", json_integer(pr->pid), err);
+			set(po, "comm", json_string(pr->comm), err);
+			set(po, "share", json_real(pr->share), err);
+			set(po, "value", json_integer(pr->value), err);
+		}
+		append(procs, po, err);
+	}
+	set(o, "processes", procs, err);
+	return o;
+}
+
+json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t max_functions)
+{
+	const struct profile *p = a->profile;
+	json_t *doc = json_object(), *groups = json_array(), *functions = json_array(),
+	       *stripped = json_array();
+	char started[32];
+	int err = 0;
+
+	if (!doc || !groups || !functions || !stripped)
+		goto out_free;
+	profile__format_started_at(p, started, sizeof(started));
+	set(doc, "id", id ? json_string(id) : json_null(), &err);
+	set(doc, "question", json_string(question__id(p->header.question)), &err);
+	set(doc, "server", json_string(profile__str(p, p->header.hostname)), &err);
+	set(doc, "started_at", json_string(started), &err);
+	set(doc, "seconds", json_integer(format_whole_seconds(p->header.duration_ns)), &err);
+	set(doc, "answer", json_string(a->answer), &err);
+	set(doc, "lost", json_integer((json_int_t)p->header.lost), &err);
+	set(doc, "unit", json_string(a->unit), &err);
+	set(doc, "total", json_integer(a->total), &err);
+
+	for (size_t i = 0; i < a->ngroups; i++)
+		append(groups, group__to_json(&a->groups[i], a->unit, &err), &err);
+	for (size_t i = 0; i < a->nfunctions && i < max_functions; i++) {
+		const struct analysis_function *f = &a->functions[i];
+		json_t *o = json_object();
+
+		if (o) {
+			set(o, "name", json_string(f->name), &err);
+			set(o, "language", json_string(language__name(f->language)), &err);
+			set(o, "self", json_real(f->self), &err);
+			set(o, "total", json_real(f->total), &err);
+		}
+		append(functions, o, &err);
+	}
+	for (size_t i = 0; i < a->nstripped; i++) {
+		const struct analysis_stripped *s = &a->stripped[i];
+		json_t *o = json_object();
+
+		if (o) {
+			set(o, "path", json_string(s->path), &err);
+			set(o, "share", json_real(s->share), &err);
+			set(o, "build_id", json_string(s->build_id), &err);
+			set(o, "has_build_id", json_boolean(s->has_build_id), &err);
+		}
+		append(stripped, o, &err);
+	}
+	set(doc, "groups", groups, &err);
+	set(doc, "functions", functions, &err);
+	set(doc, "stripped", stripped, &err);
+	set(doc, "build_ids_missing", json_boolean(a->build_ids_missing), &err);
+	if (err) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+
+out_free:
+	json_decref(doc);
+	json_decref(groups);
+	json_decref(functions);
+	json_decref(stripped);
+	return NULL;
+}
+
+json_t *analysis__to_json(const struct analysis *a, const char *id)
+{
+	return analysis__to_json_top(a, id, ANALYSIS_JSON_FUNCTIONS);
+}

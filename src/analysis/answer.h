@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The answer sentences of the five questions (DESIGN §6), as pure functions of what
+ * analysis measured: no profile in here, so each template is tested word for word.
+ * Every sentence is a template in the message table; these choose and fill them.
+ * Each returns a malloc'd string, or NULL with errno ENOMEM.
+ */
+#ifndef SLIDEOPS_ANALYSIS_ANSWER_H
+#define SLIDEOPS_ANALYSIS_ANSWER_H
+
+#include <stdint.h>
+
+/* One group as an answer names it. */
+struct answer_group {
+	const char *label;  /* "Service billing" */
+	double share;       /* cpu: of the server's CPU time */
+	int64_t value;      /* locks: ns waited; memory: bytes grown; wall: ns running */
+	int64_t waiting;    /* wall: ns waiting */
+	const char *where;  /* "most of it in" (wall: where it waited most); NULL: omitted */
+};
+
+/*
+ * first NULL: the profile has no samples, and the answer says so. next NULL: only one
+ * group, no "Next was" sentence.
+ */
+char *answer__cpu(uint64_t duration_ns, const struct answer_group *first,
+		  const struct answer_group *next);
+char *answer__wall(uint64_t duration_ns, const struct answer_group *first,
+		   const struct answer_group *next);
+char *answer__locks(uint64_t duration_ns, const struct answer_group *first,
+		    const struct answer_group *next);
+char *answer__memory(uint64_t duration_ns, const struct answer_group *first,
+		     const struct answer_group *next);
+
+struct answer_threads {
+	int64_t threads, running, waiting;
+	/* The largest set of threads waiting in the same place; omitted under 2. */
+	int64_t set_size;
+	const char *set_group;
+	const char *set_where;
+};
+
+/* threads 0: the profile has no samples. */
+char *answer__threads(const struct answer_threads *t);
+
+#endif

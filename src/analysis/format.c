@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/* Numbers for people, rounded the way the answers promise (DESIGN §6). See format.h. */
+#include "analysis/format.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/messages.h"
+
+void format_percent(double share, char *buf, size_t size)
+{
+	double pct = share * 100.0;
+
+	if (pct > 0 && pct < 1.0)
+		msg_format(buf, size, MSG_FMT_PERCENT_SMALL);
+	else
+		msg_format(buf, size, MSG_FMT_PERCENT, (long long)llround(pct));
+}
+
+void format_points(double delta, char *buf, size_t size)
+{
+	long long pts = llround(delta * 100.0);
+
+	msg_format(buf, size, MSG_FMT_POINTS, pts);
+}
+
+int64_t format_whole_seconds(uint64_t ns)
+{
+	return (int64_t)((ns + 500000000ULL) / 1000000000ULL);
+}
+
+void format_duration(uint64_t ns, char *buf, size_t size)
+{
+	int64_t s = format_whole_seconds(ns);
+
+	if (s == 1)
+		msg_format(buf, size, MSG_FMT_ONE_SECOND);
+	else
+		msg_format(buf, size, MSG_FMT_SECONDS, (long long)s);
+}
+
+void format_seconds(int64_t ns, char *buf, size_t size)
+{
+	double s = (double)ns / 1e9;
+
+	/* Tenths while they mean something, whole seconds once they do not. */
+	if (s >= 99.95)
+		msg_format(buf, size, MSG_FMT_SECONDS_WHOLE, (long long)llround(s));
+	else if (s >= 0.095)
+		msg_format(buf, size, MSG_FMT_SECONDS_TENTHS, s);
+	else if (ns >= 500000)
+		msg_format(buf, size, MSG_FMT_MILLISECONDS, (long long)llround((double)ns / 1e6));
+	else if (ns > 0)
+		msg_format(buf, size, MSG_FMT_MILLISECONDS_SMALL);
+	else
+		msg_format(buf, size, MSG_FMT_SECONDS_WHOLE, 0LL);
+}
+
+void format_bytes(int64_t bytes, char *buf, size_t size)
+{
+	double b = (double)bytes;
+
+	if (bytes < 1024)
+		msg_format(buf, size, MSG_FMT_BYTES, (long long)bytes);
+	else if (b < 1024.0 * 1023.5)
+		msg_format(buf, size, MSG_FMT_KILOBYTES, (long long)llround(b / 1024.0));
+	else if (b < 1024.0 * 1024.0 * 1023.5)
+		msg_format(buf, size, MSG_FMT_MEGABYTES, (long long)llround(b / 1048576.0));
+	else
+		msg_format(buf, size, MSG_FMT_GIGABYTES, b / 1073741824.0);
+}
+
+void format_value(int64_t value, const char *unit, char *buf, size_t size)
+{
+	if (unit && strcmp(unit, "nanoseconds") == 0)
+		format_seconds(value, buf, size);
+	else if (unit && strcmp(unit, "bytes") == 0)
+		format_bytes(value, buf, size);
+	else
+		msg_format(buf, size, MSG_FMT_COUNT, (long long)value);
+}

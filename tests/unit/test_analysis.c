@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Analysis of hand-made symbolized profiles: group shares of the server's CPU time, "most
+ * of it in" the group's own code, every question's answer word for word, functions by
+ * self and total, the stripped-binary card, and the JSON document.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+#include "analysis/answer.h"
+#include "analysis/format.h"
+#include "profile_builder.h"
+
+#define BUILD_ID "b65a313cbf47d2e0a1c9b8f7e6d5c4b3a2910f8e"
+
+static const struct pb_who gunicorn = { "Service billing", GROUP_SERVICE, 4242, "gunicorn" };
+static const struct pb_who gunicorn2 = { "Service billing", GROUP_SERVICE, 4243, "gunicorn" };
+static const struct pb_who worker = { "Service billing", GROUP_SERVICE, 4300, "billing-worker" };
+static const struct pb_who nginx = { "Unit nginx.service", GROUP_UNIT, 800, "nginx" };
+static const struct pb_who kworker = { "System", GROUP_SYSTEM, 50, "kworker/0:1" };
+static const struct pb_who cron = { "Other processes", GROUP_OTHER, 900, "cron" };
+
+/*
+ * The spec's server: 2 CPUs for 30 seconds (60 s of CPU time). Service billing burns
+ * 32.4 s (54%), mostly in the Python function build_report under the interpreter and
+ * libc; Unit nginx.service 8.4 s (14%); System 1.2 s of kernel work; cron 0.6 s in libc.
+ */
+static struct profile *spec_server(void)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 2, 30 * SEC);
+	uint32_t k = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t py = pb_mapping(p, "/usr/bin/python3.11", "bb", MAPPING_EXE, true);
+	uint32_t w = pb_mapping(p, "/usr/local/bin/billing-worker", BUILD_ID, MAPPING_EXE, true);
+	uint32_t ng = pb_mapping(p, "/usr/sbin/nginx", "cc", MAPPING_EXE, true);
+
+	uint32_t memcpy_ = pb_frame(p, libc, 0x100, "memcpy", true, LANGUAGE_C);
+	uint32_t write_ = pb_frame(p, libc, 0x200, "write", true, LANGUAGE_C);
+	uint32_t nanosleep_ = pb_frame(p, libc, 0x300, "nanosleep", true, LANGUAGE_C);
+	uint32_t eval = pb_frame(p, py, 0x1000, "_PyEval_EvalFrameDefault", true, LANGUAGE_C);
+	uint32_t runmain = pb_frame(p, py, 0x2000, "Py_RunMain", true, LANGUAGE_C);
+	uint32_t build_report = pb_script_frame(p, py, "build_report", "billing/report.py");
+	uint32_t render_row = pb_script_frame(p, py, "render_row", "billing/report.py");
+	uint32_t handle = pb_script_frame(p, py, "handle_request", "billing/app.py");
+	uint32_t copy_user = pb_frame(p, k, 0xffffffff81001000, "copy_user_generic", true,
+				      LANGUAGE_KERNEL);
+	uint32_t syscall = pb_frame(p, k, 0xffffffff81002000, "do_syscall_64", true,
+				    LANGUAGE_KERNEL);
+	uint32_t epoll = pb_frame(p, k, 0xffffffff81003000, "ep_poll", true, LANGUAGE_KERNEL);
+	uint32_t memset_ = pb_frame(p, k, 0xffffffff81004000, "memset_orig", true,
+				    LANGUAGE_KERNEL);
+	uint32_t work = pb_frame(p, k, 0xffffffff81005000, "process_one_work", true,
+				 LANGUAGE_KERNEL);
+	uint32_t w1 = pb_frame(p, w, 0x1a20, "billing-worker+0x1a20", false, LANGUAGE_C);
+	uint32_t w2 = pb_frame(p, w, 0x1000, "billing-worker+0x1000", false, LANGUAGE_C);
+	uint32_t ngx = pb_frame(p, ng, 0x4000, "ngx_process_events_and_timers", true, LANGUAGE_C);
+	uint32_t ngx_main = pb_frame(p, ng, 0x5000, "main", true, LANGUAGE_C);
+
+	pb_sample(p, &gunicorn, 20 * SEC, 0, 7, memcpy_, eval, build_report, eval, handle, eval,
+		  runmain);
+	pb_sample(p, &gunicorn2, 10 * SEC, 0, 9, copy_user, syscall, write_, render_row, eval,
+		  build_report, eval, handle, runmain);
+	pb_sample(p, &worker, 2400 * MS, 0, 2, w1, w2);
+	pb_sample(p, &nginx, 8400 * MS, 0, 4, epoll, syscall, ngx, ngx_main);
+	pb_sample(p, &kworker, 1200 * MS, 0, 2, memset_, work);
+	pb_sample(p, &cron, 600 * MS, 0, 1, nanosleep_);
+	return p;
+}
+
+static const struct analysis_group *find_group(const struct analysis *a, const char *label)
+{
+	for (size_t i = 0; i < a->ngroups; i++)
+		if (strcmp(a->groups[i].label, label) == 0)
+			return &a->groups[i];
+	fail_msg("no group %s", label);
+	return NULL;
+}
+
+static const struct analysis_function *find_function(const struct analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->nfunctions; i++)
+		if (strcmp(a->functions[i].name, name) == 0)
+			return &a->functions[i];
+	fail_msg("no function %s", name);
+	return NULL;
+}
+
+static void test_cpu_answer_is_the_spec_sentence(void **state)
+{
+	struct profile *p = spec_server();
+	struct analysis *a = analysis__new(p);
+
+	(void)state;
+	assert_non_null(a);
+	assert_string_equal(a->answer,
+			    "Over 30 seconds, Service billing used 54% of the CPU time on this "
+			    "server, most of it in build_report. Next was Unit nginx.service, "
+			    "at 14%.");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_groups_are_shares_of_the_servers_cpu_time(void **state)
+{
+	struct profile *p = spec_server();
+	struct analysis *a = analysis__new(p);
+	const struct analysis_group *g;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(a->ngroups, 4);
+	assert_int_equal(a->share_of, 60 * SEC);
+	assert_string_equal(a->groups[0].label, "Service billing");
+	assert_string_equal(a->groups[1].label, "Unit nginx.service");
+	assert_string_equal(a->groups[2].label, "System");
+	assert_string_equal(a->groups[3].label, "Other processes");
+
+	g = &a->groups[0];
+	assert_int_equal(g->kind, GROUP_SERVICE);
+	assert_string_equal(g->name, "billing");
+	assert_int_equal(g->value, 32400 * MS);
+	assert_float_equal(g->share, 0.54, 1e-9);
+	assert_int_equal(g->nprocesses, 3);
+	assert_int_equal(g->processes[0].pid, 4242);
+	assert_string_equal(g->processes[0].comm, "gunicorn");
+	assert_float_equal(g->processes[0].share, 20.0 / 60, 1e-9);
+	assert_int_equal(g->processes[1].pid, 4243);
+	assert_int_equal(g->processes[2].pid, 4300);
+	assert_string_equal(g->processes[2].comm, "billing-worker");
+
+	g = find_group(a, "Unit nginx.service");
+	assert_string_equal(g->name, "nginx.service");
+	assert_float_equal(g->share, 0.14, 1e-9);
+	assert_string_equal(find_group(a, "System")->name, "System");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_most_of_it_in_skips_kernel_runtime_and_system_libraries(void **state)
+{
+	struct profile *p = spec_server();
+	struct analysis *a = analysis__new(p);
+
+	(void)state;
+	assert_non_null(a);
+	/* libc's memcpy and the interpreter sit under build_report: they are not named. */
+	assert_string_equal(find_group(a, "Service billing")->top_function, "build_report");
+	/* nginx's leaf is in the kernel; its own code is the answer. */
+	assert_string_equal(find_group(a, "Unit nginx.service")->top_function,
+			    "ngx_process_events_and_timers");
+	/* No own code: the deepest user frame (libc), else the kernel frame. */
+	assert_string_equal(find_group(a, "Other processes")->top_function, "nanosleep");
+	assert_string_equal(find_group(a, "System")->top_function, "memset_orig");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_most_of_it_in_weighs_by_value(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 1, 10 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/app/app", "dd", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB, true);
+	uint32_t a_ = pb_frame(p, app, 0x10, "parse", true, LANGUAGE_C);
+	uint32_t b_ = pb_frame(p, app, 0x20, "encode", true, LANGUAGE_C);
+	uint32_t m_ = pb_frame(p, app, 0x30, "main", true, LANGUAGE_C);
+	uint32_t lc = pb_frame(p, libc, 0x30, "memchr", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	/* parse is the leaf in three small samples; encode, under libc, in one large one. */
+	pb_sample(p, &gunicorn, 1 * SEC, 1, 2, a_, m_);
+	pb_sample(p, &gunicorn, 1 * SEC, 2, 2, a_, m_);
+	pb_sample(p, &gunicorn, 1 * SEC, 3, 2, a_, m_);
+	pb_sample(p, &gunicorn, 4 * SEC, 1, 3, lc, b_, m_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->groups[0].top_function, "encode");
+	assert_string_equal(a->answer, "Over 10 seconds, Service billing used 70% of the CPU "
+				       "time on this server, most of it in encode.");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_cpu_answer_edge_cases(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 4, 1400 * MS);
+	uint32_t app = pb_mapping(p, "/srv/app/app", "dd", MAPPING_EXE, true);
+	uint32_t f = pb_frame(p, app, 0x10, "spin", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	/* One second (singular), a group whose stacks are empty (no "most of it in"). The
+	 * empty stack is not the profile's first: profile__add_stack would memcpy from NULL. */
+	assert_int_not_equal(profile__add_stack(p, &f, 1), UINT32_MAX);
+	pb_sample(p, &kworker, 200 * MS, 0, 0);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer,
+			    "Over 1 second, System used 4% of the CPU time on this server.");
+	assert_null(a->groups[0].top_function);
+	analysis__free(a);
+
+	/* A next group under 1% reads "<1%". */
+	pb_sample(p, &cron, 20 * MS, 0, 1, f);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 1 second, System used 4% of the CPU time on this "
+				       "server. Next was Other processes, at <1%.");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_no_samples_says_so(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 2, 10 * SEC);
+	struct analysis *a = analysis__new(p);
+
+	(void)state;
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 10 seconds, no process used the CPU on this server: "
+				       "the profile has no samples.");
+	assert_int_equal(a->ngroups, 0);
+	assert_int_equal(a->nfunctions, 0);
+	assert_int_equal(a->nstripped, 0);
+	analysis__free(a);
+	profile__free(p);
+
+	p = pb_new(QUESTION_MEMORY, 2, 30 * SEC);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 30 seconds, no process grew its memory: the profile "
+				       "has no samples.");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_functions_self_and_total_count_recursion_once(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 1, 10 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/app/app", "dd", MAPPING_EXE, true);
+	uint32_t k = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t fib1 = pb_frame(p, app, 0x10, "fib", true, LANGUAGE_C);
+	uint32_t fib2 = pb_frame(p, app, 0x18, "fib", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x30, "main", true, LANGUAGE_C);
+	uint32_t rust = pb_frame(p, app, 0x40, "app::hash", true, LANGUAGE_RUST);
+	uint32_t irq = pb_frame(p, k, 0xffffffff81000000, "irq_exit", true, LANGUAGE_KERNEL);
+	struct analysis *a;
+	const struct analysis_function *f;
+
+	(void)state;
+	pb_sample(p, &gunicorn, 6 * SEC, 0, 5, fib1, fib2, fib2, fib1, main_);
+	pb_sample(p, &gunicorn, 3 * SEC, 0, 3, rust, fib1, main_);
+	pb_sample(p, &gunicorn, 1 * SEC, 0, 2, irq, main_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_int_equal(a->nfunctions, 4);
+	assert_int_equal(a->total, 10 * SEC);
+
+	f = &a->functions[0];
+	assert_string_equal(f->name, "fib");
+	assert_float_equal(f->self, 0.6, 1e-9);
+	assert_float_equal(f->total, 0.9, 1e-9); /* not 0.6 * 4 + 0.3 */
+	assert_int_equal(f->language, LANGUAGE_C);
+	f = &a->functions[1];
+	assert_string_equal(f->name, "app::hash");
+	assert_int_equal(f->language, LANGUAGE_RUST);
+	assert_float_equal(f->self, 0.3, 1e-9);
+	f = find_function(a, "main");
+	assert_float_equal(f->self, 0.0, 1e-9);
+	assert_float_equal(f->total, 1.0, 1e-9);
+	f = find_function(a, "irq_exit");
+	assert_int_equal(f->language, LANGUAGE_KERNEL);
+	assert_float_equal(f->self, 0.1, 1e-9);
+	/* Largest self first. */
+	for (size_t i = 1; i < a->nfunctions; i++)
+		assert_true(a->functions[i - 1].self >= a->functions[i].self);
+	analysis__free(a);
+	profile__free(p);
+}
+
+/*
+ * The card: our stripped binaries with 1% or more; never a runtime or a system library,
+ * even when stripped; a sample counts once per binary.
+ */
+static struct profile *stripped_server(bool recorded)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 2, 10 * SEC);
+	uint32_t w = pb_mapping(p, "/usr/local/bin/billing-worker", recorded ? BUILD_ID : "",
+				MAPPING_EXE, recorded);
+	uint32_t noid = pb_mapping(p, "/opt/ledger/ledger", "", MAPPING_EXE, true);
+	uint32_t tiny = pb_mapping(p, "/opt/tiny/tiny", "ee", MAPPING_EXE, true);
+	uint32_t libz = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libz.so.1", "ff", MAPPING_LIB,
+				   true);
+	uint32_t node = pb_mapping(p, "/usr/bin/node", "11", MAPPING_EXE, true);
+	uint32_t jit = pb_mapping(p, "[jit]", "", MAPPING_JIT, true);
+	uint32_t w1 = pb_frame(p, w, 0x1a20, "billing-worker+0x1a20", false, LANGUAGE_C);
+	uint32_t w2 = pb_frame(p, w, 0x1b00, "billing-worker+0x1b00", false, LANGUAGE_C);
+	uint32_t wn = pb_frame(p, w, 0x1c00, "main", true, LANGUAGE_C);
+	uint32_t l1 = pb_frame(p, noid, 0x10, "ledger+0x10", false, LANGUAGE_GO);
+	uint32_t t1 = pb_frame(p, tiny, 0x10, "tiny+0x10", false, LANGUAGE_C);
+	uint32_t z1 = pb_frame(p, libz, 0x10, "libz.so.1+0x10", false, LANGUAGE_C);
+	uint32_t n1 = pb_frame(p, node, 0x10, "node+0x10", false, LANGUAGE_C);
+	uint32_t j1 = pb_frame(p, jit, 0x7f0000001000, "[jit]+0x7f0000001000", false,
+			       LANGUAGE_JAVASCRIPT);
+
+	/* 31% of the profile in the worker, with two unnamed frames in one stack. */
+	pb_sample(p, &worker, 2 * SEC, 0, 3, w1, w2, wn);
+	pb_sample(p, &worker, 1100 * MS, 0, 2, w2, wn);
+	/* Named frames of the worker do not count towards the card. */
+	pb_sample(p, &worker, 1 * SEC, 0, 1, wn);
+	pb_sample(p, &cron, 1 * SEC, 0, 1, l1);
+	pb_sample(p, &cron, 50 * MS, 0, 1, t1); /* 0.5%: not listed */
+	pb_sample(p, &nginx, 2 * SEC, 0, 1, z1);
+	pb_sample(p, &nginx, 2 * SEC, 0, 1, n1);
+	pb_sample(p, &nginx, 850 * MS, 0, 1, j1);
+	return p;
+}
+
+static void test_card_lists_our_stripped_binaries(void **state)
+{
+	struct profile *p = stripped_server(true);
+	struct analysis *a = analysis__new(p);
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(a->total, 10 * SEC);
+	assert_int_equal(a->nstripped, 2);
+	assert_string_equal(a->stripped[0].path, "/usr/local/bin/billing-worker");
+	assert_float_equal(a->stripped[0].share, 0.31, 1e-9);
+	assert_string_equal(a->stripped[0].build_id, BUILD_ID);
+	assert_true(a->stripped[0].has_build_id);
+	assert_string_equal(a->stripped[1].path, "/opt/ledger/ledger");
+	assert_float_equal(a->stripped[1].share, 0.10, 1e-9);
+	assert_string_equal(a->stripped[1].build_id, "");
+	assert_false(a->stripped[1].has_build_id);
+	assert_false(a->build_ids_missing);
+	analysis__free(a);
+	profile__free(p);
+}
+
+static char *card_text(const struct analysis *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	analysis__print_card(a, f);
+	fclose(f);
+	return buf;
+}
+
+static void test_card_text_is_the_spec_wording(void **state)
+{
+	struct profile *p = stripped_server(true);
+	struct analysis *a = analysis__new(p);
+	char *text;
+
+	(void)state;
+	assert_non_null(a);
+	text = card_text(a);
+	assert_string_equal(
+		text,
+		"Some functions have no names, because their binaries were stripped\n"
+		"/usr/local/bin/billing-worker 31% of this profile, build b65a313cbf47\n"
+		"/opt/ledger/ledger 10% of this profile, no build id: rebuild with "
+		"-Wl,--build-id (gcc/clang) or -ldflags=-B=gobuildid (Go)\n"
+		"To name their functions, upload the unstripped build or the debug file made "
+		"from it: slideops symbols upload FILE\n");
+	free(text);
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_card_says_when_build_ids_were_not_kept(void **state)
+{
+	struct profile *p = stripped_server(false);
+	struct analysis *a = analysis__new(p);
+	char *text;
+
+	(void)state;
+	assert_non_null(a);
+	assert_true(a->build_ids_missing);
+	assert_false(a->stripped[0].build_id_recorded);
+	text = card_text(a);
+	assert_non_null(strstr(text, "/usr/local/bin/billing-worker 31% of this profile\n"));
+	assert_non_null(strstr(text, "This profile was captured before SlideOps kept build ids: "
+				     "capture again, then upload.\n"));
+	free(text);
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_no_card_when_everything_is_named(void **state)
+{
+	struct profile *p = spec_server();
+	struct analysis *a;
+	char *text;
+
+	(void)state;
+	for (uint32_t i = 0; i < p->nlocations; i++)
+		p->locations[i].named = true;
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_int_equal(a->nstripped, 0);
+	text = card_text(a);
+	assert_string_equal(text, "");
+	free(text);
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_json_document(void **state)
+{
+	struct profile *p = spec_server();
+	struct analysis *a = analysis__new(p);
+	json_t *doc, *g, *proc, *f, *s;
+	char *text;
+
+	(void)state;
+	assert_non_null(a);
+	doc = analysis__to_json(a, "20261202-150405-cpu-1a2b");
+	assert_non_null(doc);
+	/* Through text and back, as a script reads it. */
+	text = json_dumps(doc, 0);
+	json_decref(doc);
+	doc = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(doc);
+
+	assert_string_equal(json_string_value(json_object_get(doc, "id")),
+			    "20261202-150405-cpu-1a2b");
+	assert_string_equal(json_string_value(json_object_get(doc, "question")), "cpu");
+	assert_string_equal(json_string_value(json_object_get(doc, "server")), "web-1");
+	assert_string_equal(json_string_value(json_object_get(doc, "started_at")),
+			    "2026-12-02T15:04:05Z");
+	assert_int_equal(json_integer_value(json_object_get(doc, "seconds")), 30);
+	assert_int_equal(json_integer_value(json_object_get(doc, "lost")), 0);
+	assert_string_equal(json_string_value(json_object_get(doc, "answer")), a->answer);
+
+	assert_int_equal(json_array_size(json_object_get(doc, "groups")), 4);
+	g = json_array_get(json_object_get(doc, "groups"), 0);
+	assert_string_equal(json_string_value(json_object_get(g, "label")), "Service billing");
+	assert_string_equal(json_string_value(json_object_get(g, "kind")), "service");
+	assert_string_equal(json_string_value(json_object_get(g, "name")), "billing");
+	assert_float_equal(json_real_value(json_object_get(g, "share")), 0.54, 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(g, "value")), 32400 * MS);
+	assert_string_equal(json_string_value(json_object_get(g, "unit")), "nanoseconds");
+	assert_string_equal(json_string_value(json_object_get(g, "top_function")), "build_report");
+	proc = json_array_get(json_object_get(g, "processes"), 0);
+	assert_int_equal(json_integer_value(json_object_get(proc, "pid")), 4242);
+	assert_string_equal(json_string_value(json_object_get(proc, "comm")), "gunicorn");
+	assert_true(json_is_number(json_object_get(proc, "share")));
+
+	f = json_array_get(json_object_get(doc, "functions"), 0);
+	assert_string_equal(json_string_value(json_object_get(f, "name")), "memcpy");
+	assert_string_equal(json_string_value(json_object_get(f, "language")), "C/C++");
+	assert_true(json_is_number(json_object_get(f, "self")));
+	assert_true(json_is_number(json_object_get(f, "total")));
+
+	s = json_array_get(json_object_get(doc, "stripped"), 0);
+	assert_string_equal(json_string_value(json_object_get(s, "path")),
+			    "/usr/local/bin/billing-worker");
+	assert_string_equal(json_string_value(json_object_get(s, "build_id")), BUILD_ID);
+	assert_true(json_is_true(json_object_get(s, "has_build_id")));
+	assert_true(json_is_number(json_object_get(s, "share")));
+	json_decref(doc);
+
+	doc = analysis__to_json_top(a, NULL, 2);
+	assert_true(json_is_null(json_object_get(doc, "id")));
+	assert_int_equal(json_array_size(json_object_get(doc, "functions")), 2);
+	json_decref(doc);
+	analysis__free(a);
+	profile__free(p);
+}
+
+/* ---- the other questions ---- */
+
+static void test_wall_answer_is_not_swamped_by_idle_kernel_threads(void **state)
+{
+	struct profile *p = pb_new(QUESTION_WALL, 2, 30 * SEC);
+	uint32_t k = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t schedule = pb_frame(p, k, 0xffffffff81000000, "schedule", true, LANGUAGE_KERNEL);
+	uint32_t smpboot = pb_frame(p, k, 0xffffffff81000100, "smpboot_thread_fn", true,
+				    LANGUAGE_KERNEL);
+	uint32_t futex = pb_frame(p, libc, 0x10, "__futex_abstimed_wait_common", true,
+				  LANGUAGE_C);
+	uint32_t wait_orders = pb_frame(p, app, 0x10, "wait_for_orders", true, LANGUAGE_C);
+	uint32_t compute = pb_frame(p, app, 0x20, "price_orders", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x30, "main", true, LANGUAGE_C);
+	struct pb_who run = { "Service billing", GROUP_SERVICE, 4242, "billing", "running" };
+	struct pb_who wait = { "Service billing", GROUP_SERVICE, 4242, "billing", "waiting" };
+	struct pb_who nrun = { "Unit nginx.service", GROUP_UNIT, 800, "nginx", "running" };
+	struct pb_who nwait = { "Unit nginx.service", GROUP_UNIT, 800, "nginx", "waiting" };
+	struct pb_who kwait = { "System", GROUP_SYSTEM, 10, "ksoftirqd/0", "waiting" };
+	struct analysis *a;
+
+	(void)state;
+	pb_sample(p, &run, 3 * SEC, 4242, 2, compute, main_);
+	pb_sample(p, &wait, 7 * SEC, 4242, 4, schedule, futex, wait_orders, main_);
+	pb_sample(p, &wait, 2 * SEC, 4243, 2, schedule, main_);
+	pb_sample(p, &nrun, 1 * SEC, 800, 1, main_);
+	pb_sample(p, &nwait, 2500 * MS, 800, 1, schedule);
+	/* Sixty kernel threads asleep for the whole capture: 1800 s of waiting. */
+	for (int t = 0; t < 60; t++)
+		pb_sample(p, &kwait, 30 * SEC, 10 + t, 2, schedule, smpboot);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer,
+			    "Over 30 seconds, threads of Service billing spent 3.0 s running and "
+			    "9.0 s waiting, most of the waiting in wait_for_orders. Next was Unit "
+			    "nginx.service, 1.0 s running and 2.5 s waiting.");
+	/* The table itself keeps every group's real share of the profile. */
+	assert_string_equal(a->groups[0].label, "System");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_threads_answer_names_the_largest_set_waiting_in_one_place(void **state)
+{
+	struct profile *p = pb_new(QUESTION_THREADS, 2, 0);
+	uint32_t k = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t schedule = pb_frame(p, k, 0xffffffff81000000, "schedule", true, LANGUAGE_KERNEL);
+	uint32_t smpboot = pb_frame(p, k, 0xffffffff81000100, "smpboot_thread_fn", true,
+				    LANGUAGE_KERNEL);
+	uint32_t wait_orders = pb_frame(p, app, 0x10, "wait_for_orders", true, LANGUAGE_C);
+	uint32_t accept_ = pb_frame(p, app, 0x20, "accept_loop", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x30, "main", true, LANGUAGE_C);
+	struct pb_who run = { "Service billing", GROUP_SERVICE, 4242, "billing", "running" };
+	struct pb_who wait = { "Service billing", GROUP_SERVICE, 4242, "billing", "waiting" };
+	struct pb_who kwait = { "System", GROUP_SYSTEM, 10, "ksoftirqd/0", "waiting" };
+	struct analysis *a;
+
+	(void)state;
+	pb_sample(p, &run, 1, 4242, 1, main_);
+	for (int t = 0; t < 6; t++)
+		pb_sample(p, &wait, 1, 4250 + t, 3, schedule, wait_orders, main_);
+	pb_sample(p, &wait, 1, 4260, 3, schedule, accept_, main_);
+	for (int t = 0; t < 20; t++)
+		pb_sample(p, &kwait, 1, 10 + t, 2, schedule, smpboot);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer,
+			    "This server had 28 threads: 1 running and 27 waiting. The largest "
+			    "set waiting in the same place was 6 threads of Service billing in "
+			    "wait_for_orders.");
+	analysis__free(a);
+	profile__free(p);
+
+	/* Only kernel threads wait: then they are the answer. One thread is singular. */
+	p = pb_new(QUESTION_THREADS, 2, 0);
+	k = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	schedule = pb_frame(p, k, 0xffffffff81000000, "schedule", true, LANGUAGE_KERNEL);
+	smpboot = pb_frame(p, k, 0xffffffff81000100, "smpboot_thread_fn", true, LANGUAGE_KERNEL);
+	for (int t = 0; t < 3; t++)
+		pb_sample(p, &kwait, 1, 10 + t, 2, schedule, smpboot);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer,
+			    "This server had 3 threads: 0 running and 3 waiting. The largest set "
+			    "waiting in the same place was 3 threads of System in schedule.");
+	analysis__free(a);
+	profile__free(p);
+
+	{
+		char *s = answer__threads(&(struct answer_threads){ 1, 1, 0, 0, NULL, NULL });
+
+		assert_string_equal(s, "This server had 1 thread: 1 running and 0 waiting.");
+		free(s);
+	}
+}
+
+static void test_locks_answer(void **state)
+{
+	struct profile *p = pb_new(QUESTION_LOCKS, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t lll = pb_frame(p, libc, 0x10, "__lll_lock_wait", true, LANGUAGE_C);
+	uint32_t post = pb_frame(p, app, 0x10, "ledger_post", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x30, "main", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	pb_sample(p, &gunicorn, 12400 * MS, 4242, 3, lll, post, main_);
+	pb_sample(p, &nginx, 300 * MS, 800, 2, lll, main_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer,
+			    "Over 30 seconds, threads of Service billing waited 12.4 s on locks, "
+			    "most of it in ledger_post. Next was Unit nginx.service, 0.3 s.");
+	assert_float_equal(a->groups[0].share, 12.4 / 12.7, 1e-9); /* of the profile */
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_memory_answer(void **state)
+{
+	struct profile *p = pb_new(QUESTION_MEMORY, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t memset_ = pb_frame(p, libc, 0x10, "memset", true, LANGUAGE_C);
+	uint32_t load = pb_frame(p, app, 0x10, "load_dataset", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x30, "main", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	pb_sample(p, &gunicorn, 212LL << 20, 4242, 3, memset_, load, main_);
+	pb_sample(p, &nginx, 3LL << 20, 800, 2, memset_, main_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 30 seconds, Service billing grew by 212 MB, most of "
+				       "it in load_dataset. Next was Unit nginx.service, 3 MB.");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_answer_templates_directly(void **state)
+{
+	struct answer_group billing = { "Service billing", 0.54, 0, 0, "build_report" };
+	struct answer_group nginx_ = { "Unit nginx.service", 0.004, 0, 0, NULL };
+	char *s;
+
+	(void)state;
+	s = answer__cpu(29600 * MS, &billing, &nginx_);
+	assert_string_equal(s, "Over 30 seconds, Service billing used 54% of the CPU time on "
+			       "this server, most of it in build_report. Next was Unit "
+			       "nginx.service, at <1%.");
+	free(s);
+	s = answer__cpu(2 * SEC, NULL, NULL);
+	assert_string_equal(s, "Over 2 seconds, no process used the CPU on this server: the "
+			       "profile has no samples.");
+	free(s);
+	s = answer__wall(30 * SEC, NULL, NULL);
+	assert_string_equal(s, "Over 30 seconds, no thread was seen running or waiting: the "
+			       "profile has no samples.");
+	free(s);
+	s = answer__locks(1 * SEC, NULL, NULL);
+	assert_string_equal(s, "Over 1 second, no thread waited on a lock: the profile has no "
+			       "samples.");
+	free(s);
+	s = answer__threads(&(struct answer_threads){ 0 });
+	assert_string_equal(s, "No threads were seen on this server: the profile has no samples.");
+	free(s);
+	billing.value = 40 * MS;
+	s = answer__locks(30 * SEC, &billing, NULL);
+	assert_string_equal(s, "Over 30 seconds, threads of Service billing waited 40 ms on "
+			       "locks, most of it in build_report.");
+	free(s);
+	billing.value = 1536LL << 20;
+	s = answer__memory(30 * SEC, &billing, NULL);
+	assert_string_equal(s, "Over 30 seconds, Service billing grew by 1.5 GB, most of it in "
+			       "build_report.");
+	free(s);
+}
+
+static void test_number_formats(void **state)
+{
+	char b[FORMAT_MAX];
+
+	(void)state;
+	format_percent(0.0, b, sizeof(b));
+	assert_string_equal(b, "0%");
+	format_percent(0.0049, b, sizeof(b));
+	assert_string_equal(b, "<1%");
+	format_percent(0.015, b, sizeof(b));
+	assert_string_equal(b, "2%");
+	format_percent(1.0, b, sizeof(b));
+	assert_string_equal(b, "100%");
+	format_duration(499 * MS, b, sizeof(b));
+	assert_string_equal(b, "0 seconds");
+	format_duration(1499 * MS, b, sizeof(b));
+	assert_string_equal(b, "1 second");
+	format_duration(1500 * MS, b, sizeof(b));
+	assert_string_equal(b, "2 seconds");
+	format_seconds(12440 * MS, b, sizeof(b));
+	assert_string_equal(b, "12.4 s");
+	format_seconds(312 * SEC, b, sizeof(b));
+	assert_string_equal(b, "312 s");
+	format_seconds(45 * MS, b, sizeof(b));
+	assert_string_equal(b, "45 ms");
+	format_seconds(1000, b, sizeof(b));
+	assert_string_equal(b, "<1 ms");
+	format_bytes(512, b, sizeof(b));
+	assert_string_equal(b, "512 bytes");
+	format_bytes(3 << 10, b, sizeof(b));
+	assert_string_equal(b, "3 kB");
+	format_points(-0.031, b, sizeof(b));
+	assert_string_equal(b, "-3");
+	format_points(0.16, b, sizeof(b));
+	assert_string_equal(b, "+16");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu_answer_is_the_spec_sentence),
+		cmocka_unit_test(test_groups_are_shares_of_the_servers_cpu_time),
+		cmocka_unit_test(test_most_of_it_in_skips_kernel_runtime_and_system_libraries),
+		cmocka_unit_test(test_most_of_it_in_weighs_by_value),
+		cmocka_unit_test(test_cpu_answer_edge_cases),
+		cmocka_unit_test(test_no_samples_says_so),
+		cmocka_unit_test(test_functions_self_and_total_count_recursion_once),
+		cmocka_unit_test(test_card_lists_our_stripped_binaries),
+		cmocka_unit_test(test_card_text_is_the_spec_wording),
+		cmocka_unit_test(test_card_says_when_build_ids_were_not_kept),
+		cmocka_unit_test(test_no_card_when_everything_is_named),
+		cmocka_unit_test(test_json_document),
+		cmocka_unit_test(test_wall_answer_is_not_swamped_by_idle_kernel_threads),
+		cmocka_unit_test(test_threads_answer_names_the_largest_set_waiting_in_one_place),
+		cmocka_unit_test(test_locks_answer),
+		cmocka_unit_test(test_memory_answer),
+		cmocka_unit_test(test_answer_templates_directly),
+		cmocka_unit_test(test_number_formats),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
