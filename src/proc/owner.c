@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What owns a process (DESIGN §4). The cgroup path says most of it: container runtimes
+ * and systemd name their cgroups after what they run. What it cannot say (machines
+ * without systemd) the process tree does: a controlling terminal, or an ancestor that is
+ * a login (sshd, login) or a shell.
+ *
+ * Workload: a capture classifies each process it sees once, a few hundred to a few
+ * thousand; ancestors are shared by many, so they are read once and kept. Container
+ * names come from the runtimes' files and are kept per id.
+ */
+#include "proc/owner.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/store.h"
+#include "util/hash.h"
+#include "util/hashmap.h"
+#include "util/messages.h"
+
+#define CONTAINER_ID_MAX 64
+#define SHORT_ID_LEN 12
+#define MAX_ANCESTORS 64
+/* How long a process read as someone's ancestor is believed. Parents exit and their
+ * pids come back as other processes; within a second that is rare enough, and a whole
+ * `top` or a burst of new processes in a capture is read once. */
+#define NODE_FRESH_NS 1000000000ULL
+
+/* A process seen as someone's ancestor: what the session and service rules ask. */
+struct pnode {
+	int pid, ppid, tty_nr;
+	bool kthread;
+	uint64_t start_ticks;
+	uint64_t read_at_ns; /* CLOCK_MONOTONIC */
+	char comm[PROC_COMM_MAX + 1];
+	char *exe;
+};
+
+struct container_name {
+	char id[CONTAINER_ID_MAX + 1];
+	char *name;
+};
+
+struct owner_resolver {
+	char *proc_root;
+	char *container_root;
+	struct service *services;
+	char **real_exes; /* per service: an --exe path with its symlinks resolved, or NULL */
+	size_t nservices;
+	bool exe_services; /* any service declared by --exe: ancestors' exes are read */
+
+	struct pnode *nodes;
+	size_t nnodes, nodes_cap;
+	struct hashmap *node_index;
+
+	struct container_name *names;
+	size_t nnames, names_cap;
+	json_t *storage_containers; /* containers/storage's containers.json, read once */
+	bool storage_read;
+};
+
+/* What a cgroup path says. */
+struct cgroup_facts {
+	char container_id[CONTAINER_ID_MAX + 1]; /* hex, deepest container in the path */
+	char container_name[OWNER_NAME_MAX];     /* when the path itself names it (lxc, pod) */
+	char unit[OWNER_NAME_MAX];               /* deepest "NAME.service", user managers aside */
+	bool session;                            /* user.slice: session scopes, user managers */
+};
+
+static bool is_hex(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return len > 0;
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+static bool has_prefix(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static void copy_part(char *dst, size_t size, const char *s, size_t len)
+{
+	if (len >= size)
+		len = size - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/*
+ * A container id in one path component: "docker-ID.scope" (docker, systemd driver),
+ * "cri-containerd-ID.scope", "crio-ID.scope", "libpod-ID.scope" (podman), or a bare
+ * 64-hex component ("/docker/ID", "/kubepods/besteffort/podUID/ID", cgroupfs drivers).
+ * "libpod-conmon-ID.scope" and "crio-conmon-ID.scope" hold the monitors, not the
+ * containers, and fail the hex test.
+ */
+static bool component_container_id(const char *c, size_t len, char id[CONTAINER_ID_MAX + 1])
+{
+	static const char *const prefixes[] = { "docker-", "cri-containerd-", "crio-", "libpod-",
+						"cri-dockerd-" };
+	const char *colon = memrchr(c, ':', len);
+
+	/* "kubepods-...-podUID.slice:cri-containerd:ID": containerd given systemd-style
+	 * names without the systemd driver. */
+	if (colon && (size_t)(c + len - colon - 1) == CONTAINER_ID_MAX &&
+	    is_hex(colon + 1, CONTAINER_ID_MAX)) {
+		copy_part(id, CONTAINER_ID_MAX + 1, colon + 1, CONTAINER_ID_MAX);
+		return true;
+	}
+	if (has_suffix(c, len, ".scope"))
+		len -= strlen(".scope");
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (has_prefix(c, len, prefixes[i]) && len - n >= SHORT_ID_LEN &&
+		    len - n <= CONTAINER_ID_MAX && is_hex(c + n, len - n)) {
+			copy_part(id, CONTAINER_ID_MAX + 1, c + n, len - n);
+			return true;
+		}
+	}
+	if (len == CONTAINER_ID_MAX && is_hex(c, len)) {
+		copy_part(id, CONTAINER_ID_MAX + 1, c, len);
+		return true;
+	}
+	return false;
+}
+
+/* A kubernetes pod uid: "podUID" (cgroupfs) or "kubepods-QOS-podUID.slice" (systemd,
+ * with the uid's dashes escaped to underscores). */
+static bool component_pod_uid(const char *c, size_t len, char *uid, size_t size)
+{
+	const char *p;
+
+	if (has_suffix(c, len, ".slice"))
+		len -= strlen(".slice");
+	if (has_prefix(c, len, "pod")) {
+		p = c + 3;
+	} else {
+		p = NULL;
+		for (size_t i = 0; i + 4 <= len; i++)
+			if (memcmp(c + i, "-pod", 4) == 0)
+				p = c + i + 4;
+		if (!has_prefix(c, len, "kubepods") || !p)
+			return false;
+	}
+	if (p >= c + len)
+		return false;
+	/* Dashes and underscores dropped: the short form is the uid's first 12 hex. */
+	size_t n = 0;
+
+	for (; p < c + len && n + 1 < size; p++) {
+		if (*p == '-' || *p == '_')
+			continue;
+		if (!isxdigit((unsigned char)*p))
+			return false;
+		uid[n++] = *p;
+	}
+	uid[n] = '\0';
+	return n >= SHORT_ID_LEN;
+}
+
+static void parse_cgroup_path(const char *path, struct cgroup_facts *f)
+{
+	bool kube = false, user_slice = false;
+	char pod[CONTAINER_ID_MAX + 1] = "";
+	const char *prev = NULL;
+	size_t prev_len = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (const char *c = path; *c;) {
+		const char *end = strchr(c, '/');
+		size_t len = end ? (size_t)(end - c) : strlen(c);
+		char id[CONTAINER_ID_MAX + 1];
+
+		if (len == 0)
+			goto next;
+		if (component_container_id(c, len, id)) {
+			snprintf(f->container_id, sizeof(f->container_id), "%s", id);
+			f->container_name[0] = '\0';
+		} else if (has_prefix(c, len, "lxc.payload.") && len > strlen("lxc.payload.")) {
+			/* LXC 4+: the container's name is in the path. */
+			f->container_id[0] = '\0';
+			copy_part(f->container_name, sizeof(f->container_name),
+				  c + strlen("lxc.payload."), len - strlen("lxc.payload."));
+		} else if (prev && prev_len == 3 && memcmp(prev, "lxc", 3) == 0 && c == prev + 4) {
+			f->container_id[0] = '\0';
+			copy_part(f->container_name, sizeof(f->container_name), c, len);
+		} else if (has_prefix(c, len, "kubepods")) {
+			kube = true;
+		}
+		if (kube && !pod[0])
+			component_pod_uid(c, len, pod, sizeof(pod));
+		if (c == path + 1 && len == 10 && memcmp(c, "user.slice", 10) == 0)
+			user_slice = true;
+		if (has_prefix(c, len, "session-") && has_suffix(c, len, ".scope"))
+			f->session = true;
+		/* A user's own manager (user@1000.service) is the user's, not a unit of the
+		 * machine; the services it runs for them are units. */
+		if (has_suffix(c, len, ".service") && !has_prefix(c, len, "user@"))
+			copy_part(f->unit, sizeof(f->unit), c, len);
+next:
+		prev = c;
+		prev_len = len;
+		if (!end)
+			break;
+		c = end + 1;
+	}
+	if (user_slice && !f->unit[0])
+		f->session = true;
+	/* A pod's own cgroup, outside any of its containers (rare): name it by the pod. */
+	if (kube && !f->container_id[0] && !f->container_name[0] && pod[0])
+		snprintf(f->container_name, sizeof(f->container_name), "pod-%.*s", SHORT_ID_LEN,
+			 pod);
+}
+
+/* ---- container names ---- */
+
+/* The directory entry in dir whose name is id or starts with it (a short id), or -1. */
+static int find_entry(const char *dir, const char *id, const char *suffix, char *out,
+		      size_t size)
+{
+	size_t idlen = strlen(id);
+	struct dirent *de;
+	int found = -1;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (suffix) {
+			/* kubelet's "POD_NAMESPACE_CONTAINER-ID.log": the id ends the name. */
+			const char *dash;
+
+			if (!has_suffix(de->d_name, len, suffix))
+				continue;
+			len -= strlen(suffix);
+			dash = memrchr(de->d_name, '-', len);
+			if (!dash || (size_t)(de->d_name + len - dash - 1) < idlen ||
+			    strncmp(dash + 1, id, idlen) != 0)
+				continue;
+		} else if (strncmp(de->d_name, id, idlen) != 0) {
+			continue;
+		}
+		snprintf(out, size, "%s", de->d_name);
+		found = 0;
+		break;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Docker: /var/lib/docker/containers/ID/config.v2.json, "Name": "/redis". */
+static char *docker_name(const struct owner_resolver *r, const char *id)
+{
+	char dir[PATH_MAX], entry[NAME_MAX + 1], path[PATH_MAX + NAME_MAX + 32];
+	const char *name;
+	char *out = NULL;
+	json_t *doc;
+
+	snprintf(dir, sizeof(dir), "%s/var/lib/docker/containers", r->container_root);
+	if (find_entry(dir, id, NULL, entry, sizeof(entry)))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s/config.v2.json", dir, entry);
+	doc = json_load_file(path, 0, NULL);
+	if (!doc)
+		return NULL;
+	name = json_string_value(json_object_get(doc, "Name"));
+	if (name) {
+		while (*name == '/')
+			name++;
+		if (*name)
+			out = strdup(name);
+	}
+	json_decref(doc);
+	return out;
+}
+
+/* Kubernetes: kubelet links /var/log/containers/POD_NAMESPACE_CONTAINER-ID.log for
+ * every container it runs, whatever the runtime. Named "POD/CONTAINER". */
+static char *kubelet_name(const struct owner_resolver *r, const char *id)
+{
+	char dir[PATH_MAX], entry[NAME_MAX + 1], *first, *last, *dash, *out;
+
+	snprintf(dir, sizeof(dir), "%s/var/log/containers", r->container_root);
+	if (find_entry(dir, id, ".log", entry, sizeof(entry)))
+		return NULL;
+	first = strchr(entry, '_');
+	last = strrchr(entry, '_');
+	dash = strrchr(entry, '-');
+	if (!first || last == first || !dash || dash < last)
+		return NULL;
+	*first = '\0';
+	*dash = '\0';
+	if (asprintf(&out, "%s/%s", entry, last + 1) < 0)
+		return NULL;
+	return out;
+}
+
+/* Podman and CRI-O keep containers in containers/storage: a JSON array of
+ * {"id": ..., "names": [...]} in overlay-containers/containers.json. */
+static char *storage_name(struct owner_resolver *r, const char *id)
+{
+	size_t idlen = strlen(id), i;
+	json_t *c;
+
+	if (!r->storage_read) {
+		char path[PATH_MAX];
+
+		r->storage_read = true;
+		snprintf(path, sizeof(path),
+			 "%s/var/lib/containers/storage/overlay-containers/containers.json",
+			 r->container_root);
+		r->storage_containers = json_load_file(path, 0, NULL);
+	}
+	json_array_foreach(r->storage_containers, i, c) {
+		const char *cid = json_string_value(json_object_get(c, "id"));
+		const char *name = json_string_value(json_array_get(json_object_get(c, "names"), 0));
+
+		if (cid && name && *name && strncmp(cid, id, idlen) == 0)
+			return strdup(name);
+	}
+	return NULL;
+}
+
+/* The name of container id into out: the runtime's, else the 12-hex short id. Names
+ * are kept per id (a failed allocation only costs a second look). */
+static void container_name(struct owner_resolver *r, const char *id, char *out, size_t size)
+{
+	struct container_name *e;
+	char *name;
+
+	for (size_t i = 0; i < r->nnames; i++) {
+		if (strcmp(r->names[i].id, id) == 0) {
+			snprintf(out, size, "%s", r->names[i].name);
+			return;
+		}
+	}
+	name = docker_name(r, id);
+	if (!name)
+		name = kubelet_name(r, id);
+	if (!name)
+		name = storage_name(r, id);
+	if (!name)
+		name = strndup(id, SHORT_ID_LEN);
+	copy_part(out, size, name ? name : id, name ? strlen(name) : SHORT_ID_LEN);
+	if (!name)
+		return;
+	if (r->nnames == r->names_cap) {
+		size_t cap = r->names_cap ? 2 * r->names_cap : 16;
+
+		e = realloc(r->names, cap * sizeof(*e));
+		if (!e) {
+			free(name);
+			return;
+		}
+		r->names = e;
+		r->names_cap = cap;
+	}
+	e = &r->names[r->nnames++];
+	snprintf(e->id, sizeof(e->id), "%s", id);
+	e->name = name;
+}
+
+/* ---- the process tree ---- */
+
+static bool node_equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct owner_resolver *r = ctx;
+
+	return r->nodes[id].pid == *(const int *)key;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int node_fill(struct owner_resolver *r, struct pnode *n, int pid)
+{
+	struct proc_info *p;
+	int err;
+
+	p = malloc(sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	err = proc__read(r->proc_root, pid, p);
+	if (err)
+		goto out_free;
+	free(n->exe);
+	n->exe = NULL;
+	n->pid = pid;
+	n->ppid = p->ppid;
+	n->tty_nr = p->tty_nr;
+	n->kthread = p->kthread;
+	n->start_ticks = p->start_ticks;
+	n->read_at_ns = now_ns();
+	memcpy(n->comm, p->comm, sizeof(n->comm));
+	if (r->exe_services && p->exe[0]) {
+		n->exe = strdup(p->exe);
+		if (!n->exe)
+			err = -ENOMEM;
+	}
+out_free:
+	free(p);
+	return err;
+}
+
+/*
+ * The parent of a process that started at child_start: its index in r->nodes, or -1.
+ * A kept node is read again when it is old, or when it started after the child (then
+ * it is another process that got the pid since); a parent that started after its
+ * child is not its parent (the child was reparented since we read it).
+ */
+static long node_parent(struct owner_resolver *r, int ppid, uint64_t child_start)
+{
+	uint64_t hash = hash_u64(0, (uint64_t)ppid);
+	struct pnode *grown, fresh = { 0 };
+	uint32_t id;
+
+	id = hashmap__find(r->node_index, hash, &ppid, node_equal, r);
+	if (id != HASHMAP_NONE) {
+		if (r->nodes[id].start_ticks <= child_start &&
+		    now_ns() - r->nodes[id].read_at_ns < NODE_FRESH_NS)
+			return id;
+		if (node_fill(r, &r->nodes[id], ppid) || r->nodes[id].start_ticks > child_start)
+			return -1;
+		return id;
+	}
+	if (node_fill(r, &fresh, ppid) || fresh.start_ticks > child_start)
+		goto out_drop;
+	if (r->nnodes == r->nodes_cap) {
+		size_t cap = r->nodes_cap ? 2 * r->nodes_cap : 64;
+
+		grown = realloc(r->nodes, cap * sizeof(*grown));
+		if (!grown)
+			goto out_drop;
+		r->nodes = grown;
+		r->nodes_cap = cap;
+	}
+	if (hashmap__insert(r->node_index, hash, r->nnodes))
+		goto out_drop;
+	r->nodes[r->nnodes] = fresh;
+	return r->nnodes++;
+
+out_drop:
+	free(fresh.exe);
+	return -1;
+}
+
+/* p's ancestors, nearest first, below pid 1 (init is everyone's ancestor and says
+ * nothing) and outside the kernel's own threads. Returns how many went into out. */
+static size_t ancestors(struct owner_resolver *r, const struct proc_info *p, long *out)
+{
+	uint64_t start = p->start_ticks;
+	int ppid = p->ppid;
+	size_t n = 0;
+
+	while (ppid > 1 && n < MAX_ANCESTORS) {
+		long id = node_parent(r, ppid, start);
+
+		if (id < 0 || r->nodes[id].kthread)
+			break;
+		out[n++] = id;
+		start = r->nodes[id].start_ticks;
+		ppid = r->nodes[id].ppid;
+	}
+	return n;
+}
+
+/* ---- the rules ---- */
+
+static bool comm_in(const char *comm, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(comm, *list) == 0)
+			return true;
+	return false;
+}
+
+/* Programs a person signs in through, and shells. */
+static const char *const session_comms[] = {
+	"sshd", "sshd-session", "login", "dropbear", "mosh-server", "tmux: server", "screen",
+	"SCREEN", "su", "sudo", "bash", "sh", "dash", "zsh", "fish", "ksh", "ksh93", "mksh",
+	"tcsh", "csh", "ash", "yash", "nu", NULL,
+};
+
+/* Daemons that start shells on nobody's behalf: what runs under them is not a session. */
+static const char *const daemon_comms[] = {
+	"cron", "crond", "anacron", "atd", "systemd", "init", "runsv", "s6-supervise",
+	"supervisord", NULL,
+};
+
+/*
+ * Without systemd's session scopes: a controlling terminal, else the ancestors. The
+ * farthest one that is a login, a shell or a scheduler decides: cron -> sh -> backup is
+ * cron's, sshd -> bash -> cron -> job is whoever signed in and started that cron.
+ */
+static bool in_session(struct owner_resolver *r, const struct proc_info *p, const long *anc,
+		       size_t nanc)
+{
+	bool session = false;
+
+	if (p->tty_nr != 0)
+		return true;
+	for (size_t i = 0; i < nanc; i++) {
+		const char *comm = r->nodes[anc[i]].comm;
+
+		if (comm_in(comm, daemon_comms))
+			session = false;
+		else if (comm_in(comm, session_comms))
+			session = true;
+	}
+	return session;
+}
+
+/* "/usr/bin/app (deleted)" is the old binary of a process whose file was replaced:
+ * still that program. */
+static bool exe_equal(const char *exe, const char *path)
+{
+	size_t len = path ? strlen(path) : 0;
+
+	if (!exe || !len || strncmp(exe, path, len) != 0)
+		return false;
+	return exe[len] == '\0' || strcmp(exe + len, " (deleted)") == 0;
+}
+
+/* A script run by an interpreter ("python3 /usr/bin/gunicorn") has the interpreter as
+ * its exe; its first or second argument names the program. */
+static bool cmdline_names(const struct owner_resolver *r, int pid, const char *path)
+{
+	char file[PATH_MAX], buf[2 * PATH_MAX + 2];
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/%d/cmdline", r->proc_root, pid);
+	f = fopen(file, "re");
+	if (!f)
+		return false;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	for (size_t off = 0, arg = 0; off < len && arg < 2; arg++) {
+		if (strcmp(buf + off, path) == 0)
+			return true;
+		off += strlen(buf + off) + 1;
+	}
+	return false;
+}
+
+static bool unit_names(const char *cgroup, const char *unit)
+{
+	size_t ulen = strlen(unit);
+
+	if (!ulen)
+		return false;
+	for (const char *c = cgroup; *c;) {
+		const char *end = strchr(c, '/');
+		size_t len = end ? (size_t)(end - c) : strlen(c);
+
+		if ((len == ulen && memcmp(c, unit, len) == 0) ||
+		    (len == ulen + 8 && memcmp(c, unit, ulen) == 0 &&
+		     memcmp(c + ulen, ".service", 8) == 0))
+			return true;
+		if (!end)
+			break;
+		c = end + 1;
+	}
+	return false;
+}
+
+/* A container service names the container, by name ("redis"; for a kubernetes
+ * "POD/CONTAINER" the container part too) or by id (12 hex or more). */
+static bool container_names(const char *id, const char *name, const char *value)
+{
+	const char *slash = strrchr(name, '/');
+	size_t vlen = strlen(value);
+
+	while (*value == '/')
+		value++, vlen--;
+	if (!vlen)
+		return false;
+	if (strcmp(name, value) == 0 || (slash && strcmp(slash + 1, value) == 0))
+		return true;
+	return id[0] && vlen >= SHORT_ID_LEN && vlen <= strlen(id) && is_hex(value, vlen) &&
+	       strncasecmp(id, value, vlen) == 0;
+}
+
+static const struct service *match_service(struct owner_resolver *r, const struct proc_info *p,
+					   const struct cgroup_facts *f, const char *cname,
+					   const long *anc, size_t nanc)
+{
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct service *s = &r->services[i];
+
+		switch (s->match) {
+		case SERVICE_BY_UNIT:
+			if (unit_names(p->cgroup, s->value))
+				return s;
+			break;
+		case SERVICE_BY_CONTAINER:
+			if ((f->container_id[0] || cname[0]) &&
+			    container_names(f->container_id, cname, s->value))
+				return s;
+			break;
+		case SERVICE_BY_EXE:
+			if (exe_equal(p->exe, s->value) || exe_equal(p->exe, r->real_exes[i]) ||
+			    cmdline_names(r, p->pid, s->value))
+				return s;
+			/* What the program started is its work too (workers, helpers). */
+			for (size_t a = 0; a < nanc; a++)
+				if (exe_equal(r->nodes[anc[a]].exe, s->value) ||
+				    exe_equal(r->nodes[anc[a]].exe, r->real_exes[i]))
+					return s;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void owner_set(struct owner *out, enum group_kind kind, const char *name)
+{
+	static const enum msg_id labels[GROUP_KIND__COUNT] = {
+		[GROUP_SERVICE] = MSG_OWNER_SERVICE,   [GROUP_CONTAINER] = MSG_OWNER_CONTAINER,
+		[GROUP_UNIT] = MSG_OWNER_UNIT,         [GROUP_SESSION] = MSG_OWNER_SESSION,
+		[GROUP_SYSTEM] = MSG_OWNER_SYSTEM,     [GROUP_OTHER] = MSG_OWNER_OTHER,
+	};
+
+	out->kind = kind;
+	snprintf(out->name, sizeof(out->name), "%s", name ? name : "");
+	msg_format(out->label, sizeof(out->label), labels[kind], out->name);
+}
+
+void owner_resolver__classify(struct owner_resolver *r, const struct proc_info *p,
+			      struct owner *out)
+{
+	char cname[OWNER_NAME_MAX] = "";
+	const struct service *svc;
+	long anc[MAX_ANCESTORS];
+	struct cgroup_facts f;
+	size_t nanc = 0;
+
+	parse_cgroup_path(p->cgroup, &f);
+	if (f.container_id[0])
+		container_name(r, f.container_id, cname, sizeof(cname));
+	else
+		snprintf(cname, sizeof(cname), "%s", f.container_name);
+	if (!p->kthread)
+		nanc = ancestors(r, p, anc);
+
+	svc = match_service(r, p, &f, cname, anc, nanc);
+	if (svc)
+		owner_set(out, GROUP_SERVICE, svc->name);
+	else if (cname[0])
+		owner_set(out, GROUP_CONTAINER, cname);
+	else if (f.unit[0])
+		owner_set(out, GROUP_UNIT, f.unit);
+	else if (f.session || (!p->kthread && in_session(r, p, anc, nanc)))
+		owner_set(out, GROUP_SESSION, NULL);
+	else if (p->kthread || p->pid == 1)
+		owner_set(out, GROUP_SYSTEM, NULL);
+	else
+		owner_set(out, GROUP_OTHER, NULL);
+}
+
+/* ---- life cycle ---- */
+
+static int services_copy(struct owner_resolver *r, const struct service *src, size_t n)
+{
+	if (!n)
+		return 0;
+	r->services = calloc(n, sizeof(*r->services));
+	r->real_exes = calloc(n, sizeof(*r->real_exes));
+	if (!r->services || !r->real_exes)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		r->services[i].match = src[i].match;
+		r->services[i].name = strdup(src[i].name ? src[i].name : "");
+		r->services[i].value = strdup(src[i].value ? src[i].value : "");
+		r->nservices++;
+		if (!r->services[i].name || !r->services[i].value)
+			return -ENOMEM;
+		if (src[i].match == SERVICE_BY_EXE) {
+			/* /proc/PID/exe shows the file, not the link the user named
+			 * ("/usr/bin/python3" runs as "/usr/bin/python3.11"). */
+			r->real_exes[i] = realpath(src[i].value, NULL);
+			r->exe_services = true;
+		}
+	}
+	return 0;
+}
+
+struct owner_resolver *owner_resolver__new(const char *proc_root, const char *container_root,
+					   const struct service *services, size_t n)
+{
+	const char *env = getenv("SLIDEOPS_CONTAINER_ROOT");
+	struct owner_resolver *r;
+
+	if (env && *env)
+		container_root = env;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->proc_root = strdup(proc_root ? proc_root : "/proc");
+	r->container_root = strdup(container_root ? container_root : "/");
+	r->node_index = hashmap__new();
+	if (!r->proc_root || !r->container_root || !r->node_index ||
+	    services_copy(r, services, n))
+		goto out_free;
+	return r;
+
+out_free:
+	owner_resolver__free(r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void owner_resolver__free(struct owner_resolver *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nservices; i++) {
+		free(r->services[i].name);
+		free(r->services[i].value);
+		free(r->real_exes[i]);
+	}
+	free(r->services);
+	free(r->real_exes);
+	for (size_t i = 0; i < r->nnodes; i++)
+		free(r->nodes[i].exe);
+	free(r->nodes);
+	hashmap__free(r->node_index);
+	for (size_t i = 0; i < r->nnames; i++)
+		free(r->names[i].name);
+	free(r->names);
+	json_decref(r->storage_containers);
+	free(r->proc_root);
+	free(r->container_root);
+	free(r);
+}
