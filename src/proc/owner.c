@@ -144,37 +144,35 @@ static bool component_container_id(const char *c, size_t len, char id[CONTAINER_
 }
 
 /* A kubernetes pod uid: "podUID" (cgroupfs) or "kubepods-QOS-podUID.slice" (systemd,
- * with the uid's dashes escaped to underscores). */
-static bool component_pod_uid(const char *c, size_t len, char *uid, size_t size)
+ * with the uid's dashes escaped to underscores). Written to uid without its dashes. */
+static bool component_pod_uid(const char *c, size_t len, char uid[CONTAINER_ID_MAX + 1])
 {
-	const char *p;
+	char hex[CONTAINER_ID_MAX + 1];
+	const char *p = NULL;
+	size_t n = 0;
 
 	if (has_suffix(c, len, ".slice"))
 		len -= strlen(".slice");
 	if (has_prefix(c, len, "pod")) {
 		p = c + 3;
-	} else {
-		p = NULL;
+	} else if (has_prefix(c, len, "kubepods")) {
 		for (size_t i = 0; i + 4 <= len; i++)
 			if (memcmp(c + i, "-pod", 4) == 0)
 				p = c + i + 4;
-		if (!has_prefix(c, len, "kubepods") || !p)
-			return false;
 	}
-	if (p >= c + len)
+	if (!p)
 		return false;
-	/* Dashes and underscores dropped: the short form is the uid's first 12 hex. */
-	size_t n = 0;
-
-	for (; p < c + len && n + 1 < size; p++) {
+	for (; p < c + len; p++) {
 		if (*p == '-' || *p == '_')
 			continue;
-		if (!isxdigit((unsigned char)*p))
+		if (!isxdigit((unsigned char)*p) || n == CONTAINER_ID_MAX)
 			return false;
-		uid[n++] = *p;
+		hex[n++] = *p;
 	}
-	uid[n] = '\0';
-	return n >= SHORT_ID_LEN;
+	if (n < SHORT_ID_LEN)
+		return false;
+	copy_part(uid, CONTAINER_ID_MAX + 1, hex, n);
+	return true;
 }
 
 static void parse_cgroup_path(const char *path, struct cgroup_facts *f)
@@ -200,14 +198,14 @@ static void parse_cgroup_path(const char *path, struct cgroup_facts *f)
 			f->container_id[0] = '\0';
 			copy_part(f->container_name, sizeof(f->container_name),
 				  c + strlen("lxc.payload."), len - strlen("lxc.payload."));
-		} else if (prev && prev_len == 3 && memcmp(prev, "lxc", 3) == 0 && c == prev + 4) {
+		} else if (prev_len == 3 && memcmp(prev, "lxc", 3) == 0) {
 			f->container_id[0] = '\0';
 			copy_part(f->container_name, sizeof(f->container_name), c, len);
 		} else if (has_prefix(c, len, "kubepods")) {
 			kube = true;
 		}
 		if (kube && !pod[0])
-			component_pod_uid(c, len, pod, sizeof(pod));
+			component_pod_uid(c, len, pod);
 		if (c == path + 1 && len == 10 && memcmp(c, "user.slice", 10) == 0)
 			user_slice = true;
 		if (has_prefix(c, len, "session-") && has_suffix(c, len, ".scope"))
@@ -335,7 +333,8 @@ static char *storage_name(struct owner_resolver *r, const char *id)
 	}
 	json_array_foreach(r->storage_containers, i, c) {
 		const char *cid = json_string_value(json_object_get(c, "id"));
-		const char *name = json_string_value(json_array_get(json_object_get(c, "names"), 0));
+		json_t *names = json_object_get(c, "names");
+		const char *name = json_string_value(json_array_get(names, 0));
 
 		if (cid && name && *name && strncmp(cid, id, idlen) == 0)
 			return strdup(name);
@@ -508,6 +507,9 @@ static const char *const session_comms[] = {
 	"tcsh", "csh", "ash", "yash", "nu", NULL,
 };
 
+/* A terminal waiting for someone to sign in is not a session yet. */
+static const char *const getty_comms[] = { "agetty", "getty", "mingetty", "fgetty", NULL };
+
 /* Daemons that start shells on nobody's behalf: what runs under them is not a session. */
 static const char *const daemon_comms[] = {
 	"cron", "crond", "anacron", "atd", "systemd", "init", "runsv", "s6-supervise",
@@ -524,7 +526,7 @@ static bool in_session(struct owner_resolver *r, const struct proc_info *p, cons
 {
 	bool session = false;
 
-	if (p->tty_nr != 0)
+	if (p->tty_nr != 0 && !comm_in(p->comm, getty_comms))
 		return true;
 	for (size_t i = 0; i < nanc; i++) {
 		const char *comm = r->nodes[anc[i]].comm;

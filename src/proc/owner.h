@@ -26,7 +26,10 @@ struct owner {
 struct owner_resolver;
 
 /* proc_root: "/proc"; container_root: "/" (where /var/lib/docker etc. are read).
- * services may be NULL when n is 0; they are copied. */
+ * services may be NULL when n is 0; they are copied. NULL roots mean "/proc" and "/".
+ * $SLIDEOPS_CONTAINER_ROOT, when set, replaces container_root (tests point it at a
+ * fake runtime tree: var/lib/docker/containers/ID/config.v2.json,
+ * var/lib/containers/storage/overlay-containers/containers.json, var/log/containers/). */
 struct owner_resolver *owner_resolver__new(const char *proc_root, const char *container_root,
 					   const struct service *services, size_t n);
 void owner_resolver__free(struct owner_resolver *r);

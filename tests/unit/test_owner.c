@@ -31,6 +31,7 @@
 #define ID_C "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 #define POD_UID "1b2c3d4e-5f6a-7b8c-9d0e-1f2a3b4c5d6e"
 #define POD_UID_ESC "1b2c3d4e_5f6a_7b8c_9d0e_1f2a3b4c5d6e"
+#define SESSIONS "Signed-in sessions"
 
 struct ctx {
 	struct fixture *fx;
@@ -158,7 +159,8 @@ static void test_cgroup_paths(void **state)
 		const char *label;
 	} cases[] = {
 		/* docker, systemd driver and cgroupfs driver */
-		{ "/system.slice/docker-" ID_A ".scope", GROUP_CONTAINER, "Container 4f0cd2c1a8b7" },
+		{ "/system.slice/docker-" ID_A ".scope", GROUP_CONTAINER,
+		  "Container 4f0cd2c1a8b7" },
 		{ "/docker/" ID_A, GROUP_CONTAINER, "Container 4f0cd2c1a8b7" },
 		/* a container running systemd: the container owns its units */
 		{ "/docker/" ID_A "/system.slice/nginx.service", GROUP_CONTAINER,
@@ -184,13 +186,15 @@ static void test_cgroup_paths(void **state)
 		  ".slice:cri-containerd:" ID_B,
 		  GROUP_CONTAINER, "Container 0123456789ab" },
 		/* a pod's own cgroup, outside its containers */
-		{ "/kubepods/burstable/pod" POD_UID, GROUP_CONTAINER, "Container pod-1b2c3d4e5f6a" },
+		{ "/kubepods/burstable/pod" POD_UID, GROUP_CONTAINER,
+		  "Container pod-1b2c3d4e5f6a" },
 		/* kubernetes in a docker container (kind): the inner container */
 		{ "/docker/" ID_A "/kubepods/besteffort/pod" POD_UID "/" ID_C, GROUP_CONTAINER,
 		  "Container fedcba987654" },
 		/* podman: rootful, with its cgroup namespace's inner cgroup, cgroupfs,
 		 * rootless under the user's manager; conmon monitors are not containers */
-		{ "/machine.slice/libpod-" ID_C ".scope", GROUP_CONTAINER, "Container fedcba987654" },
+		{ "/machine.slice/libpod-" ID_C ".scope", GROUP_CONTAINER,
+		  "Container fedcba987654" },
 		{ "/machine.slice/libpod-" ID_C ".scope/container", GROUP_CONTAINER,
 		  "Container fedcba987654" },
 		{ "/libpod_parent/libpod-" ID_C, GROUP_CONTAINER, "Container fedcba987654" },
@@ -213,8 +217,8 @@ static void test_cgroup_paths(void **state)
 		{ "/user.slice/user-1000.slice/user@1000.service/app.slice/syncthing.service",
 		  GROUP_UNIT, "Unit syncthing.service" },
 		/* sessions */
-		{ "/user.slice/user-1000.slice/session-3.scope", GROUP_SESSION, "Signed-in sessions" },
-		{ "/user.slice/user-0.slice/session-c1.scope", GROUP_SESSION, "Signed-in sessions" },
+		{ "/user.slice/user-1000.slice/session-3.scope", GROUP_SESSION, SESSIONS },
+		{ "/user.slice/user-0.slice/session-c1.scope", GROUP_SESSION, SESSIONS },
 		{ "/user.slice/user-1000.slice/user@1000.service/init.scope", GROUP_SESSION,
 		  "Signed-in sessions" },
 		{ "/user.slice/user-1000.slice/user@1000.service/app.slice/app-vim-1234.scope",
@@ -268,7 +272,8 @@ static void write_docker_config(struct ctx *c, const char *id, const char *name)
 	mkdirs(c, "%s/var/lib/docker/containers/%s", c->root, id);
 	snprintf(path, sizeof(path), "%s/var/lib/docker/containers/%s/config.v2.json", c->root, id);
 	n = snprintf(json, sizeof(json),
-		     "{\"ID\":\"%s\",\"Name\":\"%s\",\"Config\":{\"Image\":\"redis:7\"}}", id, name);
+		     "{\"ID\":\"%s\",\"Name\":\"%s\",\"Config\":{\"Image\":\"redis:7\"}}",
+		     id, name);
 	write_file(path, json, n);
 }
 
