@@ -144,7 +144,8 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(wildcard src/elf/*.c src/symbols/symt
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
-		-fsanitize=fuzzer,address,undefined $(filter %.c,$^) -lelf -lz -o $@
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -lelf -lz -o $@
 
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
 integration-test: $(OUTPUT)/slideops

@@ -2,7 +2,9 @@
 /*
  * Reading ELF files we did not make: executables, shared libraries, debug files, and
  * whatever a user uploads. Every offset and size is checked against the file; no input
- * crashes the reader or makes it allocate without bound. Uses libelf.
+ * crashes the reader or makes it allocate without bound. Headers and tables are read with
+ * pread, in pieces (elf_reader.h): nothing is mapped, so a 1 GB debug file costs what its
+ * symbol table holds, not what the file weighs.
  */
 #ifndef SLIDEOPS_ELF_FILE_H
 #define SLIDEOPS_ELF_FILE_H
@@ -25,7 +27,7 @@ struct elf_info {
 	char build_id[BUILD_ID_HEX_MAX + 1]; /* GNU build id, lowercase hex; "" when none */
 	uint16_t type;       /* ET_EXEC, ET_DYN, ET_REL, ... */
 	bool has_symtab;     /* .symtab with at least one function symbol */
-	bool has_dynsym;
+	bool has_dynsym;     /* .dynsym with at least one function defined here */
 	bool debug_only;     /* .text is NOBITS: made by objcopy --only-keep-debug */
 	bool is_go;          /* .go.buildinfo or .note.go.buildid */
 	enum language language; /* by file contents (Go) or C/C++ */

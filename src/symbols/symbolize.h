@@ -11,7 +11,8 @@
 struct profile;
 struct store;
 
-/* Fills name, named and language of every location. 0 or -ENOMEM. */
+/* Fills name, named and language of every location. s may be NULL: then only names
+ * known at capture are used. 0 or -ENOMEM. */
 int profile__symbolize(struct profile *p, struct store *s);
 
 #endif

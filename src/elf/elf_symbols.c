@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Function symbols of an ELF file, in bounded memory. A 1 GB debug file can hold a
+ * million functions: its .symtab (tens of MB) is read 64 KB at a time, and names come
+ * through a 64 KB window over .strtab that slides forward. Linkers write .strtab in
+ * about the order of .symtab, so the window rarely has to jump back. What is kept is
+ * only the symbol table itself: addresses, sizes and names of functions.
+ */
+#include "elf/elf_file.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf/elf_reader.h"
+#include "symbols/symtab.h"
+
+#define SYMTAB_CHUNK (64u << 10)
+#define STRTAB_WINDOW (64u << 10) /* also the longest name kept; longer ones are cut */
+
+int elf_reader__each_function(const struct elf_reader *r, uint32_t index,
+			      int (*fn)(const struct elf_func *f, void *ctx), void *ctx)
+{
+	size_t entsize = r->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	const struct elf_shdr *sh;
+	unsigned char *buf;
+	uint64_t nsyms, done = 0;
+	size_t per_chunk = SYMTAB_CHUNK / entsize;
+	int err = 0;
+
+	if (index >= r->shnum)
+		return -ENOEXEC;
+	sh = &r->shdrs[index];
+	if (sh->entsize != 0 && sh->entsize != entsize)
+		return -ENOEXEC;
+	nsyms = sh->size / entsize;
+
+	buf = malloc(per_chunk * entsize);
+	if (!buf)
+		return -ENOMEM;
+	while (done < nsyms && !err) {
+		size_t n = nsyms - done < per_chunk ? (size_t)(nsyms - done) : per_chunk;
+
+		err = elf_reader__pread(r, buf, n * entsize, sh->offset + done * entsize);
+		for (size_t i = 0; i < n && !err; i++) {
+			const unsigned char *raw = buf + i * entsize;
+			struct elf_func f;
+			unsigned char info;
+			uint16_t shndx;
+
+			if (r->is64) {
+				Elf64_Sym s;
+
+				memcpy(&s, raw, sizeof(s));
+				info = s.st_info;
+				shndx = elf_reader__u16(r, s.st_shndx);
+				f.addr = elf_reader__u64(r, s.st_value);
+				f.size = elf_reader__u64(r, s.st_size);
+				f.name = elf_reader__u32(r, s.st_name);
+			} else {
+				Elf32_Sym s;
+
+				memcpy(&s, raw, sizeof(s));
+				info = s.st_info;
+				shndx = elf_reader__u16(r, s.st_shndx);
+				f.addr = elf_reader__u32(r, s.st_value);
+				f.size = elf_reader__u32(r, s.st_size);
+				f.name = elf_reader__u32(r, s.st_name);
+			}
+			if (ELF64_ST_TYPE(info) != STT_FUNC && ELF64_ST_TYPE(info) != STT_GNU_IFUNC)
+				continue;
+			if (shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON)
+				continue;
+			/* Thumb functions have bit 0 set in their address; the code does not. */
+			if (r->machine == EM_ARM)
+				f.addr &= ~(uint64_t)1;
+			err = fn(&f, ctx);
+		}
+		done += n;
+	}
+	free(buf);
+	return err;
+}
+
+/* A window over a string table: names are read in 64 KB pieces, not the table whole. */
+struct strtab_window {
+	const struct elf_reader *r;
+	uint64_t offset, size; /* of the string table in the file */
+	char *buf;
+	uint64_t start;        /* table offset of buf[0] */
+	size_t len;            /* bytes valid in buf */
+};
+
+/* The name at table offset off: 1 with name and len set, 0 when there is none, -errno. */
+static int window__name(struct strtab_window *w, uint64_t off, const char **name, size_t *len)
+{
+	const char *end;
+	int err;
+
+	if (off >= w->size)
+		return 0;
+	if (off < w->start || off >= w->start + w->len ||
+	    !memchr(w->buf + (off - w->start), '\0', w->len - (off - w->start))) {
+		w->start = off;
+		w->len = w->size - off < STRTAB_WINDOW ? (size_t)(w->size - off) : STRTAB_WINDOW;
+		err = elf_reader__pread(w->r, w->buf, w->len, w->offset + off);
+		if (err) {
+			w->len = 0;
+			return err;
+		}
+	}
+	*name = w->buf + (off - w->start);
+	end = memchr(*name, '\0', w->len - (off - w->start));
+	/* A name running off the table (corrupt) or past the window (huge) is cut there. */
+	*len = end ? (size_t)(end - *name) : w->len - (off - w->start);
+	return *len > 0;
+}
+
+struct collect {
+	struct strtab_window names;
+	struct symtab *tab;
+};
+
+static int collect_function(const struct elf_func *f, void *ctx)
+{
+	struct collect *c = ctx;
+	const char *name = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = window__name(&c->names, f->name, &name, &len);
+	if (ret <= 0)
+		return ret;
+	return symtab__add(c->tab, f->addr, f->size, name, len);
+}
+
+int elf__read_symbols(int fd, enum elf_symbols_from from, struct symtab **out)
+{
+	struct collect c = { 0 };
+	struct elf_reader r;
+	const struct elf_shdr *sh, *strsh;
+	int index, err;
+
+	*out = NULL;
+	err = elf_reader__open(&r, fd);
+	if (err)
+		return err;
+
+	index = elf_reader__find_section(&r, from == ELF_SYMBOLS_SYMTAB ? SHT_SYMTAB : SHT_DYNSYM);
+	err = -ENOENT;
+	if (index < 0)
+		goto out_close;
+	sh = &r.shdrs[index];
+	/* No linker compresses a symbol table; one that is compressed is not read. */
+	if (sh->flags & SHF_COMPRESSED)
+		goto out_close;
+	err = -ENOEXEC;
+	if (sh->link == 0 || sh->link >= r.shnum)
+		goto out_close;
+	strsh = &r.shdrs[sh->link];
+	if (strsh->type != SHT_STRTAB || (strsh->flags & SHF_COMPRESSED))
+		goto out_close;
+
+	c.names.r = &r;
+	c.names.offset = strsh->offset;
+	c.names.size = strsh->size;
+	c.names.buf = malloc(STRTAB_WINDOW);
+	c.tab = symtab__new();
+	err = -ENOMEM;
+	if (!c.names.buf || !c.tab)
+		goto out_free;
+	err = elf_reader__each_function(&r, (uint32_t)index, collect_function, &c);
+	if (err)
+		goto out_free;
+	err = symtab__finish(c.tab);
+	if (err)
+		goto out_free;
+	*out = c.tab;
+	c.tab = NULL;
+
+out_free:
+	symtab__free(c.tab);
+	free(c.names.buf);
+out_close:
+	elf_reader__close(&r);
+	return err;
+}

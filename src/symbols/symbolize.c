@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Names for a profile's locations, looked up each time a profile is read (never stored
+ * with it): that is how an upload names profiles captured before it, and how deleting
+ * the upload brings their addresses back.
+ *
+ * Per mapping, the store's best table for its build id (upload, then the binary's own
+ * .symtab, then .dynsym) is loaded once; each location is then one binary search.
+ * A profile has hundreds of mappings at most and tens of thousands of locations.
+ */
+#include "symbols/symbolize.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf/elf_file.h"
+#include "profile/profile.h"
+#include "store/store.h"
+#include "symbols/symtab.h"
+
+struct mapping_names {
+	struct symtab *tab;  /* NULL: no names for this build */
+	bool owns;           /* false when shared with an earlier mapping of the same build */
+	const char *base;    /* the binary's file name, for "app+0x4a1f20" */
+};
+
+static const char *base_name(const struct profile *p, const struct prof_mapping *m)
+{
+	const char *path = profile__str(p, m->path);
+	const char *slash = strrchr(path, '/');
+
+	if (slash && slash[1])
+		return slash + 1;
+	if (*path)
+		return path;
+	return mapping_kind__name(m->kind);
+}
+
+/* Loads the table of each build once. -ENOMEM only: a build without a usable table
+ * (none kept, or a damaged one) simply stays unnamed. */
+static int load_tables(struct profile *p, struct store *s, struct mapping_names *names)
+{
+	for (uint32_t i = 0; i < p->nmappings; i++) {
+		const struct prof_mapping *m = &p->mappings[i];
+		enum symbol_source src;
+		int err;
+
+		names[i].base = base_name(p, m);
+		if (!s || m->build_id == 0 || m->kind == MAPPING_KERNEL ||
+		    !*profile__str(p, m->build_id))
+			continue;
+		for (uint32_t j = 0; j < i; j++) {
+			if (p->mappings[j].build_id == m->build_id && names[j].tab) {
+				names[i].tab = names[j].tab;
+				break;
+			}
+		}
+		if (names[i].tab)
+			continue;
+		err = store__get_symbols(s, profile__str(p, m->build_id), &names[i].tab, &src);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			names[i].tab = NULL;
+		names[i].owns = names[i].tab != NULL;
+	}
+	return 0;
+}
+
+static int name_location(struct profile *p, struct prof_location *l,
+			 const struct mapping_names *names)
+{
+	const struct prof_mapping *m = l->mapping < p->nmappings ? &p->mappings[l->mapping] : NULL;
+	enum language lang = m ? m->language : LANGUAGE_OTHER;
+	const char *name = NULL;
+	char unnamed[256];
+	uint32_t id;
+
+	if (m && m->kind == MAPPING_KERNEL)
+		lang = LANGUAGE_KERNEL;
+
+	/* A name known at capture: kernel symbols, interpreter frames. */
+	if (l->function) {
+		id = l->function;
+		l->named = true;
+		name = profile__str(p, id);
+	} else {
+		if (m)
+			name = symtab__lookup(names[l->mapping].tab, l->address, NULL);
+		if (name) {
+			id = profile__intern(p, name);
+			l->named = true;
+		} else {
+			snprintf(unnamed, sizeof(unnamed), "%s+0x%" PRIx64,
+				 m ? names[l->mapping].base : "[unknown]", l->address);
+			id = profile__intern(p, unnamed);
+			l->named = false;
+		}
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+	}
+	l->name = id;
+	l->language = l->named && lang != LANGUAGE_KERNEL ? symbol__language(name, lang) : lang;
+	return 0;
+}
+
+int profile__symbolize(struct profile *p, struct store *s)
+{
+	struct mapping_names *names;
+	int err;
+
+	names = calloc(p->nmappings ? p->nmappings : 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	err = load_tables(p, s, names);
+	for (uint32_t i = 0; i < p->nlocations && !err; i++)
+		err = name_location(p, &p->locations[i], names);
+	if (!err)
+		p->symbolized = true;
+
+	for (uint32_t i = 0; i < p->nmappings; i++) {
+		if (names[i].owns)
+			symtab__free(names[i].tab);
+	}
+	free(names);
+	return err;
+}
