@@ -32,7 +32,7 @@ void cli_print_json(json_t *doc)
 		msg_error(MSG_OUT_OF_MEMORY);
 		return;
 	}
-	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	fputc('\n', stdout);
 	json_decref(doc);
 }

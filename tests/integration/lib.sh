@@ -7,13 +7,19 @@ set -euo pipefail
 export SLIDEOPS_DATA
 CGROUP2=${CGROUP2:-$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)}
 WORK=$(mktemp -d /tmp/slideops-it.XXXXXX)
-CLEANUP=()
+# Clean-up steps go to a file, so that helpers called inside $(...) can register theirs.
+CLEANUP_FILE="$WORK/.cleanup"
+: > "$CLEANUP_FILE"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "$*"; exit 77; }
-at_exit() { local i; for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do eval "${CLEANUP[i]}" || true; done; rm -rf "$WORK"; }
+at_exit() {
+	local step
+	while IFS= read -r step; do eval "$step" || true; done < <(tac "$CLEANUP_FILE")
+	rm -rf "$WORK"
+}
 trap at_exit EXIT
-defer() { CLEANUP+=("$*"); }
+defer() { printf '%s\n' "$*" >> "$CLEANUP_FILE"; }
 
 # build_c NAME FLAGS... < source: compiles a C program into $WORK/NAME.
 build_c() {
