@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# slideops symbols upload | list | delete, as a user meets it: every kind of build that
+# carries names is accepted (PIE and not, shared library, debug file, compressed debug
+# sections); each refusal exits 2 with exactly the spec's words; 1 GB is the limit, one
+# byte more is refused before anything is read; the same build again replaces its upload;
+# delete takes a unique prefix of 12 hex or more; the file itself is never kept.
+source "$(dirname "$0")/lib.sh"
+
+# expect_refusal MESSAGE FILE: exit 2, and exactly "slideops: MESSAGE" on stderr.
+expect_refusal() {
+	local want=$1 file=$2 rc=0
+	"$SLIDEOPS" symbols upload "$file" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	[ "$rc" = 2 ] || fail "upload of $(basename "$file"): exit $rc, want 2 ($(cat "$WORK/err"))"
+	[ "$(cat "$WORK/err")" = "slideops: $want" ] ||
+		fail "upload of $(basename "$file") said '$(cat "$WORK/err")', want 'slideops: $want'"
+	[ ! -s "$WORK/out" ] || fail "a refused upload printed on stdout: $(cat "$WORK/out")"
+}
+
+build_id_of() { readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3; exit }'; }
+
+# upload FILE: accepted; prints the JSON document.
+upload() {
+	"$SLIDEOPS" symbols upload "$1" --json 2>"$WORK/err" ||
+		fail "upload of $(basename "$1") refused: $(cat "$WORK/err")"
+}
+
+cat > "$WORK/app.c" <<'C'
+#include <stdio.h>
+const char marker[] = "SLIDEOPS-FILE-CONTENT-MARKER-7f3a";
+__attribute__((noinline)) int settle_ledger(int n) { int s = 0; for (int i = 0; i < n; i++) s ^= i * 31; return s; }
+__attribute__((noinline)) int post_invoice(int n) { return settle_ledger(n) + 1; }
+int main(int argc, char **argv) { (void)argv; printf("%s %d\n", marker, post_invoice(argc)); return 0; }
+C
+cd "$WORK"
+gcc -O1 -g -no-pie -Wl,--build-id -o app-nopie app.c
+gcc -O1 -g -pie -fPIE -Wl,--build-id -o app app.c
+gcc -O1 -g -gz=zlib -o app-gz app.c
+gcc -O1 -g -shared -fPIC -o libledger.so app.c
+objcopy --only-keep-debug app app.debug
+objcopy --only-keep-debug --compress-debug-sections=zlib app app-z.debug
+strip -o app-stripped app
+strip -o libledger-stripped.so libledger.so
+gcc -O1 -Wl,--build-id=none -o app-noid app.c
+
+# ---- accepted: every build that carries names ----
+bid=$(build_id_of app)
+[ -n "$bid" ] || fail "the fixture has no build id"
+upload app.debug > up.json
+jq -e --arg b "$bid" '.build_id == $b and .file_name == "app.debug" and .functions >= 3' up.json \
+	>/dev/null || fail "upload of the debug file reported $(cat up.json)"
+# It names exactly the functions readelf finds (main, settle_ledger, post_invoice, ...).
+want=$(readelf -sW app.debug 2>/dev/null | awk '$4 == "FUNC" && $7 != "UND" && $7 != "ABS" { print $2 }' | sort -u | wc -l)
+[ "$(jq .functions up.json)" = "$want" ] ||
+	fail "the debug file has $want functions, upload counted $(jq .functions up.json)"
+
+for f in app-nopie app-gz libledger.so app-z.debug; do
+	upload "$f" > up.json
+	jq -e --arg b "$(build_id_of "$f")" '.build_id == $b and .functions >= 3' up.json >/dev/null ||
+		fail "upload of $f reported $(cat up.json)"
+done
+
+# The text form says what happened.
+"$SLIDEOPS" symbols upload app-nopie > up.txt || fail "upload without --json refused"
+grep -q "functions of build $(build_id_of app-nopie)" up.txt || fail "upload said: $(cat up.txt)"
+
+# ---- list ----
+# app-z.debug is the same build as app.debug: it replaced it, so four builds are listed.
+"$SLIDEOPS" symbols list --json > list.json
+jq -e '.uploads | length == 4' list.json >/dev/null ||
+	fail "want 4 uploads listed: $(jq -c . list.json)"
+jq -e '.uploads | all(has("file_name") and has("functions") and has("build_id") and has("uploaded_at"))
+	and all(.uploaded_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))' \
+	list.json >/dev/null || fail "list entries miss fields: $(jq -c . list.json)"
+"$SLIDEOPS" symbols list | grep -q "app-z.debug" || fail "the text list does not show app-z.debug"
+
+# ---- the same build again replaces its upload ----
+upload app > up.json
+jq -e --arg b "$bid" '.build_id == $b' up.json >/dev/null || fail "unstripped build reported $(cat up.json)"
+"$SLIDEOPS" symbols list --json > list.json
+[ "$(jq --arg b "$bid" '[.uploads[] | select(.build_id == $b)] | length' list.json)" = 1 ] ||
+	fail "one build uploaded twice is listed twice: $(jq -c . list.json)"
+[ "$(jq -r --arg b "$bid" '.uploads[] | select(.build_id == $b) | .file_name' list.json)" = app ] ||
+	fail "the later upload did not replace the earlier one: $(jq -c . list.json)"
+
+# ---- the file itself is never kept ----
+if grep -rqa "SLIDEOPS-FILE-CONTENT-MARKER-7f3a" "$SLIDEOPS_DATA"; then
+	fail "bytes of an uploaded file were stored in the workspace"
+fi
+
+# ---- refusals, exactly as the spec words them ----
+not_elf="this is not an ELF binary or debug file"
+expect_refusal "$not_elf" app.c
+ar rcs archive.a "$(gcc -c -o obj.o app.c && echo obj.o)"
+expect_refusal "$not_elf" archive.a
+expect_refusal "$not_elf" obj.o
+: > empty
+expect_refusal "$not_elf" empty
+gzip -c app > app.gz
+expect_refusal "$not_elf" app.gz
+head -c 4000 app > app.cut
+expect_refusal "$not_elf" app.cut
+head -c $(($(stat -c %s app.debug) - 1)) app.debug > app.debug.cut
+expect_refusal "$not_elf" app.debug.cut
+mkdir -p somedir
+expect_refusal "$not_elf" somedir
+expect_refusal "the file has no build id, so SlideOps cannot tell which build it names" app-noid
+expect_refusal "the file is stripped too" app-stripped
+# .dynsym alone is not names for a build: a stripped library is refused too.
+expect_refusal "the file is stripped too" libledger-stripped.so
+
+# 1 GB is accepted, one byte more is not, and that is known before reading: a sparse file
+# of 1 GB + 1 byte that starts as a real build is still refused for its size alone.
+cp app big-elf && truncate -s $(((1 << 30) + 1)) big-elf
+expect_refusal "the file is larger than 1 GB" big-elf
+truncate -s $((1 << 30)) exactly-1g
+expect_refusal "$not_elf" exactly-1g
+rm -f big-elf exactly-1g
+
+# A missing file is a failure (exit 1), with the reason.
+rc=0; "$SLIDEOPS" symbols upload no-such-file 2>err || rc=$?
+[ "$rc" = 1 ] && grep -q "no-such-file" err || fail "a missing file: exit $rc, $(cat err)"
+
+# ---- delete ----
+rc=0; "$SLIDEOPS" symbols delete "${bid:0:11}" 2>err || rc=$?
+[ "$rc" = 2 ] || fail "a prefix of 11 hex was taken (exit $rc)"
+rc=0; "$SLIDEOPS" symbols delete "not-hex-at-all-zz" 2>err || rc=$?
+[ "$rc" = 2 ] || fail "a non-hex id was taken (exit $rc)"
+rc=0; "$SLIDEOPS" symbols delete 000000000000000000 2>err || rc=$?
+[ "$rc" = 1 ] || fail "deleting an id never uploaded: exit $rc, want 1"
+"$SLIDEOPS" symbols delete "${bid:0:12}" --json > del.json || fail "delete by a 12-hex prefix failed"
+jq -e --arg b "$bid" '.deleted == $b' del.json >/dev/null || fail "delete reported $(cat del.json)"
+"$SLIDEOPS" symbols list --json | jq -e --arg b "$bid" '[.uploads[] | select(.build_id == $b)] | length == 0' \
+	>/dev/null || fail "the deleted upload is still listed"
+# A full id, uppercase, works too.
+full=$(build_id_of app-nopie)
+"$SLIDEOPS" symbols delete "${full^^}" >/dev/null || fail "delete by the full id (uppercase) failed"
+
+# Two builds sharing their first 12 hex: the prefix is ambiguous, a longer one is not.
+gcc -O1 -Wl,--build-id=0xaabbccddeeff00112233445566778899aabbccdd -o twin1 app.c
+gcc -O1 -Wl,--build-id=0xaabbccddeeff99887766554433221100ffeeddcc -o twin2 app.c
+upload twin1 >/dev/null
+upload twin2 >/dev/null
+rc=0; "$SLIDEOPS" symbols delete aabbccddeeff 2>err || rc=$?
+[ "$rc" = 2 ] || fail "an ambiguous prefix deleted something (exit $rc)"
+"$SLIDEOPS" symbols delete aabbccddeeff0 >/dev/null || fail "a unique 13-hex prefix did not delete"
+"$SLIDEOPS" symbols list --json | jq -e '[.uploads[].build_id] | index("aabbccddeeff99887766554433221100ffeeddcc") != null
+	and index("aabbccddeeff00112233445566778899aabbccdd") == null' >/dev/null ||
+	fail "the wrong twin was deleted"
+
+# ---- usage ----
+"$SLIDEOPS" symbols --help | grep -q "upload FILE" || fail "symbols --help"
+rc=0; "$SLIDEOPS" symbols 2>/dev/null || rc=$?; [ "$rc" = 2 ] || fail "symbols alone: exit $rc"
+rc=0; "$SLIDEOPS" symbols frob 2>/dev/null || rc=$?; [ "$rc" = 2 ] || fail "symbols frob: exit $rc"
+rc=0; "$SLIDEOPS" symbols upload 2>/dev/null || rc=$?; [ "$rc" = 2 ] || fail "upload without FILE: exit $rc"
+rc=0; "$SLIDEOPS" symbols upload app app 2>/dev/null || rc=$?; [ "$rc" = 2 ] || fail "two FILEs: exit $rc"
+
+echo "symbols upload: ok"
