@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The flame graph file: the profile folded into one tree (root, owner groups, processes by
+ * name, frames root to leaf), written as JSON into web/flamegraph.html, which the build
+ * embeds into the binary. The tree goes out flat, in pre-order with each node's depth, so
+ * the page rebuilds positions in one pass and a 50k-node profile stays a few hundred kB.
+ */
+#include "analysis/flamegraph.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "analysis/format.h"
+#include "analysis/outfile.h"
+#include "profile/profile.h"
+#include "util/hash.h"
+#include "util/hashmap.h"
+#include "util/messages.h"
+
+/* web/flamegraph.html, NUL-terminated (web/assets.S). */
+extern const char flamegraph_html[];
+
+#define PLACEHOLDER "/*SLIDEOPS_PROFILE*/"
+#define NONE UINT32_MAX
+#define NO_LANGUAGE 0xff
+
+enum node_kind {
+	NODE_ROOT,
+	NODE_GROUP,
+	NODE_PROCESS,
+	NODE_FRAME,
+};
+
+struct node {
+	uint32_t name;         /* string id */
+	uint32_t parent;
+	uint32_t first_child;
+	uint32_t next_sibling;
+	uint32_t group;        /* index into the tree's groups */
+	int64_t value;
+	uint8_t kind;
+	uint8_t language;
+};
+
+struct tree {
+	const struct profile *p;
+	struct node *nodes;
+	uint32_t n, cap;
+	struct hashmap *index;  /* (parent, kind, name) -> node */
+	uint32_t *groups;       /* label string id per group index */
+	uint32_t ngroups;
+};
+
+static const char *const colour_names[] = {
+	[FLAMEGRAPH_COLOUR_LANGUAGE] = "language",
+	[FLAMEGRAPH_COLOUR_GROUP] = "group",
+};
+
+const char *flamegraph_colour__name(enum flamegraph_colour c)
+{
+	return c == FLAMEGRAPH_COLOUR_GROUP ? colour_names[c] : colour_names[0];
+}
+
+int flamegraph_colour__parse(const char *name)
+{
+	for (int i = 0; name && i < (int)(sizeof(colour_names) / sizeof(colour_names[0])); i++)
+		if (strcmp(name, colour_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- the tree ---- */
+
+struct node_key {
+	uint32_t parent;
+	uint32_t name;
+	uint8_t kind;
+};
+
+static uint64_t node_key__hash(const struct node_key *k)
+{
+	return hash_u64(hash_u64(hash_u64(5, k->parent), k->name), k->kind);
+}
+
+static bool node__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct node_key *k = key;
+	const struct node *n = &((struct tree *)ctx)->nodes[id];
+
+	return n->parent == k->parent && n->name == k->name && n->kind == k->kind;
+}
+
+/* The child of parent with this name and kind, made when new. NONE on ENOMEM. */
+static uint32_t tree__child(struct tree *t, uint32_t parent, enum node_kind kind, uint32_t name,
+			    uint8_t language, uint32_t group)
+{
+	struct node_key k = { parent, name, (uint8_t)kind };
+	uint64_t h = node_key__hash(&k);
+	uint32_t id = hashmap__find(t->index, h, &k, node__equal, t);
+	struct node *n;
+
+	if (id != HASHMAP_NONE)
+		return id;
+	if (t->n == t->cap) {
+		uint32_t ncap = t->cap ? t->cap * 2 : 1024;
+		struct node *nn = ncap > t->cap ? realloc(t->nodes, sizeof(*nn) * ncap) : NULL;
+
+		if (!nn)
+			return NONE;
+		t->nodes = nn;
+		t->cap = ncap;
+	}
+	id = t->n;
+	if (hashmap__insert(t->index, h, id))
+		return NONE;
+	n = &t->nodes[t->n++];
+	*n = (struct node){ .name = name, .parent = parent, .first_child = NONE,
+			    .next_sibling = NONE, .group = group, .kind = (uint8_t)kind,
+			    .language = language };
+	if (parent != NONE) {
+		n->next_sibling = t->nodes[parent].first_child;
+		t->nodes[parent].first_child = id;
+	}
+	return id;
+}
+
+static int tree__build(struct tree *t, int64_t root_value)
+{
+	const struct profile *p = t->p;
+	uint32_t nstr = strtab__count(p->strings);
+	uint32_t main = profile__main_value(p);
+	uint32_t *group_of = malloc(sizeof(*group_of) * (nstr ? nstr : 1));
+	int err = -ENOMEM;
+
+	t->index = hashmap__new();
+	t->groups = malloc(sizeof(*t->groups) * (p->nsamples ? p->nsamples : 1));
+	if (!group_of || !t->index || !t->groups)
+		goto out_free;
+	for (uint32_t i = 0; i < nstr; i++)
+		group_of[i] = NONE;
+	/* The root's name is a word of ours, not a string of the profile: kept as NONE. */
+	if (tree__child(t, NONE, NODE_ROOT, NONE, NO_LANGUAGE, NONE) != 0)
+		goto out_free;
+	t->nodes[0].value = root_value;
+
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		int64_t v = s->values[main];
+		uint32_t label = s->labels.group < nstr ? s->labels.group : 0;
+		uint32_t g = group_of[label], node, depth;
+		const uint32_t *locs = profile__stack(p, s->stack, &depth);
+
+		if (v <= 0)
+			continue;
+		if (g == NONE) {
+			g = group_of[label] = t->ngroups;
+			t->groups[t->ngroups++] = label;
+		}
+		node = tree__child(t, 0, NODE_GROUP, label, NO_LANGUAGE, g);
+		if (node == NONE)
+			goto out_free;
+		t->nodes[node].value += v;
+		node = tree__child(t, node, NODE_PROCESS, s->labels.comm, NO_LANGUAGE, g);
+		if (node == NONE)
+			goto out_free;
+		t->nodes[node].value += v;
+		for (uint32_t d = depth; d-- > 0;) {
+			const struct prof_location *l = &p->locations[locs[d]];
+
+			node = tree__child(t, node, NODE_FRAME, l->name ? l->name : l->function,
+					   (uint8_t)l->language, g);
+			if (node == NONE)
+				goto out_free;
+			t->nodes[node].value += v;
+		}
+	}
+	err = 0;
+
+out_free:
+	free(group_of);
+	return err;
+}
+
+static void tree__free(struct tree *t)
+{
+	free(t->nodes);
+	free(t->groups);
+	hashmap__free(t->index);
+}
+
+/* ---- JSON, written by hand: one pass, no document in memory ---- */
+
+/*
+ * A JSON string that is also safe inside <script>: '<', '>' and '&' are escaped so no
+ * name can close the script element or open a comment, and U+2028/2029 so older
+ * parsers of JavaScript do not break a line in it.
+ */
+static void put_string(FILE *out, const char *s)
+{
+	const unsigned char *c = (const unsigned char *)s;
+
+	putc('"', out);
+	for (; *c; c++) {
+		if (*c == '"' || *c == '\\') {
+			putc('\\', out);
+			putc(*c, out);
+		} else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&' || *c == 0x7f) {
+			fprintf(out, "\\u%04x", *c);
+		} else if (c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9)) {
+			fprintf(out, "\\u%04x", c[2] == 0xa8 ? 0x2028 : 0x2029);
+			c += 2;
+		} else {
+			putc(*c, out);
+		}
+	}
+	putc('"', out);
+}
+
+struct order {
+	uint32_t *ids;     /* pre-order */
+	uint16_t *depth;
+	uint32_t n;
+};
+
+/* Children largest first (then by name), so the big boxes sit at the left. */
+static const struct tree *sort_tree;
+
+static int child__cmp(const void *a, const void *b)
+{
+	const struct node *x = &sort_tree->nodes[*(const uint32_t *)a];
+	const struct node *y = &sort_tree->nodes[*(const uint32_t *)b];
+
+	if (x->value != y->value)
+		return x->value > y->value ? -1 : 1;
+	return strcmp(profile__str(sort_tree->p, x->name), profile__str(sort_tree->p, y->name));
+}
+
+static int tree__preorder(const struct tree *t, struct order *o)
+{
+	uint32_t *stack = malloc(sizeof(*stack) * t->n), *kids = malloc(sizeof(*kids) * t->n);
+	uint16_t *sdepth = malloc(sizeof(*sdepth) * t->n);
+	uint32_t top = 0;
+
+	o->ids = malloc(sizeof(*o->ids) * t->n);
+	o->depth = malloc(sizeof(*o->depth) * t->n);
+	o->n = 0;
+	if (!stack || !kids || !sdepth || !o->ids || !o->depth) {
+		free(stack);
+		free(kids);
+		free(sdepth);
+		return -ENOMEM;
+	}
+	sort_tree = t;
+	stack[top] = 0;
+	sdepth[top++] = 0;
+	while (top) {
+		uint32_t id = stack[--top], nk = 0;
+		uint16_t d = sdepth[top];
+
+		o->ids[o->n] = id;
+		o->depth[o->n++] = d;
+		for (uint32_t c = t->nodes[id].first_child; c != NONE; c = t->nodes[c].next_sibling)
+			kids[nk++] = c;
+		qsort(kids, nk, sizeof(*kids), child__cmp);
+		/* Deeper than 65535 frames cannot come from a kernel stack walk; stop there. */
+		if (d == UINT16_MAX)
+			continue;
+		for (uint32_t k = nk; k-- > 0;) {
+			stack[top] = kids[k];
+			sdepth[top++] = (uint16_t)(d + 1);
+		}
+	}
+	free(stack);
+	free(kids);
+	free(sdepth);
+	return 0;
+}
+
+static int flamegraph__put_data(const struct tree *t, const struct order *o,
+				const struct analysis *a, enum flamegraph_colour colour, FILE *out)
+{
+	const struct profile *p = t->p;
+	uint32_t nstr = strtab__count(p->strings), nnames = 0;
+	uint32_t *name_index = malloc(sizeof(*name_index) * (nstr ? nstr : 1));
+	char started[32], root[64];
+
+	if (!name_index)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nstr; i++)
+		name_index[i] = NONE;
+	profile__format_started_at(p, started, sizeof(started));
+	msg_format(root, sizeof(root), MSG_FLAMEGRAPH_ROOT);
+
+	fputs("{\"question\":", out);
+	put_string(out, question__id(p->header.question));
+	fputs(",\"title\":", out);
+	put_string(out, question__title(p->header.question));
+	fputs(",\"server\":", out);
+	put_string(out, profile__str(p, p->header.hostname));
+	fputs(",\"started_at\":", out);
+	put_string(out, started);
+	fprintf(out, ",\"seconds\":%lld", (long long)format_whole_seconds(p->header.duration_ns));
+	fputs(",\"answer\":", out);
+	put_string(out, a->answer);
+	fputs(",\"unit\":", out);
+	put_string(out, a->unit);
+	fprintf(out, ",\"total\":%lld,\"colour\":", (long long)a->total);
+	put_string(out, flamegraph_colour__name(colour));
+
+	fputs(",\"languages\":[", out);
+	for (int l = 0; l < LANGUAGE__COUNT; l++) {
+		fputs(l ? ",[" : "[", out);
+		put_string(out, language__name((enum language)l));
+		putc(',', out);
+		put_string(out, language__colour((enum language)l));
+		putc(']', out);
+	}
+	fputs("],\"groups\":[", out);
+	for (uint32_t g = 0; g < t->ngroups; g++) {
+		if (g)
+			putc(',', out);
+		put_string(out, profile__str(p, t->groups[g]));
+	}
+
+	/* Names once each; nodes refer to them by index. The root's is ours. */
+	fputs("],\"names\":[", out);
+	put_string(out, root);
+	nnames = 1;
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint32_t name = t->nodes[o->ids[i]].name;
+
+		if (name == NONE || name >= nstr || name_index[name] != NONE)
+			continue;
+		name_index[name] = nnames++;
+		putc(',', out);
+		put_string(out, profile__str(p, name));
+	}
+
+	fputs("],\"name\":[", out);
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint32_t name = t->nodes[o->ids[i]].name;
+
+		fprintf(out, i ? ",%u" : "%u", name < nstr ? name_index[name] : 0);
+	}
+	fputs("],\"depth\":[", out);
+	for (uint32_t i = 0; i < o->n; i++)
+		fprintf(out, i ? ",%u" : "%u", o->depth[i]);
+	fputs("],\"value\":[", out);
+	for (uint32_t i = 0; i < o->n; i++)
+		fprintf(out, i ? ",%lld" : "%lld", (long long)t->nodes[o->ids[i]].value);
+	fputs("],\"lang\":[", out);
+	for (uint32_t i = 0; i < o->n; i++) {
+		const struct node *n = &t->nodes[o->ids[i]];
+
+		fprintf(out, i ? ",%d" : "%d", n->language == NO_LANGUAGE ? -1 : n->language);
+	}
+	fputs("],\"group\":[", out);
+	for (uint32_t i = 0; i < o->n; i++) {
+		const struct node *n = &t->nodes[o->ids[i]];
+
+		fprintf(out, i ? ",%d" : "%d", n->group == NONE ? -1 : (int)n->group);
+	}
+	fputs("]}", out);
+	free(name_index);
+	return 0;
+}
+
+struct write_args {
+	const struct profile *p;
+	enum flamegraph_colour colour;
+};
+
+int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour colour)
+{
+	const char *mark = strstr(flamegraph_html, PLACEHOLDER);
+	struct tree t = { .p = p };
+	struct order o = { 0 };
+	struct analysis *a;
+	int err;
+
+	if (!mark)
+		return -EINVAL; /* the build embedded a page without its placeholder */
+	a = analysis__new(p);
+	if (!a)
+		return -ENOMEM;
+	err = tree__build(&t, a->total);
+	if (!err)
+		err = tree__preorder(&t, &o);
+	if (!err) {
+		fwrite(flamegraph_html, 1, (size_t)(mark - flamegraph_html), out);
+		err = flamegraph__put_data(&t, &o, a, colour, out);
+		fputs(mark + strlen(PLACEHOLDER), out);
+	}
+	if (!err && ferror(out))
+		err = -EIO;
+	free(o.ids);
+	free(o.depth);
+	tree__free(&t);
+	analysis__free(a);
+	return err;
+}
+
+static int flamegraph__write_cb(const void *ctx, FILE *out)
+{
+	const struct write_args *w = ctx;
+
+	return flamegraph__write(w->p, out, w->colour);
+}
+
+int flamegraph__write_file(const struct profile *p, const char *path,
+			   enum flamegraph_colour colour)
+{
+	struct write_args w = { p, colour };
+
+	return outfile__write(path, flamegraph__write_cb, &w);
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slideops show ID: a stored profile as it reads today. Names are looked up now, so a
+ * debug-symbol upload names profiles captured before it; the stored answer is refreshed
+ * to match. Prints the answer, the stripped-binary card, the groups and the top
+ * functions; writes the flame graph and exports on request.
+ */
+#include "cli/cmd_show.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "analysis/flamegraph.h"
+#include "analysis/folded.h"
+#include "analysis/format.h"
+#include "cli/cli.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
+#include "store/store.h"
+#include "symbols/symbolize.h"
+#include "util/messages.h"
+
+#define TOP_DEFAULT 10
+#define TOP_MAX 100000
+
+enum export_format {
+	EXPORT_NONE,
+	EXPORT_PPROF,
+	EXPORT_FOLDED,
+};
+
+static const char *const export_names[] = {
+	[EXPORT_NONE] = "",
+	[EXPORT_PPROF] = "pprof",
+	[EXPORT_FOLDED] = "folded",
+};
+
+struct show_opts {
+	const char *id;
+	long top;
+	bool top_given;
+	const char *flamegraph;
+	enum flamegraph_colour colour;
+	enum export_format export;
+	const char *export_path;
+};
+
+int show__load(struct store *s, const char *id, struct profile **out_p, struct analysis **out_a)
+{
+	struct profile *p = NULL;
+	struct analysis *a;
+	int err;
+
+	err = store__load_profile(s, id, &p);
+	if (err == -ENOENT) {
+		msg_error(MSG_SHOW_NO_SUCH_PROFILE, id);
+		return EXIT_FAIL;
+	}
+	if (err == -EBADMSG) {
+		msg_error(MSG_SHOW_DAMAGED_PROFILE, id);
+		return EXIT_FAIL;
+	}
+	if (err) {
+		msg_error(MSG_SHOW_LOAD_FAILED, id, strerror(-err));
+		return EXIT_FAIL;
+	}
+	err = profile__symbolize(p, s);
+	if (err) {
+		msg_error(MSG_SHOW_SYMBOLIZE_FAILED, id, strerror(-err));
+		profile__free(p);
+		return EXIT_FAIL;
+	}
+	a = analysis__new(p);
+	if (!a) {
+		msg_error(MSG_OUT_OF_MEMORY);
+		profile__free(p);
+		return EXIT_FAIL;
+	}
+	/* What `profiles` lists follows the names known now; a read-only workspace keeps
+	 * the old sentence, which is no reason to fail. */
+	store__set_answer(s, id, a->answer);
+	*out_p = p;
+	*out_a = a;
+	return EXIT_OK;
+}
+
+/* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL when it is not
+ * this option. Prints the usage error and sets *bad when the value is missing. */
+static const char *option_value(int argc, char **argv, int *i, const char *opt, bool *bad)
+{
+	size_t len = strlen(opt);
+
+	if (strncmp(argv[*i], opt, len) != 0)
+		return NULL;
+	if (argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	if (argv[*i][len] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		msg_error(MSG_USAGE_MISSING_VALUE, argv[0], opt);
+		*bad = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int show__parse(int argc, char **argv, struct show_opts *o)
+{
+	bool bad = false;
+	const char *v;
+
+	*o = (struct show_opts){ .top = TOP_DEFAULT, .colour = FLAMEGRAPH_COLOUR_LANGUAGE };
+	for (int i = 1; i < argc && !bad; i++) {
+		if ((v = option_value(argc, argv, &i, "--top", &bad))) {
+			if (cli_parse_long(argv[0], "--top", v, 0, TOP_MAX, &o->top))
+				return -1;
+			o->top_given = true;
+		} else if ((v = option_value(argc, argv, &i, "--flamegraph", &bad))) {
+			o->flamegraph = v;
+		} else if ((v = option_value(argc, argv, &i, "--color", &bad)) ||
+			   (!bad && (v = option_value(argc, argv, &i, "--colour", &bad)))) {
+			int c = flamegraph_colour__parse(v);
+
+			if (c < 0) {
+				msg_error(MSG_SHOW_BAD_COLOUR, argv[0], v);
+				return -1;
+			}
+			o->colour = (enum flamegraph_colour)c;
+		} else if ((v = option_value(argc, argv, &i, "--export", &bad))) {
+			if (strcmp(v, export_names[EXPORT_PPROF]) == 0) {
+				o->export = EXPORT_PPROF;
+			} else if (strcmp(v, export_names[EXPORT_FOLDED]) == 0) {
+				o->export = EXPORT_FOLDED;
+			} else {
+				msg_error(MSG_SHOW_BAD_EXPORT, argv[0], v);
+				return -1;
+			}
+			if (i + 1 >= argc) {
+				msg_error(MSG_USAGE_MISSING_VALUE, argv[0], "--export");
+				return -1;
+			}
+			o->export_path = argv[++i];
+		} else if (bad) {
+			break;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			msg_error(MSG_USAGE_UNKNOWN_OPTION, argv[0], argv[i], argv[0]);
+			return -1;
+		} else if (!o->id) {
+			o->id = argv[i];
+		} else {
+			msg_error(MSG_USAGE_EXTRA_ARGUMENT, argv[0], argv[i]);
+			return -1;
+		}
+	}
+	if (bad)
+		return -1;
+	if (!o->id) {
+		msg_error(MSG_USAGE_MISSING_ARGUMENT, argv[0], msg_text(MSG_SHOW_ARGUMENT_ID),
+			  argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static void show__print(const char *id, const struct analysis *a, size_t top)
+{
+	const struct profile *p = a->profile;
+	char started[32], over[FORMAT_MAX];
+
+	profile__format_started_at(p, started, sizeof(started));
+	format_duration(p->header.duration_ns, over, sizeof(over));
+	msg_print(MSG_SHOW_HEADER, id, question__title(p->header.question),
+		  profile__str(p, p->header.hostname), started, over);
+	fputc('\n', stdout);
+	puts(a->answer);
+	if (p->header.lost)
+		msg_print(MSG_SHOW_LOST, (unsigned long long)p->header.lost);
+	/* The card sits at the top of the profile, as the spec has it. */
+	if (a->nstripped) {
+		fputc('\n', stdout);
+		analysis__print_card(a, stdout);
+	}
+	if (a->ngroups) {
+		fputc('\n', stdout);
+		analysis__print_groups(a, stdout);
+	}
+	if (a->nfunctions && top) {
+		fputc('\n', stdout);
+		analysis__print_functions(a, stdout, top);
+	}
+}
+
+static int show__write_files(const struct show_opts *o, const struct profile *p)
+{
+	int err;
+
+	if (o->flamegraph) {
+		err = flamegraph__write_file(p, o->flamegraph, o->colour);
+		if (err) {
+			msg_error(MSG_SHOW_WRITE_FAILED, o->flamegraph, strerror(-err));
+			return -1;
+		}
+	}
+	if (o->export == EXPORT_PPROF) {
+		/* pprof is binary: to a terminal it would be noise, so "-" is not offered. */
+		err = pprof__write_file(p, true, o->export_path);
+	} else if (o->export == EXPORT_FOLDED) {
+		err = folded__write_file(p, o->export_path);
+	} else {
+		return 0;
+	}
+	if (err) {
+		msg_error(MSG_SHOW_WRITE_FAILED, o->export_path, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_show(int argc, char **argv, const struct cli_env *env)
+{
+	struct analysis *a = NULL;
+	struct profile *p = NULL;
+	struct show_opts o;
+	struct store *s;
+	bool to_stdout;
+	int rc;
+
+	if (cli_wants_help(argc, argv)) {
+		msg_print(MSG_SHOW_HELP);
+		return EXIT_OK;
+	}
+	if (show__parse(argc, argv, &o))
+		return EXIT_REFUSED;
+	s = cli_open_store(env);
+	if (!s)
+		return EXIT_FAIL;
+	rc = show__load(s, o.id, &p, &a);
+	if (rc)
+		goto out_close;
+	if (show__write_files(&o, p)) {
+		rc = EXIT_FAIL;
+		goto out_free;
+	}
+	/* A file written to standard output is the output: nothing else goes there. */
+	to_stdout = (o.flamegraph && strcmp(o.flamegraph, "-") == 0) ||
+		    (o.export == EXPORT_FOLDED && strcmp(o.export_path, "-") == 0);
+	if (to_stdout)
+		goto out_free;
+	if (env->json) {
+		json_t *doc = analysis__to_json_top(a, o.id, o.top_given ? (size_t)o.top :
+									   ANALYSIS_JSON_FUNCTIONS);
+
+		if (doc && o.flamegraph)
+			json_object_set_new(doc, "flamegraph", json_string(o.flamegraph));
+		if (doc && o.export != EXPORT_NONE)
+			json_object_set_new(doc, "export",
+					    json_pack("{s:s, s:s}", "format",
+						      export_names[o.export], "path",
+						      o.export_path));
+		if (!doc)
+			rc = EXIT_FAIL;
+		cli_print_json(doc);
+	} else {
+		show__print(o.id, a, (size_t)o.top);
+		if (o.flamegraph || o.export != EXPORT_NONE)
+			fputc('\n', stdout);
+		if (o.flamegraph)
+			msg_print(MSG_SHOW_WROTE_FLAMEGRAPH, o.flamegraph);
+		if (o.export != EXPORT_NONE)
+			msg_print(MSG_SHOW_WROTE_EXPORT, export_names[o.export], o.export_path);
+	}
+
+out_free:
+	analysis__free(a);
+	profile__free(p);
+out_close:
+	store__close(s);
+	return rc;
+}
