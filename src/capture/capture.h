@@ -28,6 +28,10 @@ struct capture_options {
 /* 0 and *out; -errno with a message already printed. */
 int capture__run(const struct capture_options *opts, struct profile **out);
 
+/* Before anything else: this build captures q (-EOPNOTSUPP otherwise) and we run with
+ * the privileges a capture needs (-EPERM otherwise), each with a message printed. */
+int capture__preflight(enum question q);
+
 /* ---- can this server be profiled (`slideops check`) ---- */
 
 struct requirement {
@@ -41,7 +45,9 @@ struct requirement {
 struct check_result {
 	struct requirement requirements[CHECK_MAX_REQUIREMENTS];
 	unsigned nrequirements;
-	bool questions[QUESTION__COUNT]; /* can run here */
+	bool questions[QUESTION__COUNT]; /* can run here: this kernel, this build */
+	bool kernel_supports[QUESTION__COUNT]; /* the kernel has what the question needs */
+	char question_details[QUESTION__COUNT][256]; /* why not, or "can run here" */
 };
 
 /* Probes features by doing them (load a tiny program, attach, open a perf event). */

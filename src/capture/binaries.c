@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The binaries of a capture. A server maps a few hundred distinct files; each is opened
+ * and its ELF headers read once, then looked up by (dev, ino) for every process that
+ * maps it. Symbol tables are read only at the end, only for binaries that have frames,
+ * and only when the store does not have that build's table already.
+ */
+#include "capture/binaries.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "symbols/symtab.h"
+#include "util/hash.h"
+#include "util/hashmap.h"
+
+struct binaries {
+	struct binary **items;
+	uint32_t n, cap;
+	struct hashmap *index; /* (dev, ino) -> item */
+	struct binary *vdso;
+	bool vdso_tried;
+};
+
+struct binary_key {
+	dev_t dev;
+	uint64_t ino;
+};
+
+static uint64_t key__hash(dev_t dev, uint64_t ino)
+{
+	return hash_u64(hash_u64(7, (uint64_t)dev), ino);
+}
+
+static bool key__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct binary_key *k = key;
+	const struct binary *bin = ((struct binaries *)ctx)->items[id];
+
+	return bin->dev == k->dev && bin->ino == k->ino;
+}
+
+struct binaries *binaries__new(void)
+{
+	struct binaries *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->index = hashmap__new();
+	if (!b->index) {
+		free(b);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b;
+}
+
+static void binary__free(struct binary *bin)
+{
+	if (!bin)
+		return;
+	if (bin->fd >= 0)
+		close(bin->fd);
+	free(bin->path);
+	free(bin);
+}
+
+void binaries__free(struct binaries *b)
+{
+	if (!b)
+		return;
+	for (uint32_t i = 0; i < b->n; i++)
+		binary__free(b->items[i]);
+	binary__free(b->vdso);
+	free(b->items);
+	hashmap__free(b->index);
+	free(b);
+}
+
+struct binary *binaries__find(struct binaries *b, dev_t dev, uint64_t ino)
+{
+	struct binary_key k = { dev, ino };
+	uint32_t id = hashmap__find(b->index, key__hash(dev, ino), &k, key__equal, b);
+
+	return id == HASHMAP_NONE ? NULL : b->items[id];
+}
+
+static struct binary *binary__new(dev_t dev, uint64_t ino, const char *path, bool is_exe)
+{
+	struct binary *bin = calloc(1, sizeof(*bin));
+
+	if (!bin)
+		return NULL;
+	bin->path = strdup(path);
+	if (!bin->path) {
+		free(bin);
+		return NULL;
+	}
+	bin->dev = dev;
+	bin->ino = ino;
+	bin->fd = -1;
+	bin->kind = is_exe ? MAPPING_EXE : MAPPING_LIB;
+	bin->mapping = UINT32_MAX;
+	return bin;
+}
+
+/* Reads the ELF facts of an open binary; a file that is not ELF keeps elf_ok false. */
+static void binary__read_elf(struct binary *bin)
+{
+	bin->elf_ok = bin->fd >= 0 && elf_info__read(bin->fd, &bin->info) == 0;
+}
+
+static int binaries__insert(struct binaries *b, struct binary *bin)
+{
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 64;
+		struct binary **items = realloc(b->items, cap * sizeof(*items));
+
+		if (!items)
+			return -ENOMEM;
+		b->items = items;
+		b->cap = cap;
+	}
+	if (hashmap__insert(b->index, key__hash(bin->dev, bin->ino), b->n))
+		return -ENOMEM;
+	b->items[b->n++] = bin;
+	return 0;
+}
+
+/* Opens path, keeping the descriptor only when it is the file (dev, ino). */
+static int open_checked(const char *path, dev_t dev, uint64_t ino)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_dev != dev || st.st_ino != ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct binary *binaries__get(struct binaries *b, int pid, uint64_t start, uint64_t end,
+			     dev_t dev, uint64_t ino, const char *path, bool is_exe)
+{
+	struct binary *bin = binaries__find(b, dev, ino);
+	char at[PATH_MAX + 64];
+
+	if (bin)
+		return bin;
+	bin = binary__new(dev, ino, path, is_exe);
+	if (!bin)
+		return NULL;
+	/*
+	 * map_files is the mapped file itself, even deleted or replaced since, and names it
+	 * whatever mount namespace the process is in; it needs CAP_SYS_ADMIN. The path under
+	 * the process's root is the fallback, checked to be the same file.
+	 */
+	snprintf(at, sizeof(at), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)start,
+		 (unsigned long long)end);
+	bin->fd = open_checked(at, dev, ino);
+	if (bin->fd < 0) {
+		snprintf(at, sizeof(at), "/proc/%d/root%s", pid, path);
+		bin->fd = open_checked(at, dev, ino);
+	}
+	binary__read_elf(bin);
+	if (binaries__insert(b, bin)) {
+		binary__free(bin);
+		return NULL;
+	}
+	return bin;
+}
+
+struct binary *binaries__get_by_path(struct binaries *b, dev_t dev, uint64_t ino,
+				     const char *path, bool is_exe)
+{
+	struct binary *bin = binaries__find(b, dev, ino);
+	int fd;
+
+	if (bin)
+		return bin;
+	fd = open_checked(path, dev, ino);
+	if (fd < 0)
+		return NULL;
+	bin = binary__new(dev, ino, path, is_exe);
+	if (!bin) {
+		close(fd);
+		return NULL;
+	}
+	bin->fd = fd;
+	binary__read_elf(bin);
+	if (binaries__insert(b, bin)) {
+		binary__free(bin);
+		return NULL;
+	}
+	return bin;
+}
+
+/* The size of our own [vdso] mapping, from /proc/self/maps. */
+static size_t vdso_size(void)
+{
+	char line[512];
+	size_t size = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end;
+
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2) {
+			size = end - start;
+			break;
+		}
+	}
+	fclose(f);
+	return size;
+}
+
+/*
+ * Every process's [vdso] is the one image of the running kernel. Ours is copied into a
+ * memory file so it reads like any other binary: build id, segments, symbols.
+ */
+struct binary *binaries__vdso(struct binaries *b)
+{
+	const void *image = (const void *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+	int fd;
+
+	if (b->vdso_tried)
+		return b->vdso;
+	b->vdso_tried = true;
+	b->vdso = binary__new(0, 0, "[vdso]", false);
+	if (!b->vdso)
+		return NULL;
+	b->vdso->kind = MAPPING_VDSO;
+	size = vdso_size();
+	if (!image || !size)
+		return b->vdso;
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return b->vdso;
+	if (write(fd, image, size) != (ssize_t)size) {
+		close(fd);
+		return b->vdso;
+	}
+	b->vdso->fd = fd;
+	binary__read_elf(b->vdso);
+	return b->vdso;
+}
+
+uint32_t binary__mapping(struct binary *bin, struct profile *p)
+{
+	struct prof_mapping m = { 0 };
+
+	if (bin->mapping != UINT32_MAX)
+		return bin->mapping;
+	m.path = profile__intern(p, bin->path);
+	m.build_id = profile__intern(p, bin->elf_ok ? bin->info.build_id : "");
+	if (m.path == UINT32_MAX || m.build_id == UINT32_MAX)
+		return UINT32_MAX;
+	m.kind = bin->kind;
+	m.language = binary__language(bin->path, bin->elf_ok ? &bin->info : NULL);
+	m.has_symtab = bin->elf_ok && bin->info.has_symtab;
+	m.build_id_recorded = true;
+	bin->mapping = profile__add_mapping(p, &m);
+	return bin->mapping;
+}
+
+uint64_t binary__vaddr(const struct binary *bin, uint64_t file_offset)
+{
+	uint64_t vaddr;
+
+	if (bin->elf_ok && elf_info__offset_to_vaddr(&bin->info, file_offset, &vaddr))
+		return vaddr;
+	return file_offset;
+}
+
+/* Keeps bin's symbol table in the store under its build id, when it is not there. */
+static void binary__keep_symbols(struct binary *bin, struct store *store)
+{
+	enum elf_symbols_from from = bin->info.has_symtab ? ELF_SYMBOLS_SYMTAB : ELF_SYMBOLS_DYNSYM;
+	enum symbol_source src = bin->info.has_symtab ? SYMBOLS_SYMTAB : SYMBOLS_DYNSYM;
+	struct symtab *tab;
+
+	if (!store || store__has_symbols(store, bin->info.build_id, src) != 0)
+		return;
+	if (elf__read_symbols(bin->fd, from, &tab))
+		return;
+	store__put_symbols(store, bin->info.build_id, src, NULL, tab);
+	symtab__free(tab);
+}
+
+/* Reads bin's own names: .symtab, else .dynsym. NULL when it has neither. */
+static struct symtab *binary__read_symbols(const struct binary *bin)
+{
+	struct symtab *tab = NULL;
+
+	if (elf__read_symbols(bin->fd, ELF_SYMBOLS_SYMTAB, &tab) == 0)
+		return tab;
+	if (elf__read_symbols(bin->fd, ELF_SYMBOLS_DYNSYM, &tab) == 0)
+		return tab;
+	return NULL;
+}
+
+/* Names the frames of a binary without a build id now: nothing can name them later.
+ * The names go into the locations themselves (prof_location.function). */
+static int binary__name_locations(const struct binary *bin, struct profile *p)
+{
+	struct symtab *tab = binary__read_symbols(bin);
+	int err = 0;
+
+	if (!tab)
+		return 0;
+	for (uint32_t i = 0; i < p->nlocations; i++) {
+		struct prof_location *l = &p->locations[i];
+		const char *name;
+		uint64_t off;
+		uint32_t id;
+
+		if (l->mapping != bin->mapping || l->function)
+			continue;
+		name = symtab__lookup(tab, l->address, &off);
+		if (!name)
+			continue;
+		id = profile__intern(p, name);
+		if (id == UINT32_MAX) {
+			err = -ENOMEM;
+			break;
+		}
+		l->function = id;
+	}
+	symtab__free(tab);
+	return err;
+}
+
+static int binary__finish(struct binary *bin, struct profile *p, struct store *store)
+{
+	if (bin->mapping == UINT32_MAX || bin->fd < 0 || !bin->elf_ok)
+		return 0;
+	if (bin->info.build_id[0]) {
+		binary__keep_symbols(bin, store);
+		return 0;
+	}
+	return binary__name_locations(bin, p);
+}
+
+int binaries__finish(struct binaries *b, struct profile *p, struct store *store)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < b->n && !err; i++)
+		err = binary__finish(b->items[i], p, store);
+	if (!err && b->vdso)
+		err = binary__finish(b->vdso, p, store);
+	return err;
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `slideops check`: can this server be profiled? Every answer is found by doing the
+ * thing (load a program, make a map, open an event, attach to a tracepoint), never by
+ * reading a version number: distributions backport features and configure them out.
+ */
+#include <errno.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "capture/capture_internal.h"
+#include "probe.skel.h"
+#include "util/messages.h"
+
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC 0x74726163
+#endif
+
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+#define TRACEFS_PATH "/sys/kernel/tracing"
+
+static struct requirement *add(struct check_result *out, enum msg_id name)
+{
+	struct requirement *r = &out->requirements[out->nrequirements++];
+
+	r->name = msg_text(name);
+	r->ok = false;
+	r->detail[0] = '\0';
+	return r;
+}
+
+static bool denied(int err)
+{
+	return err == -EPERM || err == -EACCES;
+}
+
+static void check_btf(struct check_result *out)
+{
+	struct requirement *r = add(out, MSG_CHECK_REQ_BTF);
+
+	if (access(BTF_PATH, R_OK) == 0) {
+		r->ok = true;
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_BTF_OK, BTF_PATH);
+	} else {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_BTF_MISSING, BTF_PATH,
+			   strerror(errno));
+	}
+}
+
+/* "r0 = 0; exit": the smallest program the verifier accepts. */
+static void check_bpf(struct check_result *out)
+{
+	struct requirement *r = add(out, MSG_CHECK_REQ_BPF);
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, NULL, "GPL", insns, 2, NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		r->ok = true;
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_BPF_OK);
+	} else if (denied(-errno)) {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_BPF_DENIED, strerror(errno));
+	} else if (errno == EINVAL || errno == ENOSYS) {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_BPF_UNSUPPORTED);
+	} else {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_BPF_FAILED, strerror(errno));
+	}
+}
+
+static void check_ringbuf(struct check_result *out)
+{
+	struct requirement *r = add(out, MSG_CHECK_REQ_RINGBUF);
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, sysconf(_SC_PAGESIZE), NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		r->ok = true;
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_RINGBUF_OK);
+	} else if (denied(-errno)) {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_RINGBUF_DENIED, strerror(errno));
+	} else {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_RINGBUF_UNSUPPORTED);
+	}
+}
+
+/* The event the cpu question samples with, on every CPU it will sample. */
+static void check_perf(struct check_result *out)
+{
+	struct requirement *r = add(out, MSG_CHECK_REQ_PERF);
+	int *cpus = NULL, ncpus = 0, err;
+
+	err = capture__online_cpus(&cpus, &ncpus);
+	if (err) {
+		msg_format(r->detail, sizeof(r->detail), MSG_CAPTURE_NO_CPUS, strerror(-err));
+		return;
+	}
+	for (int i = 0; i < ncpus; i++) {
+		int fd = capture__open_cpu_clock(cpus[i], 99);
+
+		if (fd < 0) {
+			msg_format(r->detail, sizeof(r->detail),
+				   denied(fd) ? MSG_CHECK_PERF_DENIED : MSG_CHECK_PERF_FAILED,
+				   cpus[i], strerror(-fd));
+			free(cpus);
+			return;
+		}
+		close(fd);
+	}
+	r->ok = true;
+	msg_format(r->detail, sizeof(r->detail), MSG_CHECK_PERF_OK, ncpus);
+	free(cpus);
+}
+
+static bool tracefs_mounted(void)
+{
+	struct statfs st;
+
+	return statfs(TRACEFS_PATH, &st) == 0 && st.f_type == TRACEFS_MAGIC;
+}
+
+/* Classic tracepoints (the futex syscalls) are found through tracefs; many systems
+ * without systemd do not mount it. */
+static void check_tracefs(struct check_result *out)
+{
+	struct requirement *r = add(out, MSG_CHECK_REQ_TRACEFS);
+
+	if (tracefs_mounted()) {
+		r->ok = true;
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_TRACEFS_OK, TRACEFS_PATH);
+	} else if (mount("nodev", TRACEFS_PATH, "tracefs", 0, NULL) == 0) {
+		r->ok = true;
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_TRACEFS_MOUNTED, TRACEFS_PATH);
+	} else {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_TRACEFS_MISSING, strerror(errno),
+			   TRACEFS_PATH);
+	}
+}
+
+/* An iterator attaches lazily: it has run only once its output has been read. */
+static int run_iter(struct bpf_link *link)
+{
+	char buf[256];
+	int fd = bpf_iter_create(bpf_link__fd(link)), err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Loads and attaches probe.bpf.c's program name alone. 0, or -errno with detail set. */
+static int probe_program(const char *name, char *detail, size_t size)
+{
+	struct probe_bpf *skel = probe_bpf__open();
+	struct bpf_program *prog, *target = NULL;
+	struct bpf_link *link;
+	int err;
+
+	if (!skel) {
+		err = -errno;
+		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
+		return err;
+	}
+	bpf_object__for_each_program(prog, skel->obj) {
+		bool it = strcmp(bpf_program__name(prog), name) == 0;
+
+		bpf_program__set_autoload(prog, it);
+		if (it)
+			target = prog;
+	}
+	err = target ? probe_bpf__load(skel) : -ENOENT;
+	if (err) {
+		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
+		goto out_destroy;
+	}
+	link = bpf_program__attach(target);
+	if (!link) {
+		err = -errno;
+		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, bpf_program__section_name(target),
+			   strerror(-err));
+		goto out_destroy;
+	}
+	if (bpf_program__type(target) == BPF_PROG_TYPE_TRACING &&
+	    strncmp(bpf_program__section_name(target), "iter", 4) == 0) {
+		err = run_iter(link);
+		if (err)
+			msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED,
+				   bpf_program__section_name(target), strerror(-err));
+	}
+	bpf_link__destroy(link);
+
+out_destroy:
+	probe_bpf__destroy(skel);
+	return err;
+}
+
+/* What each question's programs need, tried for real. */
+static bool probe_question(enum question q, char *detail, size_t size)
+{
+	switch (q) {
+	case QUESTION_CPU:
+		return capture__cpu_probe(detail, size) == 0;
+	case QUESTION_WALL:
+		return probe_program("probe_wall", detail, size) == 0;
+	case QUESTION_THREADS:
+		return probe_program("probe_threads", detail, size) == 0;
+	case QUESTION_LOCKS:
+		return probe_program("probe_locks", detail, size) == 0;
+	case QUESTION_MEMORY:
+		return probe_program("probe_memory", detail, size) == 0;
+	default:
+		return false;
+	}
+}
+
+void capture__check(struct check_result *out)
+{
+	struct requirement *priv;
+
+	memset(out, 0, sizeof(*out));
+	capture__quiet_libbpf();
+	priv = add(out, MSG_CHECK_REQ_PRIVILEGES);
+	priv->ok = capture__privileged(priv->detail, sizeof(priv->detail));
+	check_btf(out);
+	check_bpf(out);
+	check_ringbuf(out);
+	check_perf(out);
+	check_tracefs(out);
+
+	for (int q = 0; q < QUESTION__COUNT; q++) {
+		char *detail = out->question_details[q];
+		size_t size = sizeof(out->question_details[q]);
+
+		if (!priv->ok) {
+			msg_format(detail, size, MSG_CHECK_Q_NEEDS_PRIVILEGES);
+			continue;
+		}
+		out->kernel_supports[q] = probe_question(q, detail, size);
+		if (!out->kernel_supports[q])
+			continue;
+		out->questions[q] = capture__question_built(q);
+		msg_format(detail, size, out->questions[q] ? MSG_CHECK_Q_OK : MSG_CHECK_Q_NOT_BUILT);
+	}
+}

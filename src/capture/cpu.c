@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "What is using the CPU": a cpu-clock perf event on every online CPU runs cpu.bpf.c's
+ * on_tick, which sends each non-idle tick's stacks through a ring buffer; exec and exit
+ * tracepoints follow the sampled processes. User space drains the ring buffer every
+ * 100 ms (and at once for a process's first sample) and builds the profile as it goes.
+ *
+ * Every BPF object is owned by a file descriptor of this process (links, perf events,
+ * maps): a profiler killed in any way leaves nothing attached.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "capture/binaries.h"
+#include "capture/capture_internal.h"
+#include "capture/cgroups.h"
+#include "capture/processes.h"
+#include "cpu.skel.h"
+#include "util/messages.h"
+
+#define POLL_INTERVAL_MS 100
+#define NSEC_PER_SEC 1000000000ULL
+/* Ring buffer: a second of samples at ~1 kB each, so a slow /proc read or a burst of
+ * exits never loses one; at least 1 MB (an exit record is up to 6 kB). */
+#define RINGBUF_PER_SAMPLE 1024ULL
+#define RINGBUF_MIN (1ULL << 20)
+#define RINGBUF_MAX (256ULL << 20)
+
+struct cpu_capture {
+	const struct capture_options *opts;
+	struct cpu_bpf *skel;
+	struct bpf_link **ticks;  /* one per online CPU */
+	int nticks;
+	struct ring_buffer *rb;
+	struct profile *p;
+	struct binaries *binaries;
+	struct cgroups *cgroups;
+	struct processes *processes;
+	uint32_t kernel_mapping;
+	uint64_t counters[CPU_COUNTER__COUNT];
+	int err; /* from the record callback: -ENOMEM */
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static size_t ringbuf_size(int ncpus, unsigned hz)
+{
+	uint64_t want = (uint64_t)ncpus * hz * RINGBUF_PER_SAMPLE, size = RINGBUF_MIN;
+
+	while (size < want && size < RINGBUF_MAX)
+		size <<= 1;
+	return size;
+}
+
+/*
+ * Opens and loads the programs. The exit record's mappings need the task vma iterator
+ * (Linux 6.7); where the kernel refuses it, on_exit_facts sends the facts alone.
+ */
+static int cpu_capture__load(struct cpu_capture *c, size_t rb_size)
+{
+	int err = 0;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		c->skel = cpu_bpf__open();
+		if (!c->skel)
+			return -errno;
+		err = bpf_map__set_max_entries(c->skel->maps.records, rb_size);
+		if (!err) {
+			bpf_program__set_autoload(c->skel->progs.on_exit, attempt == 0);
+			bpf_program__set_autoload(c->skel->progs.on_exit_facts, attempt == 1);
+			err = cpu_bpf__load(c->skel);
+		}
+		if (!err)
+			return 0;
+		cpu_bpf__destroy(c->skel);
+		c->skel = NULL;
+		if (err == -EPERM || err == -EACCES)
+			break;
+	}
+	return err;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct cpu_capture *c = ctx;
+	__u32 kind;
+	int err = 0;
+
+	if (size < sizeof(kind))
+		return 0;
+	memcpy(&kind, data, sizeof(kind));
+	switch (kind) {
+	case CPU_RECORD_SAMPLE:
+		err = processes__sample(c->processes, data, size);
+		break;
+	case CPU_RECORD_EXEC:
+		err = processes__exec(c->processes, data, size);
+		break;
+	case CPU_RECORD_EXIT:
+		err = processes__exit(c->processes, data, size);
+		break;
+	}
+	if (err)
+		c->err = err;
+	return err;
+}
+
+/* Starts sampling on every online CPU. */
+static int cpu_capture__attach_ticks(struct cpu_capture *c, const int *cpus, int ncpus)
+{
+	c->ticks = calloc(ncpus, sizeof(*c->ticks));
+	if (!c->ticks) {
+		msg_error(MSG_OUT_OF_MEMORY);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < ncpus; i++) {
+		int fd = capture__open_cpu_clock(cpus[i], c->opts->hz);
+		struct bpf_link *link;
+
+		if (fd < 0) {
+			msg_error(MSG_CAPTURE_PERF_FAILED, cpus[i], strerror(-fd));
+			return fd;
+		}
+		link = bpf_program__attach_perf_event(c->skel->progs.on_tick, fd);
+		if (!link) {
+			int err = -errno;
+
+			close(fd);
+			msg_error(MSG_CAPTURE_ATTACH_FAILED, "cpu-clock", strerror(-err));
+			return err;
+		}
+		/* The link owns the perf event's descriptor from here on. */
+		c->ticks[c->nticks++] = link;
+	}
+	return 0;
+}
+
+static void cpu_capture__detach_ticks(struct cpu_capture *c)
+{
+	for (int i = 0; i < c->nticks; i++)
+		bpf_link__destroy(c->ticks[i]);
+	c->nticks = 0;
+}
+
+/* Drains the ring buffer every POLL_INTERVAL_MS until the time is up or Ctrl-C. */
+static int cpu_capture__loop(struct cpu_capture *c, uint64_t start_ns)
+{
+	const struct capture_options *opts = c->opts;
+	uint64_t deadline = start_ns + (uint64_t)opts->seconds * NSEC_PER_SEC;
+	uint64_t next_progress = start_ns;
+
+	while (!(opts->stop && *opts->stop)) {
+		uint64_t now = monotonic_ns();
+		int timeout_ms, r;
+
+		if (now >= deadline)
+			break;
+		if (now >= next_progress) {
+			capture__progress(opts, deadline - now);
+			next_progress += NSEC_PER_SEC;
+		}
+		timeout_ms = (deadline - now) / 1000000 + 1;
+		if (timeout_ms > POLL_INTERVAL_MS)
+			timeout_ms = POLL_INTERVAL_MS;
+		/* Returns early only for a first sample; the rest is drained on the timer. */
+		r = ring_buffer__poll(c->rb, timeout_ms);
+		if (r >= 0 || r == -EINTR)
+			r = ring_buffer__consume(c->rb);
+		if (c->err)
+			return c->err;
+		if (r < 0 && r != -EINTR) {
+			msg_error(MSG_CAPTURE_RINGBUF_FAILED, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static void cpu_capture__read_counters(struct cpu_capture *c)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t *values;
+
+	if (ncpus <= 0)
+		return;
+	values = calloc(ncpus, sizeof(*values));
+	if (!values)
+		return;
+	for (uint32_t k = 0; k < CPU_COUNTER__COUNT; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.counters), &k, values))
+			continue;
+		for (int i = 0; i < ncpus; i++)
+			c->counters[k] += values[i];
+	}
+	free(values);
+}
+
+/* More descriptors than the default 1024: one stays open per binary met. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void cpu_capture__debug_stats(const struct cpu_capture *c)
+{
+	const struct processes_stats *st = processes__stats(c->processes);
+
+	if (!capture__debug())
+		return;
+	msg_error(MSG_CAPTURE_DEBUG_STATS, (unsigned long long)c->counters[CPU_COUNTER_TICKS],
+		  (unsigned long long)c->counters[CPU_COUNTER_IDLE],
+		  (unsigned long long)c->counters[CPU_COUNTER_SAMPLES],
+		  (unsigned long long)c->counters[CPU_COUNTER_LOST],
+		  (unsigned long long)c->counters[CPU_COUNTER_KSTACK_FAILED],
+		  (unsigned long long)c->counters[CPU_COUNTER_USTACK_FAILED],
+		  (unsigned long long)c->counters[CPU_COUNTER_EVENT_LOST],
+		  (unsigned long long)st->samples, (unsigned long long)st->processes,
+		  (unsigned long long)st->from_exit, (unsigned long long)st->unresolved,
+		  (unsigned long long)st->unknown_frames, (unsigned long long)st->truncated);
+}
+
+static void cpu_capture__free(struct cpu_capture *c)
+{
+	cpu_capture__detach_ticks(c);
+	free(c->ticks);
+	ring_buffer__free(c->rb);
+	cpu_bpf__destroy(c->skel);
+	processes__free(c->processes);
+	cgroups__free(c->cgroups);
+	binaries__free(c->binaries);
+	profile__free(c->p);
+}
+
+/* Builds what the records are turned into: the profile, its kernel mapping, the tables
+ * of binaries, cgroups and processes. */
+static int cpu_capture__prepare(struct cpu_capture *c, int ncpus)
+{
+	const struct capture_options *opts = c->opts;
+
+	c->p = profile__new(QUESTION_CPU);
+	if (!c->p || capture__fill_header(c->p, ncpus, opts->hz))
+		return -ENOMEM;
+	c->kernel_mapping = capture__kernel_mapping(c->p);
+	c->binaries = binaries__new();
+	c->cgroups = cgroups__new(NULL);
+	if (c->kernel_mapping == UINT32_MAX || !c->binaries || !c->cgroups)
+		return -ENOMEM;
+	c->processes = processes__new(c->p, opts->owners, c->binaries, c->cgroups, "/proc",
+				      c->kernel_mapping, NSEC_PER_SEC / opts->hz);
+	if (!c->processes)
+		return -ENOMEM;
+	return 0;
+}
+
+/* After sampling: names for what only this boot or this moment can name. */
+static int cpu_capture__finish(struct cpu_capture *c)
+{
+	struct profile *p = c->p;
+	int err;
+
+	err = processes__finish(c->processes);
+	if (!err)
+		err = capture__name_kernel_frames(p, c->kernel_mapping);
+	if (!err)
+		err = binaries__finish(c->binaries, p, c->opts->store);
+	p->header.lost = c->counters[CPU_COUNTER_LOST];
+	p->header.stacks_truncated = processes__stats(c->processes)->truncated;
+	return err;
+}
+
+int capture__cpu(const struct capture_options *opts, struct profile **out)
+{
+	struct cpu_capture c = { .opts = opts };
+	uint64_t start_ns;
+	int *cpus = NULL, ncpus = 0, err;
+
+	err = capture__online_cpus(&cpus, &ncpus);
+	if (err) {
+		msg_error(MSG_CAPTURE_NO_CPUS, strerror(-err));
+		return err;
+	}
+	raise_nofile();
+	err = cpu_capture__prepare(&c, ncpus);
+	if (err) {
+		msg_error(MSG_OUT_OF_MEMORY);
+		goto out_free;
+	}
+	err = cpu_capture__load(&c, ringbuf_size(ncpus, opts->hz));
+	if (err) {
+		msg_error(MSG_CAPTURE_LOAD_FAILED, strerror(-err));
+		goto out_free;
+	}
+	c.rb = ring_buffer__new(bpf_map__fd(c.skel->maps.records), on_record, &c, NULL);
+	if (!c.rb) {
+		err = -errno;
+		msg_error(MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
+		goto out_free;
+	}
+	/* Exec and exit first, so no sampled process can exit unseen. */
+	err = cpu_bpf__attach(c.skel);
+	if (err) {
+		msg_error(MSG_CAPTURE_ATTACH_FAILED, "sched_process_exec/exit", strerror(-err));
+		goto out_free;
+	}
+	err = cpu_capture__attach_ticks(&c, cpus, ncpus);
+	if (err)
+		goto out_free;
+	start_ns = monotonic_ns();
+
+	err = cpu_capture__loop(&c, start_ns);
+	cpu_capture__detach_ticks(&c);
+	c.p->header.duration_ns = monotonic_ns() - start_ns;
+	capture__progress_done(opts);
+	if (!err) {
+		/* What was sent before the last tick, and the exits that follow it. */
+		ring_buffer__consume(c.rb);
+		err = c.err;
+	}
+	cpu_bpf__detach(c.skel);
+	if (!err) {
+		cpu_capture__read_counters(&c);
+		err = cpu_capture__finish(&c);
+	}
+	if (err) {
+		if (err == -ENOMEM)
+			msg_error(MSG_OUT_OF_MEMORY);
+		goto out_free;
+	}
+	cpu_capture__debug_stats(&c);
+	*out = c.p;
+	c.p = NULL;
+
+out_free:
+	cpu_capture__free(&c);
+	free(cpus);
+	return err;
+}
+
+int capture__cpu_probe(char *detail, size_t size)
+{
+	struct cpu_capture c = { 0 };
+	int *cpus = NULL, ncpus = 0, fd, err;
+	struct bpf_link *link;
+
+	err = cpu_capture__load(&c, RINGBUF_MIN);
+	if (err) {
+		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
+		return err;
+	}
+	err = cpu_bpf__attach(c.skel);
+	if (err) {
+		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, "sched_process_exec/exit",
+			   strerror(-err));
+		goto out_destroy;
+	}
+	err = capture__online_cpus(&cpus, &ncpus);
+	fd = err ? err : capture__open_cpu_clock(cpus[0], 99);
+	if (fd < 0) {
+		err = fd;
+		msg_format(detail, size, MSG_CHECK_Q_PERF_FAILED, strerror(-err));
+		goto out_destroy;
+	}
+	link = bpf_program__attach_perf_event(c.skel->progs.on_tick, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, "cpu-clock", strerror(-err));
+		goto out_destroy;
+	}
+	bpf_link__destroy(link);
+
+out_destroy:
+	free(cpus);
+	cpu_bpf__destroy(c.skel);
+	return err;
+}

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The processes of a capture and their samples. Workload: a few hundred samples a
+ * second, each with tens of frames; a new process now and then (read from /proc once);
+ * every frame a binary search in its process's mappings and an interning lookup.
+ */
+#include "capture/processes.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/binaries.h"
+#include "capture/cgroups.h"
+#include "capture/maps.h"
+#include "proc/owner.h"
+#include "proc/proc.h"
+#include "profile/profile.h"
+#include "util/hash.h"
+#include "util/hashmap.h"
+
+/* A mapping that was not there when last read is looked for again (dlopen), but not
+ * more often than this per process. */
+#define MAPS_REREAD_NS 200000000LL
+
+struct pending {
+	void *record;
+	size_t size;
+};
+
+struct process {
+	int tgid;
+	bool alive;    /* false: exited or exec'd; a new entry takes its pid */
+	bool facts;    /* labels are set */
+	bool maps_ok;  /* maps hold the process's mappings (kernel threads: none needed) */
+	int64_t maps_read_ns;
+	struct vma_list maps;
+	struct prof_labels labels; /* tid and thread are the sample's */
+	struct pending *pending;
+	size_t npending, cap_pending;
+};
+
+struct processes {
+	struct profile *p;
+	struct owner_resolver *owners;
+	struct binaries *binaries;
+	struct cgroups *cgroups;
+	const char *proc_root;
+	uint64_t default_period_ns;
+	long page_size;
+	long ticks_per_s;
+
+	struct process **items;
+	uint32_t n, cap;
+	struct hashmap *index; /* tgid -> live entry */
+
+	uint32_t kernel_mapping, anon_mapping, unknown_mapping;
+	struct processes_stats stats;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct processes *processes__new(struct profile *p, struct owner_resolver *owners,
+				 struct binaries *binaries, struct cgroups *cgroups,
+				 const char *proc_root, uint32_t kernel_mapping,
+				 uint64_t default_period_ns)
+{
+	struct processes *ps = calloc(1, sizeof(*ps));
+
+	if (!ps)
+		return NULL;
+	ps->index = hashmap__new();
+	if (!ps->index) {
+		free(ps);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ps->p = p;
+	ps->owners = owners;
+	ps->binaries = binaries;
+	ps->cgroups = cgroups;
+	ps->proc_root = proc_root;
+	ps->default_period_ns = default_period_ns;
+	ps->page_size = sysconf(_SC_PAGESIZE);
+	ps->ticks_per_s = sysconf(_SC_CLK_TCK);
+	ps->kernel_mapping = kernel_mapping;
+	ps->anon_mapping = ps->unknown_mapping = UINT32_MAX;
+	return ps;
+}
+
+static void process__release(struct process *proc)
+{
+	for (size_t i = 0; i < proc->npending; i++)
+		free(proc->pending[i].record);
+	free(proc->pending);
+	proc->pending = NULL;
+	proc->npending = proc->cap_pending = 0;
+	vma_list__clear(&proc->maps);
+}
+
+void processes__free(struct processes *ps)
+{
+	if (!ps)
+		return;
+	for (uint32_t i = 0; i < ps->n; i++) {
+		process__release(ps->items[i]);
+		free(ps->items[i]);
+	}
+	free(ps->items);
+	hashmap__free(ps->index);
+	free(ps);
+}
+
+const struct processes_stats *processes__stats(const struct processes *ps)
+{
+	return &ps->stats;
+}
+
+/* ---- the process table ---- */
+
+static bool process__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct process *proc = ((struct processes *)ctx)->items[id];
+
+	return proc->alive && proc->tgid == *(const int *)key;
+}
+
+static struct process *processes__find(struct processes *ps, int tgid)
+{
+	uint32_t id = hashmap__find(ps->index, hash_u64(3, (uint64_t)tgid), &tgid,
+				    process__equal, ps);
+
+	return id == HASHMAP_NONE ? NULL : ps->items[id];
+}
+
+/* A new live entry for tgid. The index keeps dead entries (it cannot delete); they
+ * never match, and there is one per process that exited while sampled. */
+static struct process *processes__add(struct processes *ps, int tgid)
+{
+	struct process *proc;
+
+	if (ps->n == ps->cap) {
+		uint32_t cap = ps->cap ? ps->cap * 2 : 256;
+		struct process **items = realloc(ps->items, cap * sizeof(*items));
+
+		if (!items)
+			return NULL;
+		ps->items = items;
+		ps->cap = cap;
+	}
+	proc = calloc(1, sizeof(*proc));
+	if (!proc)
+		return NULL;
+	proc->tgid = tgid;
+	proc->alive = true;
+	if (hashmap__insert(ps->index, hash_u64(3, (uint64_t)tgid), ps->n)) {
+		free(proc);
+		return NULL;
+	}
+	ps->items[ps->n++] = proc;
+	ps->stats.processes++;
+	return proc;
+}
+
+/* ---- what a process is: its labels ---- */
+
+static int process__set_facts(struct processes *ps, struct process *proc,
+			      const struct proc_info *info)
+{
+	struct owner owner;
+	struct profile *p = ps->p;
+
+	owner_resolver__classify(ps->owners, info, &owner);
+	proc->labels.pid = proc->tgid;
+	proc->labels.comm = profile__intern(p, info->comm);
+	proc->labels.group = profile__intern(p, owner.label);
+	proc->labels.group_kind = owner.kind;
+	proc->labels.exe = profile__intern(p, info->exe);
+	if (proc->labels.comm == UINT32_MAX || proc->labels.group == UINT32_MAX ||
+	    proc->labels.exe == UINT32_MAX)
+		return -ENOMEM;
+	proc->facts = true;
+	return 0;
+}
+
+/* Opens the binaries of freshly read mappings (so they can be read after the process
+ * is gone) and links each mapping to its binary. */
+static int process__link_binaries(struct processes *ps, struct process *proc, const char *exe)
+{
+	for (size_t i = 0; i < proc->maps.n; i++) {
+		struct vma *v = &proc->maps.vmas[i];
+
+		if (v->kind != VMA_FILE || v->binary)
+			continue;
+		v->is_exe = exe && exe[0] && strcmp(v->path, exe) == 0;
+		v->binary = binaries__get(ps->binaries, proc->tgid, v->start, v->end, v->dev,
+					  v->ino, v->path, v->is_exe);
+		if (!v->binary)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int process__read_maps(struct processes *ps, struct process *proc)
+{
+	const char *exe = proc->facts ? profile__str(ps->p, proc->labels.exe) : NULL;
+	struct vma_list maps = { 0 };
+	int err;
+
+	proc->maps_read_ns = now_ns();
+	err = vma_list__read(&maps, ps->proc_root, proc->tgid);
+	if (err == -ENOMEM)
+		return err;
+	/* A zombie has no mappings left: its exit record will bring them. */
+	if (err || maps.n == 0) {
+		vma_list__clear(&maps);
+		return 0;
+	}
+	vma_list__clear(&proc->maps);
+	proc->maps = maps;
+	proc->maps_ok = true;
+	return process__link_binaries(ps, proc, exe);
+}
+
+/* First sight: /proc while the process still exists. */
+static int process__sync(struct processes *ps, struct process *proc, bool kthread)
+{
+	struct proc_info info;
+	int err;
+
+	if (proc__read(ps->proc_root, proc->tgid, &info))
+		return 0; /* gone: wait for its exit record */
+	err = process__set_facts(ps, proc, &info);
+	if (err)
+		return err;
+	if (info.kthread || kthread) {
+		proc->maps_ok = true;
+		return 0;
+	}
+	return process__read_maps(ps, proc);
+}
+
+/* ---- frames ---- */
+
+static uint32_t processes__special_mapping(struct processes *ps, uint32_t *cache,
+					   const char *path, enum mapping_kind kind,
+					   enum language language, const char *build_id)
+{
+	struct prof_mapping m = { 0 };
+
+	if (*cache != UINT32_MAX)
+		return *cache;
+	m.path = profile__intern(ps->p, path);
+	m.build_id = profile__intern(ps->p, build_id);
+	if (m.path == UINT32_MAX || m.build_id == UINT32_MAX)
+		return UINT32_MAX;
+	m.kind = kind;
+	m.language = language;
+	m.build_id_recorded = true;
+	*cache = profile__add_mapping(ps->p, &m);
+	return *cache;
+}
+
+/* Where a user address of proc is: (mapping, ELF address). 1: in no mapping we know. */
+static int processes__user_location(struct processes *ps, struct process *proc, uint64_t addr,
+				    struct prof_location *loc)
+{
+	struct vma *v = vma_list__find(&proc->maps, addr);
+	struct binary *bin = NULL;
+	uint64_t offset = 0;
+
+	if (!v && proc->maps_ok && proc->alive && proc->facts &&
+	    now_ns() - proc->maps_read_ns >= MAPS_REREAD_NS) {
+		/* Mapped since we read them (dlopen): read again, once in a while. */
+		int err = process__read_maps(ps, proc);
+
+		if (err)
+			return err;
+		v = vma_list__find(&proc->maps, addr);
+	}
+	if (v && v->kind == VMA_FILE && v->binary) {
+		bin = v->binary;
+		offset = addr - v->start + v->offset;
+	} else if (v && v->kind == VMA_VDSO) {
+		bin = binaries__vdso(ps->binaries);
+		offset = addr - v->start;
+	}
+	if (bin) {
+		loc->mapping = binary__mapping(bin, ps->p);
+		loc->address = binary__vaddr(bin, offset);
+	} else if (v && v->kind == VMA_ANON) {
+		loc->mapping = processes__special_mapping(ps, &ps->anon_mapping, "[anon]",
+							  MAPPING_ANON, LANGUAGE_OTHER, "");
+		loc->address = addr;
+	} else {
+		loc->mapping = processes__special_mapping(ps, &ps->unknown_mapping, "[unknown]",
+							  MAPPING_ANON, LANGUAGE_OTHER, "");
+		loc->address = addr;
+		if (loc->mapping != UINT32_MAX)
+			return 1;
+	}
+	return loc->mapping == UINT32_MAX ? -ENOMEM : 0;
+}
+
+/*
+ * Adds one sample of proc. Frames after the first of each part are return addresses:
+ * one is taken off, so each points into its call instruction and names the caller even
+ * when the call was the last instruction of its function.
+ */
+static int processes__emit(struct processes *ps, struct process *proc, const struct cpu_sample *s)
+{
+	uint32_t locs[2 * CPU_MAX_STACK], n = 0;
+	uint32_t klen = s->kstack_len, ulen = s->ustack_len;
+	struct prof_labels labels = proc->labels;
+	int64_t values[2];
+	uint32_t stack;
+	int err;
+
+	if (klen >= CPU_MAX_STACK || ulen >= CPU_MAX_STACK)
+		ps->stats.truncated++;
+	for (uint32_t i = 0; i < klen; i++) {
+		struct prof_location loc = { 0 };
+
+		loc.mapping = ps->kernel_mapping;
+		loc.address = s->ips[i] - (i > 0);
+		locs[n] = profile__add_location(ps->p, &loc);
+		if (locs[n++] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < ulen; i++) {
+		struct prof_location loc = { 0 };
+
+		err = processes__user_location(ps, proc, s->ips[klen + i] - (i > 0), &loc);
+		if (err < 0)
+			return err;
+		if (err == 1) {
+			ps->stats.unknown_frames++;
+			/*
+			 * A caller outside every mapping of a process whose mappings we have
+			 * is where the frame-pointer walk went astray (code built without
+			 * frame pointers uses the register for data): it and what follows it
+			 * are not frames.
+			 */
+			if (i > 0 && proc->maps_ok)
+				break;
+		}
+		locs[n] = profile__add_location(ps->p, &loc);
+		if (locs[n++] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	stack = profile__add_stack(ps->p, locs, n);
+	if (stack == UINT32_MAX)
+		return -ENOMEM;
+
+	labels.tid = s->pid;
+	labels.thread = profile__intern(ps->p, s->comm);
+	if (labels.thread == UINT32_MAX)
+		return -ENOMEM;
+	values[0] = 1;
+	values[1] = s->period_ns ? (int64_t)s->period_ns : (int64_t)ps->default_period_ns;
+	err = profile__add_sample(ps->p, stack, values, &labels);
+	if (!err)
+		ps->stats.samples++;
+	return err;
+}
+
+static int process__keep(struct process *proc, const struct cpu_sample *s, size_t size)
+{
+	struct pending *pd;
+
+	if (proc->npending == proc->cap_pending) {
+		size_t cap = proc->cap_pending ? proc->cap_pending * 2 : 8;
+
+		pd = realloc(proc->pending, cap * sizeof(*pd));
+		if (!pd)
+			return -ENOMEM;
+		proc->pending = pd;
+		proc->cap_pending = cap;
+	}
+	pd = &proc->pending[proc->npending];
+	pd->record = malloc(size);
+	if (!pd->record)
+		return -ENOMEM;
+	memcpy(pd->record, s, size);
+	pd->size = size;
+	proc->npending++;
+	return 0;
+}
+
+/* The facts of a process nothing else told us about, from one of its samples: its name
+ * (the thread's; the process's is not in a sample) and its cgroup. */
+static int process__facts_from_sample(struct processes *ps, struct process *proc,
+				      const struct cpu_sample *s)
+{
+	struct proc_info info = { 0 };
+
+	info.pid = proc->tgid;
+	snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, s->comm);
+	info.kthread = s->flags & CPU_SAMPLE_KTHREAD;
+	if (cgroups__path(ps->cgroups, s->cgroup_id, info.cgroup, sizeof(info.cgroup)) == -ENOMEM)
+		return -ENOMEM;
+	ps->stats.unresolved++;
+	return process__set_facts(ps, proc, &info);
+}
+
+/* Adds what proc kept aside, with what is known of it now. */
+static int process__flush(struct processes *ps, struct process *proc)
+{
+	int err = 0;
+
+	if (proc->npending && !proc->facts)
+		err = process__facts_from_sample(ps, proc, proc->pending[0].record);
+	for (size_t i = 0; i < proc->npending && !err; i++)
+		err = processes__emit(ps, proc, proc->pending[i].record);
+	for (size_t i = 0; i < proc->npending; i++)
+		free(proc->pending[i].record);
+	proc->npending = 0;
+	return err;
+}
+
+/* ---- records ---- */
+
+static bool sample__whole(const struct cpu_sample *s, size_t size)
+{
+	return size >= CPU_SAMPLE_HEADER_SIZE && s->kstack_len <= CPU_MAX_STACK &&
+	       s->ustack_len <= CPU_MAX_STACK &&
+	       size >= CPU_SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len) * sizeof(__u64);
+}
+
+int processes__sample(struct processes *ps, const struct cpu_sample *s, size_t size)
+{
+	struct process *proc;
+	int err;
+
+	if (!sample__whole(s, size))
+		return 0;
+	proc = processes__find(ps, s->tgid);
+	if (!proc) {
+		proc = processes__add(ps, s->tgid);
+		if (!proc)
+			return -ENOMEM;
+		err = process__sync(ps, proc, s->flags & CPU_SAMPLE_KTHREAD);
+		if (err)
+			return err;
+	}
+	if (proc->facts && (proc->maps_ok || s->ustack_len == 0))
+		return processes__emit(ps, proc, s);
+	return process__keep(proc, s, CPU_SAMPLE_HEADER_SIZE +
+					      (s->kstack_len + s->ustack_len) * sizeof(__u64));
+}
+
+static void process__kill(struct process *proc)
+{
+	process__release(proc);
+	proc->alive = false;
+}
+
+int processes__exec(struct processes *ps, const struct cpu_proc_event *e, size_t size)
+{
+	struct process *proc;
+	int err;
+
+	if (size < offsetof(struct cpu_proc_event, exe_parts))
+		return 0;
+	proc = processes__find(ps, e->tgid);
+	if (!proc)
+		return 0;
+	/* Its samples so far belong to the image it had; the next are read anew. */
+	err = process__flush(ps, proc);
+	process__kill(proc);
+	return err;
+}
+
+static dev_t kernel_dev(uint32_t dev)
+{
+	return makedev(dev >> 20, dev & 0xfffff);
+}
+
+/* "/usr/bin/sleep" from the parts the kernel sent leaf first. */
+static void exe_path(const struct cpu_proc_event *e, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = e->nexe_parts; i-- > 0 && len < size;) {
+		int n = snprintf(buf + len, size - len, "/%.*s", CPU_EXE_PART_LEN,
+				 e->exe_parts[i]);
+
+		if (n < 0)
+			break;
+		len += n;
+	}
+}
+
+static int process__facts_from_exit(struct processes *ps, struct process *proc,
+				    const struct cpu_proc_event *e, const char *exe)
+{
+	struct proc_info info = { 0 };
+
+	info.pid = proc->tgid;
+	info.ppid = e->ppid;
+	snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, e->comm);
+	snprintf(info.exe, sizeof(info.exe), "%s", exe);
+	info.kthread = e->flags & CPU_PROC_KTHREAD;
+	info.tty_nr = e->tty_nr;
+	if (ps->ticks_per_s > 0)
+		info.start_ticks = e->start_boottime_ns / (1000000000ULL / ps->ticks_per_s);
+	if (cgroups__path(ps->cgroups, e->cgroup_id, info.cgroup, sizeof(info.cgroup)) == -ENOMEM)
+		return -ENOMEM;
+	return process__set_facts(ps, proc, &info);
+}
+
+/* The mappings the kernel read at exit. Their files are known by identity only: a file
+ * some other process mapped is open already; the executable can be opened by its path. */
+static int process__maps_from_exit(struct processes *ps, struct process *proc,
+				   const struct cpu_proc_event *e, size_t nvmas, const char *exe)
+{
+	vma_list__clear(&proc->maps);
+	for (size_t i = 0; i < nvmas; i++) {
+		const struct cpu_vma *kv = &e->vmas[i];
+		struct vma v = { 0 };
+
+		v.start = kv->start;
+		v.end = kv->end;
+		v.offset = kv->pgoff * ps->page_size;
+		v.dev = kernel_dev(kv->dev);
+		v.ino = kv->ino;
+		v.kind = VMA_FILE;
+		v.is_exe = kv->is_exe;
+		v.binary = binaries__find(ps->binaries, v.dev, v.ino);
+		if (!v.binary && v.is_exe && exe[0])
+			v.binary = binaries__get_by_path(ps->binaries, v.dev, v.ino, exe, true);
+		if (vma_list__add(&proc->maps, &v))
+			return -ENOMEM;
+	}
+	proc->maps_ok = true;
+	return 0;
+}
+
+int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t size)
+{
+	size_t head = offsetof(struct cpu_proc_event, vmas), nvmas;
+	char exe[PATH_MAX];
+	struct process *proc;
+	int err = 0;
+
+	if (size < head)
+		return 0;
+	proc = processes__find(ps, e->tgid);
+	if (!proc)
+		return 0;
+	nvmas = e->nvmas;
+	if (nvmas > CPU_EXIT_MAX_VMAS || size < head + nvmas * sizeof(struct cpu_vma))
+		nvmas = 0;
+	if (proc->npending) {
+		exe_path(e, exe, sizeof(exe));
+		if (!proc->facts) {
+			err = process__facts_from_exit(ps, proc, e, exe);
+			ps->stats.from_exit++;
+		}
+		if (!err && !proc->maps_ok && (e->flags & CPU_PROC_HAS_MM))
+			err = process__maps_from_exit(ps, proc, e, nvmas, exe);
+		if (!err)
+			err = process__flush(ps, proc);
+	}
+	process__kill(proc);
+	return err;
+}
+
+int processes__finish(struct processes *ps)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < ps->n && !err; i++)
+		if (ps->items[i]->alive)
+			err = process__flush(ps, ps->items[i]);
+	return err;
+}

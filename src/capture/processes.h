@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From the kernel's raw records to profile samples: the processes a capture sampled,
+ * each read from /proc on first sight (its facts, owner and executable mappings), and
+ * every sampled address turned into (mapping, ELF address).
+ *
+ * A process can be gone before user space reads it: it then waits, its samples kept
+ * aside, for its exit record, which carries the same facts and mappings from the kernel.
+ * A process that exec'd is read again. When the capture ends, what still waits is added
+ * with what the samples themselves say (name, cgroup).
+ */
+#ifndef SLIDEOPS_CAPTURE_PROCESSES_H
+#define SLIDEOPS_CAPTURE_PROCESSES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../bpf/cpu.h"
+
+struct profile;
+struct owner_resolver;
+struct binaries;
+struct cgroups;
+
+struct processes_stats {
+	uint64_t samples;        /* added to the profile */
+	uint64_t processes;      /* distinct processes sampled */
+	uint64_t from_exit;      /* processes known only from their exit record */
+	uint64_t unresolved;     /* processes whose facts came from their samples only */
+	uint64_t unknown_frames; /* user addresses in no known mapping */
+	uint64_t truncated;      /* stacks as deep as the kernel takes them */
+};
+
+struct processes;
+
+/* kernel_mapping: p's mapping for kernel frames. default_period_ns: what a sample
+ * stands for when the kernel did not say. */
+struct processes *processes__new(struct profile *p, struct owner_resolver *owners,
+				 struct binaries *binaries, struct cgroups *cgroups,
+				 const char *proc_root, uint32_t kernel_mapping,
+				 uint64_t default_period_ns);
+void processes__free(struct processes *ps);
+
+/* One record of each kind, as the ring buffer hands it (size bytes). 0 or -ENOMEM;
+ * a record too short to be what it says is ignored. */
+int processes__sample(struct processes *ps, const struct cpu_sample *s, size_t size);
+int processes__exec(struct processes *ps, const struct cpu_proc_event *e, size_t size);
+int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t size);
+
+/* Adds the samples still waiting. 0 or -ENOMEM. */
+int processes__finish(struct processes *ps);
+
+const struct processes_stats *processes__stats(const struct processes *ps);
+
+#endif
