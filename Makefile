@@ -147,12 +147,21 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(wildcard src/elf/*.c src/symbols/symt
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -lelf -lz -o $@
 
+# The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
+$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/pprof.c \
+		$(wildcard src/util/*.c) $(PROTO_C)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -lprotobuf-c -lz -o $@
+
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
 integration-test: $(OUTPUT)/slideops
 
 # `make test`: dependencies, build, every test. Must run as root (real BPF, real cgroups).
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf
+	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
 	$(Q)tests/run.sh
 
 # `make run`: dependencies, build, the main job: a 10 s capture of this server.

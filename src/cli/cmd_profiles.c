@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slideops profiles: the workspace's past profiles, newest first, each with its id (for
+ * `show` and `compare`) and its answer. Reads the index only, never a profile blob, so
+ * it stays quick however many profiles the workspace keeps.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "store/store.h"
+#include "util/messages.h"
+
+/* "2026-12-02T15:04:05Z" (UTC): the JSON contract's form, also shown to people. */
+static void format_time(int64_t ns, char buf[32])
+{
+	time_t t = (time_t)(ns / 1000000000LL);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		buf[0] = '\0';
+}
+
+/* Whole seconds, rounded: a capture ended early by Ctrl-C says how long it ran. */
+static long long whole_seconds(uint64_t ns)
+{
+	return (long long)((ns + 500000000ULL) / 1000000000ULL);
+}
+
+static json_t *entries_json(const struct profile_entry *e, size_t n)
+{
+	json_t *list = json_array();
+	char when[32];
+
+	for (size_t i = 0; list && i < n; i++) {
+		json_t *item;
+
+		format_time(e[i].started_at_ns, when);
+		item = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s}", "id", e[i].id, "question",
+				 question__id(e[i].question), "server", e[i].server, "started_at",
+				 when, "seconds", (json_int_t)whole_seconds(e[i].duration_ns),
+				 "answer", e[i].answer);
+		if (json_array_append_new(list, item)) {
+			json_decref(list);
+			list = NULL;
+		}
+	}
+	return list ? json_pack("{s:o}", "profiles", list) : NULL;
+}
+
+static void print_entries(const struct profile_entry *e, size_t n)
+{
+	char when[32];
+
+	if (!n) {
+		msg_print(MSG_PROFILES_NONE);
+		return;
+	}
+	msg_print(MSG_PROFILES_HEADER);
+	for (size_t i = 0; i < n; i++) {
+		format_time(e[i].started_at_ns, when);
+		msg_print(MSG_PROFILES_ROW, e[i].id, question__id(e[i].question), e[i].server,
+			  when, whole_seconds(e[i].duration_ns));
+		if (e[i].answer[0])
+			msg_print(MSG_PROFILES_ANSWER, e[i].answer);
+	}
+}
+
+int cmd_profiles(int argc, char **argv, const struct cli_env *env)
+{
+	struct profile_entry *entries;
+	struct store *s;
+	size_t n;
+	int err;
+
+	if (cli_wants_help(argc, argv)) {
+		msg_print(MSG_HELP_PROFILES);
+		return EXIT_OK;
+	}
+	if (argc > 1) {
+		if (argv[1][0] == '-' && argv[1][1])
+			msg_error(MSG_USAGE_UNKNOWN_OPTION, "profiles", argv[1], "profiles");
+		else
+			msg_error(MSG_USAGE_EXTRA_ARGUMENT, "profiles", argv[1]);
+		return EXIT_REFUSED;
+	}
+
+	s = cli_open_store(env);
+	if (!s)
+		return EXIT_FAIL;
+	err = store__list_profiles(s, &entries, &n);
+	if (err) {
+		msg_error(MSG_PROFILES_LIST_FAILED, store__dir(s), strerror(-err));
+		store__close(s);
+		return EXIT_FAIL;
+	}
+	store__close(s);
+
+	if (env->json)
+		cli_print_json(entries_json(entries, n));
+	else
+		print_entries(entries, n);
+	profile_entries__free(entries, n);
+	return EXIT_OK;
+}

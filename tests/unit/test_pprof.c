@@ -1,0 +1,787 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pprof: a profile survives encode and decode whole; a blob cut short or with a bad
+ * index is refused, never half read; a pprof from another tool still reads; and
+ * `go tool pprof` reads our exports with their names.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "profile.pb-c.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
+
+#define S(p, s) profile__intern((p), (s))
+
+struct built {
+	struct profile *p;
+	uint32_t locs[8];
+};
+
+static uint32_t mapping(struct profile *p, const char *path, const char *build_id,
+			enum mapping_kind kind, enum language lang, bool symtab, bool recorded)
+{
+	struct prof_mapping m = {
+		.path = S(p, path),
+		.build_id = S(p, build_id),
+		.kind = kind,
+		.language = lang,
+		.has_symtab = symtab,
+		.build_id_recorded = recorded,
+	};
+	uint32_t id = profile__add_mapping(p, &m);
+
+	assert_int_not_equal(id, UINT32_MAX);
+	return id;
+}
+
+static uint32_t location(struct profile *p, uint32_t m, uint64_t addr, const char *fn,
+			 const char *file, int64_t line)
+{
+	struct prof_location l = {
+		.mapping = m,
+		.address = addr,
+		.function = fn ? S(p, fn) : 0,
+		.file = file ? S(p, file) : 0,
+		.line = line,
+	};
+	uint32_t id = profile__add_location(p, &l);
+
+	assert_int_not_equal(id, UINT32_MAX);
+	return id;
+}
+
+static void sample(struct profile *p, const uint32_t *locs, uint32_t depth, int64_t v0,
+		   int64_t v1, const struct prof_labels *lb)
+{
+	int64_t v[2] = { v0, v1 };
+	uint32_t stack = profile__add_stack(p, locs, depth);
+
+	assert_int_not_equal(stack, UINT32_MAX);
+	assert_int_equal(profile__add_sample(p, stack, v, lb), 0);
+}
+
+/* A cpu profile like a capture makes: a stripped exe, a library, the kernel, a Python
+ * interpreter frame named at capture, an anonymous JIT region; several processes. */
+static struct profile *build_cpu(struct built *b)
+{
+	struct profile *p = profile__new(QUESTION_CPU);
+	uint32_t exe, lib, kernel, py, jit, *L = b->locs;
+
+	assert_non_null(p);
+	p->header.hostname = S(p, "web-1");
+	p->header.kernel_release = S(p, "6.18.0-test");
+	p->header.kernel_build_id = S(p, "4a1f20b65a313cbf47aa00112233445566778899");
+	p->header.ncpus = 2;
+	p->header.started_at_ns = 1796223845123456789LL;
+	p->header.duration_ns = 30000000000ULL;
+	p->header.sample_hz = 99;
+	p->header.lost = 3;
+	p->header.stacks_truncated = 7;
+	p->header.tool_version = S(p, "0.1.0");
+
+	exe = mapping(p, "/usr/local/bin/billing-worker", "b65a313cbf47aa00bb11cc22dd33ee44ff556677",
+		      MAPPING_EXE, LANGUAGE_C, false, true);
+	lib = mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "0123456789abcdef0123",
+		      MAPPING_LIB, LANGUAGE_C, true, true);
+	kernel = mapping(p, "[kernel.kallsyms]", "4a1f20b65a313cbf47aa00112233445566778899",
+			 MAPPING_KERNEL, LANGUAGE_KERNEL, true, true);
+	py = mapping(p, "/usr/bin/python3.11", "", MAPPING_EXE, LANGUAGE_PYTHON, true, false);
+	jit = mapping(p, "", "", MAPPING_JIT, LANGUAGE_JAVASCRIPT, false, true);
+
+	L[0] = location(p, exe, 0x4a1f20, NULL, NULL, 0);
+	L[1] = location(p, exe, 0x401000, NULL, NULL, 0);
+	L[2] = location(p, lib, 0x29d90, NULL, NULL, 0);
+	L[3] = location(p, kernel, 0xffffffff81234567ULL, "do_syscall_64", NULL, 0);
+	L[4] = location(p, py, 0x1000, "build_report", "/srv/billing/report.py", 42);
+	L[5] = location(p, py, 0x1000, "build_report", "/srv/billing/report.py", 57);
+	L[6] = location(p, jit, 0x7f0000001234ULL, NULL, NULL, 0);
+	L[7] = location(p, py, 0x2000, "main", "/srv/billing/app.py", 3);
+
+	{
+		uint32_t s1[] = { L[0], L[1], L[2] };
+		uint32_t s2[] = { L[3], L[0], L[1], L[2] };
+		uint32_t s3[] = { L[4], L[7] };
+		uint32_t s4[] = { L[5], L[7] };
+		uint32_t s5[] = { L[6] };
+		struct prof_labels a = {
+			.pid = 4242, .tid = 4243, .comm = S(p, "billing-worker"),
+			.thread = S(p, "worker-1"), .group = S(p, "Service billing"),
+			.group_kind = GROUP_SERVICE, .exe = S(p, "/usr/local/bin/billing-worker"),
+		};
+		struct prof_labels c = {
+			.pid = 77, .tid = 77, .comm = S(p, "gunicorn"),
+			.group = S(p, "Unit nginx.service"), .group_kind = GROUP_UNIT,
+			.exe = S(p, "/usr/bin/python3.11"), .state = S(p, "running"),
+		};
+		struct prof_labels d = { .pid = 1, .tid = 1, .group = S(p, "System"),
+					 .group_kind = GROUP_SYSTEM };
+		struct prof_labels e = { .group_kind = GROUP_OTHER }; /* nothing known */
+		struct prof_labels f = { .pid = 5, .group_kind = GROUP_CONTAINER,
+					 .lock = 0xffff888012345678ULL, .lock_kind = S(p, "mutex"),
+					 .wait = S(p, "futex_wait") };
+
+		sample(p, s1, 3, 10, 101010100, &a);
+		sample(p, s2, 4, 3, 30303030, &a);
+		sample(p, s1, 3, 1, 10101010, &c);
+		sample(p, s3, 2, 5, 50505050, &c);
+		sample(p, s4, 2, 2, 20202020, &c);
+		sample(p, s5, 1, 1, 10101010, &d);
+		sample(p, s1, 3, 4, 40404040, &e);
+		sample(p, s2, 4, 6, 60606060, &f);
+		sample(p, s3, 0, 1, 10101010, &e); /* an empty stack: all frames lost */
+	}
+	return p;
+}
+
+static void assert_str_id_equal(const struct profile *a, uint32_t x, const struct profile *b,
+				uint32_t y)
+{
+	assert_string_equal(profile__str(a, x), profile__str(b, y));
+}
+
+static void assert_profiles_equal(const struct profile *a, const struct profile *b)
+{
+	const struct prof_header *ha = &a->header, *hb = &b->header;
+
+	assert_int_equal(ha->format_version, hb->format_version);
+	assert_int_equal(ha->question, hb->question);
+	assert_str_id_equal(a, ha->hostname, b, hb->hostname);
+	assert_str_id_equal(a, ha->kernel_release, b, hb->kernel_release);
+	assert_str_id_equal(a, ha->kernel_build_id, b, hb->kernel_build_id);
+	assert_str_id_equal(a, ha->tool_version, b, hb->tool_version);
+	assert_int_equal(ha->ncpus, hb->ncpus);
+	assert_int_equal(ha->started_at_ns, hb->started_at_ns);
+	assert_int_equal(ha->duration_ns, hb->duration_ns);
+	assert_int_equal(ha->sample_hz, hb->sample_hz);
+	assert_int_equal(ha->lost, hb->lost);
+	assert_int_equal(ha->stacks_truncated, hb->stacks_truncated);
+
+	assert_int_equal(a->nvalues, b->nvalues);
+	for (uint32_t i = 0; i < a->nvalues; i++) {
+		assert_str_id_equal(a, a->value_types[i].type, b, b->value_types[i].type);
+		assert_str_id_equal(a, a->value_types[i].unit, b, b->value_types[i].unit);
+	}
+
+	assert_int_equal(a->nmappings, b->nmappings);
+	for (uint32_t i = 0; i < a->nmappings; i++) {
+		const struct prof_mapping *x = &a->mappings[i], *y = &b->mappings[i];
+
+		assert_str_id_equal(a, x->path, b, y->path);
+		assert_str_id_equal(a, x->build_id, b, y->build_id);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->language, y->language);
+		assert_int_equal(x->has_symtab, y->has_symtab);
+		assert_int_equal(x->build_id_recorded, y->build_id_recorded);
+	}
+
+	assert_int_equal(a->nlocations, b->nlocations);
+	for (uint32_t i = 0; i < a->nlocations; i++) {
+		const struct prof_location *x = &a->locations[i], *y = &b->locations[i];
+
+		assert_int_equal(x->mapping, y->mapping);
+		assert_int_equal(x->address, y->address);
+		assert_str_id_equal(a, x->function, b, y->function);
+		assert_str_id_equal(a, x->file, b, y->file);
+		assert_int_equal(x->line, y->line);
+	}
+
+	assert_int_equal(a->nsamples, b->nsamples);
+	for (uint32_t i = 0; i < a->nsamples; i++) {
+		const struct prof_sample *x = &a->samples[i], *y = &b->samples[i];
+		const struct prof_labels *lx = &x->labels, *ly = &y->labels;
+		const uint32_t *sx, *sy;
+		uint32_t dx, dy;
+
+		sx = profile__stack(a, x->stack, &dx);
+		sy = profile__stack(b, y->stack, &dy);
+		assert_int_equal(dx, dy);
+		assert_memory_equal(sx, sy, sizeof(uint32_t) * dx);
+		for (uint32_t v = 0; v < a->nvalues; v++)
+			assert_int_equal(x->values[v], y->values[v]);
+		assert_int_equal(lx->pid, ly->pid);
+		assert_int_equal(lx->tid, ly->tid);
+		assert_str_id_equal(a, lx->comm, b, ly->comm);
+		assert_str_id_equal(a, lx->thread, b, ly->thread);
+		assert_str_id_equal(a, lx->group, b, ly->group);
+		assert_int_equal(lx->group_kind, ly->group_kind);
+		assert_str_id_equal(a, lx->exe, b, ly->exe);
+		assert_str_id_equal(a, lx->state, b, ly->state);
+		assert_str_id_equal(a, lx->wait, b, ly->wait);
+		assert_int_equal(lx->lock, ly->lock);
+		assert_str_id_equal(a, lx->lock_kind, b, ly->lock_kind);
+	}
+	assert_int_equal(a->nstacks, b->nstacks);
+}
+
+static void test_round_trip_keeps_everything(void **state)
+{
+	struct built b;
+	struct profile *p = build_cpu(&b), *q = NULL;
+	void *data;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(pprof__encode(p, false, &data, &len), 0);
+	assert_true(len > 20);
+	assert_int_equal(((unsigned char *)data)[0], 0x1f); /* gzip */
+	assert_int_equal(pprof__decode(data, len, &q), 0);
+	assert_non_null(q);
+	assert_profiles_equal(p, q);
+	/* Interning holds after a read: the same location added again is the same index. */
+	assert_int_equal(profile__add_location(q, &q->locations[4]), 4);
+	free(data);
+	profile__free(q);
+	profile__free(p);
+}
+
+/* Each question's values and labels survive, not only cpu's. */
+static void test_round_trip_every_question(void **state)
+{
+	(void)state;
+	for (int qi = 0; qi < QUESTION__COUNT; qi++) {
+		struct profile *p = profile__new((enum question)qi), *q = NULL;
+		struct prof_labels lb = { .pid = 9, .tid = 10, .state = S(p, "waiting"),
+					  .wait = S(p, "pipe_read"), .lock = 0x1234,
+					  .lock_kind = S(p, "futex"), .group = S(p, "System"),
+					  .group_kind = GROUP_SYSTEM };
+		int64_t v[2] = { 123456789, 987654321 };
+		uint32_t m, l, st;
+		void *data;
+		size_t len;
+
+		p->header.hostname = S(p, "db-2");
+		p->header.started_at_ns = 1;
+		m = mapping(p, "/bin/app", "aa", MAPPING_EXE, LANGUAGE_GO, true, true);
+		l = location(p, m, 0x10, NULL, NULL, 0);
+		st = profile__add_stack(p, &l, 1);
+		assert_int_equal(profile__add_sample(p, st, v, &lb), 0);
+		assert_int_equal(pprof__encode(p, false, &data, &len), 0);
+		assert_int_equal(pprof__decode(data, len, &q), 0);
+		assert_int_equal(q->header.question, qi);
+		assert_profiles_equal(p, q);
+		assert_int_equal(profile__total(q, profile__main_value(q)),
+				 v[profile__main_value(p)]);
+		free(data);
+		profile__free(q);
+		profile__free(p);
+	}
+}
+
+static void test_file_write_and_read(void **state)
+{
+	struct built b;
+	struct profile *p = build_cpu(&b), *q = NULL;
+	char dir[] = "/tmp/slideops-pprof.XXXXXX", path[256], cmd[512];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/cpu.pb.gz", dir);
+	assert_int_equal(pprof__write_file(p, false, path), 0);
+	assert_int_equal(pprof__read_file(path, &q), 0);
+	assert_profiles_equal(p, q);
+	profile__free(q);
+	/* Only the file itself is left: the temporary one was renamed onto it. */
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s)\" = cpu.pb.gz", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(pprof__read_file("/nonexistent/x.pb.gz", &q), -ENOENT);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	profile__free(p);
+}
+
+/* A stored blob cut anywhere is refused whole, never read as a smaller profile. */
+static void test_truncated_blobs_are_refused(void **state)
+{
+	struct built b;
+	struct profile *p = build_cpu(&b), *q;
+	void *data;
+	size_t len, step;
+
+	(void)state;
+	assert_int_equal(pprof__encode(p, false, &data, &len), 0);
+	step = len > 4000 ? len / 2000 : 1;
+	for (size_t cut = 0; cut < len; cut += step) {
+		/* A copy of exactly cut bytes, so ASan sees any read past the end. */
+		void *part = malloc(cut ? cut : 1);
+
+		memcpy(part, data, cut);
+		q = (struct profile *)1;
+		assert_int_equal(pprof__decode(part, cut, &q), -EBADMSG);
+		assert_null(q);
+		free(part);
+	}
+	/* Trailing bytes after the gzip stream are not ours either. */
+	{
+		unsigned char *more = malloc(len + 1);
+
+		memcpy(more, data, len);
+		more[len] = 0;
+		assert_int_equal(pprof__decode(more, len + 1, &q), -EBADMSG);
+		free(more);
+	}
+	free(data);
+	profile__free(p);
+}
+
+/*
+ * A flipped byte breaks the stream or its CRC: refused, never misread. (A few bits of
+ * a deflate stream carry nothing, such as the padding of its last byte; flipping those
+ * reads the very same profile, which is just as right.)
+ */
+static void test_corrupt_bytes_are_refused(void **state)
+{
+	struct built b;
+	struct profile *p = build_cpu(&b), *q;
+	unsigned char *data;
+	size_t len, refused = 0, tried = 0;
+	int err;
+
+	(void)state;
+	assert_int_equal(pprof__encode(p, false, (void **)&data, &len), 0);
+	/* From 10: the gzip header's time and flags bytes are not checked by design. */
+	for (size_t i = 10; i < len; i++) {
+		for (unsigned x = 1; x < 256; x += 17) {
+			data[i] ^= (unsigned char)x;
+			q = NULL;
+			err = pprof__decode(data, len, &q);
+			if (err) {
+				assert_int_equal(err, -EBADMSG);
+				assert_null(q);
+				refused++;
+			} else {
+				assert_profiles_equal(p, q);
+				profile__free(q);
+			}
+			tried++;
+			data[i] ^= (unsigned char)x;
+		}
+	}
+	assert_true(refused > tried * 99 / 100);
+	assert_int_equal(pprof__decode(data, len, &q), 0);
+	profile__free(q);
+	free(data);
+	profile__free(p);
+}
+
+/* ---- raw pprof messages, built by hand, then broken one field at a time ---- */
+
+struct raw {
+	Perftools__Profiles__Profile pb;
+	Perftools__Profiles__SlideopsHeader hdr;
+	Perftools__Profiles__ValueType vt[2], *vtp[2];
+	Perftools__Profiles__Mapping map, *mapp[1];
+	Perftools__Profiles__Function fn, *fnp[1];
+	Perftools__Profiles__Line line, *linep[1];
+	Perftools__Profiles__Location loc[2], *locp[2];
+	Perftools__Profiles__Label lab[2], *labp[2];
+	Perftools__Profiles__Sample smp, *smpp[1];
+	uint64_t loc_ids[2];
+	int64_t values[2];
+	char *strings[16];
+};
+
+enum {
+	STR_EMPTY, STR_SAMPLES, STR_COUNT, STR_CPU, STR_NS, STR_APP, STR_MAIN, STR_PID,
+	STR_COMM, STR_HOST, STR_QCPU, STR_EXE, STR_C, STR__N
+};
+
+static void raw__init(struct raw *r, bool ours)
+{
+	static char *strings[STR__N] = { "", "samples", "count", "cpu", "nanoseconds",
+					 "/usr/bin/app", "main.work", "pid", "comm", "host-1",
+					 "cpu", "exe", "C/C++" };
+
+	memset(r, 0, sizeof(*r));
+	perftools__profiles__profile__init(&r->pb);
+	memcpy(r->strings, strings, sizeof(strings));
+	r->pb.string_table = r->strings;
+	r->pb.n_string_table = STR__N;
+
+	for (int i = 0; i < 2; i++) {
+		perftools__profiles__value_type__init(&r->vt[i]);
+		r->vtp[i] = &r->vt[i];
+	}
+	r->vt[0].type = STR_SAMPLES;
+	r->vt[0].unit = STR_COUNT;
+	r->vt[1].type = STR_CPU;
+	r->vt[1].unit = STR_NS;
+	r->pb.sample_type = r->vtp;
+	r->pb.n_sample_type = 2;
+
+	perftools__profiles__mapping__init(&r->map);
+	r->map.id = 1;
+	r->map.filename = STR_APP;
+	r->map.memory_start = ours ? 0 : 0x400000;
+	r->map.memory_limit = ours ? 0 : 0x500000;
+	if (ours) {
+		r->map.slideops_kind = STR_EXE;
+		r->map.slideops_language = STR_C;
+		r->map.slideops_build_id_recorded = 1;
+	}
+	r->mapp[0] = &r->map;
+	r->pb.mapping = r->mapp;
+	r->pb.n_mapping = 1;
+
+	perftools__profiles__function__init(&r->fn);
+	r->fn.id = 7;
+	r->fn.name = STR_MAIN;
+	r->fnp[0] = &r->fn;
+	r->pb.function = r->fnp;
+	r->pb.n_function = 1;
+
+	perftools__profiles__line__init(&r->line);
+	r->line.function_id = 7;
+	r->line.line = 12;
+	r->linep[0] = &r->line;
+	for (int i = 0; i < 2; i++) {
+		perftools__profiles__location__init(&r->loc[i]);
+		r->loc[i].id = 100 + (uint64_t)i; /* not 1..n: the sparse id path */
+		r->loc[i].mapping_id = 1;
+		r->loc[i].address = 0x401234 + (uint64_t)i * 0x10;
+		r->locp[i] = &r->loc[i];
+	}
+	r->loc[0].line = r->linep;
+	r->loc[0].n_line = 1;
+	r->pb.location = r->locp;
+	r->pb.n_location = 2;
+
+	perftools__profiles__label__init(&r->lab[0]);
+	r->lab[0].key = STR_PID;
+	r->lab[0].num = 4242;
+	perftools__profiles__label__init(&r->lab[1]);
+	r->lab[1].key = STR_COMM;
+	r->lab[1].str = STR_APP;
+	r->labp[0] = &r->lab[0];
+	r->labp[1] = &r->lab[1];
+	perftools__profiles__sample__init(&r->smp);
+	r->loc_ids[0] = 100;
+	r->loc_ids[1] = 101;
+	r->smp.location_id = r->loc_ids;
+	r->smp.n_location_id = 2;
+	r->values[0] = 3;
+	r->values[1] = 30000000;
+	r->smp.value = r->values;
+	r->smp.n_value = 2;
+	r->smp.label = r->labp;
+	r->smp.n_label = 2;
+	r->smpp[0] = &r->smp;
+	r->pb.sample = r->smpp;
+	r->pb.n_sample = 1;
+
+	r->pb.period_type = &r->vt[1];
+	r->pb.period = 10000000; /* 100 Hz */
+	r->pb.time_nanos = 1700000000000000000LL;
+	r->pb.duration_nanos = 5000000000LL;
+
+	if (ours) {
+		perftools__profiles__slideops_header__init(&r->hdr);
+		r->hdr.format_version = PROFILE_FORMAT_VERSION;
+		r->hdr.question = STR_QCPU;
+		r->hdr.hostname = STR_HOST;
+		r->hdr.ncpus = 4;
+		r->pb.slideops = &r->hdr;
+	}
+}
+
+static int raw__decode(struct raw *r, struct profile **out)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(&r->pb);
+	uint8_t *buf = malloc(len ? len : 1);
+	int err;
+
+	assert_non_null(buf);
+	perftools__profiles__profile__pack(&r->pb, buf);
+	*out = NULL;
+	err = pprof__decode(buf, len, out);
+	free(buf);
+	return err;
+}
+
+/* Decodes r, which must be refused, and checks nothing came out. */
+static void assert_refused(struct raw *r, const char *what)
+{
+	struct profile *p;
+	int err = raw__decode(r, &p);
+
+	if (err != -EBADMSG)
+		fail_msg("%s: decode returned %d, not -EBADMSG", what, err);
+	assert_null(p);
+}
+
+static void test_valid_raw_message_reads(void **state)
+{
+	struct raw r;
+	struct profile *p;
+
+	(void)state;
+	raw__init(&r, true);
+	assert_int_equal(raw__decode(&r, &p), 0); /* the base of the next test is sound */
+	assert_int_equal(p->header.question, QUESTION_CPU);
+	assert_string_equal(profile__str(p, p->header.hostname), "host-1");
+	assert_int_equal(p->nsamples, 1);
+	assert_int_equal(p->samples[0].labels.pid, 4242);
+	assert_string_equal(profile__str(p, p->samples[0].labels.comm), "/usr/bin/app");
+	assert_string_equal(profile__str(p, p->locations[0].function), "main.work");
+	assert_int_equal(p->locations[0].line, 12);
+	profile__free(p);
+}
+
+static void test_corrupt_indices_are_refused(void **state)
+{
+	struct raw r;
+
+	(void)state;
+#define BREAK(stmt)                       \
+	do {                              \
+		raw__init(&r, true);      \
+		stmt;                     \
+		assert_refused(&r, #stmt); \
+	} while (0)
+	BREAK(r.pb.n_string_table = 0);
+	BREAK(r.strings[0] = "x");
+	BREAK(r.vt[0].type = STR__N);
+	BREAK(r.vt[1].unit = -1);
+	BREAK(r.pb.n_sample_type = 0);
+	BREAK(r.pb.n_sample_type = 1);          /* ours, cpu: two values */
+	BREAK(r.pb.default_sample_type = 999);
+	BREAK(r.hdr.question = STR_APP);        /* not a question */
+	BREAK(r.hdr.hostname = 1000);
+	BREAK(r.hdr.tool_version = -5);
+	BREAK(r.hdr.kernel_build_id = STR__N);
+	BREAK(r.map.filename = STR__N);
+	BREAK(r.map.build_id = 12345);
+	BREAK(r.map.slideops_kind = -1);
+	BREAK(r.map.slideops_language = 99);
+	BREAK(r.map.id = 0);
+	BREAK(r.fn.name = STR__N);
+	BREAK(r.fn.filename = -2);
+	BREAK(r.fn.system_name = 77);
+	BREAK(r.fn.id = 0);
+	BREAK(r.line.function_id = 8);          /* no such function */
+	BREAK(r.loc[1].mapping_id = 2);         /* no such mapping */
+	BREAK(r.loc[1].id = 100);               /* two locations with one id */
+	BREAK(r.loc[0].id = 0);
+	BREAK(r.loc_ids[1] = 102);              /* sample names a location that is not there */
+	BREAK(r.loc_ids[0] = 0);
+	BREAK(r.smp.n_value = 1);               /* values do not match the sample types */
+	BREAK(r.lab[0].key = STR__N);
+	BREAK(r.lab[1].str = -1);
+	BREAK(r.lab[1].num_unit = 4000);
+	BREAK(r.lab[0].num = (int64_t)1 << 40); /* no such pid */
+#undef BREAK
+}
+
+/* Another tool's pprof (no SlideOps header) reads with defaults: Go's cpu profile
+ * records run-time addresses and only names its own labels. */
+static void test_foreign_pprof_reads_with_defaults(void **state)
+{
+	struct raw r;
+	struct profile *p;
+	static char *extra[] = { "", "samples", "count", "cpu", "nanoseconds", "/usr/bin/app",
+				 "main.work", "pid", "comm", "host-1", "cpu", "exe", "C/C++",
+				 "endpoint", "/api" };
+
+	(void)state;
+	raw__init(&r, false);
+	r.pb.string_table = extra;
+	r.pb.n_string_table = 15;
+	r.lab[1].key = 13; /* a label we do not know: skipped */
+	r.lab[1].str = 14;
+	assert_int_equal(raw__decode(&r, &p), 0);
+	assert_int_equal(p->header.question, QUESTION_CPU);
+	assert_int_equal(p->header.sample_hz, 100);
+	assert_int_equal(p->header.started_at_ns, 1700000000000000000LL);
+	assert_int_equal(p->header.duration_ns, 5000000000ULL);
+	assert_int_equal(p->nmappings, 1);
+	assert_int_equal(p->mappings[0].kind, MAPPING_EXE);
+	assert_true(p->mappings[0].build_id_recorded);
+	assert_int_equal(p->locations[0].address, 0x1234); /* file-relative */
+	assert_string_equal(profile__str(p, p->locations[0].function), "main.work");
+	assert_int_equal(p->samples[0].labels.pid, 4242);
+	assert_int_equal(p->samples[0].labels.comm, 0);
+	assert_int_equal(p->samples[0].labels.group_kind, GROUP_OTHER);
+	assert_int_equal(profile__total(p, 1), 30000000);
+	profile__free(p);
+
+	/* One bytes-valued type among several: a memory profile (Go's heap). */
+	raw__init(&r, false);
+	r.strings[STR_COUNT] = "bytes";
+	assert_int_equal(raw__decode(&r, &p), 0);
+	assert_int_equal(p->header.question, QUESTION_MEMORY);
+	assert_int_equal(p->nvalues, 1);
+	assert_int_equal(profile__total(p, 0), 3);
+	profile__free(p);
+
+	/* Indices are checked in another tool's pprof as much as in ours. */
+	raw__init(&r, false);
+	r.loc[0].mapping_id = 9;
+	assert_refused(&r, "foreign: no such mapping");
+}
+
+/* ---- exports read by go tool pprof ---- */
+
+static int run_capture(const char *cmd, char *out, size_t size)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	return pclose(f);
+}
+
+/* Names as the symbolizer would set them: an export names every location. */
+static void name_all(struct profile *p)
+{
+	static const char *const names[] = { "build_report_native", "main", "__libc_start_call_main",
+					     "do_syscall_64", "build_report", "build_report",
+					     "billing-worker+0x7f0000001234", "main_py" };
+
+	assert_int_equal(p->nlocations, 8);
+	for (uint32_t i = 0; i < p->nlocations; i++) {
+		p->locations[i].name = S(p, names[i]);
+		p->locations[i].named = true;
+	}
+	p->symbolized = true;
+}
+
+static void test_go_tool_pprof_reads_export_with_names(void **state)
+{
+	struct built b;
+	struct profile *p = build_cpu(&b), *q = NULL;
+	char dir[] = "/tmp/slideops-gopprof.XXXXXX", path[256], cmd[1024], out[16384];
+
+	(void)state;
+	if (system("command -v go >/dev/null 2>&1") != 0)
+		fail_msg("go is not installed: 'make deps' installs golang-go");
+	assert_non_null(mkdtemp(dir));
+	name_all(p);
+	snprintf(path, sizeof(path), "%s/export.pb.gz", dir);
+	assert_int_equal(pprof__write_file(p, true, path), 0);
+
+	snprintf(cmd, sizeof(cmd),
+		 "HOME=%s GOCACHE=%s/cache PPROF_TMPDIR=%s go tool pprof -top -nodecount=100 "
+		 "%s 2>&1",
+		 dir, dir, dir, path);
+	if (run_capture(cmd, out, sizeof(out)) != 0)
+		fail_msg("go tool pprof failed:\n%s", out);
+	/* Function names, not addresses: the export needs no binaries. */
+	assert_non_null(strstr(out, "build_report_native"));
+	assert_non_null(strstr(out, "__libc_start_call_main"));
+	assert_non_null(strstr(out, "do_syscall_64"));
+	assert_non_null(strstr(out, " build_report\n"));
+	assert_non_null(strstr(out, "main_py"));
+	/* It read the cpu value (nanoseconds), the default sample type: 333 ms in all. */
+	assert_non_null(strstr(out, "Type: cpu"));
+	assert_non_null(strstr(out, "333.33ms"));
+
+	/* Tags come through as labels. */
+	snprintf(cmd, sizeof(cmd),
+		 "HOME=%s PPROF_TMPDIR=%s go tool pprof -tags %s 2>&1", dir, dir, path);
+	if (run_capture(cmd, out, sizeof(out)) != 0)
+		fail_msg("go tool pprof -tags failed:\n%s", out);
+	assert_non_null(strstr(out, "Service billing"));
+	assert_non_null(strstr(out, "billing-worker"));
+
+	/* What go tool pprof writes back (dropping our header) still reads, as cpu. */
+	snprintf(cmd, sizeof(cmd),
+		 "HOME=%s PPROF_TMPDIR=%s go tool pprof -proto %s > %s/again.pb.gz 2>/dev/null",
+		 dir, dir, path, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/again.pb.gz", dir);
+	assert_int_equal(pprof__read_file(path, &q), 0);
+	assert_int_equal(q->header.question, QUESTION_CPU);
+	/* pprof drops the one sample without frames; every other nanosecond is there. */
+	assert_int_equal(profile__total(q, 1), profile__total(p, 1) - 10101010);
+	{
+		bool found = false;
+
+		for (uint32_t i = 0; i < q->nlocations; i++)
+			if (strcmp(profile__str(q, q->locations[i].function), "build_report_native") == 0)
+				found = true;
+		assert_true(found);
+	}
+	profile__free(q);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	profile__free(p);
+}
+
+/* Stored form: Functions only for names known at capture; a mapping says whether all
+ * of its locations are named, so pprof knows which it must look up itself. */
+static void test_storage_names_only_capture_frames(void **state)
+{
+	struct built b;
+	struct profile *p = build_cpu(&b);
+	Perftools__Profiles__Profile *pb;
+	void *data;
+	size_t len;
+	char dir[] = "/tmp/slideops-pprof.XXXXXX", path[256], cmd[512];
+	FILE *f;
+	unsigned char raw[1 << 16];
+	size_t n;
+
+	(void)state;
+	name_all(p); /* ignored by the stored form */
+	assert_int_equal(pprof__encode(p, false, &data, &len), 0);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.gz", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "gzip -dc %s", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	n = fread(raw, 1, sizeof(raw), f);
+	assert_int_equal(pclose(f), 0);
+	pb = perftools__profiles__profile__unpack(NULL, n, raw);
+	assert_non_null(pb);
+	/* do_syscall_64, build_report (file report.py), main (app.py). */
+	assert_int_equal(pb->n_function, 3);
+	for (size_t i = 0; i < pb->n_mapping; i++) {
+		const char *file = pb->string_table[pb->mapping[i]->filename];
+		bool all = strcmp(file, "[kernel.kallsyms]") == 0 ||
+			   strcmp(file, "/usr/bin/python3.11") == 0;
+
+		assert_int_equal(pb->mapping[i]->has_functions, all);
+	}
+	assert_string_equal(pb->string_table[0], "");
+	assert_int_equal(pb->period, 1000000000LL / 99);
+	assert_non_null(pb->slideops);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	free(data);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_keeps_everything),
+		cmocka_unit_test(test_round_trip_every_question),
+		cmocka_unit_test(test_file_write_and_read),
+		cmocka_unit_test(test_truncated_blobs_are_refused),
+		cmocka_unit_test(test_corrupt_bytes_are_refused),
+		cmocka_unit_test(test_valid_raw_message_reads),
+		cmocka_unit_test(test_corrupt_indices_are_refused),
+		cmocka_unit_test(test_foreign_pprof_reads_with_defaults),
+		cmocka_unit_test(test_storage_names_only_capture_frames),
+		cmocka_unit_test(test_go_tool_pprof_reads_export_with_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

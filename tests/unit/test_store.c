@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The workspace store: profiles saved, listed newest first, loaded whole; a full disk
+ * lists nothing half written; a damaged blob is refused, not crashed on; symbol tables
+ * by build id with uploads first; uploads replaced by build and deleted by prefix;
+ * Services. Each test gets a fresh data directory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "profile/profile.h"
+#include "store/store.h"
+#include "symbols/symtab.h"
+
+#define S(p, s) profile__intern((p), (s))
+
+struct fixture {
+	char dir[64];
+	struct store *s;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	strcpy(f->dir, "/tmp/slideops-store.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->s = store__open(f->dir);
+	if (!f->s)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char mnt[128];
+
+	store__close(f->s);
+	/* The full-disk test's tmpfs, if an assertion left it mounted. */
+	snprintf(mnt, sizeof(mnt), "%s/tiny", f->dir);
+	umount2(mnt, MNT_DETACH);
+	rm_rf(f->dir);
+	free(f);
+	return 0;
+}
+
+/* A small cpu profile from host, started at second t; samples random addresses so its
+ * blob does not compress to nothing. */
+static struct profile *make_profile(const char *host, int64_t t, uint32_t nsamples)
+{
+	struct profile *p = profile__new(QUESTION_CPU);
+	struct prof_mapping m = { .kind = MAPPING_EXE, .language = LANGUAGE_C,
+				  .build_id_recorded = true };
+	uint32_t seed = (uint32_t)t * 2654435761u + 1;
+
+	assert_non_null(p);
+	p->header.hostname = S(p, host);
+	p->header.ncpus = 2;
+	p->header.started_at_ns = t * 1000000000LL;
+	p->header.duration_ns = 30000000000ULL - 400000000ULL; /* rounds to 30 s */
+	p->header.sample_hz = 99;
+	m.path = S(p, "/usr/local/bin/app");
+	m.build_id = S(p, "b65a313cbf47aa00bb11cc22dd33ee44ff556677");
+	assert_int_equal(profile__add_mapping(p, &m), 0);
+	for (uint32_t i = 0; i < nsamples; i++) {
+		struct prof_location l = { .mapping = 0 };
+		struct prof_labels lb = { .pid = (int32_t)(i % 1000) + 1, .tid = (int32_t)i + 1,
+					  .group = S(p, "Service billing"),
+					  .group_kind = GROUP_SERVICE };
+		int64_t v[2] = { 1, 10101010 };
+		uint32_t loc, stack;
+
+		seed = seed * 1103515245u + 12345u;
+		l.address = 0x400000 + seed;
+		loc = profile__add_location(p, &l);
+		assert_int_not_equal(loc, UINT32_MAX);
+		stack = profile__add_stack(p, &loc, 1);
+		assert_int_not_equal(stack, UINT32_MAX);
+		assert_int_equal(profile__add_sample(p, stack, v, &lb), 0);
+	}
+	return p;
+}
+
+static size_t count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' || (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void test_open_makes_a_versioned_wal_workspace(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/profiles", f->dir);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_string_equal(store__dir(f->s), f->dir);
+
+	snprintf(path, sizeof(path), "%s/workspace.db", f->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 1);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+
+	/* A workspace made by a newer slideops is refused, not misread. */
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	errno = 0;
+	assert_null(store__open(f->dir));
+	assert_int_equal(errno, EPROTO);
+
+	/* A data dir that cannot be made says why. */
+	errno = 0;
+	assert_null(store__open("/proc/self/slideops"));
+	assert_int_not_equal(errno, 0);
+}
+
+static void test_a_dir_many_levels_deep_is_made(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+	struct store *s;
+
+	snprintf(path, sizeof(path), "%s/a/b/c", f->dir);
+	s = store__open(path);
+	assert_non_null(s);
+	store__close(s);
+}
+
+static void test_profiles_save_list_load(void **state)
+{
+	struct fixture *f = *state;
+	static const int64_t starts[] = { 1796223845, 1796230000, 1796220000 };
+	char ids[3][STORE_ID_MAX], answer[64];
+	struct profile_entry *e;
+	struct profile *p, *q;
+	size_t n;
+
+	for (int i = 0; i < 3; i++) {
+		char host[16];
+
+		snprintf(host, sizeof(host), "host-%d", i);
+		snprintf(answer, sizeof(answer), "answer %d", i);
+		p = make_profile(host, starts[i], 50);
+		assert_int_equal(store__save_profile(f->s, p, answer, ids[i]), 0);
+		profile__free(p);
+	}
+	/* "20261202-150405-cpu-1a2b": start time (UTC), question, 4 hex. */
+	assert_int_equal(strlen(ids[0]), strlen("20261202-150405-cpu-1a2b"));
+	assert_memory_equal(ids[0], "20261202-150405-cpu-", 20);
+
+	assert_int_equal(store__list_profiles(f->s, &e, &n), 0);
+	assert_int_equal(n, 3);
+	/* Newest first, whatever the order of saving. */
+	assert_string_equal(e[0].id, ids[1]);
+	assert_string_equal(e[1].id, ids[0]);
+	assert_string_equal(e[2].id, ids[2]);
+	assert_string_equal(e[0].server, "host-1");
+	assert_string_equal(e[0].answer, "answer 1");
+	assert_int_equal(e[0].question, QUESTION_CPU);
+	assert_int_equal(e[0].started_at_ns, starts[1] * 1000000000LL);
+	assert_int_equal(e[0].duration_ns, 29600000000ULL);
+	profile_entries__free(e, n);
+
+	assert_int_equal(store__load_profile(f->s, ids[2], &q), 0);
+	assert_string_equal(profile__str(q, q->header.hostname), "host-2");
+	assert_int_equal(q->nsamples, 50);
+	assert_int_equal(profile__total(q, 0), 50);
+	profile__free(q);
+
+	assert_int_equal(store__set_answer(f->s, ids[2], "renamed answer"), 0);
+	assert_int_equal(store__set_answer(f->s, "nope", "x"), -ENOENT);
+	assert_int_equal(store__list_profiles(f->s, &e, &n), 0);
+	assert_string_equal(e[2].answer, "renamed answer");
+	profile_entries__free(e, n);
+
+	assert_int_equal(store__load_profile(f->s, "20000101-000000-cpu-0000", &q), -ENOENT);
+	assert_null(q);
+	assert_int_equal(store__delete_profile(f->s, ids[0]), 0);
+	assert_int_equal(store__delete_profile(f->s, ids[0]), -ENOENT);
+	assert_int_equal(store__load_profile(f->s, ids[0], &q), -ENOENT);
+	assert_int_equal(store__list_profiles(f->s, &e, &n), 0);
+	assert_int_equal(n, 2);
+	profile_entries__free(e, n);
+	{
+		char dir[128];
+
+		snprintf(dir, sizeof(dir), "%s/profiles", f->dir);
+		assert_int_equal(count_files(dir), 2); /* its blob went with it */
+	}
+}
+
+/* Two profiles started in the same second get distinct ids, and a second handle on
+ * the same workspace sees what the first saved. */
+static void test_same_second_distinct_ids_and_shared_workspace(void **state)
+{
+	struct fixture *f = *state;
+	struct profile *p = make_profile("h", 1796223845, 5);
+	char id[64][STORE_ID_MAX];
+	struct store *other = store__open(f->dir);
+	struct profile_entry *e;
+	size_t n;
+
+	assert_non_null(other);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(store__save_profile(i % 2 ? other : f->s, p, "", id[i]), 0);
+	for (int i = 0; i < 64; i++)
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(id[i], id[j]);
+	assert_int_equal(store__list_profiles(other, &e, &n), 0);
+	assert_int_equal(n, 64);
+	profile_entries__free(e, n);
+	store__close(other);
+	profile__free(p);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(data, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void test_damaged_blob_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct profile *p = make_profile("h", 1796223845, 200), *q;
+	char id[STORE_ID_MAX], path[256];
+	struct stat sb;
+	FILE *fp;
+	char *buf;
+
+	assert_int_equal(store__save_profile(f->s, p, "", id), 0);
+	snprintf(path, sizeof(path), "%s/profiles/%s.pb.gz", f->dir, id);
+	assert_int_equal(stat(path, &sb), 0);
+	buf = malloc((size_t)sb.st_size);
+	fp = fopen(path, "r");
+	assert_int_equal(fread(buf, 1, (size_t)sb.st_size, fp), (size_t)sb.st_size);
+	fclose(fp);
+
+	/* Cut in half (a crash mid-copy, a full disk by hand): refused whole. */
+	write_file(path, buf, (size_t)sb.st_size / 2);
+	assert_int_equal(store__load_profile(f->s, id, &q), -EBADMSG);
+	assert_null(q);
+	write_file(path, "not a profile at all", 20);
+	assert_int_equal(store__load_profile(f->s, id, &q), -EBADMSG);
+	write_file(path, "", 0);
+	assert_int_equal(store__load_profile(f->s, id, &q), -EBADMSG);
+	/* Listed, but the blob is gone: damaged, not absent. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(store__load_profile(f->s, id, &q), -EBADMSG);
+	/* Put back, it reads again. */
+	write_file(path, buf, (size_t)sb.st_size);
+	assert_int_equal(store__load_profile(f->s, id, &q), 0);
+	profile__free(q);
+	free(buf);
+	profile__free(p);
+}
+
+/*
+ * A full disk: the data dir on a small tmpfs, then a profile larger than what is left.
+ * The save fails with -ENOSPC and nothing is listed or left behind; with room again,
+ * the same save works.
+ */
+static void test_full_disk_lists_nothing(void **state)
+{
+	struct fixture *f = *state;
+	char mnt[128], filler[192], dir[192], id[STORE_ID_MAX];
+	struct profile *big, *small;
+	struct profile_entry *e;
+	struct store *s;
+	size_t n;
+	int fd, err;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipping the full-disk test: mounting a tmpfs needs root\n");
+		skip();
+	}
+	snprintf(mnt, sizeof(mnt), "%s/tiny", f->dir);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	if (mount("slideops-test", mnt, "tmpfs", MS_NOSUID | MS_NODEV, "size=512k")) {
+		fprintf(stderr, "skipping the full-disk test: cannot mount a tmpfs: %s\n",
+			strerror(errno));
+		skip();
+	}
+	snprintf(dir, sizeof(dir), "%s/ws", mnt);
+	s = store__open(dir);
+	assert_non_null(s);
+	small = make_profile("h", 1796223845, 10);
+	assert_int_equal(store__save_profile(s, small, "fits", id), 0);
+
+	/* Fill all but ~40 kB; the big profile's blob is far larger than that. */
+	snprintf(filler, sizeof(filler), "%s/filler", mnt);
+	fd = open(filler, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	{
+		static char block[4096];
+
+		while (write(fd, block, sizeof(block)) == (ssize_t)sizeof(block))
+			;
+	}
+	close(fd);
+	{
+		struct stat sb;
+
+		assert_int_equal(stat(filler, &sb), 0);
+		assert_int_equal(truncate(filler, sb.st_size - 40 * 1024), 0);
+	}
+
+	big = make_profile("h", 1796223900, 20000);
+	err = store__save_profile(s, big, "too big", id);
+	assert_int_equal(err, -ENOSPC);
+	assert_string_equal(id, "");
+	assert_int_equal(store__list_profiles(s, &e, &n), 0);
+	assert_int_equal(n, 1); /* only the one that fit */
+	assert_string_equal(e[0].answer, "fits");
+	profile_entries__free(e, n);
+	snprintf(dir, sizeof(dir), "%s/ws/profiles", mnt);
+	assert_int_equal(count_files(dir), 1); /* no temporary file left behind */
+
+	/* Room again: the same save goes through. */
+	assert_int_equal(unlink(filler), 0);
+	assert_int_equal(store__save_profile(s, big, "now it fits", id), 0);
+	assert_int_equal(store__list_profiles(s, &e, &n), 0);
+	assert_int_equal(n, 2);
+	profile_entries__free(e, n);
+
+	store__close(s);
+	profile__free(big);
+	profile__free(small);
+	assert_int_equal(umount2(mnt, MNT_DETACH), 0);
+}
+
+static struct symtab *make_symtab(const char *prefix, int n)
+{
+	struct symtab *tab = symtab__new();
+
+	assert_non_null(tab);
+	for (int i = 0; i < n; i++) {
+		char name[64];
+		int len = snprintf(name, sizeof(name), "%s_%d", prefix, i);
+
+		assert_int_equal(symtab__add(tab, 0x1000 + (uint64_t)i * 0x100, 0x80, name,
+					     (size_t)len),
+				 0);
+	}
+	assert_int_equal(symtab__finish(tab), 0);
+	return tab;
+}
+
+#define BID_A "b65a313cbf47aa00bb11cc22dd33ee44ff556677"
+#define BID_B "b65a99999999aa00bb11cc22dd33ee44ff556677"
+#define BID_C "0123456789abcdef0123456789abcdef01234567"
+
+static void test_symbols_by_build_id_uploads_first(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *own = make_symtab("own", 10), *up = make_symtab("uploaded", 20), *got;
+	enum symbol_source src;
+	uint64_t off;
+
+	assert_int_equal(store__has_symbols(f->s, BID_A, SYMBOLS_SYMTAB), 0);
+	assert_int_equal(store__get_symbols(f->s, BID_A, &got, &src), -ENOENT);
+	assert_null(got);
+
+	assert_int_equal(store__put_symbols(f->s, BID_A, SYMBOLS_SYMTAB, NULL, own), 0);
+	assert_int_equal(store__has_symbols(f->s, BID_A, SYMBOLS_SYMTAB), 1);
+	assert_int_equal(store__has_symbols(f->s, BID_A, SYMBOLS_UPLOAD), 0);
+	assert_int_equal(store__get_symbols(f->s, BID_A, &got, &src), 0);
+	assert_int_equal(src, SYMBOLS_SYMTAB);
+	assert_string_equal(symtab__lookup(got, 0x1210, &off), "own_2");
+	assert_int_equal(off, 0x10);
+	symtab__free(got);
+
+	/* An upload names the build first; the binary's own table stays kept beneath it. */
+	assert_int_equal(store__put_symbols(f->s, BID_A, SYMBOLS_UPLOAD, "app.debug", up), 0);
+	assert_int_equal(store__get_symbols(f->s, BID_A, &got, &src), 0);
+	assert_int_equal(src, SYMBOLS_UPLOAD);
+	assert_string_equal(symtab__lookup(got, 0x1210, &off), "uploaded_2");
+	symtab__free(got);
+	/* Build ids are matched whatever their case. */
+	assert_int_equal(store__has_symbols(f->s, "B65A313CBF47AA00BB11CC22DD33EE44FF556677",
+					    SYMBOLS_UPLOAD),
+			 1);
+
+	assert_int_equal(store__put_symbols(f->s, "", SYMBOLS_UPLOAD, "x", up), -EINVAL);
+	symtab__free(own);
+	symtab__free(up);
+}
+
+static void test_damaged_symbol_table_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *tab = make_symtab("f", 5), *got;
+	char path[256];
+	sqlite3 *db;
+
+	assert_int_equal(store__put_symbols(f->s, BID_C, SYMBOLS_DYNSYM, NULL, tab), 0);
+	snprintf(path, sizeof(path), "%s/workspace.db", f->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE symbols SET data = x'0102030405'", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store__get_symbols(f->s, BID_C, &got, NULL), -EBADMSG);
+	assert_null(got);
+	symtab__free(tab);
+}
+
+static void test_uploads_replace_list_delete_by_prefix(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *t5 = make_symtab("a", 5), *t7 = make_symtab("b", 7), *t3 = make_symtab("c", 3);
+	struct upload_entry *u;
+	char deleted[BUILD_ID_HEX_MAX + 1];
+	size_t n;
+
+	assert_int_equal(store__put_symbols(f->s, BID_A, SYMBOLS_UPLOAD, "app", t5), 0);
+	/* The same build again replaces the earlier upload. */
+	assert_int_equal(store__put_symbols(f->s, BID_A, SYMBOLS_UPLOAD, "app.debug", t7), 0);
+	assert_int_equal(store__put_symbols(f->s, BID_B, SYMBOLS_UPLOAD, "other.debug", t3), 0);
+	/* A binary's own table is not an upload. */
+	assert_int_equal(store__put_symbols(f->s, BID_C, SYMBOLS_SYMTAB, NULL, t3), 0);
+
+	assert_int_equal(store__list_uploads(f->s, &u, &n), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(u[i].build_id, BID_A) == 0) {
+			assert_string_equal(u[i].file_name, "app.debug");
+			assert_int_equal(u[i].functions, 7);
+		} else {
+			assert_string_equal(u[i].build_id, BID_B);
+			assert_string_equal(u[i].file_name, "other.debug");
+			assert_int_equal(u[i].functions, 3);
+		}
+		assert_true(u[i].uploaded_at_ns > 1700000000000000000LL);
+	}
+	upload_entries__free(u, n);
+
+	/* "b65a" starts both: ambiguous. Nothing matches "ffff", nor the symtab-only build. */
+	assert_int_equal(store__delete_upload(f->s, "b65a", deleted), -EEXIST);
+	assert_string_equal(deleted, "");
+	assert_int_equal(store__delete_upload(f->s, "ffff", deleted), -ENOENT);
+	assert_int_equal(store__delete_upload(f->s, "0123", deleted), -ENOENT);
+	assert_int_equal(store__delete_upload(f->s, "", deleted), -ENOENT);
+	/* A unique prefix, typed in capitals, deletes that one and says which. */
+	assert_int_equal(store__delete_upload(f->s, "B65A31", deleted), 0);
+	assert_string_equal(deleted, BID_A);
+	assert_int_equal(store__list_uploads(f->s, &u, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(u[0].build_id, BID_B);
+	upload_entries__free(u, n);
+	/* The binary's own table for that build is not touched by deleting the upload. */
+	assert_int_equal(store__has_symbols(f->s, BID_C, SYMBOLS_SYMTAB), 1);
+	/* Now "b65a" is unique; a whole id works too. */
+	assert_int_equal(store__delete_upload(f->s, BID_B, deleted), 0);
+	assert_string_equal(deleted, BID_B);
+	assert_int_equal(store__list_uploads(f->s, &u, &n), 0);
+	assert_int_equal(n, 0);
+	upload_entries__free(u, n);
+
+	symtab__free(t5);
+	symtab__free(t7);
+	symtab__free(t3);
+}
+
+/* A whole build id wins over the longer ids it is a prefix of (Go build ids vary). */
+static void test_whole_id_wins_over_longer(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *t = make_symtab("a", 2);
+	char deleted[BUILD_ID_HEX_MAX + 1];
+
+	assert_int_equal(store__put_symbols(f->s, "abcdef", SYMBOLS_UPLOAD, "short", t), 0);
+	assert_int_equal(store__put_symbols(f->s, "abcdef01", SYMBOLS_UPLOAD, "long", t), 0);
+	assert_int_equal(store__delete_upload(f->s, "abcd", deleted), -EEXIST);
+	assert_int_equal(store__delete_upload(f->s, "abcdef", deleted), 0);
+	assert_string_equal(deleted, "abcdef");
+	assert_int_equal(store__delete_upload(f->s, "abcd", deleted), 0);
+	assert_string_equal(deleted, "abcdef01");
+	symtab__free(t);
+}
+
+static void test_services(void **state)
+{
+	struct fixture *f = *state;
+	struct service billing = { "billing", SERVICE_BY_UNIT, "billing.service" };
+	struct service redis = { "redis", SERVICE_BY_CONTAINER, "/redis" };
+	struct service api = { "api", SERVICE_BY_EXE, "/usr/local/bin/api" };
+	struct service again = { "billing", SERVICE_BY_EXE, "/usr/bin/other" };
+	struct service *v;
+	size_t n;
+
+	assert_int_equal(store__list_services(f->s, &v, &n), 0);
+	assert_int_equal(n, 0);
+	services__free(v, n);
+	assert_int_equal(store__add_service(f->s, &billing), 0);
+	assert_int_equal(store__add_service(f->s, &redis), 0);
+	assert_int_equal(store__add_service(f->s, &api), 0);
+	assert_int_equal(store__add_service(f->s, &again), -EEXIST);
+
+	assert_int_equal(store__list_services(f->s, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].name, "api");
+	assert_int_equal(v[0].match, SERVICE_BY_EXE);
+	assert_string_equal(v[0].value, "/usr/local/bin/api");
+	assert_string_equal(v[1].name, "billing");
+	assert_int_equal(v[1].match, SERVICE_BY_UNIT);
+	assert_string_equal(v[1].value, "billing.service");
+	assert_string_equal(v[2].name, "redis");
+	assert_int_equal(v[2].match, SERVICE_BY_CONTAINER);
+	services__free(v, n);
+
+	assert_int_equal(store__remove_service(f->s, "billing"), 0);
+	assert_int_equal(store__remove_service(f->s, "billing"), -ENOENT);
+	/* The name is free again. */
+	assert_int_equal(store__add_service(f->s, &again), 0);
+
+	/* Kept across opens. */
+	store__close(f->s);
+	f->s = store__open(f->dir);
+	assert_non_null(f->s);
+	assert_int_equal(store__list_services(f->s, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[1].name, "billing");
+	assert_int_equal(v[1].match, SERVICE_BY_EXE);
+	services__free(v, n);
+}
+
+static void test_default_dir(void **state)
+{
+	char *saved = getenv("SLIDEOPS_DATA") ? strdup(getenv("SLIDEOPS_DATA")) : NULL;
+
+	(void)state;
+	setenv("SLIDEOPS_DATA", "/srv/slideops-data", 1);
+	assert_string_equal(store__default_dir(), "/srv/slideops-data");
+	unsetenv("SLIDEOPS_DATA");
+	if (geteuid() == 0) {
+		assert_string_equal(store__default_dir(), "/var/lib/slideops");
+	} else {
+		setenv("XDG_DATA_HOME", "/home/x/.data", 1);
+		assert_string_equal(store__default_dir(), "/home/x/.data/slideops");
+	}
+	if (saved) {
+		setenv("SLIDEOPS_DATA", saved, 1);
+		free(saved);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_makes_a_versioned_wal_workspace, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_a_dir_many_levels_deep_is_made, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_profiles_save_list_load, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_second_distinct_ids_and_shared_workspace,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_blob_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_disk_lists_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symbols_by_build_id_uploads_first, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_symbol_table_is_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_uploads_replace_list_delete_by_prefix, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_whole_id_wins_over_longer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_services, setup, teardown),
+		cmocka_unit_test(test_default_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
