@@ -6,7 +6,7 @@
  * A profile's blob is written to a temporary file, fsync'd, renamed into place and its
  * directory fsync'd; only then is it indexed, in one transaction. So the index never
  * lists a profile whose blob is not whole: a crash or a full disk before the commit
- * leaves at most an unlisted file, which the next save's sweep or a delete removes.
+ * leaves at most an unlisted file, which a later save sweeps away.
  *
  * Symbol tables are small compressed blobs in the database itself (symtab__serialize):
  * they are read once per profile shown and replaced by build id, which SQLite does
@@ -158,8 +158,10 @@ const char *store__default_dir(void)
 	const char *env = getenv("SLIDEOPS_DATA");
 	const char *home;
 
-	if (env && *env)
-		return env;
+	if (env && *env) {
+		snprintf(buf, sizeof(buf), "%s", env);
+		return buf;
+	}
 	if (geteuid() == 0)
 		return "/var/lib/slideops";
 	env = getenv("XDG_DATA_HOME");
@@ -212,9 +214,17 @@ static int fsync_dir(const char *dir)
 	return err;
 }
 
-/* Removes temporary blobs a crashed save left behind. Best effort. */
+static int profile_exists(struct store *s, const char *id);
+
+/*
+ * Removes what a crash left behind: temporary blobs, and blobs renamed into place but
+ * never indexed (or unlisted but not yet unlinked). Only files older than an hour, so
+ * a save in progress in another process is never touched. Best effort; run by saves,
+ * which are rare, so listing stays a read of the index alone.
+ */
 static void store__sweep(struct store *s)
 {
+	size_t suffix_len = strlen(BLOB_SUFFIX);
 	DIR *d = opendir(s->profiles_dir);
 	time_t now = time(NULL);
 	struct dirent *de;
@@ -222,12 +232,23 @@ static void store__sweep(struct store *s)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char id[STORE_ID_MAX];
 		struct stat st;
 
-		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0)
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || now - st.st_mtime <= STALE_TMP_SECONDS)
 			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    now - st.st_mtime > STALE_TMP_SECONDS)
+		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
+			unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		if (len <= suffix_len || len - suffix_len >= STORE_ID_MAX ||
+		    strcmp(de->d_name + len - suffix_len, BLOB_SUFFIX) != 0)
+			continue;
+		memcpy(id, de->d_name, len - suffix_len);
+		id[len - suffix_len] = '\0';
+		if (profile_exists(s, id) == 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
 	closedir(d);
@@ -312,7 +333,6 @@ struct store *store__open(const char *dir)
 		err = store__migrate(s);
 	if (err)
 		goto out_free;
-	store__sweep(s);
 	free(db_path);
 	return s;
 
@@ -467,6 +487,7 @@ int store__save_profile(struct store *s, const struct profile *p, const char *an
 	int err, tries;
 
 	id[0] = '\0';
+	store__sweep(s);
 	err = pprof__encode(p, false, &data, &len);
 	if (err)
 		return err;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -267,6 +268,54 @@ static void write_file(const char *path, const void *data, size_t len)
 	assert_non_null(fp);
 	assert_int_equal(fwrite(data, 1, len, fp), len);
 	assert_int_equal(fclose(fp), 0);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static void make_old_file(const char *dir, const char *name, time_t age)
+{
+	struct timespec times[2] = { { .tv_sec = time(NULL) - age },
+				     { .tv_sec = time(NULL) - age } };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_file(path, "x", 1);
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+/* What a crash left (a temporary blob; a blob renamed but never indexed) is swept by a
+ * later save once it is old enough not to be another process's save in progress. */
+static void test_save_sweeps_what_a_crash_left(void **state)
+{
+	struct fixture *f = *state;
+	struct profile *p = make_profile("h", 1796223845, 5);
+	char dir[128], id[STORE_ID_MAX], old_id[STORE_ID_MAX], blob[STORE_ID_MAX + 8];
+
+	snprintf(dir, sizeof(dir), "%s/profiles", f->dir);
+	assert_int_equal(store__save_profile(f->s, p, "", old_id), 0);
+	snprintf(blob, sizeof(blob), "%s.pb.gz", old_id);
+	/* Indexed blobs stay however old they are. */
+	make_old_file(dir, blob, 7200);
+	make_old_file(dir, ".tmp-0123456789abcdef", 7200);
+	make_old_file(dir, "20200101-000000-cpu-dead.pb.gz", 7200);
+	make_old_file(dir, ".tmp-fedcba9876543210", 10);
+	make_old_file(dir, "20200101-000000-cpu-beef.pb.gz", 10);
+	make_old_file(dir, "notes.txt", 7200);
+
+	assert_int_equal(store__save_profile(f->s, p, "", id), 0);
+	assert_false(exists(dir, ".tmp-0123456789abcdef"));
+	assert_false(exists(dir, "20200101-000000-cpu-dead.pb.gz"));
+	assert_true(exists(dir, ".tmp-fedcba9876543210"));
+	assert_true(exists(dir, "20200101-000000-cpu-beef.pb.gz"));
+	assert_true(exists(dir, "notes.txt"));
+	assert_true(exists(dir, blob));
+	profile__free(p);
 }
 
 static void test_damaged_blob_is_refused(void **state)
@@ -606,6 +655,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_same_second_distinct_ids_and_shared_workspace,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_blob_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_save_sweeps_what_a_crash_left, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_full_disk_lists_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symbols_by_build_id_uploads_first, setup,
 						teardown),
