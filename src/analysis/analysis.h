@@ -67,12 +67,13 @@ struct analysis {
 struct analysis *analysis__new(const struct profile *p);
 void analysis__free(struct analysis *a);
 
-/* How many functions analysis__to_json lists. */
+/* How many functions analysis__to_json lists by self share. */
 #define ANALYSIS_JSON_FUNCTIONS 100
 
-/* DESIGN §8's document (id may be NULL), with the top ANALYSIS_JSON_FUNCTIONS functions. */
+/* DESIGN §8's document (id may be NULL): the top ANALYSIS_JSON_FUNCTIONS functions by self
+ * share, and after them any other whose total share is 0.1% or more (callers). */
 json_t *analysis__to_json(const struct analysis *a, const char *id);
-/* The same with the top max_functions functions. */
+/* The same with exactly the top max_functions functions by self share. */
 json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t max_functions);
 
 /*

@@ -53,7 +53,13 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
 	return o;
 }
 
-json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t max_functions)
+/* A function's total share that earns it a place in the default document even with
+ * little self time of its own (main, a request handler): callers are what people look
+ * for in a script too. */
+#define JSON_TOTAL_MIN 0.001
+
+static json_t *analysis__json(const struct analysis *a, const char *id, size_t max_functions,
+			      bool with_callers)
 {
 	const struct profile *p = a->profile;
 	json_t *doc = json_object(), *groups = json_array(), *functions = json_array(),
@@ -76,10 +82,13 @@ json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t m
 
 	for (size_t i = 0; i < a->ngroups; i++)
 		append(groups, group__to_json(&a->groups[i], a->unit, &err), &err);
-	for (size_t i = 0; i < a->nfunctions && i < max_functions; i++) {
+	for (size_t i = 0; i < a->nfunctions; i++) {
 		const struct analysis_function *f = &a->functions[i];
-		json_t *o = json_object();
+		json_t *o;
 
+		if (i >= max_functions && !(with_callers && f->total >= JSON_TOTAL_MIN))
+			continue;
+		o = json_object();
 		if (o) {
 			set(o, "name", json_string(f->name), &err);
 			set(o, "language", json_string(language__name(f->language)), &err);
@@ -118,7 +127,12 @@ out_free:
 	return NULL;
 }
 
+json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t max_functions)
+{
+	return analysis__json(a, id, max_functions, false);
+}
+
 json_t *analysis__to_json(const struct analysis *a, const char *id)
 {
-	return analysis__to_json_top(a, id, ANALYSIS_JSON_FUNCTIONS);
+	return analysis__json(a, id, ANALYSIS_JSON_FUNCTIONS, true);
 }

@@ -366,14 +366,13 @@ static void print(FILE *out, enum msg_id id, ...)
 	fputc('\n', out);
 }
 
-static void print_side(FILE *out, enum msg_id id, const struct analysis *a)
+static void print_side(FILE *out, enum msg_id msg, const char *id, const struct analysis *a)
 {
 	const struct profile *p = a->profile;
-	char started[32], over[FORMAT_MAX];
+	char started[32];
 
 	profile__format_started_at(p, started, sizeof(started));
-	format_duration(p->header.duration_ns, over, sizeof(over));
-	print(out, id, profile__str(p, p->header.hostname), started, over, a->answer);
+	print(out, msg, id ? id : "", profile__str(p, p->header.hostname), started, a->answer);
 }
 
 static void print_functions(FILE *out, enum msg_id title, const struct compare_function *f,
@@ -394,12 +393,13 @@ static void print_functions(FILE *out, enum msg_id title, const struct compare_f
 	}
 }
 
-void comparison__print(const struct comparison *c, FILE *out)
+void comparison__print(const struct comparison *c, const char *id_before, const char *id_after,
+		       FILE *out)
 {
 	char from[FORMAT_MAX], to[FORMAT_MAX], pts[FORMAT_MAX];
 
-	print_side(out, MSG_COMPARE_BEFORE, c->before);
-	print_side(out, MSG_COMPARE_AFTER, c->after);
+	print_side(out, MSG_COMPARE_BEFORE, id_before, c->before);
+	print_side(out, MSG_COMPARE_AFTER, id_after, c->after);
 	fputc('\n', out);
 	print(out, MSG_COMPARE_SUMMARY, c->summary);
 	if (c->ngroups) {

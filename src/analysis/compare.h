@@ -48,6 +48,7 @@ void comparison__free(struct comparison *c);
 
 json_t *comparison__to_json(const struct comparison *c, const char *id_before,
 			    const char *id_after);
-void comparison__print(const struct comparison *c, FILE *out);
+void comparison__print(const struct comparison *c, const char *id_before, const char *id_after,
+		       FILE *out);
 
 #endif

@@ -91,7 +91,7 @@ int cmd_compare(int argc, char **argv, const struct cli_env *env)
 		rc = doc ? EXIT_OK : EXIT_FAIL;
 		cli_print_json(doc);
 	} else {
-		comparison__print(c, stdout);
+		comparison__print(c, ids[0], ids[1], stdout);
 		rc = EXIT_OK;
 	}
 

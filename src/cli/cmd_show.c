@@ -250,8 +250,8 @@ int cmd_show(int argc, char **argv, const struct cli_env *env)
 	if (to_stdout)
 		goto out_free;
 	if (env->json) {
-		json_t *doc = analysis__to_json_top(a, o.id, o.top_given ? (size_t)o.top :
-									   ANALYSIS_JSON_FUNCTIONS);
+		json_t *doc = o.top_given ? analysis__to_json_top(a, o.id, (size_t)o.top) :
+					    analysis__to_json(a, o.id);
 
 		if (doc && o.flamegraph)
 			json_object_set_new(doc, "flamegraph", json_string(o.flamegraph));

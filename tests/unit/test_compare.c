@@ -194,8 +194,10 @@ static void test_json_and_text(void **state)
 	json_decref(doc);
 
 	out = open_memstream(&text, &len);
-	comparison__print(c, out);
+	comparison__print(c, "id-a", "id-b", out);
 	fclose(out);
+	assert_non_null(strstr(text, "Before: id-a, on web-1 at 2026-12-02T15:04:05Z. Over 30 "
+				     "seconds, Service billing used 54% of the CPU time"));
 	assert_non_null(strstr(text, "Service billing"));
 	assert_non_null(strstr(text, "54%    70%     +16"));
 	assert_non_null(strstr(text, "build_report"));
