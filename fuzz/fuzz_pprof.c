@@ -160,7 +160,8 @@ static struct profile *seed_profile(enum question q)
 	l[0] = profile__add_location(p, &(struct prof_location){ .mapping = m1,
 		.address = 0xffffffff81000000ULL,
 		.function = profile__intern(p, "do_syscall_64") });
-	l[1] = profile__add_location(p, &(struct prof_location){ .mapping = m0, .address = 0x1139 });
+	l[1] = profile__add_location(p, &(struct prof_location){ .mapping = m0,
+		.address = 0x1139 });
 	l[2] = profile__add_location(p, &(struct prof_location){ .mapping = m0,
 		.address = 0x1200, .function = profile__intern(p, "main"),
 		.file = profile__intern(p, "app.py"), .line = 7 });

@@ -468,8 +468,8 @@ static int index_profile(struct store *s, const struct profile *p, const char *a
 	sqlite3_bind_text(st, 2, question__id(p->header.question), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, profile__str(p, p->header.hostname), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, started_at_ns);
-	sqlite3_bind_int64(st, 5, p->header.duration_ns > INT64_MAX ? INT64_MAX :
-								       (int64_t)p->header.duration_ns);
+	sqlite3_bind_int64(st, 5, p->header.duration_ns > INT64_MAX ?
+					  INT64_MAX : (int64_t)p->header.duration_ns);
 	sqlite3_bind_text(st, 6, answer ? answer : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, blob, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 8, now_ns());

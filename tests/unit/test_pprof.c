@@ -89,8 +89,8 @@ static struct profile *build_cpu(struct built *b)
 	p->header.stacks_truncated = 7;
 	p->header.tool_version = S(p, "0.1.0");
 
-	exe = mapping(p, "/usr/local/bin/billing-worker", "b65a313cbf47aa00bb11cc22dd33ee44ff556677",
-		      MAPPING_EXE, LANGUAGE_C, false, true);
+	exe = mapping(p, "/usr/local/bin/billing-worker",
+		      "b65a313cbf47aa00bb11cc22dd33ee44ff556677", MAPPING_EXE, LANGUAGE_C, false, true);
 	lib = mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "0123456789abcdef0123",
 		      MAPPING_LIB, LANGUAGE_C, true, true);
 	kernel = mapping(p, "[kernel.kallsyms]", "4a1f20b65a313cbf47aa00112233445566778899",
@@ -644,9 +644,11 @@ static int run_capture(const char *cmd, char *out, size_t size)
 /* Names as the symbolizer would set them: an export names every location. */
 static void name_all(struct profile *p)
 {
-	static const char *const names[] = { "build_report_native", "main", "__libc_start_call_main",
-					     "do_syscall_64", "build_report", "build_report",
-					     "billing-worker+0x7f0000001234", "main_py" };
+	static const char *const names[] = {
+		"build_report_native", "main",	       "__libc_start_call_main",
+		"do_syscall_64",       "build_report", "build_report",
+		"billing-worker+0x7f0000001234",       "main_py",
+	};
 
 	assert_int_equal(p->nlocations, 8);
 	for (uint32_t i = 0; i < p->nlocations; i++) {
@@ -707,9 +709,12 @@ static void test_go_tool_pprof_reads_export_with_names(void **state)
 	{
 		bool found = false;
 
-		for (uint32_t i = 0; i < q->nlocations; i++)
-			if (strcmp(profile__str(q, q->locations[i].function), "build_report_native") == 0)
+		for (uint32_t i = 0; i < q->nlocations; i++) {
+			const char *fn = profile__str(q, q->locations[i].function);
+
+			if (strcmp(fn, "build_report_native") == 0)
 				found = true;
+		}
 		assert_true(found);
 	}
 	profile__free(q);

@@ -507,7 +507,8 @@ static void test_damaged_symbol_table_is_refused(void **state)
 static void test_uploads_replace_list_delete_by_prefix(void **state)
 {
 	struct fixture *f = *state;
-	struct symtab *t5 = make_symtab("a", 5), *t7 = make_symtab("b", 7), *t3 = make_symtab("c", 3);
+	struct symtab *t5 = make_symtab("a", 5), *t7 = make_symtab("b", 7);
+	struct symtab *t3 = make_symtab("c", 3);
 	struct upload_entry *u;
 	char deleted[BUILD_ID_HEX_MAX + 1];
 	size_t n;
