@@ -483,6 +483,51 @@ static void test_json_document(void **state)
 	profile__free(p);
 }
 
+static bool json_lists_function(json_t *doc, const char *name)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "functions"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "name")), name) == 0)
+			return true;
+	return false;
+}
+
+static void test_json_lists_callers_beyond_the_top(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 2, 10 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/app/app", "dd", MAPPING_EXE, true);
+	uint32_t main_ = pb_frame(p, app, 0x1, "main", true, LANGUAGE_C);
+	uint32_t dispatch = pb_frame(p, app, 0x2, "dispatch", true, LANGUAGE_C);
+	struct analysis *a;
+	json_t *doc;
+	char name[32];
+
+	(void)state;
+	/* 1500 leaves, each under 0.1%, push main and dispatch (no self time) past 100. */
+	for (int i = 0; i < 1500; i++) {
+		snprintf(name, sizeof(name), "handler_%04d", i);
+		pb_sample(p, &gunicorn, 10 * MS, 0, 3, pb_frame(p, app, 0x100 + i, name, true,
+								LANGUAGE_C),
+			  dispatch, main_);
+	}
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_int_equal(a->nfunctions, 1502);
+	doc = analysis__to_json(a, NULL);
+	assert_int_equal(json_array_size(json_object_get(doc, "functions")), 102);
+	assert_true(json_lists_function(doc, "main"));
+	assert_true(json_lists_function(doc, "dispatch"));
+	json_decref(doc);
+	doc = analysis__to_json_top(a, NULL, 100);
+	assert_int_equal(json_array_size(json_object_get(doc, "functions")), 100);
+	assert_false(json_lists_function(doc, "main"));
+	json_decref(doc);
+	analysis__free(a);
+	profile__free(p);
+}
+
 /* ---- the other questions ---- */
 
 static void test_wall_answer_is_not_swamped_by_idle_kernel_threads(void **state)
@@ -720,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_card_says_when_build_ids_were_not_kept),
 		cmocka_unit_test(test_no_card_when_everything_is_named),
 		cmocka_unit_test(test_json_document),
+		cmocka_unit_test(test_json_lists_callers_beyond_the_top),
 		cmocka_unit_test(test_wall_answer_is_not_swamped_by_idle_kernel_threads),
 		cmocka_unit_test(test_threads_answer_names_the_largest_set_waiting_in_one_place),
 		cmocka_unit_test(test_locks_answer),
