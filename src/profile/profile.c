@@ -197,7 +197,8 @@ static int array__reserve(void **array, uint32_t *cap, uint32_t count, uint32_t 
 	if (count > UINT32_MAX - 1 - more)
 		return -ENOMEM;
 	want = count + more;
-	if (want <= *cap)
+	/* Allocate even for zero more, so an array that exists is never NULL. */
+	if (want <= *cap && *array)
 		return 0;
 	ncap = *cap ? *cap : 16;
 	while (ncap < want)
