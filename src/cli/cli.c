@@ -42,7 +42,9 @@ struct store *cli_open_store(const struct cli_env *env)
 	const char *dir = env->data_dir ? env->data_dir : store__default_dir();
 	struct store *s = store__open(dir);
 
-	if (!s)
+	if (!s && errno == EPROTO)
+		msg_error(MSG_STORE_NEWER_WORKSPACE, dir);
+	else if (!s)
 		msg_error(MSG_DATA_DIR_UNUSABLE, dir, strerror(errno));
 	return s;
 }
