@@ -6,6 +6,7 @@
 #include "analysis/analysis.h"
 
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 
 /* json_object_set_new that remembers a failure instead of leaking or crashing. */
 static void set(json_t *obj, const char *key, json_t *value, int *err)
@@ -30,20 +31,20 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
 		*err = -1;
 		return NULL;
 	}
-	set(o, "label", json_string(g->label), err);
-	set(o, "kind", json_string(group_kind__name(g->kind)), err);
-	set(o, "name", json_string(g->name), err);
+	set(o, "label", json_text(g->label), err);
+	set(o, "kind", json_text(group_kind__name(g->kind)), err);
+	set(o, "name", json_text(g->name), err);
 	set(o, "share", json_real(g->share), err);
 	set(o, "value", json_integer(g->value), err);
-	set(o, "unit", json_string(unit), err);
-	set(o, "top_function", g->top_function ? json_string(g->top_function) : json_null(), err);
+	set(o, "unit", json_text(unit), err);
+	set(o, "top_function", g->top_function ? json_text(g->top_function) : json_null(), err);
 	for (size_t i = 0; i < g->nprocesses; i++) {
 		const struct analysis_process *pr = &g->processes[i];
 		json_t *po = json_object();
 
 		if (po) {
 			set(po, "pid", json_integer(pr->pid), err);
-			set(po, "comm", json_string(pr->comm), err);
+			set(po, "comm", json_text(pr->comm), err);
 			set(po, "share", json_real(pr->share), err);
 			set(po, "value", json_integer(pr->value), err);
 		}
@@ -70,14 +71,14 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 	if (!doc || !groups || !functions || !stripped)
 		goto out_free;
 	profile__format_started_at(p, started, sizeof(started));
-	set(doc, "id", id ? json_string(id) : json_null(), &err);
-	set(doc, "question", json_string(question__id(p->header.question)), &err);
-	set(doc, "server", json_string(profile__str(p, p->header.hostname)), &err);
-	set(doc, "started_at", json_string(started), &err);
+	set(doc, "id", id ? json_text(id) : json_null(), &err);
+	set(doc, "question", json_text(question__id(p->header.question)), &err);
+	set(doc, "server", json_text(profile__str(p, p->header.hostname)), &err);
+	set(doc, "started_at", json_text(started), &err);
 	set(doc, "seconds", json_integer(format_whole_seconds(p->header.duration_ns)), &err);
-	set(doc, "answer", json_string(a->answer), &err);
+	set(doc, "answer", json_text(a->answer), &err);
 	set(doc, "lost", json_integer((json_int_t)p->header.lost), &err);
-	set(doc, "unit", json_string(a->unit), &err);
+	set(doc, "unit", json_text(a->unit), &err);
 	set(doc, "total", json_integer(a->total), &err);
 
 	for (size_t i = 0; i < a->ngroups; i++)
@@ -90,8 +91,8 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 			continue;
 		o = json_object();
 		if (o) {
-			set(o, "name", json_string(f->name), &err);
-			set(o, "language", json_string(language__name(f->language)), &err);
+			set(o, "name", json_text(f->name), &err);
+			set(o, "language", json_text(language__name(f->language)), &err);
 			set(o, "self", json_real(f->self), &err);
 			set(o, "total", json_real(f->total), &err);
 		}
@@ -102,9 +103,9 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 		json_t *o = json_object();
 
 		if (o) {
-			set(o, "path", json_string(s->path), &err);
+			set(o, "path", json_text(s->path), &err);
 			set(o, "share", json_real(s->share), &err);
-			set(o, "build_id", json_string(s->build_id), &err);
+			set(o, "build_id", json_text(s->build_id), &err);
 			set(o, "has_build_id", json_boolean(s->has_build_id), &err);
 		}
 		append(stripped, o, &err);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "util/messages.h"
 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -278,11 +279,11 @@ static json_t *side__to_json(const struct analysis *a, const char *id, int *err)
 		return NULL;
 	}
 	profile__format_started_at(p, started, sizeof(started));
-	set(o, "id", id ? json_string(id) : json_null(), err);
-	set(o, "server", json_string(profile__str(p, p->header.hostname)), err);
-	set(o, "started_at", json_string(started), err);
+	set(o, "id", id ? json_text(id) : json_null(), err);
+	set(o, "server", json_text(profile__str(p, p->header.hostname)), err);
+	set(o, "started_at", json_text(started), err);
 	set(o, "seconds", json_integer(format_whole_seconds(p->header.duration_ns)), err);
-	set(o, "answer", json_string(a->answer), err);
+	set(o, "answer", json_text(a->answer), err);
 	set(o, "total", json_integer(a->total), err);
 	return o;
 }
@@ -298,8 +299,8 @@ static json_t *functions__to_json(const struct compare_function *f, size_t n, in
 			*err = -1;
 			break;
 		}
-		set(o, "name", json_string(f[i].name), err);
-		set(o, "language", json_string(language__name(f[i].language)), err);
+		set(o, "name", json_text(f[i].name), err);
+		set(o, "language", json_text(language__name(f[i].language)), err);
 		set(o, "before", json_real(f[i].before), err);
 		set(o, "after", json_real(f[i].after), err);
 		set(o, "change", json_real(f[i].after - f[i].before), err);
@@ -322,12 +323,12 @@ json_t *comparison__to_json(const struct comparison *c, const char *id_before,
 		json_decref(groups);
 		return NULL;
 	}
-	set(doc, "question", json_string(question__id(c->before->profile->header.question)),
+	set(doc, "question", json_text(question__id(c->before->profile->header.question)),
 	    &err);
 	set(doc, "before", side__to_json(c->before, id_before, &err), &err);
 	set(doc, "after", side__to_json(c->after, id_after, &err), &err);
-	set(doc, "summary", json_string(c->summary), &err);
-	set(doc, "unit", json_string(c->before->unit), &err);
+	set(doc, "summary", json_text(c->summary), &err);
+	set(doc, "unit", json_text(c->before->unit), &err);
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct compare_group *g = &c->groups[i];
 		json_t *o = json_object();
@@ -336,8 +337,8 @@ json_t *comparison__to_json(const struct comparison *c, const char *id_before,
 			err = -1;
 			break;
 		}
-		set(o, "label", json_string(g->label), &err);
-		set(o, "kind", json_string(group_kind__name(g->kind)), &err);
+		set(o, "label", json_text(g->label), &err);
+		set(o, "kind", json_text(group_kind__name(g->kind)), &err);
 		set(o, "before", json_real(g->before), &err);
 		set(o, "after", json_real(g->after), &err);
 		set(o, "change", json_real(g->after - g->before), &err);

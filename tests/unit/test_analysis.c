@@ -528,6 +528,38 @@ static void test_json_lists_callers_beyond_the_top(void **state)
 	profile__free(p);
 }
 
+static void test_json_survives_names_that_are_not_utf8(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 2, 10 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/app/app", "dd", MAPPING_EXE, true);
+	/* A process may name itself any bytes (prctl PR_SET_NAME); symbols are bytes too. */
+	struct pb_who odd = { "Other processes", GROUP_OTHER, 77, "w\xff\xfeker" };
+	struct analysis *a;
+	json_t *doc, *proc;
+	char *text;
+
+	(void)state;
+	pb_sample(p, &odd, 1 * SEC, 0, 1, pb_frame(p, app, 0x10, "f\xc3(", true, LANGUAGE_C));
+	a = analysis__new(p);
+	assert_non_null(a);
+	doc = analysis__to_json(a, NULL);
+	assert_non_null(doc);
+	text = json_dumps(doc, 0);
+	assert_non_null(text);
+	proc = json_array_get(json_object_get(json_array_get(json_object_get(doc, "groups"), 0),
+					      "processes"),
+			      0);
+	assert_string_equal(json_string_value(json_object_get(proc, "comm")),
+			    "w\xef\xbf\xbd\xef\xbf\xbdker");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(doc, "functions"), 0), "name")),
+			    "f\xef\xbf\xbd(");
+	free(text);
+	json_decref(doc);
+	analysis__free(a);
+	profile__free(p);
+}
+
 /* ---- the other questions ---- */
 
 static void test_wall_answer_is_not_swamped_by_idle_kernel_threads(void **state)
@@ -766,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_no_card_when_everything_is_named),
 		cmocka_unit_test(test_json_document),
 		cmocka_unit_test(test_json_lists_callers_beyond_the_top),
+		cmocka_unit_test(test_json_survives_names_that_are_not_utf8),
 		cmocka_unit_test(test_wall_answer_is_not_swamped_by_idle_kernel_threads),
 		cmocka_unit_test(test_threads_answer_names_the_largest_set_waiting_in_one_place),
 		cmocka_unit_test(test_locks_answer),

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A JSON string from text that came from a machine: process names and symbols are bytes,
+ * not always UTF-8, and jansson refuses invalid UTF-8 outright. Such bytes become U+FFFD
+ * so one odd process name never costs the whole document.
+ */
+#ifndef SLIDEOPS_ANALYSIS_JSON_TEXT_H
+#define SLIDEOPS_ANALYSIS_JSON_TEXT_H
+
+#include <jansson.h>
+
+/* NULL only on ENOMEM. */
+json_t *json_text(const char *s);
+
+#endif
