@@ -70,7 +70,8 @@ void analysis__print_functions(const struct analysis *a, FILE *out, size_t max)
 
 		format_percent(f->self, self, sizeof(self));
 		format_percent(f->total, total, sizeof(total));
-		print(out, MSG_SHOW_FUNCTION_ROW, self, total, language__name(f->language), f->name);
+		print(out, MSG_SHOW_FUNCTION_ROW, self, total, language__name(f->language),
+		      f->name);
 	}
 }
 

@@ -75,8 +75,9 @@ int cmd_compare(int argc, char **argv, const struct cli_env *env)
 		if (show__load(s, ids[i], &p[i], &a[i]))
 			goto out_free;
 	if (p[0]->header.question != p[1]->header.question) {
-		msg_error(MSG_COMPARE_DIFFERENT_QUESTIONS, ids[0], question__id(p[0]->header.question),
-			  ids[1], question__id(p[1]->header.question));
+		msg_error(MSG_COMPARE_DIFFERENT_QUESTIONS, ids[0],
+			  question__id(p[0]->header.question), ids[1],
+			  question__id(p[1]->header.question));
 		rc = EXIT_REFUSED;
 		goto out_free;
 	}

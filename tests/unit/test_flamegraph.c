@@ -158,7 +158,8 @@ static void test_tree_is_groups_then_processes_then_frames_root_first(void **sta
 				   "Unit nginx.service;nginx 2000\n"
 				   "Unit nginx.service;nginx;ep_poll 1000\n"
 				   "Unit nginx.service;nginx;main 1000\n"
-				   "Unit nginx.service;nginx;main;</script><script>alert(1)</script> 500\n"
+				   "Unit nginx.service;nginx;main;"
+				   "</script><script>alert(1)</script> 500\n"
 				   "Unit nginx.service;nginx;main;a;b\nc 500\n");
 	assert_int_equal(jint(json_object_get(d, "depth"), 0), 0);
 	assert_int_equal(jint(json_object_get(d, "value"), 0), 10 * SEC);
@@ -335,7 +336,8 @@ static void test_folded_one_line_per_distinct_stack_in_samples(void **state)
 	assert_string_equal(sorted, "Service billing;gunicorn;main;report 200\n"
 				    "Service billing;gunicorn;main;report;build_row 600\n"
 				    "Unit nginx.service;nginx;ep_poll 100\n"
-				    "Unit nginx.service;nginx;main;</script><script>alert(1)</script> 50\n"
+				    "Unit nginx.service;nginx;main;"
+				    "</script><script>alert(1)</script> 50\n"
 				    "Unit nginx.service;nginx;main;a:b c 50\n");
 	free(sorted);
 	free(text);
