@@ -198,9 +198,7 @@ static void test_cpu_answer_edge_cases(void **state)
 	struct analysis *a;
 
 	(void)state;
-	/* One second (singular), a group whose stacks are empty (no "most of it in"). The
-	 * empty stack is not the profile's first: profile__add_stack would memcpy from NULL. */
-	assert_int_not_equal(profile__add_stack(p, &f, 1), UINT32_MAX);
+	/* One second (singular), a group whose stacks are empty (no "most of it in"). */
 	pb_sample(p, &kworker, 200 * MS, 0, 0);
 	a = analysis__new(p);
 	assert_non_null(a);
