@@ -10,6 +10,10 @@
  * stale; an exit sends what user space needs to attribute a process it never managed to
  * read (it may live for less than a poll interval): its facts and executable mappings,
  * read here while the memory map still exists.
+ *
+ * Fields are read with BPF_CORE_READ even where a tp_btf program could dereference
+ * directly: each direct access makes the verifier look the kernel's BTF up by name
+ * (btf_nested_type_is_trusted), which cost half a second of load time.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -61,6 +65,19 @@ static __always_inline void count(__u32 counter)
 
 	if (value)
 		*value += 1;
+}
+
+/* tty_nr as /proc/PID/stat encodes it (new_encode_dev of the tty's device). */
+static __always_inline __u32 task_tty_nr(struct task_struct *task)
+{
+	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
+	__u32 major, minor;
+
+	if (!tty)
+		return 0;
+	major = BPF_CORE_READ(tty, driver, major);
+	minor = BPF_CORE_READ(tty, driver, minor_start) + BPF_CORE_READ(tty, index);
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
 }
 
 SEC("perf_event")
@@ -121,6 +138,9 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	if (!bpf_map_lookup_elem(&seen, &tgid)) {
 		bpf_map_update_elem(&seen, &tgid, &one, BPF_ANY);
 		s->flags |= CPU_SAMPLE_FIRST;
+		s->ppid = BPF_CORE_READ(task, real_parent, tgid);
+		s->tty_nr = task_tty_nr(task);
+		BPF_CORE_READ_STR_INTO(&s->leader_comm, task, group_leader, comm);
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	}
 
@@ -136,19 +156,6 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	}
 	count(CPU_COUNTER_SAMPLES);
 	return 0;
-}
-
-/* tty_nr as /proc/PID/stat encodes it (new_encode_dev of the tty's device). */
-static __always_inline __u32 task_tty_nr(struct task_struct *task)
-{
-	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
-	__u32 major, minor;
-
-	if (!tty)
-		return 0;
-	major = BPF_CORE_READ(tty, driver, major);
-	minor = BPF_CORE_READ(tty, driver, minor_start) + BPF_CORE_READ(tty, index);
-	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
 }
 
 /* Where exit and exec records are assembled: only their used part is sent. */
@@ -244,7 +251,7 @@ static __always_inline void send_proc_event(struct cpu_proc_event *e, __u64 size
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = task->tgid, zero = 0;
+	__u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
 	struct cpu_proc_event *e;
 
 	if (!bpf_map_lookup_elem(&seen, &tgid))
@@ -267,7 +274,7 @@ extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __wea
 
 static __always_inline struct cpu_proc_event *exit_begin(struct task_struct *task)
 {
-	__u32 tgid = task->tgid, zero = 0;
+	__u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
 	struct cpu_proc_event *e;
 	struct mm_struct *mm;
 	struct file *exe;
@@ -280,7 +287,7 @@ static __always_inline struct cpu_proc_event *exit_begin(struct task_struct *tas
 		return NULL;
 	e->kind = CPU_RECORD_EXIT;
 	proc_facts(e, task);
-	mm = task->mm;
+	mm = BPF_CORE_READ(task, mm);
 	if (!mm)
 		return e;
 	exe = BPF_CORE_READ(mm, exe_file);
@@ -312,18 +319,18 @@ int BPF_PROG(on_exit, struct task_struct *task, bool group_dead)
 	e = exit_begin(task);
 	if (!e)
 		return 0;
-	if (!task->mm) {
+	if (!BPF_CORE_READ(task, mm)) {
 		send_proc_event(e, offsetof(struct cpu_proc_event, vmas));
 		return 0;
 	}
 	e->flags |= CPU_PROC_HAS_MM;
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
-		struct file *file = vma->vm_file;
+		struct file *file = BPF_CORE_READ(vma, vm_file);
 		struct cpu_vma *v;
 		struct inode *inode;
 
-		if (!(vma->vm_flags & VM_EXEC) || !file)
+		if (!(BPF_CORE_READ(vma, vm_flags) & VM_EXEC) || !file)
 			continue;
 		if (n >= CPU_EXIT_MAX_VMAS) {
 			e->flags |= CPU_PROC_VMAS_TRUNCATED;
@@ -331,9 +338,9 @@ int BPF_PROG(on_exit, struct task_struct *task, bool group_dead)
 		}
 		v = &e->vmas[n & (CPU_EXIT_MAX_VMAS - 1)];
 		inode = BPF_CORE_READ(file, f_inode);
-		v->start = vma->vm_start;
-		v->end = vma->vm_end;
-		v->pgoff = vma->vm_pgoff;
+		v->start = BPF_CORE_READ(vma, vm_start);
+		v->end = BPF_CORE_READ(vma, vm_end);
+		v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
 		v->ino = BPF_CORE_READ(inode, i_ino);
 		v->dev = inode_dev(inode);
 		v->is_exe = v->ino == e->exe_ino && v->dev == e->exe_dev;

@@ -57,6 +57,12 @@ struct cpu_sample {
 	__u32 kstack_len; /* frames in ips[0 .. kstack_len) */
 	__u32 ustack_len; /* frames in ips[kstack_len .. kstack_len + ustack_len) */
 	char comm[CPU_COMM_LEN]; /* the thread's name */
+	/* Only with CPU_SAMPLE_FIRST: what user space needs of a process that may be gone
+	 * before it reads /proc, and whose exit it may not hear of (one sampled only while
+	 * the kernel tears it down, after its exit tracepoint). */
+	__u32 ppid;
+	__u32 tty_nr;
+	char leader_comm[CPU_COMM_LEN]; /* the process's name */
 	__u64 ips[2 * CPU_MAX_STACK]; /* leaf first; only the used part is sent */
 };
 

@@ -35,6 +35,7 @@ struct pending {
 struct process {
 	int tgid;
 	bool alive;    /* false: exited or exec'd; a new entry takes its pid */
+	bool exited;   /* ended by its exit record (not replaced by an exec) */
 	bool facts;    /* labels are set */
 	bool maps_ok;  /* maps hold the process's mappings (kernel threads: none needed) */
 	int64_t maps_read_ns;
@@ -143,6 +144,22 @@ static struct process *processes__find(struct processes *ps, int tgid)
 	return id == HASHMAP_NONE ? NULL : ps->items[id];
 }
 
+static bool process__equal_exited(const void *key, uint32_t id, void *ctx)
+{
+	const struct process *proc = ((struct processes *)ctx)->items[id];
+
+	return proc->exited && proc->facts && proc->tgid == *(const int *)key;
+}
+
+/* A process of this pid that exited during the capture, its labels kept. */
+static struct process *processes__find_exited(struct processes *ps, int tgid)
+{
+	uint32_t id = hashmap__find(ps->index, hash_u64(3, (uint64_t)tgid), &tgid,
+				    process__equal_exited, ps);
+
+	return id == HASHMAP_NONE ? NULL : ps->items[id];
+}
+
 /* A new live entry for tgid. The index keeps dead entries (it cannot delete); they
  * never match, and there is one per process that exited while sampled. */
 static struct process *processes__add(struct processes *ps, int tgid)
@@ -170,6 +187,13 @@ static struct process *processes__add(struct processes *ps, int tgid)
 	ps->items[ps->n++] = proc;
 	ps->stats.processes++;
 	return proc;
+}
+
+/* The process ended or replaced its image: its labels stay, for its last ticks. */
+static void process__kill(struct process *proc)
+{
+	process__release(proc);
+	proc->alive = false;
 }
 
 /* ---- what a process is: its labels ---- */
@@ -397,15 +421,21 @@ static int process__keep(struct process *proc, const struct cpu_sample *s, size_
 	return 0;
 }
 
-/* The facts of a process nothing else told us about, from one of its samples: its name
- * (the thread's; the process's is not in a sample) and its cgroup. */
+/* The facts of a process nothing else told us about, from its first sample: its name,
+ * parent, terminal and cgroup (a later sample has only its thread's name and cgroup). */
 static int process__facts_from_sample(struct processes *ps, struct process *proc,
 				      const struct cpu_sample *s)
 {
 	struct proc_info info = { 0 };
 
 	info.pid = proc->tgid;
-	snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, s->comm);
+	if (s->flags & CPU_SAMPLE_FIRST) {
+		snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, s->leader_comm);
+		info.ppid = s->ppid;
+		info.tty_nr = s->tty_nr;
+	} else {
+		snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, s->comm);
+	}
 	info.kthread = s->flags & CPU_SAMPLE_KTHREAD;
 	if (cgroups__path(ps->cgroups, s->cgroup_id, info.cgroup, sizeof(info.cgroup)) == -ENOMEM)
 		return -ENOMEM;
@@ -418,8 +448,19 @@ static int process__flush(struct processes *ps, struct process *proc)
 {
 	int err = 0;
 
-	if (proc->npending && !proc->facts)
-		err = process__facts_from_sample(ps, proc, proc->pending[0].record);
+	if (proc->npending && !proc->facts) {
+		const struct cpu_sample *best = proc->pending[0].record;
+
+		for (size_t i = 0; i < proc->npending; i++) {
+			const struct cpu_sample *s = proc->pending[i].record;
+
+			if (s->flags & CPU_SAMPLE_FIRST) {
+				best = s;
+				break;
+			}
+		}
+		err = process__facts_from_sample(ps, proc, best);
+	}
 	for (size_t i = 0; i < proc->npending && !err; i++)
 		err = processes__emit(ps, proc, proc->pending[i].record);
 	for (size_t i = 0; i < proc->npending; i++)
@@ -446,39 +487,30 @@ int processes__sample(struct processes *ps, const struct cpu_sample *s, size_t s
 		return 0;
 	proc = processes__find(ps, s->tgid);
 	if (!proc) {
+		struct process *exited;
+
 		proc = processes__add(ps, s->tgid);
 		if (!proc)
 			return -ENOMEM;
 		err = process__sync(ps, proc, s->flags & CPU_SAMPLE_KTHREAD);
 		if (err)
 			return err;
+		/*
+		 * Gone, and it was here before: a process is still sampled after its exit
+		 * record, while the kernel tears it down (unmapping its memory can take
+		 * milliseconds). Those ticks are its own.
+		 */
+		exited = proc->facts ? NULL : processes__find_exited(ps, s->tgid);
+		if (exited) {
+			process__kill(proc);
+			ps->stats.processes--;
+			return processes__emit(ps, exited, s);
+		}
 	}
 	if (proc->facts && (proc->maps_ok || s->ustack_len == 0))
 		return processes__emit(ps, proc, s);
 	return process__keep(proc, s, CPU_SAMPLE_HEADER_SIZE +
 					      (s->kstack_len + s->ustack_len) * sizeof(__u64));
-}
-
-static void process__kill(struct process *proc)
-{
-	process__release(proc);
-	proc->alive = false;
-}
-
-int processes__exec(struct processes *ps, const struct cpu_proc_event *e, size_t size)
-{
-	struct process *proc;
-	int err;
-
-	if (size < offsetof(struct cpu_proc_event, exe_parts))
-		return 0;
-	proc = processes__find(ps, e->tgid);
-	if (!proc)
-		return 0;
-	/* Its samples so far belong to the image it had; the next are read anew. */
-	err = process__flush(ps, proc);
-	process__kill(proc);
-	return err;
 }
 
 static dev_t kernel_dev(uint32_t dev)
@@ -502,14 +534,17 @@ static void exe_path(const struct cpu_proc_event *e, char *buf, size_t size)
 	}
 }
 
-static int process__facts_from_exit(struct processes *ps, struct process *proc,
-				    const struct cpu_proc_event *e, const char *exe)
+/* The facts the kernel sent with an exit or an exec. comm: the process's name when the
+ * event's is not the one its samples had (an exec's is the new image's). */
+static int process__facts_from_event(struct processes *ps, struct process *proc,
+				     const struct cpu_proc_event *e, const char *exe,
+				     const char *comm)
 {
 	struct proc_info info = { 0 };
 
 	info.pid = proc->tgid;
 	info.ppid = e->ppid;
-	snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, e->comm);
+	snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, comm ? comm : e->comm);
 	snprintf(info.exe, sizeof(info.exe), "%s", exe);
 	info.kthread = e->flags & CPU_PROC_KTHREAD;
 	info.tty_nr = e->tty_nr;
@@ -547,6 +582,35 @@ static int process__maps_from_exit(struct processes *ps, struct process *proc,
 	return 0;
 }
 
+int processes__exec(struct processes *ps, const struct cpu_proc_event *e, size_t size)
+{
+	struct process *proc;
+	int err;
+
+	if (size < offsetof(struct cpu_proc_event, exe_parts))
+		return 0;
+	proc = processes__find(ps, e->tgid);
+	if (!proc)
+		return 0;
+	/*
+	 * Its samples so far belong to the image it had; the next are read anew. Samples
+	 * still waiting are of a process gone before we read it (a child between fork and
+	 * exec): the exec's facts are its own, but for its name then, which its samples say.
+	 */
+	err = 0;
+	if (proc->npending && !proc->facts) {
+		const struct cpu_sample *first = proc->pending[0].record;
+		char comm[CPU_COMM_LEN + 1];
+
+		snprintf(comm, sizeof(comm), "%.*s", CPU_COMM_LEN, first->comm);
+		err = process__facts_from_event(ps, proc, e, "", comm);
+	}
+	if (!err)
+		err = process__flush(ps, proc);
+	process__kill(proc);
+	return err;
+}
+
 int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t size)
 {
 	size_t head = offsetof(struct cpu_proc_event, vmas), nvmas;
@@ -565,7 +629,7 @@ int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t
 	if (proc->npending) {
 		exe_path(e, exe, sizeof(exe));
 		if (!proc->facts) {
-			err = process__facts_from_exit(ps, proc, e, exe);
+			err = process__facts_from_event(ps, proc, e, exe, NULL);
 			ps->stats.from_exit++;
 		}
 		if (!err && !proc->maps_ok && (e->flags & CPU_PROC_HAS_MM))
@@ -574,6 +638,7 @@ int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t
 			err = process__flush(ps, proc);
 	}
 	process__kill(proc);
+	proc->exited = true;
 	return err;
 }
 
