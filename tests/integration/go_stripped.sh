@@ -27,7 +27,11 @@ func main() {
 GO
 export GOCACHE="$WORK/gocache" GOPATH="$WORK/gopath" GOFLAGS=-mod=mod GO111MODULE=off
 go build -ldflags=-s -o "$WORK/go-noid" main.go
-go build -ldflags=-B=gobuildid -o "$WORK/go-full" main.go
+# -B=gobuildid (Go 1.20 on) derives the note from Go's own build id; older linkers
+# (Debian 12 ships 1.19) take an explicit one. Either way the binary gets a GNU build id.
+if ! go build -ldflags=-B=gobuildid -o "$WORK/go-full" main.go 2>/dev/null; then
+	go build -ldflags="-B 0x$(sha1sum main.go | cut -c1-40)" -o "$WORK/go-full" main.go
+fi
 cp "$WORK/go-full" "$WORK/go-ledger" && strip "$WORK/go-ledger"
 build_id=$(readelf -n "$WORK/go-ledger" | awk '/Build ID/ { print $3 }' | head -1)
 [ -n "$build_id" ] || fail "-B=gobuildid gave no build id"

@@ -44,6 +44,7 @@ start_in_cgroup() {
 	local dir=$1; shift
 	bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@" >/dev/null 2>&1 &
 	local pid=$!
+	disown "$pid" 2>/dev/null || true
 	defer "kill -9 $pid 2>/dev/null"
 	echo "$pid"
 }
