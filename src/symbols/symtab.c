@@ -2,8 +2,9 @@
 /*
  * Symbol tables: built once per binary or upload, then looked up for every sampled
  * address of every profile shown, so lookups outnumber inserts by far. A sorted array
- * of 24-byte entries and one buffer of names: a million functions fit in about 24 MB
- * plus their names, and a lookup is a binary search (~20 steps).
+ * of 16-byte entries and one buffer of names: a million functions fit in 16 MB plus
+ * their names, and a lookup is a binary search (~20 steps). Sorting is in place, so
+ * building a table never needs twice its size.
  *
  * The stored form is zlib-compressed: a fixed header, then per symbol the address as a
  * delta from the previous one and the size, as LEB128 varints, then the names in symbol
@@ -82,7 +83,7 @@ int symtab__add(struct symtab *tab, uint64_t addr, uint64_t size, const char *na
 		return err;
 	sym = &tab->syms[tab->nsyms++];
 	sym->addr = addr;
-	sym->size = size;
+	sym->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 	sym->name = (uint32_t)tab->names_len;
 	memcpy(tab->names + tab->names_len, name, name_len);
 	tab->names[tab->names_len + name_len] = '\0';
@@ -104,14 +105,12 @@ static size_t leading_underscores(const char *s)
  * the larger, then the fewest leading underscores ("memcpy" over "__memcpy_avx"), then
  * the shorter name, then by name so the choice never depends on input order.
  */
-static int compare(const void *a, const void *b, void *ctx)
+static int __attribute__((noinline)) tie_break(const struct symbol *x, const struct symbol *y,
+						const char *names)
 {
-	const struct symbol *x = a, *y = b;
-	const char *names = ctx, *nx = names + x->name, *ny = names + y->name;
+	const char *nx = names + x->name, *ny = names + y->name;
 	size_t ux, uy, lx, ly;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
 	if ((x->size == 0) != (y->size == 0))
 		return x->size == 0 ? 1 : -1;
 	if (x->size != y->size)
@@ -127,13 +126,113 @@ static int compare(const void *a, const void *b, void *ctx)
 	return strcmp(nx, ny);
 }
 
+/* Addresses differ almost always: that test is inlined into the sort, the rest is not. */
+static inline int compare(const struct symbol *x, const struct symbol *y, const char *names)
+{
+	if (__builtin_expect(x->addr != y->addr, 1))
+		return x->addr < y->addr ? -1 : 1;
+	return tie_break(x, y, names);
+}
+
+static void swap(struct symbol *a, struct symbol *b)
+{
+	struct symbol t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void sift_down(struct symbol *a, size_t root, size_t n, const char *names)
+{
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && compare(&a[child], &a[child + 1], names) < 0)
+			child++;
+		if (compare(&a[root], &a[child], names) >= 0)
+			return;
+		swap(&a[root], &a[child]);
+	}
+}
+
+static void heap_sort(struct symbol *a, size_t n, const char *names)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(a, i, n, names);
+	for (size_t end = n; end-- > 1;) {
+		swap(&a[0], &a[end]);
+		sift_down(a, 0, end, names);
+	}
+}
+
+/*
+ * In place, unlike glibc's qsort (a merge sort with a copy of the whole array): quicksort
+ * with Hoare's partition around the middle element, insertion sort for short runs, and
+ * heapsort when the recursion gets too deep, so no input makes it quadratic.
+ */
+static void intro_sort(struct symbol *a, size_t n, const char *names, int depth)
+{
+	while (n > 16) {
+		struct symbol pivot;
+		ptrdiff_t i = -1, j = (ptrdiff_t)n;
+
+		if (depth-- == 0) {
+			heap_sort(a, n, names);
+			return;
+		}
+		pivot = a[n / 2];
+		for (;;) {
+			do
+				i++;
+			while (compare(&a[i], &pivot, names) < 0);
+			do
+				j--;
+			while (compare(&a[j], &pivot, names) > 0);
+			if (i >= j)
+				break;
+			swap(&a[i], &a[j]);
+		}
+		/* [0, j] and [j + 1, n): recurse into the smaller, loop on the larger. */
+		if ((size_t)j + 1 < n - (size_t)j - 1) {
+			intro_sort(a, (size_t)j + 1, names, depth);
+			a += j + 1;
+			n -= (size_t)j + 1;
+		} else {
+			intro_sort(a + j + 1, n - (size_t)j - 1, names, depth);
+			n = (size_t)j + 1;
+		}
+	}
+	for (size_t k = 1; k < n; k++) {
+		struct symbol t = a[k];
+		size_t m = k;
+
+		for (; m > 0 && compare(&a[m - 1], &t, names) > 0; m--)
+			a[m] = a[m - 1];
+		a[m] = t;
+	}
+}
+
+static void sort_symbols(struct symtab *tab)
+{
+	int depth = 0;
+
+	/* Linkers write most of a table in address order: often nothing is left to do. */
+	for (size_t i = 1; i < tab->nsyms; i++) {
+		if (compare(&tab->syms[i - 1], &tab->syms[i], tab->names) > 0)
+			goto unsorted;
+	}
+	return;
+unsorted:
+	for (size_t n = tab->nsyms; n > 1; n >>= 1)
+		depth += 2;
+	intro_sort(tab->syms, tab->nsyms, tab->names, depth);
+}
+
 int symtab__finish(struct symtab *tab)
 {
 	size_t n = 0;
 
 	if (tab->nsyms == 0)
 		return 0;
-	qsort_r(tab->syms, tab->nsyms, sizeof(*tab->syms), compare, tab->names);
+	sort_symbols(tab);
 	for (size_t i = 0; i < tab->nsyms; i++) {
 		if (n > 0 && tab->syms[n - 1].addr == tab->syms[i].addr)
 			continue;
@@ -148,11 +247,11 @@ int symtab__finish(struct symtab *tab)
 		uint64_t room = i + 1 < n ? tab->syms[i + 1].addr - sym->addr : SYMTAB_LAST_SIZE;
 
 		if (sym->size == 0)
-			sym->size = room;
+			sym->size = room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
 		/* No function wraps past the end of the address space (addr < UINT64_MAX
 		 * here, so at least one byte is left). */
 		if (sym->size > UINT64_MAX - sym->addr)
-			sym->size = UINT64_MAX - sym->addr;
+			sym->size = (uint32_t)(UINT64_MAX - sym->addr);
 		if (sym->size == 0)
 			sym->size = 1;
 	}
@@ -445,10 +544,11 @@ struct symtab *symtab__deserialize(const void *blob, size_t len)
 			goto out;
 		pos += npos;
 		/* Strictly increasing, non-empty, not wrapping. */
-		if ((i > 0 && delta == 0) || delta > UINT64_MAX - prev || size == 0)
+		if ((i > 0 && delta == 0) || delta > UINT64_MAX - prev || size == 0 ||
+		    size > UINT32_MAX)
 			goto out;
 		sym->addr = prev + delta;
-		sym->size = size;
+		sym->size = (uint32_t)size;
 		if (size > UINT64_MAX - sym->addr)
 			goto out;
 		prev = sym->addr;

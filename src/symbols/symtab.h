@@ -10,9 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 16 bytes: a million functions cost 16 MB besides their names. */
 struct symbol {
 	uint64_t addr;
-	uint64_t size;   /* 0 in input: runs to the next symbol (fixed by symtab__finish) */
+	uint32_t size;   /* 0 in input: runs to the next symbol (fixed by symtab__finish);
+			    no function is 4 GB, larger sizes are cut to UINT32_MAX */
 	uint32_t name;   /* offset into names */
 };
 
