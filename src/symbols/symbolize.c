@@ -19,6 +19,7 @@
 #include "elf/elf_file.h"
 #include "profile/profile.h"
 #include "store/store.h"
+#include "symbols/demangle.h"
 #include "symbols/symtab.h"
 
 struct mapping_names {
@@ -70,6 +71,16 @@ static int load_tables(struct profile *p, struct store *s, struct mapping_names 
 	return 0;
 }
 
+/* The string id of name as people read it: demangled when it is mangled. */
+static uint32_t intern_readable(struct profile *p, const char *name)
+{
+	char *readable = symbol__demangle(name);
+	uint32_t id = profile__intern(p, readable ? readable : name);
+
+	free(readable);
+	return id;
+}
+
 static int name_location(struct profile *p, struct prof_location *l,
 			 const struct mapping_names *names)
 {
@@ -82,16 +93,17 @@ static int name_location(struct profile *p, struct prof_location *l,
 	if (m && m->kind == MAPPING_KERNEL)
 		lang = LANGUAGE_KERNEL;
 
-	/* A name known at capture: kernel symbols, interpreter frames. */
 	if (l->function) {
-		id = l->function;
+		/* A name known at capture: kernel symbols, interpreter frames, binaries
+		 * named from their own file at capture. */
+		name = profile__str(p, l->function);
+		id = lang == LANGUAGE_KERNEL ? l->function : intern_readable(p, name);
 		l->named = true;
-		name = profile__str(p, id);
 	} else {
 		if (m)
 			name = symtab__lookup(names[l->mapping].tab, l->address, NULL);
 		if (name) {
-			id = profile__intern(p, name);
+			id = intern_readable(p, name);
 			l->named = true;
 		} else {
 			snprintf(unnamed, sizeof(unnamed), "%s+0x%" PRIx64,
@@ -99,10 +111,11 @@ static int name_location(struct profile *p, struct prof_location *l,
 			id = profile__intern(p, unnamed);
 			l->named = false;
 		}
-		if (id == UINT32_MAX)
-			return -ENOMEM;
 	}
+	if (id == UINT32_MAX)
+		return -ENOMEM;
 	l->name = id;
+	/* By the name as the binary has it: mangling tells Rust from C++. */
 	l->language = l->named && lang != LANGUAGE_KERNEL ? symbol__language(name, lang) : lang;
 	return 0;
 }

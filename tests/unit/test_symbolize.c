@@ -23,6 +23,7 @@
 #include "helpers/fixture.h"
 #include "profile/profile.h"
 #include "store/store.h"
+#include "symbols/demangle.h"
 #include "symbols/symbolize.h"
 #include "symbols/symtab.h"
 
@@ -220,7 +221,11 @@ static void test_languages_and_shared_builds(void **state)
 	assert_int_equal(profile__symbolize(p, ws->s), 0);
 	assert_int_equal(p->locations[r].language, LANGUAGE_RUST);
 	assert_int_equal(p->locations[r2].language, LANGUAGE_RUST);
-	assert_string_equal(name_of(p, r2), names[0]);
+	/* Names read as people write them: demangled, Rust's hash dropped. */
+	assert_string_equal(name_of(p, r), "ledger::post");
+	assert_string_equal(name_of(p, r2), "ledger::post");
+	assert_string_equal(name_of(p, x), "cgo::call()");
+	assert_string_equal(name_of(p, g), "main.settleLedger");
 	assert_int_equal(p->locations[x].language, LANGUAGE_C);
 	assert_int_equal(p->locations[g].language, LANGUAGE_GO);
 	assert_int_equal(p->locations[k].language, LANGUAGE_KERNEL);
@@ -321,10 +326,58 @@ static void test_upload_names_earlier_profile(void **state)
 	profile__free(loaded);
 }
 
+static void assert_demangles(const char *mangled, const char *want)
+{
+	char *got = symbol__demangle(mangled);
+
+	if (!want) {
+		if (got)
+			fail_msg("%s: want it kept as it is, got %s", mangled ? mangled : "NULL", got);
+		return;
+	}
+	if (!got || strcmp(got, want) != 0)
+		fail_msg("%s: want %s, got %s", mangled, want, got ? got : "(nothing)");
+	free(got);
+}
+
+static void test_demangle(void **state)
+{
+	(void)state;
+	assert_demangles("_ZN6ledger4postEi", "ledger::post(int)");
+	assert_demangles("_ZN7billing6Ledger6settleERKSt6vectorIiSaIiEE",
+			 "billing::Ledger::settle(std::vector<int, std::allocator<int> > const&)");
+	assert_demangles("_Z3fooi.constprop.0", "foo(int) [clone .constprop.0]");
+	assert_demangles("_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write");
+	/* Not mangled, or not validly: kept as they are. */
+	assert_demangles("compute_totals", NULL);
+	assert_demangles("main.settleLedger", NULL);
+	assert_demangles("_Znotreally!", NULL);
+	assert_demangles("_RNvCs1234_7mycrate4main", NULL);
+	assert_demangles(NULL, NULL);
+}
+
+/* Names captured with the profile (binaries named from their own file at capture) are
+ * shown demangled too; kernel names as they are. */
+static void test_capture_names_demangled(void **state)
+{
+	struct profile *p = profile__new(QUESTION_CPU);
+	uint32_t m, a;
+
+	(void)state;
+	m = mapping(p, "/usr/local/bin/ledger", "", MAPPING_EXE, LANGUAGE_C);
+	a = location(p, m, 0x1000, "_ZN6ledger4postEi");
+	assert_int_equal(profile__symbolize(p, NULL), 0);
+	assert_string_equal(name_of(p, a), "ledger::post(int)");
+	assert_int_equal(p->locations[a].language, LANGUAGE_C);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_without_names),
+		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_capture_names_demangled),
 		cmocka_unit_test_setup_teardown(test_sources_in_order, ws_setup, ws_teardown),
 		cmocka_unit_test_setup_teardown(test_languages_and_shared_builds, ws_setup,
 						ws_teardown),
