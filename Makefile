@@ -141,12 +141,14 @@ $(OUTPUT)/asan/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/asan/libslideop
 		$(OUTPUT)/asan/libslideops.a $(LIBS) -lcmocka -o $@
 
 # The fuzz target over the ELF reader (libFuzzer; clang's runtime from libclang-rt-14-dev).
-$(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(wildcard src/elf/*.c src/symbols/symtab.c src/util/*.c)
+$(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
+		$(wildcard src/elf/*.c src/symbols/symtab.c src/util/*.c)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -lelf -lz -o $@
+	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/elf 2>/dev/null
 
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
 $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/pprof.c \

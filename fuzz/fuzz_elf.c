@@ -8,8 +8,8 @@
  *
  * The reader works on a file descriptor, so the input is written to a memfd.
  *
- *   make build/fuzz/fuzz_elf && fuzz/make-seeds.sh build/fuzz/seeds
- *   build/fuzz/fuzz_elf -max_total_time=60 build/fuzz/corpus build/fuzz/seeds
+ *   make build/fuzz/fuzz_elf       (also makes the seeds: fuzz/make-seeds.sh)
+ *   build/fuzz/fuzz_elf -max_total_time=60 build/fuzz/corpus build/fuzz/seeds/elf
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 #
 # Builds the fuzz target's seed corpus: small real ELF files of every shape the reader
-# meets. Usage: fuzz/make-seeds.sh [DIR] (default build/fuzz/seeds). Needs gcc, clang,
+# meets. Usage: fuzz/make-seeds.sh [DIR] (default build/fuzz/seeds/elf, where
+# tests/run.sh looks; make builds it with the target). Needs gcc, clang,
 # ld.lld, binutils; a shape whose tool is missing is left out with a note.
 set -euo pipefail
 
-out=${1:-build/fuzz/seeds}
+out=${1:-build/fuzz/seeds/elf}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
