@@ -120,6 +120,7 @@ static int window__name(struct strtab_window *w, uint64_t off, const char **name
 struct collect {
 	struct strtab_window names;
 	struct symtab *tab;
+	uint64_t budget; /* name bytes still allowed: see elf__read_symbols */
 };
 
 static int collect_function(const struct elf_func *f, void *ctx)
@@ -132,6 +133,9 @@ static int collect_function(const struct elf_func *f, void *ctx)
 	ret = window__name(&c->names, f->name, &name, &len);
 	if (ret <= 0)
 		return ret;
+	if (len + 1 > c->budget)
+		return -ENOEXEC;
+	c->budget -= len + 1;
 	return symtab__add(c->tab, f->addr, f->size, name, len);
 }
 
@@ -165,6 +169,13 @@ int elf__read_symbols(int fd, enum elf_symbols_from from, struct symtab **out)
 	c.names.r = &r;
 	c.names.offset = strsh->offset;
 	c.names.size = strsh->size;
+	/*
+	 * Symbols may share a name (and linkers may merge one name into the tail of
+	 * another), but a real table never names its functions with many times the bytes
+	 * of its string table. Without this bound, a small file whose thousands of symbols
+	 * all point at one 64 KB name would make us copy gigabytes.
+	 */
+	c.budget = 4 * strsh->size + (1u << 20);
 	c.names.buf = malloc(STRTAB_WINDOW);
 	c.tab = symtab__new();
 	err = -ENOMEM;

@@ -661,6 +661,20 @@ static void names_past_strtab(unsigned char *elf, size_t len)
 	     o += sizeof(Elf64_Sym))
 		((Elf64_Sym *)(elf + o))->st_name = 0x7fffffff;
 }
+/* Every symbol named by the whole string table at once (its last NUL made a letter):
+ * the copies would add up to many times the file; the reader refuses instead. */
+static void names_all_huge(unsigned char *elf, size_t len)
+{
+	Elf64_Shdr *sh = shdr_of_type(elf, SHT_SYMTAB);
+	Elf64_Shdr *str = (Elf64_Shdr *)(elf + ehdr(elf)->e_shoff +
+					 sh->sh_link * sizeof(Elf64_Shdr));
+
+	(void)len;
+	memset(elf + str->sh_offset + 1, 'x', str->sh_size - 1);
+	for (uint64_t o = sh->sh_offset; o + sizeof(Elf64_Sym) <= sh->sh_offset + sh->sh_size;
+	     o += sizeof(Elf64_Sym))
+		((Elf64_Sym *)(elf + o))->st_name = 1;
+}
 static void note_sizes_huge(unsigned char *elf, size_t len)
 {
 	Elf64_Ehdr *eh = ehdr(elf);
@@ -728,6 +742,40 @@ static void test_damaged_headers(void **state)
 		free(copy);
 	}
 	free(orig);
+	fixture__free(fx);
+}
+
+/* A file whose thousands of symbols are all named by its whole string table at once
+ * would make the reader copy many times the file; it is refused instead. */
+static void test_names_beyond_any_real_table(void **state)
+{
+	struct fixture *fx = fixture__new();
+	const char *so = fixture__path(fx, "many.so");
+	unsigned char *data;
+	struct symtab *tab = NULL;
+	size_t len;
+	int fd;
+
+	(void)state;
+	assert_int_equal(fixture__sh(fx, "awk 'BEGIN { print \".text\"; for (i = 0; i < 4000; i++) "
+				     "{ printf \".globl f%%d\\n.type f%%d,@function\\nf%%d:\\n ret\\n"
+				     ".size f%%d,1\\n\", i, i, i, i } }' > many.s && as -o many.o many.s && "
+				     "ld -shared --build-id -o '%s' many.o", so),
+			 0);
+	data = slurp(so, &len);
+	fd = memfd_of(data, len);
+	assert_int_equal(elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab), 0);
+	assert_int_equal(tab->nsyms, 4000);
+	symtab__free(tab);
+	tab = NULL;
+	close(fd);
+
+	names_all_huge(data, len);
+	fd = memfd_of(data, len);
+	assert_int_equal(elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab), -ENOEXEC);
+	assert_null(tab);
+	close(fd);
+	free(data);
 	fixture__free(fx);
 }
 
@@ -1109,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_truncated_at_every_cut),
 		cmocka_unit_test(test_damaged_headers),
+		cmocka_unit_test(test_names_beyond_any_real_table),
 		cmocka_unit_test(test_random_damage),
 		cmocka_unit_test(test_32bit_big_endian_thumb),
 		cmocka_unit_test(test_go_binary),
