@@ -234,7 +234,13 @@ uint32_t capture__kernel_mapping(struct profile *p)
 int capture__name_kernel_frames(struct profile *p, uint32_t kernel_mapping)
 {
 	struct symtab *tab = NULL;
-	int err = 0;
+	int err;
+
+	err = capture__name_kernel_frames_bpf(p, kernel_mapping);
+	if (err != -ENOMEM && err != 0)
+		err = 0; /* a kernel that cannot run the program: kallsyms names the rest */
+	else
+		return err;
 
 	for (uint32_t i = 0; i < p->nlocations && !err; i++) {
 		struct prof_location *l = &p->locations[i];

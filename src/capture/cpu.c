@@ -29,15 +29,30 @@
 #define POLL_INTERVAL_MS 100
 #define NSEC_PER_SEC 1000000000ULL
 /* Ring buffer: a second of samples at ~1 kB each, so a slow /proc read or a burst of
- * exits never loses one; at least 1 MB (an exit record is up to 6 kB). */
+ * exits never loses one; at least 256 kB. */
 #define RINGBUF_PER_SAMPLE 1024ULL
-#define RINGBUF_MIN (1ULL << 20)
+#define RINGBUF_MIN (256ULL << 10)
 #define RINGBUF_MAX (256ULL << 20)
+/* cpu.bpf.c's maps and programs. */
+#define CPU_MAPS 5
+#define CPU_PROGS 4
+
+/*
+ * cpu.bpf.c in the kernel, whichever way it was loaded: by the in-kernel loader (we own
+ * every descriptor) or by libbpf (skel owns them).
+ */
+struct cpu_objects {
+	struct cpu_bpf *skel;
+	int map_fds[CPU_MAPS], prog_fds[CPU_PROGS];
+	int records, counters;         /* map descriptors */
+	int on_tick, on_exec, on_exit; /* program descriptors (on_exit: either variant) */
+	int links[2];                  /* exec and exit; -1 when not attached */
+};
 
 struct cpu_capture {
 	const struct capture_options *opts;
-	struct cpu_bpf *skel;
-	struct bpf_link **ticks;  /* one per online CPU */
+	struct cpu_objects bpf;
+	int *ticks;  /* one link per online CPU */
 	int nticks;
 	struct ring_buffer *rb;
 	struct profile *p;
@@ -66,32 +81,161 @@ static size_t ringbuf_size(int ncpus, unsigned hz)
 	return size;
 }
 
+static void cpu_objects__init(struct cpu_objects *o)
+{
+	o->skel = NULL;
+	for (int i = 0; i < CPU_MAPS; i++)
+		o->map_fds[i] = -1;
+	for (int i = 0; i < CPU_PROGS; i++)
+		o->prog_fds[i] = -1;
+	o->records = o->counters = o->on_tick = o->on_exec = o->on_exit = -1;
+	o->links[0] = o->links[1] = -1;
+}
+
+/* Opens cpu.bpf.c with its ring buffer sized, and one of the two exit programs: the
+ * exit record's mappings need the task vma iterator (Linux 6.7); where the kernel
+ * refuses it, on_exit_facts sends the facts alone. */
+static struct cpu_bpf *cpu_objects__open(size_t rb_size, bool with_vmas)
+{
+	struct cpu_bpf *skel = cpu_bpf__open();
+
+	if (!skel)
+		return NULL;
+	if (bpf_map__set_max_entries(skel->maps.records, rb_size)) {
+		cpu_bpf__destroy(skel);
+		errno = EINVAL;
+		return NULL;
+	}
+	bpf_program__set_autoload(skel->progs.on_exit, with_vmas);
+	bpf_program__set_autoload(skel->progs.on_exit_facts, !with_vmas);
+	return skel;
+}
+
+static int fd_by_name(struct bpf_object *obj, const int *fds, bool maps, const char *name)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	int i = 0;
+
+	if (maps) {
+		bpf_object__for_each_map(map, obj) {
+			if (strcmp(bpf_map__name(map), name) == 0)
+				return fds[i];
+			i++;
+		}
+	} else {
+		bpf_object__for_each_program(prog, obj) {
+			if (strcmp(bpf_program__name(prog), name) == 0)
+				return fds[i];
+			i++;
+		}
+	}
+	return -1;
+}
+
+static int cpu_objects__in_kernel(struct cpu_objects *o, size_t rb_size, bool with_vmas)
+{
+	struct cpu_bpf *skel = cpu_objects__open(rb_size, with_vmas);
+	struct bpf_object *obj;
+	int err;
+
+	if (!skel)
+		return -errno;
+	obj = skel->obj;
+	err = capture__load_in_kernel(obj, o->map_fds, CPU_MAPS, o->prog_fds, CPU_PROGS);
+	if (!err) {
+		o->records = fd_by_name(obj, o->map_fds, true, "records");
+		o->counters = fd_by_name(obj, o->map_fds, true, "counters");
+		o->on_tick = fd_by_name(obj, o->prog_fds, false, "on_tick");
+		o->on_exec = fd_by_name(obj, o->prog_fds, false, "on_exec");
+		o->on_exit = fd_by_name(obj, o->prog_fds, false,
+					with_vmas ? "on_exit" : "on_exit_facts");
+		if (o->records < 0 || o->counters < 0 || o->on_tick < 0 || o->on_exec < 0 ||
+		    o->on_exit < 0)
+			err = -EINVAL;
+	}
+	cpu_bpf__destroy(skel);
+	return err;
+}
+
+static int cpu_objects__libbpf(struct cpu_objects *o, size_t rb_size, bool with_vmas)
+{
+	struct cpu_bpf *skel = cpu_objects__open(rb_size, with_vmas);
+	int err;
+
+	if (!skel)
+		return -errno;
+	err = cpu_bpf__load(skel);
+	if (err) {
+		cpu_bpf__destroy(skel);
+		return err;
+	}
+	o->skel = skel;
+	o->records = bpf_map__fd(skel->maps.records);
+	o->counters = bpf_map__fd(skel->maps.counters);
+	o->on_tick = bpf_program__fd(skel->progs.on_tick);
+	o->on_exec = bpf_program__fd(skel->progs.on_exec);
+	o->on_exit = bpf_program__fd(with_vmas ? skel->progs.on_exit : skel->progs.on_exit_facts);
+	return 0;
+}
+
+static void cpu_objects__detach(struct cpu_objects *o)
+{
+	for (int i = 0; i < 2; i++) {
+		if (o->links[i] >= 0)
+			close(o->links[i]);
+		o->links[i] = -1;
+	}
+}
+
+static void cpu_objects__close(struct cpu_objects *o)
+{
+	cpu_objects__detach(o);
+	if (o->skel) {
+		cpu_bpf__destroy(o->skel);
+	} else {
+		for (int i = 0; i < CPU_MAPS; i++)
+			if (o->map_fds[i] >= 0)
+				close(o->map_fds[i]);
+		for (int i = 0; i < CPU_PROGS; i++)
+			if (o->prog_fds[i] >= 0)
+				close(o->prog_fds[i]);
+	}
+	cpu_objects__init(o);
+}
+
 /*
- * Opens and loads the programs. The exit record's mappings need the task vma iterator
- * (Linux 6.7); where the kernel refuses it, on_exit_facts sends the facts alone.
+ * The in-kernel loader first (no BTF parsed here), then libbpf's load; each with the
+ * exit program that reads mappings, then without.
  */
-static int cpu_capture__load(struct cpu_capture *c, size_t rb_size)
+static int cpu_objects__load(struct cpu_objects *o, size_t rb_size)
 {
 	int err = 0;
 
-	for (int attempt = 0; attempt < 2; attempt++) {
-		c->skel = cpu_bpf__open();
-		if (!c->skel)
-			return -errno;
-		err = bpf_map__set_max_entries(c->skel->maps.records, rb_size);
-		if (!err) {
-			bpf_program__set_autoload(c->skel->progs.on_exit, attempt == 0);
-			bpf_program__set_autoload(c->skel->progs.on_exit_facts, attempt == 1);
-			err = cpu_bpf__load(c->skel);
-		}
+	for (int attempt = 0; attempt < 4; attempt++) {
+		bool with_vmas = attempt % 2 == 0;
+
+		cpu_objects__init(o);
+		err = attempt < 2 ? cpu_objects__in_kernel(o, rb_size, with_vmas) :
+				    cpu_objects__libbpf(o, rb_size, with_vmas);
 		if (!err)
 			return 0;
-		cpu_bpf__destroy(c->skel);
-		c->skel = NULL;
+		if (capture__debug())
+			msg_error(MSG_CAPTURE_DEBUG_LOAD, attempt, strerror(-err));
+		cpu_objects__close(o);
 		if (err == -EPERM || err == -EACCES)
 			break;
 	}
 	return err;
+}
+
+static int cpu_objects__attach_tracing(struct cpu_objects *o)
+{
+	o->links[0] = capture__attach_tracing(o->on_exec);
+	if (o->links[0] < 0)
+		return o->links[0];
+	o->links[1] = capture__attach_tracing(o->on_exit);
+	return o->links[1] < 0 ? o->links[1] : 0;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -128,22 +272,19 @@ static int cpu_capture__attach_ticks(struct cpu_capture *c, const int *cpus, int
 		return -ENOMEM;
 	}
 	for (int i = 0; i < ncpus; i++) {
-		int fd = capture__open_cpu_clock(cpus[i], c->opts->hz);
-		struct bpf_link *link;
+		int fd = capture__open_cpu_clock(cpus[i], c->opts->hz), link;
 
 		if (fd < 0) {
 			msg_error(MSG_CAPTURE_PERF_FAILED, cpus[i], strerror(-fd));
 			return fd;
 		}
-		link = bpf_program__attach_perf_event(c->skel->progs.on_tick, fd);
-		if (!link) {
-			int err = -errno;
-
-			close(fd);
-			msg_error(MSG_CAPTURE_ATTACH_FAILED, "cpu-clock", strerror(-err));
-			return err;
+		link = capture__attach_perf_event(c->bpf.on_tick, fd);
+		/* The link holds the perf event; closing the link stops it. */
+		close(fd);
+		if (link < 0) {
+			msg_error(MSG_CAPTURE_ATTACH_FAILED, "cpu-clock", strerror(-link));
+			return link;
 		}
-		/* The link owns the perf event's descriptor from here on. */
 		c->ticks[c->nticks++] = link;
 	}
 	return 0;
@@ -152,7 +293,7 @@ static int cpu_capture__attach_ticks(struct cpu_capture *c, const int *cpus, int
 static void cpu_capture__detach_ticks(struct cpu_capture *c)
 {
 	for (int i = 0; i < c->nticks; i++)
-		bpf_link__destroy(c->ticks[i]);
+		close(c->ticks[i]);
 	c->nticks = 0;
 }
 
@@ -201,7 +342,7 @@ static void cpu_capture__read_counters(struct cpu_capture *c)
 	if (!values)
 		return;
 	for (uint32_t k = 0; k < CPU_COUNTER__COUNT; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.counters), &k, values))
+		if (bpf_map_lookup_elem(c->bpf.counters, &k, values))
 			continue;
 		for (int i = 0; i < ncpus; i++)
 			c->counters[k] += values[i];
@@ -243,7 +384,7 @@ static void cpu_capture__free(struct cpu_capture *c)
 	cpu_capture__detach_ticks(c);
 	free(c->ticks);
 	ring_buffer__free(c->rb);
-	cpu_bpf__destroy(c->skel);
+	cpu_objects__close(&c->bpf);
 	processes__free(c->processes);
 	cgroups__free(c->cgroups);
 	binaries__free(c->binaries);
@@ -293,6 +434,7 @@ int capture__cpu(const struct capture_options *opts, struct profile **out)
 	uint64_t start_ns;
 	int *cpus = NULL, ncpus = 0, err;
 
+	cpu_objects__init(&c.bpf);
 	err = capture__online_cpus(&cpus, &ncpus);
 	if (err) {
 		msg_error(MSG_CAPTURE_NO_CPUS, strerror(-err));
@@ -304,19 +446,19 @@ int capture__cpu(const struct capture_options *opts, struct profile **out)
 		msg_error(MSG_OUT_OF_MEMORY);
 		goto out_free;
 	}
-	err = cpu_capture__load(&c, ringbuf_size(ncpus, opts->hz));
+	err = cpu_objects__load(&c.bpf, ringbuf_size(ncpus, opts->hz));
 	if (err) {
 		msg_error(MSG_CAPTURE_LOAD_FAILED, strerror(-err));
 		goto out_free;
 	}
-	c.rb = ring_buffer__new(bpf_map__fd(c.skel->maps.records), on_record, &c, NULL);
+	c.rb = ring_buffer__new(c.bpf.records, on_record, &c, NULL);
 	if (!c.rb) {
 		err = -errno;
 		msg_error(MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
 		goto out_free;
 	}
 	/* Exec and exit first, so no sampled process can exit unseen. */
-	err = cpu_bpf__attach(c.skel);
+	err = cpu_objects__attach_tracing(&c.bpf);
 	if (err) {
 		msg_error(MSG_CAPTURE_ATTACH_FAILED, "sched_process_exec/exit", strerror(-err));
 		goto out_free;
@@ -335,7 +477,7 @@ int capture__cpu(const struct capture_options *opts, struct profile **out)
 		ring_buffer__consume(c.rb);
 		err = c.err;
 	}
-	cpu_bpf__detach(c.skel);
+	cpu_objects__detach(&c.bpf);
 	if (!err) {
 		cpu_capture__read_counters(&c);
 		err = cpu_capture__finish(&c);
@@ -357,39 +499,39 @@ out_free:
 
 int capture__cpu_probe(char *detail, size_t size)
 {
-	struct cpu_capture c = { 0 };
-	int *cpus = NULL, ncpus = 0, fd, err;
-	struct bpf_link *link;
+	struct cpu_objects o;
+	int *cpus = NULL, ncpus = 0, fd, link, err;
 
-	err = cpu_capture__load(&c, RINGBUF_MIN);
+	cpu_objects__init(&o);
+	err = cpu_objects__load(&o, RINGBUF_MIN);
 	if (err) {
 		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
 		return err;
 	}
-	err = cpu_bpf__attach(c.skel);
+	err = cpu_objects__attach_tracing(&o);
 	if (err) {
 		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, "sched_process_exec/exit",
 			   strerror(-err));
-		goto out_destroy;
+		goto out_close;
 	}
 	err = capture__online_cpus(&cpus, &ncpus);
 	fd = err ? err : capture__open_cpu_clock(cpus[0], 99);
 	if (fd < 0) {
 		err = fd;
 		msg_format(detail, size, MSG_CHECK_Q_PERF_FAILED, strerror(-err));
-		goto out_destroy;
+		goto out_close;
 	}
-	link = bpf_program__attach_perf_event(c.skel->progs.on_tick, fd);
-	if (!link) {
-		err = -errno;
-		close(fd);
+	link = capture__attach_perf_event(o.on_tick, fd);
+	close(fd);
+	if (link < 0) {
+		err = link;
 		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, "cpu-clock", strerror(-err));
-		goto out_destroy;
+		goto out_close;
 	}
-	bpf_link__destroy(link);
+	close(link);
 
-out_destroy:
+out_close:
 	free(cpus);
-	cpu_bpf__destroy(c.skel);
+	cpu_objects__close(&o);
 	return err;
 }

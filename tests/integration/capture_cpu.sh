@@ -121,11 +121,12 @@ sleep 0.5
 
 # The BPF programs process $1 holds, from its descriptors' fdinfo.
 held_programs() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u; }
-# Waits until the capture $1 has attached (its perf events are open).
+# Waits until the capture $1 samples: it holds a BPF link for exec, for exit, and for
+# each CPU's perf event.
 wait_attached() {
 	for _ in $(seq 200); do
-		[ "$(held_programs "$1" | wc -w)" -ge 3 ] && ls -l /proc/"$1"/fd 2>/dev/null |
-			grep -q 'perf_event' && return 0
+		[ "$(ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'bpf_link')" -ge $((NCPUS + 2)) ] &&
+			return 0
 		sleep 0.05
 	done
 	return 1

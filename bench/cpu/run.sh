@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# What profiling the CPU costs, side by side with the tools people use today, in one run:
+# every CPU busy with a CPU-bound workload that counts the work units it completes, for
+# SECONDS, with
+#
+#   none       no profiler
+#   slideops   slideops capture cpu           (99 Hz, kernel + user stacks, every CPU)
+#   perf       perf record -a -g -F 99
+#   bpftrace   bpftrace -e 'profile:hz:99 { @[kstack, ustack] = count(); }'
+#
+# interleaved, ROUNDS rounds (the order rotates each round). Reports, per profiler: the
+# work lost against no profiler (ratio of units done), the profiler's own CPU time
+# (user + system, the whole command: load, sampling, writing out) and peak RSS, and the
+# BPF time per sample (kernel.bpf_stats_enabled, on only while this runs). Then the
+# ratios to perf. Targets (issue 2): <= 0.5% work lost; CPU and RSS under half of perf's.
+#
+#   sudo bench/cpu/run.sh                        3 rounds of 30 s (make bench-deps first)
+#   ROUNDS=2 SECONDS_RUN=10 sudo bench/cpu/run.sh   a shorter run
+#
+# Not a test: the figures move with whatever else the machine runs. Run it on a quiet one.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
+ROUNDS=${ROUNDS:-3}
+SECONDS_RUN=${SECONDS_RUN:-30}
+NCPUS=$(getconf _NPROCESSORS_ONLN)
+WORKERS=${WORKERS:-$NCPUS}
+HZ=99
+
+[ "$(id -u)" = 0 ] || { echo "bench: run as root (the profilers need it)" >&2; exit 1; }
+for tool in gcc perf bpftrace bpftool jq /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench-deps)" >&2; exit 1; }
+done
+[ -x "$SLIDEOPS" ] || { echo "bench: $SLIDEOPS is not built (make)" >&2; exit 1; }
+
+dir=$(mktemp -d /tmp/slideops-bench-cpu.XXXXXX)
+stats_before=$(sysctl -n kernel.bpf_stats_enabled)
+cleanup() {
+	sysctl -q -w kernel.bpf_stats_enabled="$stats_before" || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+sysctl -q -w kernel.bpf_stats_enabled=1
+
+# The workload: WORKERS threads, each doing fixed units of integer work; prints how many
+# units all of them completed in SECONDS. Frame pointers, so every profiler gets stacks.
+cat > "$dir/work.c" <<'C'
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static atomic_bool stop;
+static atomic_uint_fast64_t units;
+
+__attribute__((noinline)) static uint64_t work_unit(uint64_t x)
+{
+	for (int i = 0; i < 20000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	return x;
+}
+
+__attribute__((noinline)) static void *worker(void *arg)
+{
+	uint64_t x = (uintptr_t)arg + 88172645463325252ULL, n = 0;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		x = work_unit(x);
+		n++;
+	}
+	atomic_fetch_add(&units, n + (x == 42));
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int workers = atoi(argv[1]);
+	double seconds = atof(argv[2]);
+	pthread_t *t = calloc(workers, sizeof(*t));
+
+	(void)argc;
+	for (int i = 0; i < workers; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(i + 1));
+	usleep((useconds_t)(seconds * 1e6));
+	atomic_store(&stop, 1);
+	for (int i = 0; i < workers; i++)
+		pthread_join(t[i], NULL);
+	printf("%llu\n", (unsigned long long)atomic_load(&units));
+	return 0;
+}
+C
+gcc -O2 -fno-omit-frame-pointer -pthread -o "$dir/work" "$dir/work.c"
+export SLIDEOPS_DATA="$dir/data"
+
+# The BPF programs a process holds (from its descriptors).
+held_programs() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u; }
+
+# Waits until profiler $1 ($2: its mode) samples: slideops holds a BPF link per CPU (and
+# two more), perf its perf events; bpftrace says so once its probes are attached.
+wait_ready() {
+	local pid=$1 how=$2 i
+	for i in $(seq 300); do
+		case $how in
+		bpftrace) grep -q Attaching "$dir/bpftrace.out" 2>/dev/null && sleep 0.2 && return 0 ;;
+		slideops) [ "$(ls -l /proc/"$pid"/fd 2>/dev/null | grep -c bpf_link)" -ge $((NCPUS + 2)) ] &&
+			return 0 ;;
+		*) ls -l /proc/"$pid"/fd 2>/dev/null | grep -q perf_event && sleep 0.2 && return 0 ;;
+		esac
+		sleep 0.05
+	done
+	echo "bench: $how did not start" >&2
+	return 1
+}
+
+# BPF run time and runs of the perf_event programs profiler $1 holds: "ns count".
+bpf_stats() {
+	local ids
+	ids=$(held_programs "$1" | paste -sd, -)
+	[ -n "$ids" ] || { echo "0 0"; return; }
+	bpftool prog show -j | jq -r --argjson ids "[$ids]" '
+		[.[] | select(.type == "perf_event" and (.id as $i | $ids | index($i)))]
+		| "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
+}
+
+# run MODE ROUND: the workload under MODE; appends "mode units cpu_s rss_kb bpf_ns bpf_runs".
+run() {
+	local mode=$1 pid="" units stats="0 0" cpu=0 rss=0
+	rm -f "$dir/perf.data" "$dir/bpftrace.out" "$dir/time.txt"
+	case $mode in
+	slideops)
+		/usr/bin/time -v -o "$dir/time.txt" "$SLIDEOPS" capture cpu -d 86400 -F "$HZ" \
+			>/dev/null 2>"$dir/slideops.err" &
+		pid=$! ;;
+	perf)
+		/usr/bin/time -v -o "$dir/time.txt" perf record -a -g -F "$HZ" -o "$dir/perf.data" \
+			>/dev/null 2>&1 &
+		pid=$! ;;
+	bpftrace)
+		/usr/bin/time -v -o "$dir/time.txt" bpftrace \
+			-e "profile:hz:$HZ { @[kstack, ustack] = count(); }" >"$dir/bpftrace.out" 2>&1 &
+		pid=$! ;;
+	esac
+	if [ -n "$pid" ]; then
+		# time(1) forks the profiler: its child is the one holding the programs.
+		local child=""
+		for _ in $(seq 100); do
+			child=$(pgrep -P "$pid" | head -1)
+			[ -n "$child" ] && break
+			sleep 0.02
+		done
+		wait_ready "$child" "$mode"
+	fi
+	units=$("$dir/work" "$WORKERS" "$SECONDS_RUN")
+	if [ -n "$pid" ]; then
+		[ "$mode" = perf ] || stats=$(bpf_stats "$child")
+		kill -INT "$child"
+		wait "$pid" || true
+		cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$dir/time.txt")
+		rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/time.txt")
+	fi
+	echo "$mode $units $cpu $rss $stats" >> "$dir/results"
+	printf '  %-9s %12s units' "$mode" "$units"
+	[ -n "$pid" ] && printf '   cpu %6.2f s   rss %7s kB' "$cpu" "$rss"
+	echo
+}
+
+modes=(none slideops perf bpftrace)
+echo "cpu profiling cost: $WORKERS workers, $SECONDS_RUN s a run, $ROUNDS rounds, $HZ Hz"
+for r in $(seq "$ROUNDS"); do
+	echo "round $r"
+	for i in "${!modes[@]}"; do
+		run "${modes[$(( (i + r - 1) % ${#modes[@]} ))]}"
+	done
+done
+
+echo
+awk -v hz="$HZ" '
+	{ n[$1]++; units[$1] += $2; cpu[$1] += $3; if ($4 > rss[$1]) rss[$1] = $4
+	  bpfns[$1] += $5; bpfruns[$1] += $6 }
+	END {
+		base = units["none"] / n["none"]
+		printf "%-9s %14s %10s %12s %12s %14s\n", "profiler", "units/run", "work lost", "cpu s/run", "peak rss kB", "bpf ns/sample"
+		split("none slideops perf bpftrace", order, " ")
+		for (k = 1; k <= 4; k++) {
+			m = order[k]
+			if (!n[m]) continue
+			u = units[m] / n[m]
+			lost = 1 - u / base
+			per = bpfruns[m] ? sprintf("%.0f", bpfns[m] / bpfruns[m]) : "-"
+			printf "%-9s %14.0f %9.2f%% %12.3f %12d %14s\n", m, u, 100 * lost, cpu[m] / n[m], rss[m], per
+			L[m] = lost; C[m] = cpu[m] / n[m]; R[m] = rss[m]
+		}
+		printf "\nagainst perf record -a -g -F %d:\n", hz
+		for (k = 2; k <= 4; k++) {
+			m = order[k]
+			if (m == "perf" || !n[m]) continue
+			printf "  %-9s cpu %.2fx   peak rss %.2fx   work lost %.2f%% (perf %.2f%%)\n", m,
+				C["perf"] ? C[m] / C["perf"] : 0, R["perf"] ? R[m] / R["perf"] : 0,
+				100 * L[m], 100 * L["perf"]
+		}
+	}' "$dir/results"
