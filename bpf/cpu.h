@@ -32,11 +32,10 @@ enum cpu_record_kind {
 	CPU_RECORD_EXIT = 3,
 };
 
-/* Why a tick did not become a whole sample: one per-CPU counter per early return. */
+/* Why a tick did not become a whole sample: one per-CPU counter per early return (the
+ * samples that made it are counted by user space, which receives them). */
 enum cpu_counter {
-	CPU_COUNTER_TICKS,         /* every call of the perf_event program */
 	CPU_COUNTER_IDLE,          /* pid 0: not a sample */
-	CPU_COUNTER_SAMPLES,       /* handed to the ring buffer */
 	CPU_COUNTER_LOST,          /* ring buffer full: the sample is lost */
 	CPU_COUNTER_KSTACK_FAILED, /* no kernel stack (the sample is kept without it) */
 	CPU_COUNTER_USTACK_FAILED, /* no user stack (the sample is kept without it) */
@@ -44,7 +43,7 @@ enum cpu_counter {
 	CPU_COUNTER__COUNT,
 };
 
-#define CPU_SAMPLE_KTHREAD (1u << 0) /* the task is a kernel thread */
+#define CPU_SAMPLE_KTHREAD (1u << 0) /* the task is a kernel thread (first samples only) */
 #define CPU_SAMPLE_FIRST (1u << 1)   /* the first sample of this process the kernel has sent */
 
 struct cpu_sample {
@@ -52,7 +51,7 @@ struct cpu_sample {
 	__u32 flags;     /* CPU_SAMPLE_* */
 	__u32 pid;       /* thread id */
 	__u32 tgid;      /* process id */
-	__u64 cgroup_id; /* cgroup v2 id (the directory's inode number) */
+	__u64 cgroup_id; /* cgroup v2 id (its directory's inode number); first samples only */
 	__u64 period_ns; /* CPU time this tick stands for */
 	__u32 kstack_len; /* frames in ips[0 .. kstack_len) */
 	__u32 ustack_len; /* frames in ips[kstack_len .. kstack_len + ustack_len) */

@@ -61,6 +61,7 @@ struct cpu_capture {
 	struct processes *processes;
 	uint32_t kernel_mapping;
 	uint64_t counters[CPU_COUNTER__COUNT];
+	uint64_t received; /* sample records */
 	int err; /* from the record callback: -ENOMEM */
 };
 
@@ -249,6 +250,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	memcpy(&kind, data, sizeof(kind));
 	switch (kind) {
 	case CPU_RECORD_SAMPLE:
+		c->received++;
 		err = processes__sample(c->processes, data, size);
 		break;
 	case CPU_RECORD_EXEC:
@@ -367,9 +369,8 @@ static void cpu_capture__debug_stats(const struct cpu_capture *c)
 
 	if (!capture__debug())
 		return;
-	msg_error(MSG_CAPTURE_DEBUG_STATS, (unsigned long long)c->counters[CPU_COUNTER_TICKS],
+	msg_error(MSG_CAPTURE_DEBUG_STATS, (unsigned long long)c->received,
 		  (unsigned long long)c->counters[CPU_COUNTER_IDLE],
-		  (unsigned long long)c->counters[CPU_COUNTER_SAMPLES],
 		  (unsigned long long)c->counters[CPU_COUNTER_LOST],
 		  (unsigned long long)c->counters[CPU_COUNTER_KSTACK_FAILED],
 		  (unsigned long long)c->counters[CPU_COUNTER_USTACK_FAILED],

@@ -422,7 +422,7 @@ static int process__keep(struct process *proc, const struct cpu_sample *s, size_
 }
 
 /* The facts of a process nothing else told us about, from its first sample: its name,
- * parent, terminal and cgroup (a later sample has only its thread's name and cgroup). */
+ * parent, terminal and cgroup (a later sample has only its thread's name). */
 static int process__facts_from_sample(struct processes *ps, struct process *proc,
 				      const struct cpu_sample *s)
 {
@@ -433,12 +433,13 @@ static int process__facts_from_sample(struct processes *ps, struct process *proc
 		snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, s->leader_comm);
 		info.ppid = s->ppid;
 		info.tty_nr = s->tty_nr;
+		info.kthread = s->flags & CPU_SAMPLE_KTHREAD;
+		if (cgroups__path(ps->cgroups, s->cgroup_id, info.cgroup, sizeof(info.cgroup)) ==
+		    -ENOMEM)
+			return -ENOMEM;
 	} else {
 		snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, s->comm);
 	}
-	info.kthread = s->flags & CPU_SAMPLE_KTHREAD;
-	if (cgroups__path(ps->cgroups, s->cgroup_id, info.cgroup, sizeof(info.cgroup)) == -ENOMEM)
-		return -ENOMEM;
 	ps->stats.unresolved++;
 	return process__set_facts(ps, proc, &info);
 }
