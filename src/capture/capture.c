@@ -105,7 +105,7 @@ int capture__preflight(enum question q)
 		return -EOPNOTSUPP;
 	}
 	if (!capture__privileged(detail, sizeof(detail))) {
-		msg_error(MSG_CAPTURE_NOT_PRIVILEGED, detail, question__id(q));
+		msg_error(MSG_CAPTURE_NOT_PRIVILEGED, (unsigned)geteuid(), question__id(q));
 		return -EPERM;
 	}
 	return 0;
@@ -185,7 +185,7 @@ int capture__open_cpu_clock(int cpu, unsigned hz)
 	return fd < 0 ? -errno : fd;
 }
 
-static int64_t realtime_ns(void)
+int64_t capture__realtime_ns(void)
 {
 	struct timespec ts;
 
@@ -208,7 +208,7 @@ int capture__fill_header(struct profile *p, unsigned ncpus, unsigned hz)
 	p->header.format_version = PROFILE_FORMAT_VERSION;
 	p->header.ncpus = ncpus;
 	p->header.sample_hz = hz;
-	p->header.started_at_ns = realtime_ns();
+	p->header.started_at_ns = capture__realtime_ns(); /* again when sampling starts */
 	return 0;
 }
 

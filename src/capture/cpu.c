@@ -468,6 +468,7 @@ int capture__cpu(const struct capture_options *opts, struct profile **out)
 	if (err)
 		goto out_free;
 	start_ns = monotonic_ns();
+	c.p->header.started_at_ns = capture__realtime_ns();
 
 	err = cpu_capture__loop(&c, start_ns);
 	cpu_capture__detach_ticks(&c);
