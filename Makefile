@@ -47,6 +47,8 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
 
 .DELETE_ON_ERROR:
+# Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
+.SECONDARY: $(BPF_OBJS)
 .PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean
 
 all: $(OUTPUT)/slideops
