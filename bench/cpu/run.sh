@@ -130,9 +130,10 @@ bpf_stats() {
 		| "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
 }
 
-# run MODE ROUND: the workload under MODE; appends "mode units cpu_s rss_kb bpf_ns bpf_runs".
+# run MODE ROUND: the workload under MODE; appends "round mode units cpu_s rss_kb bpf_ns
+# bpf_runs" to the results.
 run() {
-	local mode=$1 pid="" units stats="0 0" cpu=0 rss=0
+	local mode=$1 round=$2 pid="" units stats="0 0" cpu=0 rss=0
 	rm -f "$dir/perf.data" "$dir/bpftrace.out" "$dir/time.txt"
 	case $mode in
 	slideops)
@@ -166,7 +167,7 @@ run() {
 		cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$dir/time.txt")
 		rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/time.txt")
 	fi
-	echo "$mode $units $cpu $rss $stats" >> "$dir/results"
+	echo "$round $mode $units $cpu $rss $stats" >> "$dir/results"
 	printf '  %-9s %12s units' "$mode" "$units"
 	[ -n "$pid" ] && printf '   cpu %6.2f s   rss %7s kB' "$cpu" "$rss"
 	echo
@@ -177,26 +178,33 @@ echo "cpu profiling cost: $WORKERS workers, $SECONDS_RUN s a run, $ROUNDS rounds
 for r in $(seq "$ROUNDS"); do
 	echo "round $r"
 	for i in "${!modes[@]}"; do
-		run "${modes[$(( (i + r - 1) % ${#modes[@]} ))]}"
+		run "${modes[$(( (i + r - 1) % ${#modes[@]} ))]}" "$r"
 	done
 done
 
 echo
+# Work lost is taken within each round (against that round's run without a profiler, so
+# a neighbour's load that comes and goes weighs less), then the median over the rounds.
 awk -v hz="$HZ" '
-	{ n[$1]++; units[$1] += $2; cpu[$1] += $3; if ($4 > rss[$1]) rss[$1] = $4
-	  bpfns[$1] += $5; bpfruns[$1] += $6 }
+	function median(m,    i, j, k, n, t, v) {
+		n = 0
+		for (k in loss) { split(k, p, SUBSEP); if (p[2] == m) v[++n] = loss[k] }
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	{ u[$1, $2] = $3; n[$2]++; units[$2] += $3; cpu[$2] += $4; if ($5 > rss[$2]) rss[$2] = $5
+	  bpfns[$2] += $6; bpfruns[$2] += $7; rounds[$1] = 1 }
 	END {
-		base = units["none"] / n["none"]
-		printf "%-9s %14s %10s %12s %12s %14s\n", "profiler", "units/run", "work lost", "cpu s/run", "peak rss kB", "bpf ns/sample"
+		for (k in u) { split(k, p, SUBSEP); if (p[2] != "none" && u[p[1], "none"]) loss[p[1], p[2]] = 1 - u[k] / u[p[1], "none"] }
+		printf "%-9s %14s %17s %12s %12s %14s\n", "profiler", "units/run", "work lost (med)", "cpu s/run", "peak rss kB", "bpf ns/sample"
 		split("none slideops perf bpftrace", order, " ")
 		for (k = 1; k <= 4; k++) {
 			m = order[k]
 			if (!n[m]) continue
-			u = units[m] / n[m]
-			lost = 1 - u / base
+			L[m] = m == "none" ? 0 : median(m)
 			per = bpfruns[m] ? sprintf("%.0f", bpfns[m] / bpfruns[m]) : "-"
-			printf "%-9s %14.0f %9.2f%% %12.3f %12d %14s\n", m, u, 100 * lost, cpu[m] / n[m], rss[m], per
-			L[m] = lost; C[m] = cpu[m] / n[m]; R[m] = rss[m]
+			printf "%-9s %14.0f %16.2f%% %12.3f %12d %14s\n", m, units[m] / n[m], 100 * L[m], cpu[m] / n[m], rss[m], per
+			C[m] = cpu[m] / n[m]; R[m] = rss[m]
 		}
 		printf "\nagainst perf record -a -g -F %d:\n", hz
 		for (k = 2; k <= 4; k++) {
