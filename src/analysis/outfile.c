@@ -7,35 +7,30 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/file.h"
+
 int outfile__write(const char *path, int (*write)(const void *ctx, FILE *out), const void *ctx)
 {
-	char *tmp;
-	FILE *f;
+	char *data = NULL;
+	size_t len = 0;
+	FILE *mem;
 	int err;
 
 	if (strcmp(path, "-") == 0) {
 		err = write(ctx, stdout);
 		return err ? err : (fflush(stdout) ? -errno : 0);
 	}
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		return -ENOMEM;
-	f = fopen(tmp, "w");
-	if (!f) {
-		err = -errno;
-		goto out_free;
-	}
-	err = write(ctx, f);
-	if (!err && ferror(f))
+	/* Whole in memory first (a flame graph is a few MB): the file appears complete or not. */
+	mem = open_memstream(&data, &len);
+	if (!mem)
+		return -errno;
+	err = write(ctx, mem);
+	if (!err && ferror(mem))
 		err = -EIO;
-	if ((fflush(f) || fsync(fileno(f))) && !err)
+	if (fclose(mem) && !err)
 		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-out_free:
-	free(tmp);
+	if (!err)
+		err = file__write_atomic(path, data, len, 0644);
+	free(data);
 	return err;
 }

@@ -29,6 +29,7 @@
 
 #include "profile.pb-c.h"
 #include "profile/profile.h"
+#include "util/file.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/strtab.h"
@@ -550,101 +551,16 @@ out_free:
 
 /* ---- files ---- */
 
-/*
- * Creates a new file beside path, named path.tmp-XXXXXXXX, with mode (less the
- * umask). Returns the fd, or -errno.
- */
-static int tmp_beside(const char *path, mode_t mode, char *tmp, size_t size)
-{
-	for (int tries = 0; tries < 16; tries++) {
-		uint32_t r;
-		int fd;
-
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			r = (uint32_t)getpid() * 2654435761u + (uint32_t)tries;
-		if ((size_t)snprintf(tmp, size, "%s.tmp-%08x", path, r) >= size)
-			return -ENAMETOOLONG;
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-		if (fd >= 0)
-			return fd;
-		if (errno != EEXIST)
-			return -errno;
-	}
-	return -EEXIST;
-}
-
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* fsyncs the directory holding path, so a rename into it survives a crash. */
-static int fsync_parent(const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd, err = 0;
-
-	if (!slash) {
-		strcpy(dir, ".");
-	} else if (slash == path) {
-		strcpy(dir, "/");
-	} else {
-		if ((size_t)(slash - path) >= sizeof(dir))
-			return -ENAMETOOLONG;
-		memcpy(dir, path, (size_t)(slash - path));
-		dir[slash - path] = '\0';
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) && errno != EINVAL)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 int pprof__write_file(const struct profile *p, bool with_names, const char *path)
 {
-	char tmp[PATH_MAX];
 	void *data = NULL;
 	size_t len;
-	int fd, err;
+	int err;
 
 	err = pprof__encode(p, with_names, &data, &len);
 	if (err)
 		return err;
-	fd = tmp_beside(path, 0666, tmp, sizeof(tmp));
-	if (fd < 0) {
-		err = fd;
-		goto out_free;
-	}
-	err = write_all(fd, data, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		goto out_free;
-	}
-	err = fsync_parent(path);
-out_free:
+	err = file__write_atomic(path, data, len, 0666);
 	free(data);
 	return err;
 }

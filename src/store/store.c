@@ -32,13 +32,14 @@
 
 #include "profile/pprof.h"
 #include "symbols/symtab.h"
+#include "util/file.h"
 
 /* Bump with a migration in store__migrate whenever the schema changes. */
 #define SCHEMA_VERSION 1
 #define BUSY_TIMEOUT_MS 10000
 /* A temporary blob older than this was left by a crash, not by a save in progress. */
 #define STALE_TMP_SECONDS 3600
-#define TMP_PREFIX ".tmp-"
+#define TMP_PREFIX FILE_TMP_MARK
 #define BLOB_SUFFIX ".pb.gz"
 
 struct store {
@@ -202,18 +203,6 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) && errno != EINVAL)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 static int profile_exists(struct store *s, const char *id);
 
 /*
@@ -361,43 +350,18 @@ const char *store__dir(const struct store *s)
 
 /* ---- profiles ---- */
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Writes data to a new temporary file in the profiles directory, fsync'd. */
 static int write_tmp(struct store *s, const void *data, size_t len, char *tmp, size_t size)
 {
-	int fd = -1, err;
+	char prefix[PATH_MAX];
+	int fd, err;
 
-	for (int tries = 0; fd < 0 && tries < 16; tries++) {
-		uint64_t r = 0;
-
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			r = (uint64_t)now_ns() ^ (uint64_t)getpid();
-		snprintf(tmp, size, "%s/" TMP_PREFIX "%016llx", s->profiles_dir,
-			 (unsigned long long)r);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			return -errno;
-	}
+	if ((size_t)snprintf(prefix, sizeof(prefix), "%s/", s->profiles_dir) >= sizeof(prefix))
+		return -ENAMETOOLONG;
+	fd = file__create_tmp(prefix, 0600, tmp, size);
 	if (fd < 0)
-		return -EEXIST;
-	err = write_all(fd, data, len);
+		return fd;
+	err = file__write_all(fd, data, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
@@ -515,12 +479,12 @@ int store__save_profile(struct store *s, const struct profile *p, const char *an
 	if (err)
 		goto out_unlink_tmp;
 
-	err = fsync_dir(s->profiles_dir);
+	err = file__fsync_dir(s->profiles_dir);
 	if (!err)
 		err = index_profile(s, p, answer, id, blob, started_at_ns);
 	if (err) {
 		unlink(path);
-		fsync_dir(s->profiles_dir);
+		file__fsync_dir(s->profiles_dir);
 		id[0] = '\0';
 	}
 	return err;
