@@ -16,23 +16,13 @@
 /* Processes listed under each group; the rest are counted. */
 #define PROCESSES_SHOWN 5
 
-static void print(FILE *out, enum msg_id id, ...)
-{
-	va_list ap;
-
-	va_start(ap, id);
-	vfprintf(out, msg_text(id), ap);
-	va_end(ap);
-	fputc('\n', out);
-}
-
 void analysis__print_groups(const struct analysis *a, FILE *out)
 {
 	char pct[FORMAT_MAX], value[FORMAT_MAX], where[256], name[256];
 
 	if (!a->ngroups)
 		return;
-	print(out, a->profile->header.question == QUESTION_CPU ? MSG_SHOW_GROUPS_CPU :
+	msg_fprint(out, a->profile->header.question == QUESTION_CPU ? MSG_SHOW_GROUPS_CPU :
 								  MSG_SHOW_GROUPS);
 	for (size_t g = 0; g < a->ngroups; g++) {
 		const struct analysis_group *gr = &a->groups[g];
@@ -43,17 +33,17 @@ void analysis__print_groups(const struct analysis *a, FILE *out)
 		where[0] = '\0';
 		if (gr->top_function)
 			msg_format(where, sizeof(where), MSG_SHOW_GROUP_WHERE, gr->top_function);
-		print(out, MSG_SHOW_GROUP_ROW, gr->label, pct, value, where);
+		msg_fprint(out, MSG_SHOW_GROUP_ROW, gr->label, pct, value, where);
 		for (size_t i = 0; i < shown; i++) {
 			const struct analysis_process *pr = &gr->processes[i];
 
 			format_percent(pr->share, pct, sizeof(pct));
 			format_value(pr->value, a->unit, value, sizeof(value));
 			msg_format(name, sizeof(name), MSG_SHOW_PROCESS_NAME, pr->comm, pr->pid);
-			print(out, MSG_SHOW_PROCESS_ROW, name, pct, value);
+			msg_fprint(out, MSG_SHOW_PROCESS_ROW, name, pct, value);
 		}
 		if (gr->nprocesses > shown)
-			print(out, MSG_SHOW_PROCESSES_MORE, gr->nprocesses - shown);
+			msg_fprint(out, MSG_SHOW_PROCESSES_MORE, gr->nprocesses - shown);
 	}
 }
 
@@ -63,14 +53,14 @@ void analysis__print_functions(const struct analysis *a, FILE *out, size_t max)
 
 	if (!a->nfunctions || !max)
 		return;
-	print(out, MSG_SHOW_FUNCTIONS_HEADER);
-	print(out, MSG_SHOW_FUNCTIONS_COLUMNS);
+	msg_fprint(out, MSG_SHOW_FUNCTIONS_HEADER);
+	msg_fprint(out, MSG_SHOW_FUNCTIONS_COLUMNS);
 	for (size_t i = 0; i < a->nfunctions && i < max; i++) {
 		const struct analysis_function *f = &a->functions[i];
 
 		format_percent(f->self, self, sizeof(self));
 		format_percent(f->total, total, sizeof(total));
-		print(out, MSG_SHOW_FUNCTION_ROW, self, total, language__name(f->language),
+		msg_fprint(out, MSG_SHOW_FUNCTION_ROW, self, total, language__name(f->language),
 		      f->name);
 	}
 }
@@ -82,23 +72,23 @@ void analysis__print_card(const struct analysis *a, FILE *out)
 
 	if (!a->nstripped)
 		return;
-	print(out, MSG_CARD_TITLE);
+	msg_fprint(out, MSG_CARD_TITLE);
 	for (size_t i = 0; i < a->nstripped; i++) {
 		const struct analysis_stripped *s = &a->stripped[i];
 
 		format_percent(s->share, pct, sizeof(pct));
 		if (s->has_build_id) {
-			print(out, MSG_CARD_BUILD, s->path, pct, s->build_id);
+			msg_fprint(out, MSG_CARD_BUILD, s->path, pct, s->build_id);
 			uploadable = true;
 		} else if (s->build_id_recorded) {
-			print(out, MSG_CARD_NO_BUILD_ID, s->path, pct);
+			msg_fprint(out, MSG_CARD_NO_BUILD_ID, s->path, pct);
 			uploadable = true;
 		} else {
-			print(out, MSG_CARD_NOT_RECORDED, s->path, pct);
+			msg_fprint(out, MSG_CARD_NOT_RECORDED, s->path, pct);
 		}
 	}
 	if (uploadable)
-		print(out, MSG_CARD_UPLOAD);
+		msg_fprint(out, MSG_CARD_UPLOAD);
 	if (a->build_ids_missing)
-		print(out, MSG_CARD_BUILD_IDS_MISSING);
+		msg_fprint(out, MSG_CARD_BUILD_IDS_MISSING);
 }

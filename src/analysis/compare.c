@@ -357,23 +357,13 @@ json_t *comparison__to_json(const struct comparison *c, const char *id_before,
 
 /* ---- text ---- */
 
-static void print(FILE *out, enum msg_id id, ...)
-{
-	va_list ap;
-
-	va_start(ap, id);
-	vfprintf(out, msg_text(id), ap);
-	va_end(ap);
-	fputc('\n', out);
-}
-
 static void print_side(FILE *out, enum msg_id msg, const char *id, const struct analysis *a)
 {
 	const struct profile *p = a->profile;
 	char started[32];
 
 	profile__format_started_at(p, started, sizeof(started));
-	print(out, msg, id ? id : "", profile__str(p, p->header.hostname), started, a->answer);
+	msg_fprint(out, msg, id ? id : "", profile__str(p, p->header.hostname), started, a->answer);
 }
 
 static void print_functions(FILE *out, enum msg_id title, const struct compare_function *f,
@@ -384,12 +374,12 @@ static void print_functions(FILE *out, enum msg_id title, const struct compare_f
 	if (!n)
 		return;
 	fputc('\n', out);
-	print(out, title);
+	msg_fprint(out, title);
 	for (size_t i = 0; i < n; i++) {
 		format_percent(f[i].before, from, sizeof(from));
 		format_percent(f[i].after, to, sizeof(to));
 		format_points(f[i].after - f[i].before, pts, sizeof(pts));
-		print(out, MSG_COMPARE_FUNCTION_ROW, from, to, pts, language__name(f[i].language),
+		msg_fprint(out, MSG_COMPARE_FUNCTION_ROW, from, to, pts, language__name(f[i].language),
 		      f[i].name);
 	}
 }
@@ -402,10 +392,10 @@ void comparison__print(const struct comparison *c, const char *id_before, const 
 	print_side(out, MSG_COMPARE_BEFORE, id_before, c->before);
 	print_side(out, MSG_COMPARE_AFTER, id_after, c->after);
 	fputc('\n', out);
-	print(out, MSG_COMPARE_SUMMARY, c->summary);
+	msg_fprint(out, MSG_COMPARE_SUMMARY, c->summary);
 	if (c->ngroups) {
 		fputc('\n', out);
-		print(out, c->before->profile->header.question == QUESTION_CPU ?
+		msg_fprint(out, c->before->profile->header.question == QUESTION_CPU ?
 				   MSG_COMPARE_GROUPS_CPU :
 				   MSG_COMPARE_GROUPS);
 		for (size_t i = 0; i < c->ngroups; i++) {
@@ -414,7 +404,7 @@ void comparison__print(const struct comparison *c, const char *id_before, const 
 			format_percent(g->before, from, sizeof(from));
 			format_percent(g->after, to, sizeof(to));
 			format_points(g->after - g->before, pts, sizeof(pts));
-			print(out, MSG_COMPARE_GROUP_ROW, g->label, from, to, pts);
+			msg_fprint(out, MSG_COMPARE_GROUP_ROW, g->label, from, to, pts);
 		}
 	}
 	print_functions(out, MSG_COMPARE_GREW_TITLE, c->grew, c->ngrew);

@@ -42,6 +42,16 @@ void msg_print(enum msg_id id, ...)
 	putchar('\n');
 }
 
+void msg_fprint(FILE *out, enum msg_id id, ...)
+{
+	va_list ap;
+
+	va_start(ap, id);
+	vfprintf(out, msg_text(id), ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
 int msg_format(char *buf, size_t size, enum msg_id id, ...)
 {
 	va_list ap;

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum msg_id {
 #define MSG(id, text) MSG_##id,
@@ -20,8 +21,9 @@ const char *msg_text(enum msg_id id);
 void msg_error(enum msg_id id, ...);
 void msg_verror(enum msg_id id, va_list ap);
 
-/* Prints the message (and a newline) to stdout. */
+/* Prints the message (and a newline) to stdout, or to out. */
 void msg_print(enum msg_id id, ...);
+void msg_fprint(FILE *out, enum msg_id id, ...);
 
 /* Formats a message into buf, as snprintf. */
 int msg_format(char *buf, size_t size, enum msg_id id, ...);
