@@ -237,10 +237,10 @@ int capture__name_kernel_frames(struct profile *p, uint32_t kernel_mapping)
 	int err;
 
 	err = capture__name_kernel_frames_bpf(p, kernel_mapping);
-	if (err != -ENOMEM && err != 0)
-		err = 0; /* a kernel that cannot run the program: kallsyms names the rest */
-	else
+	if (err == 0 || err == -ENOMEM)
 		return err;
+	/* A kernel that cannot run the program: /proc/kallsyms names them. */
+	err = 0;
 
 	for (uint32_t i = 0; i < p->nlocations && !err; i++) {
 		struct prof_location *l = &p->locations[i];
