@@ -347,6 +347,79 @@ static void test_garbage_callers_dropped(void **state)
 	stop(&c);
 }
 
+/* A library mapped after the process was first read (dlopen) is found by reading its
+ * mappings again. */
+static void test_dlopen_after_first_read(void **state)
+{
+	struct env *e = *state;
+	const char *lib = fixture__compile(e->fx, "libplugin.so",
+					   "__attribute__((noinline)) int plugin_work(int x)\n"
+					   "{ return x * 5 + 3; }\n", "-O1 -shared -fPIC");
+	const struct prof_location *l;
+	const uint32_t *locs;
+	char source[1024];
+	const char *bin;
+	uint64_t plugin_vaddr, plugin_addr;
+	uint32_t depth;
+	struct cpu_sample s;
+	struct child c;
+	FILE *f;
+	int to_child[2], from_child[2];
+	char *out;
+
+	assert_non_null(lib);
+	snprintf(source, sizeof(source),
+		 "#include <dlfcn.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+		 "int main(void)\n{ char b; printf(\"%%lx\\n\", (unsigned long)main); fflush(stdout);\n"
+		 "  if (read(0, &b, 1) != 1) return 1;\n"
+		 "  void *h = dlopen(\"%s\", RTLD_NOW);\n"
+		 "  printf(\"%%lx\\n\", (unsigned long)dlsym(h, \"plugin_work\")); fflush(stdout);\n"
+		 "  pause(); return 0; }\n", lib);
+	bin = fixture__compile(e->fx, "plugged", source, "-O1 -ldl");
+	assert_non_null(bin);
+	out = fixture__sh_output(e->fx, "nm %s | awk '$3 == \"plugin_work\" { print $1 }'", lib);
+	assert_non_null(out);
+	plugin_vaddr = strtoull(out, NULL, 16);
+	free(out);
+
+	assert_int_equal(pipe(to_child), 0);
+	assert_int_equal(pipe(from_child), 0);
+	c.pid = fork();
+	assert_true(c.pid >= 0);
+	if (c.pid == 0) {
+		dup2(to_child[0], 0);
+		dup2(from_child[1], 1);
+		execl(bin, "plugged", (char *)NULL);
+		_exit(127);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	f = fdopen(from_child[0], "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lx", (unsigned long *)&c.spin), 1);
+
+	/* First sight: its mappings are read, without the plugin. */
+	s = (struct cpu_sample){ .kind = CPU_RECORD_SAMPLE, .pid = c.pid, .tgid = c.pid,
+				 .ustack_len = 1, .ips = { c.spin } };
+	assert_int_equal(processes__sample(e->ps, &s, size_of(&s)), 0);
+	assert_int_equal(write(to_child[1], "x", 1), 1);
+	assert_int_equal(fscanf(f, "%lx", (unsigned long *)&plugin_addr), 1);
+	usleep(250000); /* mappings are read again at most every 200 ms */
+
+	s.ips[0] = plugin_addr + 2;
+	assert_int_equal(processes__sample(e->ps, &s, size_of(&s)), 0);
+	assert_int_equal(e->p->nsamples, 2);
+	locs = profile__stack(e->p, e->p->samples[1].stack, &depth);
+	assert_int_equal(depth, 1);
+	l = &e->p->locations[locs[0]];
+	assert_string_equal(profile__str(e->p, e->p->mappings[l->mapping].path), lib);
+	assert_int_equal(e->p->mappings[l->mapping].kind, MAPPING_LIB);
+	assert_true(l->address == plugin_vaddr + 2);
+	fclose(f);
+	close(to_child[1]);
+	stop(&c);
+}
+
 /* Records too short for what they claim are ignored, not read past their end. */
 static void test_short_records(void **state)
 {
@@ -370,6 +443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gone_before_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_callers_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dlopen_after_first_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_records, setup, teardown),
 	};
 
