@@ -60,8 +60,12 @@ jq -e --arg p "$WORK/bin/billing-worker" '.stripped | map(select(.path == $p)) |
 jq -e '.groups[] | select(.label == "Unit slideops-test-billing.service")
 	| .top_function == "compute_invoice_totals"' "$WORK/after.json" >/dev/null ||
 	fail "the group is not named by the uploaded symbols: $(jq -c .groups "$WORK/after.json")"
-jq -e '.answer | test("most of it in compute_invoice_totals")' "$WORK/after.json" >/dev/null ||
-	fail "the answer does not use the uploaded name: $(jq -r .answer "$WORK/after.json")"
+# The answer speaks of the busiest group; the worker burns a whole CPU, so on a quiet
+# machine that is its unit (and when something else was busier, the group check above holds).
+if jq -e '.groups[0].label == "Unit slideops-test-billing.service"' "$WORK/after.json" >/dev/null; then
+	jq -e '.answer | test("most of it in compute_invoice_totals")' "$WORK/after.json" >/dev/null ||
+		fail "the answer does not use the uploaded name: $(jq -r .answer "$WORK/after.json")"
+fi
 
 # The unstripped build names it the same way; one entry per build id.
 "$SLIDEOPS" symbols upload "$WORK/worker.full" >/dev/null || fail "upload of the full build refused"
