@@ -49,6 +49,24 @@ struct store *cli_open_store(const struct cli_env *env)
 	return s;
 }
 
+const char *cli_option_value(int argc, char **argv, int *i, const char *short_opt,
+			     const char *long_opt, bool *bad)
+{
+	size_t len = strlen(long_opt);
+	const char *arg = argv[*i];
+
+	if (strncmp(arg, long_opt, len) == 0 && arg[len] == '=')
+		return arg + len + 1;
+	if (strcmp(arg, long_opt) != 0 && !(short_opt && strcmp(arg, short_opt) == 0))
+		return NULL;
+	if (*i + 1 >= argc) {
+		msg_error(MSG_USAGE_MISSING_VALUE, argv[0], arg);
+		*bad = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
 bool cli_wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {

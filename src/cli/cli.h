@@ -33,6 +33,12 @@ void cli_print_json(json_t *doc);
 /* Opens the workspace store (creating the data dir); prints why not and returns NULL. */
 struct store *cli_open_store(const struct cli_env *env);
 
+/* The value of option argv[*i] ("-d 5", "--duration 5", "--duration=5"; short_opt may
+ * be NULL), or NULL when argv[*i] is not that option. When its value is missing, prints
+ * the usage error, sets *bad and returns NULL. */
+const char *cli_option_value(int argc, char **argv, int *i, const char *short_opt,
+			     const char *long_opt, bool *bad);
+
 /* True when argv has -h/--help; then the command prints its help. */
 bool cli_wants_help(int argc, char **argv);
 

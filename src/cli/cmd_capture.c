@@ -52,26 +52,6 @@ static void stop_signals(bool install)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The value of option argv[*i] ("-d 5", "--duration 5", "--duration=5"), or NULL when
- * argv[*i] is not it; *bad when its value is missing (the error printed). */
-static const char *option_value(int argc, char **argv, int *i, const char *short_opt,
-				const char *long_opt, bool *bad)
-{
-	size_t len = strlen(long_opt);
-	const char *arg = argv[*i];
-
-	if (strncmp(arg, long_opt, len) == 0 && arg[len] == '=')
-		return arg + len + 1;
-	if (strcmp(arg, long_opt) != 0 && !(short_opt && strcmp(arg, short_opt) == 0))
-		return NULL;
-	if (*i + 1 >= argc) {
-		msg_error(MSG_USAGE_MISSING_VALUE, argv[0], arg);
-		*bad = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 static int parse_args(int argc, char **argv, struct capture_args *a)
 {
 	const char *question = NULL, *v;
@@ -79,13 +59,13 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 
 	*a = (struct capture_args){ .question = -1, .seconds = SECONDS_DEFAULT, .hz = HZ_DEFAULT };
 	for (int i = 1; i < argc; i++) {
-		if ((v = option_value(argc, argv, &i, "-d", "--duration", &bad))) {
+		if ((v = cli_option_value(argc, argv, &i, "-d", "--duration", &bad))) {
 			if (cli_parse_long(argv[0], "--duration", v, 1, SECONDS_MAX, &a->seconds))
 				return -1;
-		} else if ((v = option_value(argc, argv, &i, "-F", "--frequency", &bad))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "-F", "--frequency", &bad))) {
 			if (cli_parse_long(argv[0], "--frequency", v, 1, HZ_MAX, &a->hz))
 				return -1;
-		} else if ((v = option_value(argc, argv, &i, NULL, "--flamegraph", &bad))) {
+		} else if ((v = cli_option_value(argc, argv, &i, NULL, "--flamegraph", &bad))) {
 			a->flamegraph = v;
 		} else if (bad) {
 			return -1;

@@ -87,26 +87,6 @@ int show__load(struct store *s, const char *id, struct profile **out_p, struct a
 	return EXIT_OK;
 }
 
-/* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL when it is not
- * this option. Prints the usage error and sets *bad when the value is missing. */
-static const char *option_value(int argc, char **argv, int *i, const char *opt, bool *bad)
-{
-	size_t len = strlen(opt);
-
-	if (strncmp(argv[*i], opt, len) != 0)
-		return NULL;
-	if (argv[*i][len] == '=')
-		return argv[*i] + len + 1;
-	if (argv[*i][len] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		msg_error(MSG_USAGE_MISSING_VALUE, argv[0], opt);
-		*bad = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 static int show__parse(int argc, char **argv, struct show_opts *o)
 {
 	bool bad = false;
@@ -114,14 +94,14 @@ static int show__parse(int argc, char **argv, struct show_opts *o)
 
 	*o = (struct show_opts){ .top = TOP_DEFAULT, .colour = FLAMEGRAPH_COLOUR_LANGUAGE };
 	for (int i = 1; i < argc && !bad; i++) {
-		if ((v = option_value(argc, argv, &i, "--top", &bad))) {
+		if ((v = cli_option_value(argc, argv, &i, NULL, "--top", &bad))) {
 			if (cli_parse_long(argv[0], "--top", v, 0, TOP_MAX, &o->top))
 				return -1;
 			o->top_given = true;
-		} else if ((v = option_value(argc, argv, &i, "--flamegraph", &bad))) {
+		} else if ((v = cli_option_value(argc, argv, &i, NULL, "--flamegraph", &bad))) {
 			o->flamegraph = v;
-		} else if ((v = option_value(argc, argv, &i, "--color", &bad)) ||
-			   (!bad && (v = option_value(argc, argv, &i, "--colour", &bad)))) {
+		} else if ((v = cli_option_value(argc, argv, &i, NULL, "--color", &bad)) ||
+			   (!bad && (v = cli_option_value(argc, argv, &i, NULL, "--colour", &bad)))) {
 			int c = flamegraph_colour__parse(v);
 
 			if (c < 0) {
@@ -129,7 +109,7 @@ static int show__parse(int argc, char **argv, struct show_opts *o)
 				return -1;
 			}
 			o->colour = (enum flamegraph_colour)c;
-		} else if ((v = option_value(argc, argv, &i, "--export", &bad))) {
+		} else if ((v = cli_option_value(argc, argv, &i, NULL, "--export", &bad))) {
 			if (strcmp(v, export_names[EXPORT_PPROF]) == 0) {
 				o->export = EXPORT_PPROF;
 			} else if (strcmp(v, export_names[EXPORT_FOLDED]) == 0) {
