@@ -161,6 +161,12 @@ $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/p
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -lprotobuf-c -lz -o $@
 
+# Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md.
+fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
+	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=2048 \
+		$$(mktemp -d) $$( [ $$t = $(OUTPUT)/fuzz/fuzz_elf ] && echo $(OUTPUT)/fuzz/seeds/elf) \
+		|| exit 1; done
+
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
 integration-test: $(OUTPUT)/slideops
 

@@ -59,7 +59,7 @@ for t in "$top"/tests/integration/*.sh; do
 	fi
 done
 
-echo "== fuzz targets (short runs; long runs are in fuzz/README)"
+echo "== fuzz targets (short runs; long runs: fuzz/README.md)"
 for target in "$top"/build/fuzz/fuzz_*; do
 	[ -x "$target" ] || continue
 	name=fuzz/$(basename "$target")
