@@ -80,6 +80,8 @@ json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t m
  * The text views, as `capture` and `show` print them: the groups with their processes
  * beneath, the top functions, and the stripped-binary card (nothing when it is empty).
  */
+/* The whole text report: answer, lost events, card, groups, top functions (top 0: none). */
+void analysis__print_report(const struct analysis *a, FILE *out, size_t top);
 void analysis__print_groups(const struct analysis *a, FILE *out);
 void analysis__print_functions(const struct analysis *a, FILE *out, size_t max);
 void analysis__print_card(const struct analysis *a, FILE *out);

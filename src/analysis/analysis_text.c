@@ -92,3 +92,24 @@ void analysis__print_card(const struct analysis *a, FILE *out)
 	if (a->build_ids_missing)
 		msg_fprint(out, MSG_CARD_BUILD_IDS_MISSING);
 }
+
+void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
+{
+	fputs(a->answer, out);
+	fputc('\n', out);
+	if (a->profile->header.lost)
+		msg_fprint(out, MSG_REPORT_LOST, (unsigned long long)a->profile->header.lost);
+	/* The card sits at the top of the profile, as the spec has it. */
+	if (a->nstripped) {
+		fputc('\n', out);
+		analysis__print_card(a, out);
+	}
+	if (a->ngroups) {
+		fputc('\n', out);
+		analysis__print_groups(a, out);
+	}
+	if (a->nfunctions && top) {
+		fputc('\n', out);
+		analysis__print_functions(a, out, top);
+	}
+}

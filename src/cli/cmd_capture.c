@@ -115,24 +115,8 @@ static struct owner_resolver *owners__load(struct store *s)
 
 static void print_text(const char *id, const struct analysis *a, const char *flamegraph)
 {
-	const struct profile *p = a->profile;
-
 	msg_print(MSG_CAPTURE_PROFILE_ID, id);
-	puts(a->answer);
-	if (p->header.lost)
-		msg_print(MSG_CAPTURE_LOST, (unsigned long long)p->header.lost);
-	if (a->nstripped) {
-		fputc('\n', stdout);
-		analysis__print_card(a, stdout);
-	}
-	if (a->ngroups) {
-		fputc('\n', stdout);
-		analysis__print_groups(a, stdout);
-	}
-	if (a->nfunctions) {
-		fputc('\n', stdout);
-		analysis__print_functions(a, stdout, FUNCTIONS_SHOWN);
-	}
+	analysis__print_report(a, stdout, FUNCTIONS_SHOWN);
 	if (flamegraph) {
 		fputc('\n', stdout);
 		msg_print(MSG_CAPTURE_FLAMEGRAPH, flamegraph);

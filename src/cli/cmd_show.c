@@ -155,22 +155,7 @@ static void show__print(const char *id, const struct analysis *a, size_t top)
 	msg_print(MSG_SHOW_HEADER, id, question__title(p->header.question),
 		  profile__str(p, p->header.hostname), started, over);
 	fputc('\n', stdout);
-	puts(a->answer);
-	if (p->header.lost)
-		msg_print(MSG_SHOW_LOST, (unsigned long long)p->header.lost);
-	/* The card sits at the top of the profile, as the spec has it. */
-	if (a->nstripped) {
-		fputc('\n', stdout);
-		analysis__print_card(a, stdout);
-	}
-	if (a->ngroups) {
-		fputc('\n', stdout);
-		analysis__print_groups(a, stdout);
-	}
-	if (a->nfunctions && top) {
-		fputc('\n', stdout);
-		analysis__print_functions(a, stdout, top);
-	}
+	analysis__print_report(a, stdout, top);
 }
 
 static int show__write_files(const struct show_opts *o, const struct profile *p)
