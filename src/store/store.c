@@ -151,6 +151,59 @@ static char *xstrdup(const unsigned char *s)
 	return strdup(s ? (const char *)s : "");
 }
 
+/*
+ * Reads every row of sql into a new element of an array of elem_size bytes. row fills
+ * the (zeroed) element and returns 1 to keep it, 0 to pass over a row this version
+ * cannot read (before allocating anything), or -errno. On an error free_rows gets
+ * what was read, and *out stays NULL.
+ */
+static int select_rows(struct store *s, const char *sql, size_t elem_size,
+		       int (*row)(sqlite3_stmt *st, void *elem),
+		       void (*free_rows)(void *rows, size_t n), void **out, size_t *n)
+{
+	char *rows = NULL, *grown;
+	size_t count = 0, cap = 0;
+	sqlite3_stmt *st;
+	int rc, err;
+
+	*out = NULL;
+	*n = 0;
+	err = prepare(s, sql, &st);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (count == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(rows, elem_size * cap);
+			if (!grown) {
+				err = -ENOMEM;
+				goto out_free;
+			}
+			rows = grown;
+		}
+		memset(rows + count * elem_size, 0, elem_size);
+		err = row(st, rows + count * elem_size);
+		if (err < 0) {
+			count++; /* its fields are freed with the rest */
+			goto out_free;
+		}
+		count += (size_t)err;
+	}
+	if (rc != SQLITE_DONE) {
+		err = sql_err(s->db, rc);
+		goto out_free;
+	}
+	sqlite3_finalize(st);
+	*out = rows;
+	*n = count;
+	return 0;
+
+out_free:
+	sqlite3_finalize(st);
+	free_rows(rows, count);
+	return err;
+}
+
 /* ---- the data directory ---- */
 
 const char *store__default_dir(void)
@@ -526,65 +579,35 @@ int store__load_profile(struct store *s, const char *id, struct profile **out)
 	return err;
 }
 
+static int profile_row(sqlite3_stmt *st, void *elem)
+{
+	struct profile_entry *pe = elem;
+	const char *id = (const char *)sqlite3_column_text(st, 0);
+	int q = question__parse((const char *)sqlite3_column_text(st, 1));
+
+	/* A question a later slideops added is not one this one can show. */
+	if (q < 0 || !id || strlen(id) >= STORE_ID_MAX)
+		return 0;
+	strcpy(pe->id, id);
+	pe->question = (enum question)q;
+	pe->server = xstrdup(sqlite3_column_text(st, 2));
+	pe->started_at_ns = sqlite3_column_int64(st, 3);
+	pe->duration_ns = (uint64_t)sqlite3_column_int64(st, 4);
+	pe->answer = xstrdup(sqlite3_column_text(st, 5));
+	return pe->server && pe->answer ? 1 : -ENOMEM;
+}
+
+static void profile_rows__free(void *rows, size_t n)
+{
+	profile_entries__free(rows, n);
+}
+
 int store__list_profiles(struct store *s, struct profile_entry **out, size_t *n)
 {
-	struct profile_entry *e = NULL, *ne;
-	size_t count = 0, cap = 0;
-	sqlite3_stmt *st;
-	int rc, err;
-
-	*out = NULL;
-	*n = 0;
-	err = prepare(s,
-		      "SELECT id, question, server, started_at_ns, duration_ns, answer"
-		      " FROM profiles ORDER BY started_at_ns DESC, saved_at_ns DESC, id DESC",
-		      &st);
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *pid = (const char *)sqlite3_column_text(st, 0);
-		int q = question__parse((const char *)sqlite3_column_text(st, 1));
-		struct profile_entry *pe;
-
-		/* A question a later slideops added is not one this one can show. */
-		if (q < 0 || !pid || strlen(pid) >= STORE_ID_MAX)
-			continue;
-		if (count == cap) {
-			cap = cap ? cap * 2 : 16;
-			ne = realloc(e, sizeof(*e) * cap);
-			if (!ne) {
-				err = -ENOMEM;
-				goto out_free;
-			}
-			e = ne;
-		}
-		pe = &e[count];
-		memset(pe, 0, sizeof(*pe));
-		count++;
-		strcpy(pe->id, pid);
-		pe->question = (enum question)q;
-		pe->server = xstrdup(sqlite3_column_text(st, 2));
-		pe->started_at_ns = sqlite3_column_int64(st, 3);
-		pe->duration_ns = (uint64_t)sqlite3_column_int64(st, 4);
-		pe->answer = xstrdup(sqlite3_column_text(st, 5));
-		if (!pe->server || !pe->answer) {
-			err = -ENOMEM;
-			goto out_free;
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		err = sql_err(s->db, rc);
-		goto out_free;
-	}
-	sqlite3_finalize(st);
-	*out = e;
-	*n = count;
-	return 0;
-
-out_free:
-	sqlite3_finalize(st);
-	profile_entries__free(e, count);
-	return err;
+	return select_rows(s,
+			   "SELECT id, question, server, started_at_ns, duration_ns, answer"
+			   " FROM profiles ORDER BY started_at_ns DESC, saved_at_ns DESC, id DESC",
+			   sizeof(**out), profile_row, profile_rows__free, (void **)out, n);
 }
 
 void profile_entries__free(struct profile_entry *e, size_t n)
@@ -765,60 +788,31 @@ int store__get_symbols(struct store *s, const char *build_id, struct symtab **ou
 	return err;
 }
 
+static int upload_row(sqlite3_stmt *st, void *elem)
+{
+	struct upload_entry *ue = elem;
+	const char *bid = (const char *)sqlite3_column_text(st, 2);
+
+	if (!bid || strlen(bid) > BUILD_ID_HEX_MAX)
+		return 0;
+	strcpy(ue->build_id, bid);
+	ue->functions = (uint64_t)sqlite3_column_int64(st, 1);
+	ue->uploaded_at_ns = sqlite3_column_int64(st, 3);
+	ue->file_name = xstrdup(sqlite3_column_text(st, 0));
+	return ue->file_name ? 1 : -ENOMEM;
+}
+
+static void upload_rows__free(void *rows, size_t n)
+{
+	upload_entries__free(rows, n);
+}
+
 int store__list_uploads(struct store *s, struct upload_entry **out, size_t *n)
 {
-	struct upload_entry *e = NULL, *ne;
-	size_t count = 0, cap = 0;
-	sqlite3_stmt *st;
-	int rc, err;
-
-	*out = NULL;
-	*n = 0;
-	err = prepare(s,
-		      "SELECT file_name, functions, build_id, stored_at_ns FROM symbols"
-		      " WHERE source = 0 ORDER BY stored_at_ns DESC, build_id",
-		      &st);
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *bid = (const char *)sqlite3_column_text(st, 2);
-		struct upload_entry *ue;
-
-		if (!bid || strlen(bid) > BUILD_ID_HEX_MAX)
-			continue;
-		if (count == cap) {
-			cap = cap ? cap * 2 : 16;
-			ne = realloc(e, sizeof(*e) * cap);
-			if (!ne) {
-				err = -ENOMEM;
-				goto out_free;
-			}
-			e = ne;
-		}
-		ue = &e[count++];
-		memset(ue, 0, sizeof(*ue));
-		ue->file_name = xstrdup(sqlite3_column_text(st, 0));
-		ue->functions = (uint64_t)sqlite3_column_int64(st, 1);
-		strcpy(ue->build_id, bid);
-		ue->uploaded_at_ns = sqlite3_column_int64(st, 3);
-		if (!ue->file_name) {
-			err = -ENOMEM;
-			goto out_free;
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		err = sql_err(s->db, rc);
-		goto out_free;
-	}
-	sqlite3_finalize(st);
-	*out = e;
-	*n = count;
-	return 0;
-
-out_free:
-	sqlite3_finalize(st);
-	upload_entries__free(e, count);
-	return err;
+	return select_rows(s,
+			   "SELECT file_name, functions, build_id, stored_at_ns FROM symbols"
+			   " WHERE source = 0 ORDER BY stored_at_ns DESC, build_id",
+			   sizeof(**out), upload_row, upload_rows__free, (void **)out, n);
 }
 
 void upload_entries__free(struct upload_entry *e, size_t n)
@@ -927,58 +921,32 @@ int store__remove_service(struct store *s, const char *name)
 	return err;
 }
 
+static int service_row(sqlite3_stmt *st, void *elem)
+{
+	struct service *svc = elem;
+	const char *match = (const char *)sqlite3_column_text(st, 1);
+	int m = -1;
+
+	for (int i = 0; match && i <= SERVICE_BY_EXE; i++)
+		if (strcmp(match, match_names[i]) == 0)
+			m = i;
+	if (m < 0)
+		return 0; /* a kind of match a later slideops added */
+	svc->match = (enum service_match)m;
+	svc->name = xstrdup(sqlite3_column_text(st, 0));
+	svc->value = xstrdup(sqlite3_column_text(st, 2));
+	return svc->name && svc->value ? 1 : -ENOMEM;
+}
+
+static void service_rows__free(void *rows, size_t n)
+{
+	services__free(rows, n);
+}
+
 int store__list_services(struct store *s, struct service **out, size_t *n)
 {
-	struct service *v = NULL, *nv;
-	size_t count = 0, cap = 0;
-	sqlite3_stmt *st;
-	int rc, err;
-
-	*out = NULL;
-	*n = 0;
-	err = prepare(s, "SELECT name, match, value FROM services ORDER BY name", &st);
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *match = (const char *)sqlite3_column_text(st, 1);
-		int m = -1;
-
-		for (int i = 0; match && i <= SERVICE_BY_EXE; i++)
-			if (strcmp(match, match_names[i]) == 0)
-				m = i;
-		if (m < 0)
-			continue; /* a kind of match a later slideops added */
-		if (count == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, sizeof(*v) * cap);
-			if (!nv) {
-				err = -ENOMEM;
-				goto out_free;
-			}
-			v = nv;
-		}
-		v[count].name = xstrdup(sqlite3_column_text(st, 0));
-		v[count].match = (enum service_match)m;
-		v[count].value = xstrdup(sqlite3_column_text(st, 2));
-		count++;
-		if (!v[count - 1].name || !v[count - 1].value) {
-			err = -ENOMEM;
-			goto out_free;
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		err = sql_err(s->db, rc);
-		goto out_free;
-	}
-	sqlite3_finalize(st);
-	*out = v;
-	*n = count;
-	return 0;
-
-out_free:
-	sqlite3_finalize(st);
-	services__free(v, count);
-	return err;
+	return select_rows(s, "SELECT name, match, value FROM services ORDER BY name",
+			   sizeof(**out), service_row, service_rows__free, (void **)out, n);
 }
 
 void services__free(struct service *svc, size_t n)
