@@ -23,6 +23,7 @@
 #include "capture/capture_internal.h"
 #include "symbols/kallsyms.h"
 #include "symbols/symtab.h"
+#include "util/clock.h"
 #include "util/messages.h"
 
 #ifndef CAP_PERFMON
@@ -185,14 +186,6 @@ int capture__open_cpu_clock(int cpu, unsigned hz)
 	return fd < 0 ? -errno : fd;
 }
 
-int64_t capture__realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 int capture__fill_header(struct profile *p, unsigned ncpus, unsigned hz)
 {
 	struct utsname u;
@@ -208,7 +201,7 @@ int capture__fill_header(struct profile *p, unsigned ncpus, unsigned hz)
 	p->header.format_version = PROFILE_FORMAT_VERSION;
 	p->header.ncpus = ncpus;
 	p->header.sample_hz = hz;
-	p->header.started_at_ns = capture__realtime_ns(); /* again when sampling starts */
+	p->header.started_at_ns = clock__realtime_ns(); /* again when sampling starts */
 	return 0;
 }
 

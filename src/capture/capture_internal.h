@@ -41,9 +41,6 @@ int capture__load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int
 int capture__attach_perf_event(int prog_fd, int perf_fd);
 int capture__attach_tracing(int prog_fd);
 
-/* CLOCK_REALTIME in ns since the Unix epoch. */
-int64_t capture__realtime_ns(void);
-
 /* The header every profile of this server carries (hostname, kernel, CPUs, version). */
 int capture__fill_header(struct profile *p, unsigned ncpus, unsigned hz);
 

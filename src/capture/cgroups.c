@@ -18,6 +18,7 @@
 
 #include "util/hash.h"
 #include "util/hashmap.h"
+#include "util/clock.h"
 
 #define CGROUPS_MAX_DEPTH 32
 #define RESCAN_INTERVAL_NS 1000000000LL
@@ -34,14 +35,6 @@ struct cgroups {
 	struct hashmap *index;
 	int64_t scanned_at_ns; /* 0: never */
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* The first cgroup2 mount in /proc/self/mountinfo ("... - cgroup2 ..."). */
 static int find_mount(char *out, size_t size)
@@ -182,7 +175,7 @@ static int cgroups__scan(struct cgroups *c)
 	struct stat st;
 	int fd;
 
-	c->scanned_at_ns = now_ns();
+	c->scanned_at_ns = clock__monotonic_ns();
 	if (!c->mount[0])
 		return 0;
 	fd = open(c->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -199,7 +192,7 @@ int cgroups__path(struct cgroups *c, uint64_t id, char *buf, size_t size)
 {
 	const struct cgroup_entry *e = cgroups__find(c, id);
 
-	if (!e && (!c->scanned_at_ns || now_ns() - c->scanned_at_ns >= RESCAN_INTERVAL_NS)) {
+	if (!e && (!c->scanned_at_ns || clock__monotonic_ns() - c->scanned_at_ns >= RESCAN_INTERVAL_NS)) {
 		if (cgroups__scan(c) == -ENOMEM)
 			return -ENOMEM;
 		e = cgroups__find(c, id);

@@ -25,6 +25,7 @@
 #include "capture/processes.h"
 #include "cpu.skel.h"
 #include "util/messages.h"
+#include "util/clock.h"
 
 #define POLL_INTERVAL_MS 100
 #define NSEC_PER_SEC 1000000000ULL
@@ -64,14 +65,6 @@ struct cpu_capture {
 	uint64_t received; /* sample records */
 	int err; /* from the record callback: -ENOMEM */
 };
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static size_t ringbuf_size(int ncpus, unsigned hz)
 {
@@ -307,7 +300,7 @@ static int cpu_capture__loop(struct cpu_capture *c, uint64_t start_ns)
 	uint64_t next_progress = start_ns;
 
 	while (!(opts->stop && *opts->stop)) {
-		uint64_t now = monotonic_ns();
+		uint64_t now = clock__monotonic_ns();
 		int timeout_ms, r;
 
 		if (now >= deadline)
@@ -467,12 +460,12 @@ int capture__cpu(const struct capture_options *opts, struct profile **out)
 	err = cpu_capture__attach_ticks(&c, cpus, ncpus);
 	if (err)
 		goto out_free;
-	start_ns = monotonic_ns();
-	c.p->header.started_at_ns = capture__realtime_ns();
+	start_ns = clock__monotonic_ns();
+	c.p->header.started_at_ns = clock__realtime_ns();
 
 	err = cpu_capture__loop(&c, start_ns);
 	cpu_capture__detach_ticks(&c);
-	c.p->header.duration_ns = monotonic_ns() - start_ns;
+	c.p->header.duration_ns = clock__monotonic_ns() - start_ns;
 	capture__progress_done(opts);
 	if (!err) {
 		/* What was sent before the last tick, and the exits that follow it. */

@@ -22,6 +22,7 @@
 #include "profile/profile.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
+#include "util/clock.h"
 
 /* A mapping that was not there when last read is looked for again (dlopen), but not
  * more often than this per process. */
@@ -62,14 +63,6 @@ struct processes {
 	uint32_t kernel_mapping, anon_mapping, unknown_mapping;
 	struct processes_stats stats;
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 struct processes *processes__new(struct profile *p, struct owner_resolver *owners,
 				 struct binaries *binaries, struct cgroups *cgroups,
@@ -241,7 +234,7 @@ static int process__read_maps(struct processes *ps, struct process *proc)
 	struct vma_list maps = { 0 };
 	int err;
 
-	proc->maps_read_ns = now_ns();
+	proc->maps_read_ns = clock__monotonic_ns();
 	err = vma_list__read(&maps, ps->proc_root, proc->tgid);
 	if (err == -ENOMEM)
 		return err;
@@ -304,7 +297,7 @@ static int processes__user_location(struct processes *ps, struct process *proc, 
 	uint64_t offset = 0;
 
 	if (!v && proc->maps_ok && proc->alive && proc->facts &&
-	    now_ns() - proc->maps_read_ns >= MAPS_REREAD_NS) {
+	    clock__monotonic_ns() - proc->maps_read_ns >= MAPS_REREAD_NS) {
 		/* Mapped since we read them (dlopen): read again, once in a while. */
 		int err = process__read_maps(ps, proc);
 

@@ -25,6 +25,7 @@
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/messages.h"
+#include "util/clock.h"
 
 #define CONTAINER_ID_MAX 64
 #define SHORT_ID_LEN 12
@@ -390,14 +391,6 @@ static bool node_equal(const void *key, uint32_t id, void *ctx)
 	return r->nodes[id].pid == *(const int *)key;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int node_fill(struct owner_resolver *r, struct pnode *n, int pid)
 {
 	struct proc_info *p;
@@ -416,7 +409,7 @@ static int node_fill(struct owner_resolver *r, struct pnode *n, int pid)
 	n->tty_nr = p->tty_nr;
 	n->kthread = p->kthread;
 	n->start_ticks = p->start_ticks;
-	n->read_at_ns = now_ns();
+	n->read_at_ns = clock__monotonic_ns();
 	memcpy(n->comm, p->comm, sizeof(n->comm));
 	if (r->exe_services && p->exe[0]) {
 		n->exe = strdup(p->exe);
@@ -443,7 +436,7 @@ static long node_parent(struct owner_resolver *r, int ppid, uint64_t child_start
 	id = hashmap__find(r->node_index, hash, &ppid, node_equal, r);
 	if (id != HASHMAP_NONE) {
 		if (r->nodes[id].start_ticks <= child_start &&
-		    now_ns() - r->nodes[id].read_at_ns < NODE_FRESH_NS)
+		    clock__monotonic_ns() - r->nodes[id].read_at_ns < NODE_FRESH_NS)
 			return id;
 		if (node_fill(r, &r->nodes[id], ppid) || r->nodes[id].start_ticks > child_start)
 			return -1;

@@ -33,6 +33,7 @@
 #include "profile/pprof.h"
 #include "symbols/symtab.h"
 #include "util/file.h"
+#include "util/clock.h"
 
 /* Bump with a migration in store__migrate whenever the schema changes. */
 #define SCHEMA_VERSION 1
@@ -83,14 +84,6 @@ static const char *const match_names[] = {
 	[SERVICE_BY_CONTAINER] = "container",
 	[SERVICE_BY_EXE] = "exe",
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* An SQLite result as -errno. */
 static int sql_err(sqlite3 *db, int rc)
@@ -463,7 +456,7 @@ static void make_id(const struct profile *p, int64_t started_at_ns, char id[STOR
 	uint16_t r;
 
 	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-		r = (uint16_t)(now_ns() ^ getpid());
+		r = (uint16_t)(clock__realtime_ns() ^ getpid());
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
 	snprintf(id, STORE_ID_MAX, "%s-%s-%04x", when, question__id(p->header.question), r);
@@ -489,7 +482,7 @@ static int index_profile(struct store *s, const struct profile *p, const char *a
 					  INT64_MAX : (int64_t)p->header.duration_ns);
 	sqlite3_bind_text(st, 6, answer ? answer : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, blob, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 8, now_ns());
+	sqlite3_bind_int64(st, 8, clock__realtime_ns());
 	/* One statement is its own transaction: listed whole, or not at all. */
 	return run(s, st);
 }
@@ -498,7 +491,7 @@ int store__save_profile(struct store *s, const struct profile *p, const char *an
 			char id[STORE_ID_MAX])
 {
 	char tmp[PATH_MAX], path[PATH_MAX], blob[STORE_ID_MAX + sizeof(BLOB_SUFFIX)];
-	int64_t started_at_ns = p->header.started_at_ns ? p->header.started_at_ns : now_ns();
+	int64_t started_at_ns = p->header.started_at_ns ? p->header.started_at_ns : clock__realtime_ns();
 	void *data = NULL;
 	size_t len;
 	int err, tries;
@@ -731,7 +724,7 @@ int store__put_symbols(struct store *s, const char *build_id, enum symbol_source
 	sqlite3_bind_int(st, 2, (int)src);
 	sqlite3_bind_text(st, 3, file_name ? file_name : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (int64_t)tab->nsyms);
-	sqlite3_bind_int64(st, 5, now_ns());
+	sqlite3_bind_int64(st, 5, clock__realtime_ns());
 	sqlite3_bind_blob(st, 6, blob, (int)len, free);
 	return run(s, st);
 }
@@ -902,7 +895,7 @@ int store__add_service(struct store *s, const struct service *svc)
 	sqlite3_bind_text(st, 1, svc->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, match_names[svc->match], -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, svc->value, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, now_ns());
+	sqlite3_bind_int64(st, 4, clock__realtime_ns());
 	return run(s, st); /* the name is the key: -EEXIST when taken */
 }
 
