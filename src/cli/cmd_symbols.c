@@ -37,13 +37,6 @@ static int refuse_argument(const char *cmd, const char *arg)
 	return EXIT_REFUSED;
 }
 
-static const char *file_name_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 /*
  * Reads the names of the file at path: EXIT_OK with *tab and info filled, or prints why
  * not and returns the exit code.
@@ -146,7 +139,9 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 	ret = read_upload(path, &info, &tab);
 	if (ret != EXIT_OK)
 		return ret;
-	name = file_name_of(path);
+	name = basename(path);
+	if (!*name) /* a path that ends in a slash */
+		name = path;
 
 	s = cli_open_store(env);
 	if (!s) {

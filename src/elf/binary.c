@@ -37,13 +37,6 @@ static const struct runtime runtimes[] = {
 	{ "libclrjit", true, LANGUAGE_DOTNET },
 };
 
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /*
  * name is stem, then a version ("3.11", "-3.1", "5.36.0") and ABI letters ("3.11d"),
  * then nothing (executables) or ".so" and anything (libraries: "libpython3.11.so.1.0").
@@ -79,7 +72,7 @@ static const struct runtime *runtime_of(const char *path)
 
 	if (!path)
 		return NULL;
-	name = basename_of(path);
+	name = basename(path);
 	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
 		if (matches(name, &runtimes[i]))
 			return &runtimes[i];
@@ -108,7 +101,7 @@ bool binary__is_system_library(const char *path)
 
 static bool is_kernel(const char *path)
 {
-	const char *name = basename_of(path);
+	const char *name = basename(path);
 
 	return strcmp(path, "[kernel]") == 0 || strcmp(path, "[kernel.kallsyms]") == 0 ||
 	       strncmp(name, "vmlinux", 7) == 0;

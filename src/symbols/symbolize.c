@@ -31,10 +31,10 @@ struct mapping_names {
 static const char *base_name(const struct profile *p, const struct prof_mapping *m)
 {
 	const char *path = profile__str(p, m->path);
-	const char *slash = strrchr(path, '/');
+	const char *base = basename(path);
 
-	if (slash && slash[1])
-		return slash + 1;
+	if (*base)
+		return base;
 	if (*path)
 		return path;
 	return mapping_kind__name(m->kind);
