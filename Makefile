@@ -144,7 +144,7 @@ $(OUTPUT)/asan/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/asan/libslideop
 
 # The fuzz target over the ELF reader (libFuzzer; clang's runtime from libclang-rt-14-dev).
 $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
-		$(wildcard src/elf/*.c src/symbols/symtab.c src/util/*.c)
+		$(wildcard src/elf/*.c src/symbols/symtab.c src/symbols/elf_symtab.c src/util/*.c)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \

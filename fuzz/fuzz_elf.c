@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target over the ELF reader: whatever the bytes, elf_info__read and
- * elf__read_symbols must return without crashing, leaking or reading outside what
+ * symtab__read_elf must return without crashing, leaking or reading outside what
  * they allocated, and a table they return must keep the symbol table's invariants
  * (sorted, no empty symbol) and survive the stored form unchanged. The same bytes are
  * also given to symtab__deserialize, which must refuse anything that is not a table.
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		binary__language("/usr/local/bin/app", &info);
 	}
 	for (int from = ELF_SYMBOLS_SYMTAB; from <= ELF_SYMBOLS_DYNSYM; from++) {
-		if (elf__read_symbols(fd, from, &tab) == 0) {
+		if (symtab__read_elf(fd, from, &tab) == 0) {
 			check_table(tab);
 			symtab__free(tab);
 		}

@@ -46,7 +46,7 @@ static struct symtab *load(const char *path, double *seconds)
 	}
 	err = elf_info__read(fd, &info);
 	if (!err)
-		err = elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab);
+		err = symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &tab);
 	close(fd);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", path, strerror(-err));

@@ -51,7 +51,7 @@ kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
 
 echo "== building the bench tool"
 gcc -O2 -std=c11 -D_GNU_SOURCE -I"$top/src" -o bench_symbols "$top/bench/symbols/bench_symbols.c" \
-	"$top"/src/elf/*.c "$top/src/symbols/symtab.c" "$top"/src/util/*.c -lz
+	"$top"/src/elf/*.c "$top/src/symbols/symtab.c" "$top/src/symbols/elf_symtab.c" "$top"/src/util/*.c -lz
 
 # ---- the program: NFUNC functions in 20 files, built -g, debug file split off ----
 if [ ! -f app.debug ] || [ "$(cat app.nfunc 2>/dev/null)" != "$NFUNC" ]; then

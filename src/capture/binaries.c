@@ -296,7 +296,7 @@ static void binary__keep_symbols(struct binary *bin, struct store *store)
 
 	if (!store || store__has_symbols(store, bin->info.build_id, src) != 0)
 		return;
-	if (elf__read_symbols(bin->fd, from, &tab))
+	if (symtab__read_elf(bin->fd, from, &tab))
 		return;
 	store__put_symbols(store, bin->info.build_id, src, NULL, tab);
 	symtab__free(tab);
@@ -307,9 +307,9 @@ static struct symtab *binary__read_symbols(const struct binary *bin)
 {
 	struct symtab *tab = NULL;
 
-	if (elf__read_symbols(bin->fd, ELF_SYMBOLS_SYMTAB, &tab) == 0)
+	if (symtab__read_elf(bin->fd, ELF_SYMBOLS_SYMTAB, &tab) == 0)
 		return tab;
-	if (elf__read_symbols(bin->fd, ELF_SYMBOLS_DYNSYM, &tab) == 0)
+	if (symtab__read_elf(bin->fd, ELF_SYMBOLS_DYNSYM, &tab) == 0)
 		return tab;
 	return NULL;
 }

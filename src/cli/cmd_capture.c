@@ -147,7 +147,7 @@ static int finish(struct store *s, struct profile *p, const struct capture_args 
 	struct analysis *a;
 	int err;
 
-	err = profile__symbolize(p, s);
+	err = store__symbolize(s, p);
 	if (err) {
 		msg_error(MSG_CAPTURE_SYMBOLIZE_FAILED, strerror(-err));
 		return EXIT_FAIL;

@@ -67,7 +67,7 @@ int show__load(struct store *s, const char *id, struct profile **out_p, struct a
 		msg_error(MSG_SHOW_LOAD_FAILED, id, strerror(-err));
 		return EXIT_FAIL;
 	}
-	err = profile__symbolize(p, s);
+	err = store__symbolize(s, p);
 	if (err) {
 		msg_error(MSG_SHOW_SYMBOLIZE_FAILED, id, strerror(-err));
 		profile__free(p);

@@ -82,7 +82,7 @@ static int read_upload(const char *path, struct elf_info *info, struct symtab **
 		goto out_close;
 	}
 	/* .dynsym alone does not count: it names exports, not the functions of a build. */
-	err = info->has_symtab ? elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, tab) : -ENOENT;
+	err = info->has_symtab ? symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, tab) : -ENOENT;
 	if (!err && (*tab)->nsyms == 0)
 		err = -ENOENT;
 	switch (err) {

@@ -10,13 +10,12 @@
 #define SLIDEOPS_ELF_FILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "profile/profile.h"
 
 #define ELF_MAX_SEGMENTS 16
-
-struct symtab;
 
 struct elf_segment {
 	uint64_t offset, vaddr, filesz, memsz;
@@ -46,10 +45,15 @@ enum elf_symbols_from {
 	ELF_SYMBOLS_DYNSYM, /* .dynsym only */
 };
 
-/* Function symbols (STT_FUNC, STT_GNU_IFUNC, with a section) of one table. In bounded
+/* One function symbol: its address, size and name (name[len] is not NUL). A non-zero
+ * return stops the walk and is returned by elf__each_symbol. */
+typedef int (*elf_symbol_fn)(void *ctx, uint64_t addr, uint64_t size, const char *name,
+			     size_t len);
+
+/* Each function symbol (STT_FUNC, STT_GNU_IFUNC, with a section) of one table. In bounded
  * memory: the table and its strings are read in pieces, not mapped whole.
  * 0, -ENOENT (no such table), -ENOEXEC (corrupt), -errno. */
-int elf__read_symbols(int fd, enum elf_symbols_from from, struct symtab **out);
+int elf__each_symbol(int fd, enum elf_symbols_from from, elf_symbol_fn fn, void *ctx);
 
 /*
  * What a binary is to a profile, by its path (DESIGN §5, §7). A runtime is a language's

@@ -4,7 +4,7 @@
  * million functions: its .symtab (tens of MB) is read 64 KB at a time, and names come
  * through a 64 KB window over .strtab that slides forward. Linkers write .strtab in
  * about the order of .symtab, so the window rarely has to jump back. What is kept is
- * only the symbol table itself: addresses, sizes and names of functions.
+ * only what the caller keeps of each function (src/symbols builds its tables from it).
  */
 #include "elf/elf_file.h"
 
@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "elf/elf_reader.h"
-#include "symbols/symtab.h"
 
 #define SYMTAB_CHUNK (64u << 10)
 #define STRTAB_WINDOW (64u << 10) /* also the longest name kept; longer ones are cut */
@@ -119,8 +118,9 @@ static int window__name(struct strtab_window *w, uint64_t off, const char **name
 
 struct collect {
 	struct strtab_window names;
-	struct symtab *tab;
-	uint64_t budget; /* name bytes still allowed: see elf__read_symbols */
+	elf_symbol_fn fn;
+	void *ctx;
+	uint64_t budget; /* name bytes still allowed: see elf__each_symbol */
 };
 
 static int collect_function(const struct elf_func *f, void *ctx)
@@ -136,17 +136,16 @@ static int collect_function(const struct elf_func *f, void *ctx)
 	if (len + 1 > c->budget)
 		return -ENOEXEC;
 	c->budget -= len + 1;
-	return symtab__add(c->tab, f->addr, f->size, name, len);
+	return c->fn(c->ctx, f->addr, f->size, name, len);
 }
 
-int elf__read_symbols(int fd, enum elf_symbols_from from, struct symtab **out)
+int elf__each_symbol(int fd, enum elf_symbols_from from, elf_symbol_fn fn, void *ctx)
 {
-	struct collect c = { 0 };
+	struct collect c = { .fn = fn, .ctx = ctx };
 	struct elf_reader r;
 	const struct elf_shdr *sh, *strsh;
 	int index, err;
 
-	*out = NULL;
 	err = elf_reader__open(&r, fd);
 	if (err)
 		return err;
@@ -177,21 +176,10 @@ int elf__read_symbols(int fd, enum elf_symbols_from from, struct symtab **out)
 	 */
 	c.budget = 4 * strsh->size + (1u << 20);
 	c.names.buf = malloc(STRTAB_WINDOW);
-	c.tab = symtab__new();
 	err = -ENOMEM;
-	if (!c.names.buf || !c.tab)
-		goto out_free;
+	if (!c.names.buf)
+		goto out_close;
 	err = elf_reader__each_function(&r, (uint32_t)index, collect_function, &c);
-	if (err)
-		goto out_free;
-	err = symtab__finish(c.tab);
-	if (err)
-		goto out_free;
-	*out = c.tab;
-	c.tab = NULL;
-
-out_free:
-	symtab__free(c.tab);
 	free(c.names.buf);
 out_close:
 	elf_reader__close(&r);

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/store.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/messages.h"
@@ -755,4 +754,15 @@ void owner_resolver__free(struct owner_resolver *r)
 	free(r->proc_root);
 	free(r->container_root);
 	free(r);
+}
+
+void services__free(struct service *svc, size_t n)
+{
+	if (!svc)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(svc[i].name);
+		free(svc[i].value);
+	}
+	free(svc);
 }

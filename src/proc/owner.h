@@ -13,7 +13,20 @@
 #include "profile/profile.h"
 #include "proc/proc.h"
 
-struct service;
+/* A Service of the workspace: the processes it matches are grouped as "Service NAME". */
+enum service_match {
+	SERVICE_BY_UNIT,
+	SERVICE_BY_CONTAINER,
+	SERVICE_BY_EXE,
+};
+
+struct service {
+	char *name;
+	enum service_match match;
+	char *value; /* unit name, container name, or executable path */
+};
+
+void services__free(struct service *svc, size_t n);
 
 #define OWNER_NAME_MAX 256
 

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "profile/pprof.h"
+#include "symbols/symbolize.h"
 #include "symbols/symtab.h"
 #include "util/file.h"
 #include "util/clock.h"
@@ -781,6 +782,18 @@ int store__get_symbols(struct store *s, const char *build_id, struct symtab **ou
 	return err;
 }
 
+int store__symbols_get(void *store, const char *build_id, struct symtab **out)
+{
+	return store__get_symbols(store, build_id, out, NULL);
+}
+
+int store__symbolize(struct store *s, struct profile *p)
+{
+	struct symbol_lookup lookup = { .get = store__symbols_get, .ctx = s };
+
+	return profile__symbolize(p, &lookup);
+}
+
 static int upload_row(sqlite3_stmt *st, void *elem)
 {
 	struct upload_entry *ue = elem;
@@ -940,15 +953,4 @@ int store__list_services(struct store *s, struct service **out, size_t *n)
 {
 	return select_rows(s, "SELECT name, match, value FROM services ORDER BY name",
 			   sizeof(**out), service_row, service_rows__free, (void **)out, n);
-}
-
-void services__free(struct service *svc, size_t n)
-{
-	if (!svc)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		free(svc[i].name);
-		free(svc[i].value);
-	}
-	free(svc);
 }

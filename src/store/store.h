@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proc/owner.h"
 #include "profile/profile.h"
 
 #define STORE_ID_MAX 40
@@ -71,6 +72,11 @@ int store__has_symbols(struct store *s, const char *build_id, enum symbol_source
 int store__get_symbols(struct store *s, const char *build_id, struct symtab **out,
 		       enum symbol_source *src);
 
+/* The store as where profile__symbolize finds its names. */
+int store__symbols_get(void *store, const char *build_id, struct symtab **out);
+/* Names p's locations from the tables kept here (profile__symbolize). 0 or -ENOMEM. */
+int store__symbolize(struct store *s, struct profile *p);
+
 struct upload_entry {
 	char *file_name;
 	uint64_t functions;
@@ -86,23 +92,10 @@ int store__delete_upload(struct store *s, const char *id, char deleted[BUILD_ID_
 
 /* ---- services ---- */
 
-enum service_match {
-	SERVICE_BY_UNIT,
-	SERVICE_BY_CONTAINER,
-	SERVICE_BY_EXE,
-};
-
-struct service {
-	char *name;
-	enum service_match match;
-	char *value; /* unit name, container name, or executable path */
-};
-
 /* -EEXIST when name is taken. */
 int store__add_service(struct store *s, const struct service *svc);
 /* -ENOENT when there is none of that name. */
 int store__remove_service(struct store *s, const char *name);
 int store__list_services(struct store *s, struct service **out, size_t *n);
-void services__free(struct service *svc, size_t n);
 
 #endif

@@ -4,7 +4,7 @@
  * with it): that is how an upload names profiles captured before it, and how deleting
  * the upload brings their addresses back.
  *
- * Per mapping, the store's best table for its build id (upload, then the binary's own
+ * Per mapping, the best table kept for its build id (upload, then the binary's own
  * .symtab, then .dynsym) is loaded once; each location is then one binary search.
  * A profile has hundreds of mappings at most and tens of thousands of locations.
  */
@@ -18,7 +18,6 @@
 
 #include "elf/elf_file.h"
 #include "profile/profile.h"
-#include "store/store.h"
 #include "symbols/demangle.h"
 #include "symbols/symtab.h"
 
@@ -42,15 +41,15 @@ static const char *base_name(const struct profile *p, const struct prof_mapping 
 
 /* Loads the table of each build once. -ENOMEM only: a build without a usable table
  * (none kept, or a damaged one) simply stays unnamed. */
-static int load_tables(struct profile *p, struct store *s, struct mapping_names *names)
+static int load_tables(struct profile *p, const struct symbol_lookup *src,
+		       struct mapping_names *names)
 {
 	for (uint32_t i = 0; i < p->nmappings; i++) {
 		const struct prof_mapping *m = &p->mappings[i];
-		enum symbol_source src;
 		int err;
 
 		names[i].base = base_name(p, m);
-		if (!s || m->build_id == 0 || m->kind == MAPPING_KERNEL ||
+		if (!src || m->build_id == 0 || m->kind == MAPPING_KERNEL ||
 		    !*profile__str(p, m->build_id))
 			continue;
 		for (uint32_t j = 0; j < i; j++) {
@@ -61,7 +60,7 @@ static int load_tables(struct profile *p, struct store *s, struct mapping_names 
 		}
 		if (names[i].tab)
 			continue;
-		err = store__get_symbols(s, profile__str(p, m->build_id), &names[i].tab, &src);
+		err = src->get(src->ctx, profile__str(p, m->build_id), &names[i].tab);
 		if (err == -ENOMEM)
 			return err;
 		if (err)
@@ -120,7 +119,7 @@ static int name_location(struct profile *p, struct prof_location *l,
 	return 0;
 }
 
-int profile__symbolize(struct profile *p, struct store *s)
+int profile__symbolize(struct profile *p, const struct symbol_lookup *src)
 {
 	struct mapping_names *names;
 	int err;
@@ -128,7 +127,7 @@ int profile__symbolize(struct profile *p, struct store *s)
 	names = calloc(p->nmappings ? p->nmappings : 1, sizeof(*names));
 	if (!names)
 		return -ENOMEM;
-	err = load_tables(p, s, names);
+	err = load_tables(p, src, names);
 	for (uint32_t i = 0; i < p->nlocations && !err; i++)
 		err = name_location(p, &p->locations[i], names);
 	if (!err)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elf/elf_file.h"
+
 /* 16 bytes: a million functions cost 16 MB besides their names. */
 struct symbol {
 	uint64_t addr;
@@ -36,6 +38,10 @@ int symtab__finish(struct symtab *tab);
 
 /* The function holding addr (and addr's offset into it), or NULL. */
 const char *symtab__lookup(const struct symtab *tab, uint64_t addr, uint64_t *offset);
+
+/* The function symbols of one of an ELF file's tables (elf__each_symbol), as a table.
+ * 0, -ENOENT (no such table), -ENOEXEC (corrupt), -errno. */
+int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out);
 
 /* A compact, compressed form for the store, and back. deserialize checks everything
  * and returns NULL with errno EBADMSG for a blob that is not a whole table. */

@@ -90,7 +90,7 @@ static struct symtab *read_symbols(const char *path, enum elf_symbols_from from,
 	struct symtab *tab = NULL;
 	int fd = open_file(path);
 
-	*err = elf__read_symbols(fd, from, &tab);
+	*err = symtab__read_elf(fd, from, &tab);
 	close(fd);
 	return tab;
 }
@@ -526,7 +526,7 @@ static void test_not_elf(void **state)
 	close(fd);
 	fd = open("/dev/null", O_RDONLY);
 	assert_int_equal(elf_info__read(fd, &info), -ENOEXEC);
-	assert_int_equal(elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab), -ENOEXEC);
+	assert_int_equal(symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &tab), -ENOEXEC);
 	close(fd);
 	/* A relocatable object is ELF: read, with its type. */
 	assert_int_equal(read_info(obj, &info), 0);
@@ -550,8 +550,8 @@ static void assert_every_cut_refused(const char *path)
 
 		assert_int_equal(ftruncate(fd, (off_t)cut), 0);
 		a = elf_info__read(fd, &info);
-		b = elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab);
-		c = elf__read_symbols(fd, ELF_SYMBOLS_DYNSYM, &tab);
+		b = symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &tab);
+		c = symtab__read_elf(fd, ELF_SYMBOLS_DYNSYM, &tab);
 		if (a != -ENOEXEC || b != -ENOEXEC || c != -ENOEXEC)
 			fail_msg("%s cut at %zu of %zu: %d %d %d", path, cut, len, a, b, c);
 		assert_null(tab);
@@ -726,7 +726,7 @@ static void test_damaged_headers(void **state)
 		d->apply(copy, len);
 		fd = memfd_of(copy, len);
 		a = elf_info__read(fd, &info);
-		b = elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab);
+		b = symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &tab);
 		if (a != d->info_err || b != d->syms_err)
 			fail_msg("%s: info %d (want %d), symbols %d (want %d)", d->what, a,
 				 d->info_err, b, d->syms_err);
@@ -764,7 +764,7 @@ static void test_names_beyond_any_real_table(void **state)
 			 0);
 	data = slurp(so, &len);
 	fd = memfd_of(data, len);
-	assert_int_equal(elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab), 0);
+	assert_int_equal(symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &tab), 0);
 	assert_int_equal(tab->nsyms, 4000);
 	symtab__free(tab);
 	tab = NULL;
@@ -772,7 +772,7 @@ static void test_names_beyond_any_real_table(void **state)
 
 	names_all_huge(data, len);
 	fd = memfd_of(data, len);
-	assert_int_equal(elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab), -ENOEXEC);
+	assert_int_equal(symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &tab), -ENOEXEC);
 	assert_null(tab);
 	close(fd);
 	free(data);
@@ -819,7 +819,7 @@ static void test_random_damage(void **state)
 		assert_int_equal(pwrite(fd, copy, len, 0), (ssize_t)len);
 		elf_info__read(fd, &info);
 		assert_true(strlen(info.build_id) <= BUILD_ID_HEX_MAX);
-		if (elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &tab) == 0)
+		if (symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &tab) == 0)
 			assert_invariants(tab);
 		symtab__free(tab);
 	}

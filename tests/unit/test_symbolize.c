@@ -168,25 +168,25 @@ static void test_sources_in_order(void **state)
 	a = location(p, m, 0x1010, NULL);
 	b = location(p, m, 0x2010, NULL);
 
-	assert_int_equal(profile__symbolize(p, ws->s), 0);
+	assert_int_equal(store__symbolize(ws->s, p), 0);
 	assert_string_equal(name_of(p, a), "exported_only");
 	assert_true(p->locations[a].named);
 	assert_string_equal(name_of(p, b), "billing-worker+0x2010");
 	assert_false(p->locations[b].named);
 
 	assert_int_equal(store__put_symbols(ws->s, APP_ID, SYMBOLS_SYMTAB, NULL, sym), 0);
-	assert_int_equal(profile__symbolize(p, ws->s), 0);
+	assert_int_equal(store__symbolize(ws->s, p), 0);
 	assert_string_equal(name_of(p, a), "from_symtab");
 	assert_string_equal(name_of(p, b), "other_symtab");
 
 	assert_int_equal(store__put_symbols(ws->s, APP_ID, SYMBOLS_UPLOAD, "app.debug", up), 0);
-	assert_int_equal(profile__symbolize(p, ws->s), 0);
+	assert_int_equal(store__symbolize(ws->s, p), 0);
 	assert_string_equal(name_of(p, a), "from_upload");
 	/* The upload is the one table used: what it does not name stays unnamed. */
 	assert_string_equal(name_of(p, b), "billing-worker+0x2010");
 
 	assert_int_equal(store__delete_upload(ws->s, APP_ID, deleted), 0);
-	assert_int_equal(profile__symbolize(p, ws->s), 0);
+	assert_int_equal(store__symbolize(ws->s, p), 0);
 	assert_string_equal(name_of(p, a), "from_symtab");
 
 	profile__free(p);
@@ -218,7 +218,7 @@ static void test_languages_and_shared_builds(void **state)
 	k = location(p, mapping(p, "[kernel]", "", MAPPING_KERNEL, LANGUAGE_KERNEL),
 		     0xffffffff81001000ull, "schedule");
 
-	assert_int_equal(profile__symbolize(p, ws->s), 0);
+	assert_int_equal(store__symbolize(ws->s, p), 0);
 	assert_int_equal(p->locations[r].language, LANGUAGE_RUST);
 	assert_int_equal(p->locations[r2].language, LANGUAGE_RUST);
 	/* Names read as people write them: demangled, Rust's hash dropped. */
@@ -270,7 +270,7 @@ static void test_upload_names_earlier_profile(void **state)
 
 	/* Where the function is, from the unstripped build. */
 	fd = open(exe, O_RDONLY);
-	assert_int_equal(elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &full), 0);
+	assert_int_equal(symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &full), 0);
 	close(fd);
 	for (size_t i = 0; i < full->nsyms; i++) {
 		if (strcmp(full->names + full->syms[i].name, "compute_invoice_totals") == 0)
@@ -292,7 +292,7 @@ static void test_upload_names_earlier_profile(void **state)
 	profile__free(p);
 
 	assert_int_equal(store__load_profile(ws->s, id, &loaded), 0);
-	assert_int_equal(profile__symbolize(loaded, ws->s), 0);
+	assert_int_equal(store__symbolize(ws->s, loaded), 0);
 	assert_false(loaded->locations[0].named);
 	{
 		char want[64];
@@ -306,14 +306,14 @@ static void test_upload_names_earlier_profile(void **state)
 	/* Upload the debug file (what `slideops symbols upload` does). */
 	fd = open(dbg, O_RDONLY);
 	assert_int_equal(elf_info__read(fd, &info), 0);
-	assert_int_equal(elf__read_symbols(fd, ELF_SYMBOLS_SYMTAB, &upload), 0);
+	assert_int_equal(symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, &upload), 0);
 	close(fd);
 	assert_int_equal(store__put_symbols(ws->s, info.build_id, SYMBOLS_UPLOAD, "worker.debug",
 					    upload), 0);
 	symtab__free(upload);
 
 	assert_int_equal(store__load_profile(ws->s, id, &loaded), 0);
-	assert_int_equal(profile__symbolize(loaded, ws->s), 0);
+	assert_int_equal(store__symbolize(ws->s, loaded), 0);
 	assert_true(loaded->locations[0].named);
 	assert_string_equal(name_of(loaded, 0), "compute_invoice_totals");
 	assert_int_equal(loaded->locations[0].language, LANGUAGE_C);
@@ -321,7 +321,7 @@ static void test_upload_names_earlier_profile(void **state)
 
 	assert_int_equal(store__delete_upload(ws->s, info.build_id, deleted), 0);
 	assert_int_equal(store__load_profile(ws->s, id, &loaded), 0);
-	assert_int_equal(profile__symbolize(loaded, ws->s), 0);
+	assert_int_equal(store__symbolize(ws->s, loaded), 0);
 	assert_false(loaded->locations[0].named);
 	profile__free(loaded);
 }
