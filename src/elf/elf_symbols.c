@@ -34,6 +34,8 @@ int elf_reader__each_function(const struct elf_reader *r, uint32_t index,
 	if (sh->entsize != 0 && sh->entsize != entsize)
 		return -ENOEXEC;
 	nsyms = sh->size / entsize;
+	if (r->limits && nsyms > r->limits->max_symbols)
+		return -EOVERFLOW;
 
 	buf = malloc(per_chunk * entsize);
 	if (!buf)
@@ -141,12 +143,18 @@ static int collect_function(const struct elf_func *f, void *ctx)
 
 int elf__each_symbol(int fd, enum elf_symbols_from from, elf_symbol_fn fn, void *ctx)
 {
+	return elf__each_symbol_limited(fd, from, NULL, fn, ctx);
+}
+
+int elf__each_symbol_limited(int fd, enum elf_symbols_from from, struct elf_limits *limits,
+			     elf_symbol_fn fn, void *ctx)
+{
 	struct collect c = { .fn = fn, .ctx = ctx };
 	struct elf_reader r;
 	const struct elf_shdr *sh, *strsh;
 	int index, err;
 
-	err = elf_reader__open(&r, fd);
+	err = elf_reader__open_limited(&r, fd, limits);
 	if (err)
 		return err;
 

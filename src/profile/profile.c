@@ -175,6 +175,7 @@ void profile__free(struct profile *p)
 	free(p->stack_locations);
 	free(p->stacks);
 	free(p->samples);
+	free(p->header.not_read);
 	free(p);
 }
 
@@ -221,6 +222,7 @@ static uint64_t mapping__hash(const struct prof_mapping *m)
 	uint64_t h = hash_u64(0, m->path);
 
 	h = hash_u64(h, m->build_id);
+	h = hash_u64(h, m->identity);
 	return hash_u64(h, m->kind);
 }
 
@@ -228,7 +230,8 @@ static bool mapping__equal(const void *key, uint32_t id, void *ctx)
 {
 	const struct prof_mapping *a = key, *b = &((struct profile *)ctx)->mappings[id];
 
-	return a->path == b->path && a->build_id == b->build_id && a->kind == b->kind;
+	return a->path == b->path && a->build_id == b->build_id && a->kind == b->kind &&
+	       a->identity == b->identity;
 }
 
 uint32_t profile__add_mapping(struct profile *p, const struct prof_mapping *m)
@@ -246,6 +249,23 @@ uint32_t profile__add_mapping(struct profile *p, const struct prof_mapping *m)
 	p->mappings[id] = *m;
 	p->nmappings++;
 	return id;
+}
+
+int profile__add_not_read(struct profile *p, const char *path, const char *build_id,
+			  const char *reason)
+{
+	struct prof_header *h = &p->header;
+	struct prof_not_read nr = {
+		.path = profile__intern(p, path),
+		.build_id = profile__intern(p, build_id ? build_id : ""),
+		.reason = profile__intern(p, reason),
+	};
+
+	if (nr.path == UINT32_MAX || nr.build_id == UINT32_MAX || nr.reason == UINT32_MAX ||
+	    ARRAY_RESERVE(h->not_read, h->cap_not_read, h->nnot_read, 1))
+		return -ENOMEM;
+	h->not_read[h->nnot_read++] = nr;
+	return 0;
 }
 
 /* ---- locations: by mapping, address and capture-time name ---- */
@@ -426,4 +446,38 @@ void profile__format_started_at(const struct profile *p, char *buf, size_t size)
 		if (size)
 			buf[0] = '\0';
 	}
+}
+
+int profile__reindex(struct profile *p)
+{
+	struct hashmap *mappings = hashmap__new(), *locations = hashmap__new();
+
+	if (!mappings || !locations)
+		goto out_nomem;
+	for (uint32_t i = 0; i < p->nmappings; i++) {
+		const struct prof_mapping *m = &p->mappings[i];
+		uint64_t h = mapping__hash(m);
+
+		if (hashmap__find(mappings, h, m, mapping__equal, p) == HASHMAP_NONE &&
+		    hashmap__insert(mappings, h, i))
+			goto out_nomem;
+	}
+	for (uint32_t i = 0; i < p->nlocations; i++) {
+		const struct prof_location *l = &p->locations[i];
+		uint64_t h = location__hash(l);
+
+		if (hashmap__find(locations, h, l, location__equal, p) == HASHMAP_NONE &&
+		    hashmap__insert(locations, h, i))
+			goto out_nomem;
+	}
+	hashmap__free(p->mapping_index);
+	hashmap__free(p->location_index);
+	p->mapping_index = mappings;
+	p->location_index = locations;
+	return 0;
+
+out_nomem:
+	hashmap__free(mappings);
+	hashmap__free(locations);
+	return -ENOMEM;
 }
