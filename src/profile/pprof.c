@@ -506,7 +506,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	pb->time_nanos = p->header.started_at_ns;
 	pb->duration_nanos = p->header.duration_ns > INT64_MAX ? INT64_MAX :
 								 (int64_t)p->header.duration_ns;
-	if (p->header.question == QUESTION_CPU && p->header.sample_hz) {
+	if (question__clock_sampled(p->header.question) && p->header.sample_hz) {
 		/* Each cpu sample stands for one period of the sampling clock. */
 		period_type = &a->value_types[p->nvalues];
 		perftools__profiles__value_type__init(period_type);

@@ -13,22 +13,49 @@
 #include "util/hash.h"
 #include "util/hashmap.h"
 
-static const char *const question_ids[QUESTION__COUNT] = {
-	[QUESTION_CPU] = "cpu",
-	[QUESTION_WALL] = "wall",
-	[QUESTION_THREADS] = "threads",
-	[QUESTION_LOCKS] = "locks",
-	[QUESTION_MEMORY] = "memory",
+/*
+ * The profile's side of the table of questions (the capture engine's side is in
+ * src/capture/capture.c, the answers in src/analysis/answer.c): the product's own words
+ * for each (the spec's list), its value types (DESIGN §3; the answer weighs by the
+ * last), and how its values read.
+ */
+struct question_facts {
+	const char *id;
+	const char *title;
+	const char *value_types[PROFILE_MAX_VALUES][2];
+	bool share_of_server;   /* shares are of the server's CPU time (ncpus x seconds) */
+	bool clock_sampled;     /* each sample stands for one period of a sampling clock */
+	uint32_t folded_value;  /* the value a folded export counts */
 };
 
-/* The product's own words for the five questions (the spec's list). */
-static const char *const question_titles[QUESTION__COUNT] = {
-	[QUESTION_CPU] = "What is using the CPU",
-	[QUESTION_WALL] = "Where time goes, including waiting",
-	[QUESTION_THREADS] = "What every thread is doing right now",
-	[QUESTION_LOCKS] = "What is waiting on locks",
-	[QUESTION_MEMORY] = "Where memory grows",
+static const struct question_facts questions[QUESTION__COUNT] = {
+	[QUESTION_CPU] = { "cpu", "What is using the CPU",
+			   { { "samples", "count" }, { "cpu", "nanoseconds" } }, true, true, 0 },
+	[QUESTION_WALL] = { "wall", "Where time goes, including waiting",
+			    { { "wall", "nanoseconds" } }, false, false, 0 },
+	[QUESTION_THREADS] = { "threads", "What every thread is doing right now",
+			       { { "threads", "count" } }, false, false, 0 },
+	[QUESTION_LOCKS] = { "locks", "What is waiting on locks",
+			     { { "contentions", "count" }, { "delay", "nanoseconds" } }, false, false,
+			     1 },
+	[QUESTION_MEMORY] = { "memory", "Where memory grows", { { "grown", "bytes" } }, false,
+			      false, 0 },
 };
+
+bool question__share_of_server(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT && questions[q].share_of_server;
+}
+
+bool question__clock_sampled(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT && questions[q].clock_sampled;
+}
+
+uint32_t question__folded_value(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT ? questions[q].folded_value : 0;
+}
 
 static const char *const mapping_kinds[MAPPING_KIND__COUNT] = {
 	[MAPPING_EXE] = "exe",       [MAPPING_LIB] = "lib", [MAPPING_KERNEL] = "kernel",
@@ -66,17 +93,20 @@ static int names__parse(const char *const *names, int count, const char *name)
 
 const char *question__id(enum question q)
 {
-	return (unsigned)q < QUESTION__COUNT ? question_ids[q] : "";
+	return (unsigned)q < QUESTION__COUNT ? questions[q].id : "";
 }
 
 const char *question__title(enum question q)
 {
-	return (unsigned)q < QUESTION__COUNT ? question_titles[q] : "";
+	return (unsigned)q < QUESTION__COUNT ? questions[q].title : "";
 }
 
 int question__parse(const char *id)
 {
-	return names__parse(question_ids, QUESTION__COUNT, id);
+	for (int q = 0; id && q < QUESTION__COUNT; q++)
+		if (strcmp(questions[q].id, id) == 0)
+			return q;
+	return -1;
 }
 
 const char *mapping_kind__name(enum mapping_kind k)
@@ -115,15 +145,6 @@ int group_kind__parse(const char *name)
 	return names__parse(group_kinds, GROUP_KIND__COUNT, name);
 }
 
-/* The value types of each question (DESIGN §3); the answer weighs by the last. */
-static const char *const value_types[QUESTION__COUNT][PROFILE_MAX_VALUES][2] = {
-	[QUESTION_CPU] = { { "samples", "count" }, { "cpu", "nanoseconds" } },
-	[QUESTION_WALL] = { { "wall", "nanoseconds" } },
-	[QUESTION_THREADS] = { { "threads", "count" } },
-	[QUESTION_LOCKS] = { { "contentions", "count" }, { "delay", "nanoseconds" } },
-	[QUESTION_MEMORY] = { { "grown", "bytes" } },
-};
-
 struct profile *profile__new(enum question q)
 {
 	struct profile *p;
@@ -146,9 +167,9 @@ struct profile *profile__new(enum question q)
 
 	p->header.format_version = PROFILE_FORMAT_VERSION;
 	p->header.question = q;
-	for (uint32_t i = 0; i < PROFILE_MAX_VALUES && value_types[q][i][0]; i++) {
-		p->value_types[i].type = profile__intern(p, value_types[q][i][0]);
-		p->value_types[i].unit = profile__intern(p, value_types[q][i][1]);
+	for (uint32_t i = 0; i < PROFILE_MAX_VALUES && questions[q].value_types[i][0]; i++) {
+		p->value_types[i].type = profile__intern(p, questions[q].value_types[i][0]);
+		p->value_types[i].unit = profile__intern(p, questions[q].value_types[i][1]);
 		if (p->value_types[i].type == STRTAB_NONE || p->value_types[i].unit == STRTAB_NONE)
 			goto out_free;
 		p->nvalues = i + 1;

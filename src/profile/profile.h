@@ -38,6 +38,12 @@ enum question {
 const char *question__id(enum question q);
 const char *question__title(enum question q); /* "What is using the CPU" */
 int question__parse(const char *id);
+/* Shares are of the server's CPU time (ncpus x seconds), not of the profile's total. */
+bool question__share_of_server(enum question q);
+/* Each sample stands for one period of a sampling clock (pprof's period). */
+bool question__clock_sampled(enum question q);
+/* The value a folded export counts (cpu: samples; otherwise the question's unit). */
+uint32_t question__folded_value(enum question q);
 
 enum mapping_kind {
 	MAPPING_EXE,
