@@ -54,34 +54,8 @@ int main(int argc, char **argv)
 }
 C
 
-# make_hostile IN OUT NSECTIONS: a copy of IN that still runs (the kernel reads only
-# program headers) with NSECTIONS section headers at 1 GB into a sparse file, each a
-# 64 MB symbol table somewhere in the hole. Extended numbering when NSECTIONS > 65279.
-make_hostile() {
-	python3 - "$1" "$2" "$3" <<'PY'
-import struct, sys
-src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-data = bytearray(open(src, 'rb').read())
-assert data[:4] == b'\x7fELF' and data[4] == 2, 'a 64-bit ELF file'
-shoff = 1 << 30
-# e_shoff at 0x28, e_shnum at 0x3c, e_shstrndx at 0x3e
-struct.pack_into('<Q', data, 0x28, shoff)
-struct.pack_into('<H', data, 0x3c, 0 if n >= 0xff00 else n)
-struct.pack_into('<H', data, 0x3e, 0)
-with open(dst, 'wb') as f:
-    f.write(data)
-    f.seek(shoff)
-    # Section 0 carries the count under extended numbering.
-    f.write(struct.pack('<IIQQQQIIQQ', 0, 0, 0, 0, 0, n if n >= 0xff00 else 0, 0, 0, 0, 0))
-    hdrs = bytearray()
-    for i in range(1, n):
-        off = (i * 4096 * 37) % (shoff - (64 << 20))
-        # SHT_SYMTAB, its strings in the next section (SHT_SYMTAB too: garbage)
-        hdrs += struct.pack('<IIQQQQIIQQ', 1, 2, 0, 0, off, 64 << 20, min(i + 1, n - 1), 1, 8, 24)
-    f.write(hdrs)
-PY
-	chmod +x "$2"
-}
+# A copy of the worker that still runs, with NSECTIONS section headers in a 1 GB sparse file.
+make_hostile() { python3 "$(dirname "$0")/../tools/make-hostile-elf.py" "$@"; }
 make_hostile "$WORK/worker" "$WORK/many-sections" 60000
 make_hostile "$WORK/worker" "$WORK/huge-symtab" 200
 [ "$(stat -c %s "$WORK/many-sections")" -gt 1000000000 ] || fail "the hostile file is not 1 GB"
