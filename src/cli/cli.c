@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/json_text.h"
 #include "store/store.h"
 #include "util/messages.h"
 
@@ -26,15 +27,41 @@ int cli_parse_long(const char *cmd, const char *opt, const char *text, long min,
 	return 0;
 }
 
-void cli_print_json(json_t *doc)
+static bool json_printed;
+
+int cli_print_json(json_t *doc)
 {
+	int err;
+
 	if (!doc) {
-		msg_error(MSG_OUT_OF_MEMORY);
-		return;
+		msg_error(MSG_JSON_FAILED);
+		return -1;
 	}
-	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_printed = true;
+	err = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					    JSON_REAL_PRECISION(10));
 	fputc('\n', stdout);
 	json_decref(doc);
+	if (err || fflush(stdout) || ferror(stdout)) {
+		msg_error(MSG_OUTPUT_FAILED, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+void cli_print_json_error(void)
+{
+	const char *hint, *error = msg_last_error(&hint);
+	json_t *doc;
+
+	if (json_printed || !error)
+		return;
+	doc = json_object();
+	if (!doc)
+		return;
+	json_object_set_new(doc, "error", json_text(error));
+	json_object_set_new(doc, "hint", hint ? json_text(hint) : json_null());
+	cli_print_json(doc);
 }
 
 struct store *cli_open_store(const struct cli_env *env)

@@ -27,8 +27,14 @@ struct cli_env {
 int cli_parse_long(const char *cmd, const char *opt, const char *text, long min, long max,
 		   long *out);
 
-/* Prints doc as one JSON document on stdout and releases it. */
-void cli_print_json(json_t *doc);
+/* Prints doc as one JSON document on stdout and releases it. NULL (a document that
+ * could not be built) or a failed write: says so, and returns -1; the command then
+ * exits non-zero. 0 when printed. */
+int cli_print_json(json_t *doc);
+
+/* With --json, after a failed command that printed no document: {"error", "hint"} on
+ * stdout, from the first error it said. */
+void cli_print_json_error(void);
 
 /* Opens the workspace store (creating the data dir); prints why not and returns NULL. */
 struct store *cli_open_store(const struct cli_env *env);

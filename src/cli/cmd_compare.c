@@ -89,8 +89,7 @@ int cmd_compare(int argc, char **argv, const struct cli_env *env)
 	if (env->json) {
 		json_t *doc = comparison__to_json(c, ids[0], ids[1]);
 
-		rc = doc ? EXIT_OK : EXIT_FAIL;
-		cli_print_json(doc);
+		rc = cli_print_json(doc) ? EXIT_FAIL : EXIT_OK;
 	} else {
 		comparison__print(c, ids[0], ids[1], stdout);
 		rc = EXIT_OK;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
@@ -38,10 +39,11 @@ static json_t *entries_json(const struct profile_entry *e, size_t n)
 		json_t *item;
 
 		format_time(e[i].started_at_ns, when);
-		item = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s}", "id", e[i].id, "question",
-				 question__id(e[i].question), "server", e[i].server, "started_at",
-				 when, "seconds", (json_int_t)whole_seconds(e[i].duration_ns),
-				 "answer", e[i].answer);
+		item = json_pack("{s:o, s:s, s:o, s:s, s:I, s:o}", "id", json_text(e[i].id),
+				 "question", question__id(e[i].question), "server",
+				 json_text(e[i].server), "started_at", when, "seconds",
+				 (json_int_t)whole_seconds(e[i].duration_ns), "answer",
+				 json_text(e[i].answer));
 		if (json_array_append_new(list, item)) {
 			json_decref(list);
 			list = NULL;
@@ -99,9 +101,9 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 	store__close(s);
 
 	if (env->json)
-		cli_print_json(entries_json(entries, n));
+		err = cli_print_json(entries_json(entries, n));
 	else
 		print_entries(entries, n);
 	profile_entries__free(entries, n);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
@@ -78,7 +79,7 @@ static bool is_temporary(const char *name)
 
 static json_t *removed_json(const char *path, const struct removal *r)
 {
-	return json_pack("{s:s, s:I, s:I}", "path", path, "files", (json_int_t)r->files, "bytes",
+	return json_pack("{s:o, s:I, s:I}", "path", json_text(path), "files", (json_int_t)r->files, "bytes",
 			 (json_int_t)r->bytes);
 }
 
@@ -183,7 +184,8 @@ int cmd_remove(int argc, char **argv, const struct cli_env *env)
 	err = err ? err : e;
 
 	if (env->json) {
-		cli_print_json(json_pack("{s:o, s:s}", "removed", list, "kept", data));
+		if (cli_print_json(json_pack("{s:o, s:o}", "removed", list, "kept", json_text(data))))
+			err = -EIO;
 	} else {
 		struct stat st;
 

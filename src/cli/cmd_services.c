@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
@@ -64,8 +65,8 @@ static bool valid_value(enum service_match m, const char *v)
 
 static json_t *service_json(const struct service *s)
 {
-	return json_pack("{s:s, s:s, s:s}", "name", s->name, "match", match_keys[s->match],
-			 "value", s->value);
+	return json_pack("{s:o, s:s, s:o}", "name", json_text(s->name), "match",
+			 match_keys[s->match], "value", json_text(s->value));
 }
 
 static int services_add(int argc, char **argv, const struct cli_env *env)
@@ -151,9 +152,10 @@ static int services_add(int argc, char **argv, const struct cli_env *env)
 		msg_error(MSG_SERVICE_ADD_FAILED, name, strerror(-err));
 		return EXIT_FAIL;
 	}
-	if (env->json)
-		cli_print_json(json_pack("{s:o}", "added", service_json(&svc)));
-	else
+	if (env->json) {
+		if (cli_print_json(json_pack("{s:o}", "added", service_json(&svc))))
+			return EXIT_FAIL;
+	} else
 		msg_print(MSG_SERVICE_ADDED, name, msg_text(match_words[svc.match]), svc.value,
 			  name);
 	return EXIT_OK;
@@ -188,7 +190,7 @@ static int services_list(int argc, char **argv, const struct cli_env *env)
 				list = NULL;
 			}
 		}
-		cli_print_json(list ? json_pack("{s:o}", "services", list) : NULL);
+		err = cli_print_json(list ? json_pack("{s:o}", "services", list) : NULL);
 	} else if (!n) {
 		msg_print(MSG_SERVICE_LIST_EMPTY);
 	} else {
@@ -199,7 +201,7 @@ static int services_list(int argc, char **argv, const struct cli_env *env)
 				  msg_text(match_words[svc[i].match]), svc[i].value);
 	}
 	services__free(svc, n);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 static int services_remove(int argc, char **argv, const struct cli_env *env)
@@ -243,8 +245,9 @@ static int services_remove(int argc, char **argv, const struct cli_env *env)
 	}
 	if (env->json) {
 		if (!removed)
-			removed = json_pack("{s:s}", "name", argv[2]);
-		cli_print_json(json_pack("{s:o}", "removed", removed));
+			removed = json_pack("{s:o}", "name", json_text(argv[2]));
+		if (cli_print_json(json_pack("{s:o}", "removed", removed)))
+			return EXIT_FAIL;
 	} else {
 		msg_print(MSG_SERVICE_REMOVED, argv[2]);
 	}

@@ -16,11 +16,13 @@
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "symbols/symbolize.h"
+#include "util/file.h"
 #include "util/messages.h"
 
 #define TOP_DEFAULT 10
@@ -170,7 +172,6 @@ static int show__write_files(const struct show_opts *o, const struct profile *p)
 		}
 	}
 	if (o->export == EXPORT_PPROF) {
-		/* pprof is binary: to a terminal it would be noise, so "-" is not offered. */
 		err = pprof__write_file(p, true, o->export_path);
 	} else if (o->export == EXPORT_FOLDED) {
 		err = folded__write_file(p, o->export_path);
@@ -210,8 +211,8 @@ int cmd_show(int argc, char **argv, const struct cli_env *env)
 		goto out_free;
 	}
 	/* A file written to standard output is the output: nothing else goes there. */
-	to_stdout = (o.flamegraph && strcmp(o.flamegraph, "-") == 0) ||
-		    (o.export == EXPORT_FOLDED && strcmp(o.export_path, "-") == 0);
+	to_stdout = (o.flamegraph && file__is_stdout(o.flamegraph)) ||
+		    (o.export != EXPORT_NONE && file__is_stdout(o.export_path));
 	if (to_stdout)
 		goto out_free;
 	if (env->json) {
@@ -219,15 +220,14 @@ int cmd_show(int argc, char **argv, const struct cli_env *env)
 					    analysis__to_json(a, o.id);
 
 		if (doc && o.flamegraph)
-			json_object_set_new(doc, "flamegraph", json_string(o.flamegraph));
+			json_object_set_new(doc, "flamegraph", json_text(o.flamegraph));
 		if (doc && o.export != EXPORT_NONE)
 			json_object_set_new(doc, "export",
-					    json_pack("{s:s, s:s}", "format",
+					    json_pack("{s:s, s:o}", "format",
 						      export_names[o.export], "path",
-						      o.export_path));
-		if (!doc)
+						      json_text(o.export_path)));
+		if (cli_print_json(doc))
 			rc = EXIT_FAIL;
-		cli_print_json(doc);
 	} else {
 		show__print(o.id, a, (size_t)o.top);
 		if (o.flamegraph || o.export != EXPORT_NONE)

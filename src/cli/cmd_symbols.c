@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "elf/elf_file.h"
 #include "store/store.h"
@@ -157,12 +158,13 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 	}
 
 	if (env->json)
-		cli_print_json(json_pack("{s:s, s:I, s:s}", "build_id", info.build_id, "functions",
-					 (json_int_t)tab->nsyms, "file_name", name));
+		err = cli_print_json(json_pack("{s:o, s:I, s:o}", "build_id",
+					       json_text(info.build_id), "functions",
+					       (json_int_t)tab->nsyms, "file_name", json_text(name)));
 	else
 		msg_print(MSG_SYMBOLS_UPLOADED, (unsigned long long)tab->nsyms, info.build_id, name);
 	symtab__free(tab);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 /* "2026-12-02T15:04:05Z" (UTC), as every time in the JSON contract. */
@@ -182,10 +184,11 @@ static json_t *uploads_json(const struct upload_entry *e, size_t n)
 
 	for (size_t i = 0; list && i < n; i++) {
 		format_time(e[i].uploaded_at_ns, when);
-		if (json_array_append_new(list, json_pack("{s:s, s:I, s:s, s:s}", "file_name",
-							  e[i].file_name, "functions",
+		if (json_array_append_new(list, json_pack("{s:o, s:I, s:o, s:s}", "file_name",
+							  json_text(e[i].file_name), "functions",
 							  (json_int_t)e[i].functions, "build_id",
-							  e[i].build_id, "uploaded_at", when))) {
+							  json_text(e[i].build_id), "uploaded_at",
+							  when))) {
 			json_decref(list);
 			list = NULL;
 		}
@@ -213,7 +216,7 @@ static int symbols_list(int argc, char **argv, const struct cli_env *env)
 		return EXIT_FAIL;
 	}
 	if (env->json) {
-		cli_print_json(uploads_json(e, n));
+		err = cli_print_json(uploads_json(e, n));
 	} else if (n == 0) {
 		msg_print(MSG_SYMBOLS_LIST_EMPTY);
 	} else {
@@ -225,7 +228,7 @@ static int symbols_list(int argc, char **argv, const struct cli_env *env)
 		}
 	}
 	upload_entries__free(e, n);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 /* A whole build id, or a prefix of at least 12 hex digits: lowercased into out. */
@@ -280,7 +283,7 @@ static int symbols_delete(int argc, char **argv, const struct cli_env *env)
 		return EXIT_FAIL;
 	}
 	if (env->json)
-		cli_print_json(json_pack("{s:s}", "deleted", deleted));
+		return cli_print_json(json_pack("{s:s}", "deleted", deleted)) ? EXIT_FAIL : EXIT_OK;
 	else
 		msg_print(MSG_SYMBOLS_DELETED, deleted);
 	return EXIT_OK;

@@ -560,7 +560,8 @@ int pprof__write_file(const struct profile *p, bool with_names, const char *path
 	err = pprof__encode(p, with_names, &data, &len);
 	if (err)
 		return err;
-	err = file__write_atomic(path, data, len, 0666);
+	fflush(stdout);
+	err = file__write_output(path, data, len, 0644);
 	free(data);
 	return err;
 }

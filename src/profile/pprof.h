@@ -18,7 +18,8 @@ struct profile;
  * 0 or -errno; *out is malloc'd.
  */
 int pprof__encode(const struct profile *p, bool with_names, void **out, size_t *len);
-/* Written to a temporary file beside path, fsync'd, then renamed. */
+/* To path as file__write_output writes: "-" is standard output, a special file is
+ * written in place, a regular file replaced atomically. */
 int pprof__write_file(const struct profile *p, bool with_names, const char *path);
 
 /* 0, -EBADMSG (not a whole profile of ours or pprof's), -ENOMEM. */
