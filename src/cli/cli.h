@@ -36,8 +36,11 @@ int cli_print_json(json_t *doc);
  * stdout, from the first error it said. */
 void cli_print_json_error(void);
 
-/* Opens the workspace store (creating the data dir); prints why not and returns NULL. */
+/* Opens the workspace store to write (creating the data dir); prints why not (and what
+ * to do) and returns NULL. */
 struct store *cli_open_store(const struct cli_env *env);
+/* The same to read: creates nothing, needs no free space, works read-only. */
+struct store *cli_open_store_read(const struct cli_env *env);
 
 /* The value of option argv[*i] ("-d 5", "--duration 5", "--duration=5"; short_opt may
  * be NULL), or NULL when argv[*i] is not that option. When its value is missing, prints

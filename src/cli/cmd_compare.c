@@ -68,7 +68,7 @@ int cmd_compare(int argc, char **argv, const struct cli_env *env)
 	}
 	if (compare__parse(argc, argv, ids, &top))
 		return EXIT_REFUSED;
-	s = cli_open_store(env);
+	s = cli_open_store_read(env);
 	if (!s)
 		return EXIT_FAIL;
 	for (int i = 0; i < 2; i++)

@@ -173,7 +173,7 @@ static int services_list(int argc, char **argv, const struct cli_env *env)
 		msg_error(MSG_USAGE_EXTRA_ARGUMENT, "services list", argv[2]);
 		return EXIT_REFUSED;
 	}
-	st = cli_open_store(env);
+	st = cli_open_store_read(env);
 	if (!st)
 		return EXIT_FAIL;
 	err = store__list_services(st, &svc, &n);

@@ -61,8 +61,12 @@ int show__load(struct store *s, const char *id, struct profile **out_p, struct a
 		msg_error(MSG_SHOW_NO_SUCH_PROFILE, id);
 		return EXIT_FAIL;
 	}
+	if (err == -ENODATA) {
+		msg_error(MSG_SHOW_MISSING_BLOB, id, store__dir(s), id);
+		return EXIT_FAIL;
+	}
 	if (err == -EBADMSG) {
-		msg_error(MSG_SHOW_DAMAGED_PROFILE, id);
+		msg_error(MSG_SHOW_DAMAGED_PROFILE, id, id);
 		return EXIT_FAIL;
 	}
 	if (err) {
@@ -83,7 +87,7 @@ int show__load(struct store *s, const char *id, struct profile **out_p, struct a
 	}
 	/* What `profiles` lists follows the names known now; a read-only workspace keeps
 	 * the old sentence, which is no reason to fail. */
-	store__set_answer(s, id, a->answer);
+	store__refresh_answer(s, id, a->answer);
 	*out_p = p;
 	*out_a = a;
 	return EXIT_OK;
@@ -200,7 +204,7 @@ int cmd_show(int argc, char **argv, const struct cli_env *env)
 	}
 	if (show__parse(argc, argv, &o))
 		return EXIT_REFUSED;
-	s = cli_open_store(env);
+	s = cli_open_store_read(env);
 	if (!s)
 		return EXIT_FAIL;
 	rc = show__load(s, o.id, &p, &a);

@@ -59,6 +59,10 @@ static int read_upload(const char *path, struct elf_info *info, struct symtab **
 		ret = EXIT_FAIL;
 		goto out_close;
 	}
+	if (S_ISDIR(st.st_mode)) {
+		msg_error(MSG_SYMBOLS_IS_DIRECTORY, path);
+		goto out_close;
+	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > UPLOAD_MAX_BYTES) {
 		msg_error(MSG_UPLOAD_TOO_LARGE);
 		goto out_close;
@@ -206,7 +210,7 @@ static int symbols_list(int argc, char **argv, const struct cli_env *env)
 
 	if (argc > 2)
 		return refuse_argument("symbols list", argv[2]);
-	s = cli_open_store(env);
+	s = cli_open_store_read(env);
 	if (!s)
 		return EXIT_FAIL;
 	err = store__list_uploads(s, &e, &n);

@@ -48,7 +48,7 @@ static void load_services(const struct cli_env *env, struct service **svc, size_
 
 	*svc = NULL;
 	*n = 0;
-	s = store__open(dir);
+	s = store__open_read(dir);
 	if (!s) {
 		msg_error(MSG_TOP_NO_SERVICES, dir, strerror(errno));
 		return;

@@ -44,8 +44,17 @@ typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__SlideopsHeader PbHeader;
 
-/* A decompressed profile larger than this is refused rather than read into memory. */
-#define PPROF_MAX_RAW (1ULL << 30)
+/*
+ * The budget for inflating a blob: never more than PPROF_MAX_RAW, and never more than
+ * PPROF_MAX_RATIO times the compressed size (with PPROF_MIN_RAW for small ones). Our
+ * profiles compress 3 to 10 times; deflate can reach 1032 times, which is how a 1 MB
+ * file asks for a gigabyte. A blob over budget is refused before it is read further.
+ */
+#define PPROF_MAX_RAW (256ULL << 20)
+#define PPROF_MAX_RATIO 64
+#define PPROF_MIN_RAW (1ULL << 20)
+/* A compressed file larger than this is refused before it is read. */
+#define PPROF_MAX_FILE (PPROF_MAX_RAW / 2)
 /* Labels one sample can carry (pid, tid, comm, thread, group, group_kind, exe, state,
  * wait, lock, lock_kind). */
 #define MAX_LABELS 11
@@ -98,13 +107,18 @@ static int gzip__decompress(const void *in, size_t len, void **out, size_t *out_
 {
 	z_stream zs = { 0 };
 	size_t cap = len < (1 << 16) ? (1 << 18) : len * 4, used = 0;
+	uint64_t budget = (uint64_t)len * PPROF_MAX_RATIO;
 	unsigned char *buf, *nbuf;
 	int ret, err = -EBADMSG;
 
+	if (budget < PPROF_MIN_RAW)
+		budget = PPROF_MIN_RAW;
+	if (budget > PPROF_MAX_RAW)
+		budget = PPROF_MAX_RAW;
 	if (inflateInit2(&zs, 15 + 16) != Z_OK)
 		return -ENOMEM;
-	if (cap > PPROF_MAX_RAW)
-		cap = PPROF_MAX_RAW;
+	if (cap > budget)
+		cap = (size_t)budget;
 	buf = malloc(cap);
 	if (!buf) {
 		err = -ENOMEM;
@@ -115,9 +129,9 @@ static int gzip__decompress(const void *in, size_t len, void **out, size_t *out_
 		size_t in_left = len - (size_t)((const char *)zs.next_in - (const char *)in);
 
 		if (used == cap) {
-			if (cap >= PPROF_MAX_RAW)
-				goto out_free; /* too large to be ours */
-			cap = cap * 2 > PPROF_MAX_RAW ? PPROF_MAX_RAW : cap * 2;
+			if (cap >= budget)
+				goto out_free; /* over budget: a bomb, or not ours */
+			cap = cap * 2 > budget ? (size_t)budget : cap * 2;
 			nbuf = realloc(buf, cap);
 			if (!nbuf) {
 				err = -ENOMEM;
@@ -566,33 +580,23 @@ int pprof__write_file(const struct profile *p, bool with_names, const char *path
 	return err;
 }
 
-int pprof__read_file(const char *path, struct profile **out)
+int pprof__read_fd(int fd, struct profile **out)
 {
 	struct stat st;
 	char *data;
 	size_t got = 0;
-	int fd, err = 0;
+	int err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	*out = NULL;
+	if (fstat(fd, &st))
 		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
-		goto out_close;
-	}
-	if ((uint64_t)st.st_size > PPROF_MAX_RAW) {
-		err = -EFBIG;
-		goto out_close;
-	}
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > PPROF_MAX_FILE)
+		return -EFBIG;
 	data = malloc((size_t)st.st_size + 1);
-	if (!data) {
-		err = -ENOMEM;
-		goto out_close;
-	}
+	if (!data)
+		return -ENOMEM;
 	while (got < (size_t)st.st_size) {
 		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
 
@@ -609,7 +613,17 @@ int pprof__read_file(const char *path, struct profile **out)
 	if (!err)
 		err = pprof__decode(data, got, out);
 	free(data);
-out_close:
+	return err;
+}
+
+int pprof__read_file(const char *path, struct profile **out)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	err = pprof__read_fd(fd, out);
 	close(fd);
 	return err;
 }
