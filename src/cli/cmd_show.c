@@ -164,7 +164,7 @@ static void show__print(const char *id, const struct analysis *a, size_t top)
 	analysis__print_report(a, stdout, top);
 }
 
-static int show__write_files(const struct show_opts *o, const struct profile *p)
+static int show__write_files(const struct show_opts *o, struct profile *p, struct store *s)
 {
 	int err;
 
@@ -176,7 +176,10 @@ static int show__write_files(const struct show_opts *o, const struct profile *p)
 		}
 	}
 	if (o->export == EXPORT_PPROF) {
-		err = pprof__write_file(p, true, o->export_path);
+		/* Lines where the workspace keeps them; without, the export has names only. */
+		err = store__add_lines(s, p);
+		if (!err)
+			err = pprof__write_file(p, true, o->export_path);
 	} else if (o->export == EXPORT_FOLDED) {
 		err = folded__write_file(p, o->export_path);
 	} else {
@@ -210,7 +213,7 @@ int cmd_show(int argc, char **argv, const struct cli_env *env)
 	rc = show__load(s, o.id, &p, &a);
 	if (rc)
 		goto out_close;
-	if (show__write_files(&o, p)) {
+	if (show__write_files(&o, p, s)) {
 		rc = EXIT_FAIL;
 		goto out_free;
 	}

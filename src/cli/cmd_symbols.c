@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "elf/elf_file.h"
 #include "store/store.h"
+#include "symbols/lines.h"
 #include "symbols/symtab.h"
 #include "util/messages.h"
 
@@ -118,12 +119,30 @@ out_close:
 	return ret;
 }
 
+/* The source lines of the upload (its DWARF line program), kept by build id for pprof
+ * exports. A file without DWARF simply has none: the upload is about names. */
+static size_t upload_lines(struct store *s, const char *path, const char *build_id)
+{
+	struct line_table *t = NULL;
+	size_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	if (lines__read(fd, NULL, 0, NULL, &t) == 0 && store__put_lines(s, build_id, t) == 0)
+		n = t->n;
+	line_table__free(t);
+	close(fd);
+	return n;
+}
+
 static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 {
 	const char *path = NULL, *name;
 	struct elf_info info;
 	struct symtab *tab;
 	struct store *s;
+	size_t lines = 0;
 	int ret, err;
 
 	for (int i = 2; i < argc; i++) {
@@ -154,6 +173,8 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 		return EXIT_FAIL;
 	}
 	err = store__put_symbols(s, info.build_id, SYMBOLS_UPLOAD, name, tab);
+	if (!err)
+		lines = upload_lines(s, path, info.build_id);
 	store__close(s);
 	if (err) {
 		msg_error(MSG_SYMBOLS_UPLOAD_FAILED, path, strerror(-err));
@@ -162,11 +183,13 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 	}
 
 	if (env->json)
-		err = cli_print_json(json_pack("{s:o, s:I, s:o}", "build_id",
+		err = cli_print_json(json_pack("{s:o, s:I, s:o, s:I}", "build_id",
 					       json_text(info.build_id), "functions",
-					       (json_int_t)tab->nsyms, "file_name", json_text(name)));
+					       (json_int_t)tab->nsyms, "file_name", json_text(name),
+					       "lines", (json_int_t)lines));
 	else
-		msg_print(MSG_SYMBOLS_UPLOADED, (unsigned long long)tab->nsyms, info.build_id, name);
+		msg_print(lines ? MSG_SYMBOLS_UPLOADED_LINES : MSG_SYMBOLS_UPLOADED,
+			  (unsigned long long)tab->nsyms, info.build_id, name);
 	symtab__free(tab);
 	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -213,7 +213,7 @@ static int64_t enc__str(struct encoder *e, uint32_t id)
 }
 
 struct function_key {
-	int64_t name, filename;
+	int64_t name, filename, start_line;
 };
 
 static bool function__equal(const void *key, uint32_t id, void *ctx)
@@ -221,17 +221,18 @@ static bool function__equal(const void *key, uint32_t id, void *ctx)
 	const struct function_key *k = key;
 	const struct encoder *e = ctx;
 
-	return e->functions[id].name == k->name && e->functions[id].filename == k->filename;
+	return e->functions[id].name == k->name && e->functions[id].filename == k->filename &&
+	       e->functions[id].start_line == k->start_line;
 }
 
 /*
- * The id of the Function (name, filename), adding it when new. One Function per name
- * and file (start_line stays 0): pprof tells functions apart by start line too, and a
- * function sampled at many lines must stay one function. The line goes on the Line.
+ * The id of the Function (name, filename, start line), adding it when new: a function
+ * sampled at many lines stays one function; the line goes on the Line.
  */
-static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename)
+static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename,
+			      int64_t start_line)
 {
-	struct function_key k = { name, filename };
+	struct function_key k = { name, filename, start_line };
 	uint64_t h = hash_u64(hash_u64(7, (uint64_t)name), (uint64_t)filename);
 	uint32_t id = hashmap__find(e->function_index, h, &k, function__equal, e);
 
@@ -258,6 +259,7 @@ static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename)
 	e->functions[id].name = name;
 	e->functions[id].system_name = name;
 	e->functions[id].filename = filename;
+	e->functions[id].start_line = start_line;
 	e->nfunctions++;
 	return (uint64_t)id + 1;
 }
@@ -333,6 +335,9 @@ struct enc_arrays {
 	PbLabel **label_ptrs;
 	char **string_table;
 	bool *mapping_named;
+	bool *mapping_lines;
+	uint64_t *mapping_lo, *mapping_hi; /* ELF addresses seen, for unrecorded ranges */
+	int64_t *mapping_weight;
 };
 
 static void enc_arrays__free(struct enc_arrays *a)
@@ -354,12 +359,63 @@ static void enc_arrays__free(struct enc_arrays *a)
 	free(a->label_ptrs);
 	free(a->string_table);
 	free(a->mapping_named);
+	free(a->mapping_lines);
+	free(a->mapping_lo);
+	free(a->mapping_hi);
+	free(a->mapping_weight);
 }
 
 static void *calloc_n(size_t n, size_t size)
 {
 	/* calloc(0, ...) may return NULL; one element keeps "NULL means ENOMEM" true. */
 	return calloc(n ? n : 1, size);
+}
+
+/* Where a location was in the process its mapping was recorded from: what pprof's
+ * memory_start, memory_limit and file_offset describe. */
+static uint64_t enc__runtime_address(const struct profile *p, const struct prof_location *l)
+{
+	const struct prof_mapping *m;
+
+	if (l->mapping >= p->nmappings)
+		return l->address;
+	m = &p->mappings[l->mapping];
+	if (!m->limit || l->address < m->vaddr || l->address - m->vaddr >= m->limit - m->start)
+		return l->address;
+	return m->start + (l->address - m->vaddr);
+}
+
+static const struct enc_arrays *order_arrays;
+static const struct profile *order_profile;
+
+static int mapping_rank(const struct prof_mapping *m)
+{
+	return m->kind == MAPPING_EXE ? 0 : m->kind == MAPPING_KERNEL ? 2 : 1;
+}
+
+static int mapping_order__cmp(const void *x, const void *y)
+{
+	const PbMapping *a = *(PbMapping *const *)x, *b = *(PbMapping *const *)y;
+	const struct prof_mapping *ma = &order_profile->mappings[a->id - 1],
+				  *mb = &order_profile->mappings[b->id - 1];
+	int64_t wa = order_arrays->mapping_weight[a->id - 1],
+		wb = order_arrays->mapping_weight[b->id - 1];
+
+	if (mapping_rank(ma) != mapping_rank(mb))
+		return mapping_rank(ma) - mapping_rank(mb);
+	if (wa != wb)
+		return wa > wb ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static void enc__order_mappings(const struct profile *p, struct enc_arrays *a)
+{
+	/* qsort has no context argument; encoding is not reentrant across threads here. */
+	order_profile = p;
+	order_arrays = a;
+	qsort(a->mapping_ptrs, p->nmappings, sizeof(*a->mapping_ptrs), mapping_order__cmp);
+	order_profile = NULL;
+	order_arrays = NULL;
 }
 
 static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct enc_arrays *a)
@@ -373,6 +429,10 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	a->mappings = calloc_n(p->nmappings, sizeof(*a->mappings));
 	a->mapping_ptrs = calloc_n(p->nmappings, sizeof(*a->mapping_ptrs));
 	a->mapping_named = calloc_n(p->nmappings, sizeof(*a->mapping_named));
+	a->mapping_lines = calloc_n(p->nmappings, sizeof(*a->mapping_lines));
+	a->mapping_lo = calloc_n(p->nmappings, sizeof(*a->mapping_lo));
+	a->mapping_hi = calloc_n(p->nmappings, sizeof(*a->mapping_hi));
+	a->mapping_weight = calloc_n(p->nmappings, sizeof(*a->mapping_weight));
 	a->locations = calloc_n(p->nlocations, sizeof(*a->locations));
 	a->location_ptrs = calloc_n(p->nlocations, sizeof(*a->location_ptrs));
 	a->lines = calloc_n(p->nlocations, sizeof(*a->lines));
@@ -384,7 +444,8 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	a->label_ptrs = calloc_n((size_t)p->nsamples * MAX_LABELS, sizeof(*a->label_ptrs));
 	a->location_ids = calloc_n(p->nstack_locations, sizeof(*a->location_ids));
 	if (!a->value_types || !a->value_type_ptrs || !a->mappings || !a->mapping_ptrs ||
-	    !a->mapping_named || !a->locations || !a->location_ptrs || !a->lines ||
+	    !a->mapping_named || !a->mapping_lines || !a->mapping_lo || !a->mapping_hi ||
+	    !a->mapping_weight || !a->locations || !a->location_ptrs || !a->lines ||
 	    !a->line_ptrs || !a->samples || !a->sample_ptrs || !a->values || !a->labels ||
 	    !a->label_ptrs || !a->location_ids)
 		return -ENOMEM;
@@ -401,37 +462,67 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		pb->default_sample_type = a->value_types[profile__main_value(p)].type;
 
 	/* Locations first: a mapping has_functions when all of its locations are named. */
-	for (uint32_t i = 0; i < p->nmappings; i++)
+	for (uint32_t i = 0; i < p->nmappings; i++) {
 		a->mapping_named[i] = true;
+		a->mapping_lo[i] = UINT64_MAX;
+	}
 	for (uint32_t i = 0; i < p->nlocations; i++) {
 		const struct prof_location *l = &p->locations[i];
 		PbLocation *loc = &a->locations[i];
-		uint32_t name = l->function;
+		uint32_t name = l->function, file = l->file;
+		int64_t line_no = l->line, start_line = 0;
 
 		if (e->with_names && l->name)
 			name = l->name;
+		/* Source lines from the line tables, for exports (interpreter frames carry
+		 * their own). */
+		if (e->with_names && !file && l->src_file) {
+			file = l->src_file;
+			line_no = l->src_line;
+			start_line = l->start_line;
+		}
 		perftools__profiles__location__init(loc);
 		loc->id = (uint64_t)i + 1;
 		loc->mapping_id = (uint64_t)l->mapping + 1;
-		loc->address = l->address;
-		if (name || l->file) {
+		loc->address = e->with_names ? enc__runtime_address(p, l) : l->address;
+		if (name || file) {
 			PbLine *line = &a->lines[i];
 
 			perftools__profiles__line__init(line);
-			line->function_id =
-				enc__function(e, enc__str(e, name), enc__str(e, l->file));
-			line->line = l->line;
+			line->function_id = enc__function(e, enc__str(e, name), enc__str(e, file),
+							  start_line);
+			line->line = line_no;
 			a->line_ptrs[i] = line;
 			loc->n_line = 1;
 			loc->line = &a->line_ptrs[i];
-		} else if (l->mapping < p->nmappings) {
-			a->mapping_named[l->mapping] = false;
+		}
+		if (l->mapping < p->nmappings) {
+			if (!name)
+				a->mapping_named[l->mapping] = false;
+			if (file && line_no > 0)
+				a->mapping_lines[l->mapping] = true;
+			if (l->address < a->mapping_lo[l->mapping])
+				a->mapping_lo[l->mapping] = l->address;
+			if (l->address > a->mapping_hi[l->mapping])
+				a->mapping_hi[l->mapping] = l->address;
 		}
 		a->location_ptrs[i] = loc;
 	}
 	pb->n_location = p->nlocations;
 	pb->location = a->location_ptrs;
 
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const uint32_t *locs;
+		uint32_t depth;
+
+		locs = profile__stack(p, p->samples[i].stack, &depth);
+		for (uint32_t j = 0; j < depth; j++) {
+			uint32_t m = p->locations[locs[j]].mapping;
+
+			if (m < p->nmappings)
+				a->mapping_weight[m] += p->samples[i].values[0];
+		}
+	}
 	for (uint32_t i = 0; i < p->nmappings; i++) {
 		const struct prof_mapping *m = &p->mappings[i];
 		PbMapping *pm = &a->mappings[i];
@@ -441,12 +532,29 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		pm->filename = enc__str(e, m->path);
 		pm->build_id = enc__str(e, m->build_id);
 		pm->has_functions = a->mapping_named[i];
+		pm->has_filenames = a->mapping_lines[i];
+		pm->has_line_numbers = a->mapping_lines[i];
+		pm->memory_start = m->start;
+		pm->memory_limit = m->limit;
+		pm->file_offset = m->offset;
+		pm->slideops_vaddr = m->vaddr;
+		if (e->with_names && !m->limit && a->mapping_lo[i] <= a->mapping_hi[i]) {
+			/* Not recorded: the range of the ELF addresses it was sampled at. */
+			pm->memory_start = a->mapping_lo[i] & ~0xfffULL;
+			pm->memory_limit = a->mapping_hi[i] + 1;
+			pm->file_offset = 0;
+			pm->slideops_vaddr = pm->memory_start;
+		}
 		pm->slideops_kind = enc__literal(e, mapping_kind__name(m->kind));
 		pm->slideops_language = enc__literal(e, language__name(m->language));
 		pm->slideops_has_symtab = m->has_symtab;
 		pm->slideops_build_id_recorded = m->build_id_recorded;
 		a->mapping_ptrs[i] = pm;
 	}
+	/* pprof takes the first mapping for the main binary: an export puts the busiest
+	 * executable first, then the rest by weight, the kernel last. */
+	if (e->with_names)
+		enc__order_mappings(p, a);
 	pb->n_mapping = p->nmappings;
 	pb->mapping = a->mapping_ptrs;
 
@@ -494,6 +602,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	hdr->lost = p->header.lost;
 	hdr->stacks_truncated = p->header.stacks_truncated;
 	hdr->tool_version = enc__str(e, p->header.tool_version);
+	hdr->runtime_addresses = e->with_names;
 	pb->slideops = hdr;
 
 	pb->time_nanos = p->header.started_at_ns;
@@ -903,6 +1012,12 @@ static int dec__mappings(struct decoder *d)
 		else
 			m.language = m.kind == MAPPING_KERNEL ? LANGUAGE_KERNEL : LANGUAGE_OTHER;
 		m.has_symtab = pm->slideops_has_symtab;
+		m.start = pm->memory_start;
+		m.limit = pm->memory_limit > pm->memory_start ? pm->memory_limit : 0;
+		m.offset = pm->file_offset;
+		m.vaddr = d->ours ? pm->slideops_vaddr : pm->file_offset;
+		if (!m.limit)
+			m.start = m.offset = m.vaddr = 0;
 		/* pprof keeps build ids; only our own early captures may lack them. */
 		m.build_id_recorded = d->ours ? pm->slideops_build_id_recorded : true;
 
@@ -991,9 +1106,14 @@ static int dec__locations(struct decoder *d)
 			pm = pb->mapping[pos];
 			l.mapping = d->mapping_of[pos];
 			l.address = pl->address;
-			/* Others record run-time addresses; the model keeps file-relative ones. */
+			/* Others (and our exports) record run-time addresses; the model keeps
+			 * file-relative ones. */
 			if (!d->ours && pm->memory_start && pl->address >= pm->memory_start)
 				l.address = pl->address - pm->memory_start + pm->file_offset;
+			else if (d->ours && d->pb->slideops->runtime_addresses &&
+				 pm->memory_limit > pm->memory_start &&
+				 pl->address >= pm->memory_start && pl->address < pm->memory_limit)
+				l.address = pl->address - pm->memory_start + pm->slideops_vaddr;
 		} else {
 			l.mapping = dec__anon_mapping(d);
 			l.address = pl->address;

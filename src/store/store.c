@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "profile/pprof.h"
+#include "symbols/lines.h"
 #include "symbols/symbolize.h"
 #include "symbols/symtab.h"
 #include "util/file.h"
@@ -1276,6 +1277,95 @@ int store__symbolize(struct store *s, struct profile *p)
 	struct symbol_lookup lookup = { .get = store__symbols_get, .ctx = s };
 
 	return profile__symbolize(p, &lookup);
+}
+
+/* ---- line tables ---- */
+
+int store__put_lines(struct store *s, const char *build_id, const struct line_table *t)
+{
+	char bid[BUILD_ID_HEX_MAX + 1];
+	struct line_table *kept = NULL, *merged = NULL;
+	sqlite3_stmt *st;
+	void *blob = NULL;
+	size_t len;
+	int err;
+
+	err = need_db(s, true);
+	if (err)
+		return err;
+	err = build_id__norm(build_id, bid);
+	if (err)
+		return err;
+	/* A capture's exact rows join those kept for the build; a whole table (an upload)
+	 * replaces them, and is not replaced by exact rows. */
+	if (t->exact && store__get_lines(s, bid, &kept) == 0) {
+		if (!kept->exact) {
+			line_table__free(kept);
+			return 0;
+		}
+		merged = line_table__merge(kept, t);
+		line_table__free(kept);
+		if (!merged)
+			return -ENOMEM;
+		t = merged;
+	}
+	err = line_table__serialize(t, &blob, &len);
+	if (!err && len > INT_MAX)
+		err = -EFBIG;
+	if (!err)
+		err = prepare(s,
+			      "INSERT OR REPLACE INTO lines (build_id, addresses, stored_at_ns, data)"
+			      " VALUES (?, ?, ?, ?)",
+			      &st);
+	if (err) {
+		free(blob);
+		line_table__free(merged);
+		return err;
+	}
+	sqlite3_bind_text(st, 1, bid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)t->n);
+	sqlite3_bind_int64(st, 3, clock__realtime_ns());
+	sqlite3_bind_blob(st, 4, blob, (int)len, free);
+	line_table__free(merged);
+	return run(s, st);
+}
+
+int store__get_lines(struct store *s, const char *build_id, struct line_table **out)
+{
+	char bid[BUILD_ID_HEX_MAX + 1];
+	sqlite3_stmt *st;
+	int rc, err;
+
+	*out = NULL;
+	if (build_id__norm(build_id, bid) || !s->db)
+		return -ENOENT;
+	err = prepare(s, "SELECT data FROM lines WHERE build_id = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, bid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? -ENOENT : sql_err(s->db, rc);
+	}
+	errno = 0;
+	*out = line_table__deserialize(sqlite3_column_blob(st, 0),
+				       (size_t)sqlite3_column_bytes(st, 0));
+	err = *out ? 0 : (errno == ENOMEM ? -ENOMEM : -EBADMSG);
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int store__lines_get(void *store, const char *build_id, struct line_table **out)
+{
+	return store__get_lines(store, build_id, out);
+}
+
+int store__add_lines(struct store *s, struct profile *p)
+{
+	struct lines_lookup lookup = { .get = store__lines_get, .ctx = s };
+
+	return profile__add_lines(p, &lookup);
 }
 
 static int upload_row(sqlite3_stmt *st, void *elem)

@@ -124,6 +124,22 @@ int store__symbols_get(void *store, const char *build_id, struct symtab **out);
 /* Names p's locations from the tables kept here (profile__symbolize). 0 or -ENOMEM. */
 int store__symbolize(struct store *s, struct profile *p);
 
+/* ---- line tables, keyed by build id (symbols/lines.h) ---- */
+
+struct line_table;
+
+/*
+ * Keeps a build's line table. Exact rows (a capture's, read after sampling with
+ * lines__read) join those already kept for the build; a whole table (an upload's)
+ * replaces them and is kept over later exact rows. 0 or -errno.
+ */
+int store__put_lines(struct store *s, const char *build_id, const struct line_table *t);
+/* 0 and *out (the caller's to free), -ENOENT, -EBADMSG, -ENOMEM. */
+int store__get_lines(struct store *s, const char *build_id, struct line_table **out);
+/* Fills the source file and line of p's locations from the tables kept here (exports
+ * read only the workspace). 0 or -ENOMEM. */
+int store__add_lines(struct store *s, struct profile *p);
+
 struct upload_entry {
 	char *file_name;
 	uint64_t functions;
