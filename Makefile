@@ -154,16 +154,18 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
 
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
 $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/pprof.c \
-		$(wildcard src/util/*.c) $(PROTO_C)
+		src/symbols/lines.c $(wildcard src/util/*.c) $(PROTO_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		$(filter %.c,$^) -lprotobuf-c -lz -o $@
+		$(filter %.c,$^) -lprotobuf-c -ldw -lelf -lz -o $@
 
-# Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md.
+# Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md. The
+# profile reader gets 256 MB: its seeds include a gzip bomb it must refuse within that.
 fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
-	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=2048 \
+	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} \
+		-rss_limit_mb=$$( [ $$t = $(OUTPUT)/fuzz/fuzz_pprof ] && echo 256 || echo 2048) \
 		$$(mktemp -d) $$( [ $$t = $(OUTPUT)/fuzz/fuzz_elf ] && echo $(OUTPUT)/fuzz/seeds/elf) \
 		|| exit 1; done
 

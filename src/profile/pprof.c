@@ -100,74 +100,90 @@ static int gzip__compress(const void *in, size_t len, void **out, size_t *out_le
 }
 
 /*
- * Inflates one whole gzip member. A stream that ends early, fails its CRC or length
- * check, or has bytes after its end is not a whole profile: -EBADMSG.
+ * Inflates one whole gzip member into out (out_cap bytes), or, with out NULL, only
+ * counts its bytes (into a small scratch buffer) and checks it whole. A stream that
+ * ends early, fails its CRC or length check, or has bytes after its end is not a whole
+ * profile: -EBADMSG; one longer than budget: -EBADMSG as soon as it passes it.
+ */
+static int gzip__inflate(const void *in, size_t len, unsigned char *out, uint64_t budget,
+			 size_t *out_len)
+{
+	static unsigned char scratch[1 << 16];
+	z_stream zs = { 0 };
+	uint64_t total = 0;
+	int ret, err = -EBADMSG;
+
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return -ENOMEM;
+	zs.next_in = (Bytef *)in;
+	for (;;) {
+		size_t in_left = len - (size_t)((const char *)zs.next_in - (const char *)in);
+		uint64_t room = out ? budget - total : sizeof(scratch);
+		uInt before;
+
+		zs.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+		zs.next_out = out ? out + total : scratch;
+		zs.avail_out = room > UINT_MAX ? UINT_MAX : (uInt)room;
+		before = zs.avail_out;
+		ret = inflate(&zs, Z_NO_FLUSH);
+		total += before - zs.avail_out;
+		if (total > budget)
+			goto out_end; /* over budget: a bomb, or not ours */
+		if (ret == Z_STREAM_END)
+			break;
+		if (ret == Z_MEM_ERROR) {
+			err = -ENOMEM;
+			goto out_end;
+		}
+		if (ret == Z_OK && (zs.avail_out == 0 || before != zs.avail_out))
+			continue;
+		/* No progress: the input ended before the stream, or out is full. */
+		if (ret != Z_BUF_ERROR && ret != Z_OK)
+			goto out_end;
+		if (zs.avail_out != 0 || (out && total == budget))
+			goto out_end;
+	}
+	if ((const char *)zs.next_in != (const char *)in + len)
+		goto out_end; /* bytes after the stream */
+	*out_len = (size_t)total;
+	err = 0;
+out_end:
+	inflateEnd(&zs);
+	return err;
+}
+
+/*
+ * Twice: once to count and check (nothing kept), once into a buffer of exactly that
+ * size. A gzip bomb is refused after the first pass has streamed through its budget,
+ * with nothing allocated for it.
  */
 static int gzip__decompress(const void *in, size_t len, void **out, size_t *out_len)
 {
-	z_stream zs = { 0 };
-	size_t cap = len < (1 << 16) ? (1 << 18) : len * 4, used = 0;
 	uint64_t budget = (uint64_t)len * PPROF_MAX_RATIO;
-	unsigned char *buf, *nbuf;
-	int ret, err = -EBADMSG;
+	unsigned char *buf;
+	size_t n, got;
+	int err;
 
 	if (budget < PPROF_MIN_RAW)
 		budget = PPROF_MIN_RAW;
 	if (budget > PPROF_MAX_RAW)
 		budget = PPROF_MAX_RAW;
-	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+	err = gzip__inflate(in, len, NULL, budget, &n);
+	if (err)
+		return err;
+	buf = malloc(n ? n : 1);
+	if (!buf)
 		return -ENOMEM;
-	if (cap > budget)
-		cap = (size_t)budget;
-	buf = malloc(cap);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out_end;
+	err = gzip__inflate(in, len, buf, n, &got);
+	if (!err && got != n)
+		err = -EBADMSG;
+	if (err) {
+		free(buf);
+		return err;
 	}
-	zs.next_in = (Bytef *)in;
-	for (;;) {
-		size_t in_left = len - (size_t)((const char *)zs.next_in - (const char *)in);
-
-		if (used == cap) {
-			if (cap >= budget)
-				goto out_free; /* over budget: a bomb, or not ours */
-			cap = cap * 2 > budget ? (size_t)budget : cap * 2;
-			nbuf = realloc(buf, cap);
-			if (!nbuf) {
-				err = -ENOMEM;
-				goto out_free;
-			}
-			buf = nbuf;
-		}
-		zs.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
-		zs.next_out = buf + used;
-		zs.avail_out = cap - used > UINT_MAX ? UINT_MAX : (uInt)(cap - used);
-		ret = inflate(&zs, Z_NO_FLUSH);
-		used = (size_t)(zs.next_out - buf);
-		if (ret == Z_STREAM_END)
-			break;
-		if (ret == Z_OK)
-			continue;
-		if (ret == Z_MEM_ERROR) {
-			err = -ENOMEM;
-			goto out_free;
-		}
-		/* No progress with room left to write: the input ended before the stream. */
-		if (ret != Z_BUF_ERROR || zs.avail_out != 0)
-			goto out_free;
-	}
-	if ((const char *)zs.next_in != (const char *)in + len)
-		goto out_free; /* bytes after the stream */
-	inflateEnd(&zs);
 	*out = buf;
-	*out_len = used;
+	*out_len = n;
 	return 0;
-
-out_free:
-	free(buf);
-out_end:
-	inflateEnd(&zs);
-	return err;
 }
 
 /* ---- encoding ---- */
