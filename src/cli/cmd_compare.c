@@ -44,6 +44,10 @@ static int compare__parse(int argc, char **argv, const char *ids[2], long *top)
 			return -1;
 		}
 	}
+	if (nids == 1) {
+		msg_error(MSG_COMPARE_ONE_ID, argv[0], ids[0]);
+		return -1;
+	}
 	if (nids < 2) {
 		msg_error(MSG_USAGE_MISSING_ARGUMENT, argv[0], msg_text(MSG_COMPARE_ARGUMENT_IDS),
 			  argv[0]);

@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/json_text.h"
 #include "cli/cli.h"
@@ -63,6 +65,27 @@ static bool valid_value(enum service_match m, const char *v)
 	return true;
 }
 
+/* Whether anything on this server matches svc now: a unit known to systemd, a program
+ * that exists. Containers come and go; they are not checked. -1 when not checked. */
+static int service_matches_now(const struct service *svc)
+{
+	char path[PATH_MAX];
+	const char *dot;
+
+	if (svc->match == SERVICE_BY_EXE)
+		return access(svc->value, X_OK) == 0;
+	if (svc->match != SERVICE_BY_UNIT)
+		return -1;
+	dot = strrchr(svc->value, '.');
+	snprintf(path, sizeof(path), "/run/systemd/units/invocation:%s%s", svc->value,
+		 dot ? "" : ".service");
+	if (access(path, F_OK) == 0)
+		return 1;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/system.slice/%s%s", svc->value,
+		 dot ? "" : ".service");
+	return access(path, F_OK) == 0;
+}
+
 static json_t *service_json(const struct service *s)
 {
 	return json_pack("{s:o, s:s, s:o}", "name", json_text(s->name), "match",
@@ -74,7 +97,7 @@ static int services_add(int argc, char **argv, const struct cli_env *env)
 	struct service svc = { 0 };
 	struct store *st;
 	const char *name = NULL;
-	int nmatch = 0, err;
+	int nmatch = 0, err, matches;
 
 	for (int i = 2; i < argc; i++) {
 		static const struct {
@@ -152,12 +175,23 @@ static int services_add(int argc, char **argv, const struct cli_env *env)
 		msg_error(MSG_SERVICE_ADD_FAILED, name, strerror(-err));
 		return EXIT_FAIL;
 	}
+	matches = service_matches_now(&svc);
 	if (env->json) {
-		if (cli_print_json(json_pack("{s:o}", "added", service_json(&svc))))
+		json_t *doc = json_pack("{s:o}", "added", service_json(&svc));
+
+		if (doc && matches >= 0)
+			json_object_set_new(doc, "matches_now", json_boolean(matches));
+		if (cli_print_json(doc))
 			return EXIT_FAIL;
-	} else
+	} else {
 		msg_print(MSG_SERVICE_ADDED, name, msg_text(match_words[svc.match]), svc.value,
 			  name);
+		/* Said, not refused: a Service may be declared before it is deployed. */
+		if (matches == 0 && svc.match == SERVICE_BY_UNIT)
+			msg_print(MSG_SERVICE_NO_SUCH_UNIT, svc.value, name);
+		else if (matches == 0)
+			msg_print(MSG_SERVICE_NO_SUCH_EXE, svc.value, name);
+	}
 	return EXIT_OK;
 }
 
