@@ -305,6 +305,47 @@ int lines__sampled_addresses(const struct profile *p, uint32_t m, uint64_t **add
 	return 0;
 }
 
+int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t mapping),
+			int (*keep)(void *ctx, const char *build_id, const struct line_table *t),
+			void *ctx, const struct lines_caps *caps)
+{
+	int kept = 0;
+
+	for (uint32_t m = 0; m < p->nmappings; m++) {
+		const struct prof_mapping *pm = &p->mappings[m];
+		const char *bid = profile__str(p, pm->build_id);
+		struct line_table *t = NULL;
+		uint64_t *addrs;
+		size_t n;
+		int fd, err;
+
+		if (!*bid || pm->kind == MAPPING_KERNEL || pm->kind == MAPPING_ANON ||
+		    pm->kind == MAPPING_JIT)
+			continue;
+		/* A build seen in an earlier mapping was read with it. */
+		for (uint32_t j = 0; j < m; j++)
+			if (p->mappings[j].build_id == pm->build_id)
+				goto next;
+		err = lines__sampled_addresses(p, m, &addrs, &n);
+		if (err)
+			return err;
+		fd = n ? open(ctx, m) : -ENOENT;
+		if (fd < 0)
+			fd = n ? lines__open_debug_file(bid) : fd;
+		err = fd >= 0 ? lines__read(fd, addrs, n, caps, &t) : fd;
+		if (fd >= 0)
+			close(fd);
+		free(addrs);
+		if (err == -ENOMEM)
+			return err;
+		if (!err && keep(ctx, bid, t) == 0)
+			kept++;
+		line_table__free(t);
+next:;
+	}
+	return kept;
+}
+
 int lines__open_debug_file(const char *build_id)
 {
 	char path[256];
