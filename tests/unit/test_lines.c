@@ -251,6 +251,49 @@ static void test_export_has_lines_and_main_binary_first(void **state)
 	profile__free(p);
 }
 
+static int open_bin(void *ctx, uint32_t mapping)
+{
+	(void)ctx;
+	(void)mapping;
+	return open(bin, O_RDONLY | O_CLOEXEC);
+}
+
+static int keep_in_store(void *ctx, const char *build_id, const struct line_table *t)
+{
+	return store__put_lines(ctx, build_id, t);
+}
+
+/* What the capture calls after sampling: each build's sampled addresses read once and
+ * kept by build id; a second capture's rows join the first's. */
+static void test_read_profile_keeps_by_build_id(void **state)
+{
+	struct profile *p = profile__new(QUESTION_CPU);
+	struct prof_mapping exe = { .kind = MAPPING_EXE, .build_id_recorded = true };
+	struct line_table *t;
+	char path[160];
+	struct store *s;
+	uint32_t m;
+
+	(void)state;
+	exe.path = profile__intern(p, bin);
+	exe.build_id = profile__intern(p, "cccc");
+	m = profile__add_mapping(p, &exe);
+	profile__add_location(p, &(struct prof_location){ .mapping = m, .address = hot_addr });
+	snprintf(path, sizeof(path), "%s/ws2", dir);
+	s = store__open(path);
+	assert_non_null(s);
+	assert_int_equal(lines__read_profile(p, open_bin, keep_in_store, s, NULL), 1);
+	profile__add_location(p, &(struct prof_location){ .mapping = m, .address = main_addr });
+	assert_int_equal(lines__read_profile(p, open_bin, keep_in_store, s, NULL), 1);
+	assert_int_equal(store__get_lines(s, "cccc", &t), 0);
+	assert_int_equal(t->n, 2);
+	assert_non_null(line_table__find(t, hot_addr));
+	assert_non_null(line_table__find(t, main_addr));
+	line_table__free(t);
+	store__close(s);
+	profile__free(p);
+}
+
 /* 1 GiB of zeros in about 1 MB of gzip: refused, with no more than a few MB in use. */
 static void test_gzip_bomb_is_refused_within_budget(void **state)
 {
@@ -289,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_exact_lines_of_sampled_addresses),
 		cmocka_unit_test(test_every_row_and_stored_form),
 		cmocka_unit_test(test_export_has_lines_and_main_binary_first),
+		cmocka_unit_test(test_read_profile_keeps_by_build_id),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
