@@ -375,7 +375,11 @@ static void test_emptied_index_with_blobs_is_refused(void **state)
 	assert_null(store__open(f->dir));
 	assert_int_equal(errno, EUCLEAN);
 	assert_false(exists(f->dir, "workspace.db"));
-	write_file(path, "SQLite format 3 but not really, just damaged bytes........", 60);
+	{
+		static const char damaged[] = "SQLite format 3\0 but not really: damaged bytes";
+
+		write_file(path, damaged, sizeof(damaged));
+	}
 	assert_null(store__open(f->dir));
 	assert_int_equal(errno, EUCLEAN);
 	assert_true(exists(dir, blob));
