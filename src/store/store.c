@@ -611,8 +611,10 @@ static int store__migrate(struct store *s, bool write, size_t blobs)
 		return problem(-EUCLEAN, s, "workspace.db", 0);
 	if (version == SCHEMA_VERSION)
 		return 0;
+	/* A reader reads an older schema as it is: what v2 added (pending saves, line
+	 * tables) reads as none. */
 	if (!write)
-		return version == 0 ? 0 : -EROFS;
+		return 0;
 
 	/* IMMEDIATE: two first runs at once must not both create the tables. */
 	err = exec(s, "BEGIN IMMEDIATE");
