@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "analysis/flamegraph.h"
 #include "analysis/folded.h"
 #include "analysis/json_text.h"
 #include "analysis/outfile.h"
@@ -233,6 +234,35 @@ static void test_folded_one_line_per_stack(void **state)
 	profile__free(p);
 }
 
+/* The flame graph page's data: a name with invalid UTF-8 and a script end tag stays
+ * valid UTF-8 and inert. */
+static void test_flamegraph_names_are_valid_utf8(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 2, 10 * SEC);
+	uint32_t m = pb_mapping(p, "/usr/bin/app", "ab12", MAPPING_EXE, true);
+	uint32_t f = pb_frame(p, m, 0x1000, "bad\xff</script>", true, LANGUAGE_C);
+	struct pb_who w = { "Service billing", GROUP_SERVICE, 10, "app\xfe", NULL };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	(void)state;
+	pb_sample(p, &w, 30 * MS, 0, 1, f);
+	assert_int_equal(flamegraph__write(p, out, FLAMEGRAPH_COLOUR_LANGUAGE), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "bad\\\\xff\\u003c/script\\u003e"));
+	assert_non_null(strstr(buf, "app\\\\xfe"));
+	for (size_t i = 0; i < len;) {
+		size_t n = text__utf8_sequence(buf + i);
+
+		if (!n)
+			fail_msg("invalid UTF-8 at byte %zu of the page", i);
+		i += n;
+	}
+	free(buf);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +272,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_special_files_written_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdout_paths, setup, teardown),
 		cmocka_unit_test(test_folded_one_line_per_stack),
+		cmocka_unit_test(test_flamegraph_names_are_valid_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
