@@ -173,6 +173,10 @@ int file__write_output(const char *path, const void *data, size_t len, mode_t mo
 	fd = own_fd(path);
 	if (fd >= 0)
 		return file__write_all(fd, data, len);
+	/* A link someone else made (in /tmp, say) is not followed: root would write where
+	 * they point it. It is replaced, as a new file would be. */
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && lst.st_uid != geteuid())
+		return replace_regular(path, data, len, mode, NULL);
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			return -EISDIR;

@@ -31,8 +31,9 @@ int file__write_atomic(const char *path, const void *data, size_t len, mode_t mo
 /*
  * Output a person asked for, at path: "-" (and /dev/stdout, /dev/fd/N, /proc/self/fd/N)
  * is our own descriptor; a special file (/dev/null, a FIFO, a terminal) is written in
- * place, never replaced; a regular file (or a link to one: the link stays) is replaced
- * atomically as above, keeping its mode and owner; a new file gets mode. 0 or -errno.
+ * place, never replaced; a regular file (or a link of ours to one: the link stays) is
+ * replaced atomically as above, keeping its mode and owner; a new file gets mode. A link
+ * another user made is never followed: it is replaced. 0 or -errno.
  */
 int file__write_output(const char *path, const void *data, size_t len, mode_t mode);
 

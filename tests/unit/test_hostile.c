@@ -160,6 +160,20 @@ static void test_special_files_written_in_place(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 8);
 
+	/* A link another user planted is not followed: it is replaced, its target kept. */
+	if (geteuid() == 0) {
+		char planted[128];
+
+		snprintf(planted, sizeof(planted), "%s/planted", dir);
+		assert_int_equal(symlink(path, planted), 0);
+		assert_int_equal(lchown(planted, 65534, 65534), 0);
+		assert_int_equal(file__write_output(planted, "attack", 6, 0644), 0);
+		assert_int_equal(lstat(planted, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_size, 8); /* "via link", untouched */
+	}
+
 	/* What can be known before writing (a capture asks before it samples). */
 	assert_int_equal(file__check_output(dir), -EISDIR);
 	snprintf(path, sizeof(path), "%s/no/such/dir/x.html", dir);
