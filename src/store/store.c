@@ -598,13 +598,12 @@ static int store__migrate(struct store *s, bool write, size_t blobs)
 
 	err = prepare(s, "PRAGMA user_version", &st);
 	if (err)
-		return err == -EBADMSG ? problem(-EUCLEAN, s, "workspace.db", 0) : err;
+		return err;
 	rc = sqlite3_step(st);
 	version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
 	sqlite3_finalize(st);
 	if (version < 0)
-		return sql_err(s->db, rc) == -EBADMSG ? problem(-EUCLEAN, s, "workspace.db", 0) :
-							 -EIO;
+		return sql_err(s->db, rc) == -EBADMSG ? -EBADMSG : -EIO;
 	if (version > SCHEMA_VERSION)
 		return -EPROTO; /* a newer slideops made this workspace */
 	if (version == 0 && blobs)

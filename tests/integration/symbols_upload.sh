@@ -121,7 +121,11 @@ expect_refusal "$not_elf" app.cut
 head -c $(($(stat -c %s app.debug) - 1)) app.debug > app.debug.cut
 expect_refusal "$not_elf" app.debug.cut
 mkdir -p somedir
-expect_refusal "$not_elf" somedir
+# A directory is said to be one, not "not an ELF".
+rc=0
+"$SLIDEOPS" symbols upload somedir >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" = 2 ] || fail "upload of a directory: exit $rc"
+grep -q "somedir is a directory" "$WORK/err" || fail "upload of a directory said: $(cat "$WORK/err")"
 expect_refusal "the file has no build id, so SlideOps cannot tell which build it names" app-noid
 expect_refusal "the file is stripped too" app-stripped
 # .dynsym alone is not names for a build: a stripped library is refused too.
