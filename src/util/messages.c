@@ -35,7 +35,8 @@ static const char *const hints[MSG__COUNT] = {
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
 static bool json_mode;
-static char *last_error, *last_hint;
+static char *last_error;
+static const char *last_hint;
 
 const char *msg_text(enum msg_id id)
 {
@@ -156,7 +157,7 @@ void msg_verror(enum msg_id id, va_list ap)
 		if (vasprintf(&last_error, msg_text(id), copy) < 0)
 			last_error = NULL;
 		va_end(copy);
-		last_hint = (char *)hint;
+		last_hint = hint;
 	}
 	fputs("slideops: ", stderr);
 	msg_vfprint_escaped(stderr, msg_text(id), ap);
