@@ -74,10 +74,14 @@ static char *line__text(const struct profile *p, const struct prof_sample *s)
 int folded__write(const struct profile *p, FILE *out)
 {
 	/* cpu counts samples (FlameGraph's own unit); the others weigh in their unit. */
-	uint32_t value = p->header.question == QUESTION_CPU ? 0 : profile__main_value(p);
-	struct line *lines = calloc(p->nsamples ? p->nsamples : 1, sizeof(*lines));
+	uint32_t value = question__folded_value(p->header.question);
+	struct line *lines;
 	size_t n = 0;
 	int err = 0;
+
+	if (value >= p->nvalues)
+		value = profile__main_value(p);
+	lines = calloc(p->nsamples ? p->nsamples : 1, sizeof(*lines));
 
 	if (!lines)
 		return -ENOMEM;

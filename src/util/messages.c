@@ -215,3 +215,16 @@ void msg_fputs(const char *s, FILE *out)
 	fputs(e ? e : s, out);
 	free(e);
 }
+
+void report__error(const struct report *r, enum msg_id id, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	if (!r || !r->error)
+		return;
+	va_start(ap, id);
+	vsnprintf(text, sizeof(text), msg_text(id), ap);
+	va_end(ap);
+	r->error(r->ctx, id, text);
+}
