@@ -1357,6 +1357,11 @@ int store__get_lines(struct store *s, const char *build_id, struct line_table **
 	return err;
 }
 
+int store__keep_lines(void *store, const char *build_id, const struct line_table *t)
+{
+	return store__put_lines(store, build_id, t);
+}
+
 static int store__lines_get(void *store, const char *build_id, struct line_table **out)
 {
 	return store__get_lines(store, build_id, out);

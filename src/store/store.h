@@ -139,6 +139,8 @@ int store__get_lines(struct store *s, const char *build_id, struct line_table **
 /* Fills the source file and line of p's locations from the tables kept here (exports
  * read only the workspace). 0 or -ENOMEM. */
 int store__add_lines(struct store *s, struct profile *p);
+/* store__put_lines for lines__read_profile's keep (store is the struct store). */
+int store__keep_lines(void *store, const char *build_id, const struct line_table *t);
 
 struct upload_entry {
 	char *file_name;

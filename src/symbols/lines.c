@@ -306,8 +306,9 @@ int lines__sampled_addresses(const struct profile *p, uint32_t m, uint64_t **add
 }
 
 int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t mapping),
+			void *open_ctx,
 			int (*keep)(void *ctx, const char *build_id, const struct line_table *t),
-			void *ctx, const struct lines_caps *caps)
+			void *keep_ctx, const struct lines_caps *caps)
 {
 	int kept = 0;
 
@@ -329,7 +330,7 @@ int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t
 		err = lines__sampled_addresses(p, m, &addrs, &n);
 		if (err)
 			return err;
-		fd = n ? open(ctx, m) : -ENOENT;
+		fd = n ? open(open_ctx, m) : -ENOENT;
 		if (fd < 0)
 			fd = n ? lines__open_debug_file(bid) : fd;
 		err = fd >= 0 ? lines__read(fd, addrs, n, caps, &t) : fd;
@@ -338,7 +339,7 @@ int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t
 		free(addrs);
 		if (err == -ENOMEM)
 			return err;
-		if (!err && keep(ctx, bid, t) == 0)
+		if (!err && keep(keep_ctx, bid, t) == 0)
 			kept++;
 		line_table__free(t);
 next:;

@@ -64,14 +64,15 @@ int lines__open_debug_file(const char *build_id);
 
 /*
  * After sampling: for each mapping of p with a build id, reads the lines of its sampled
- * addresses and hands the table to keep (the store: store__put_lines). open returns an
+ * addresses and hands the table to keep (the store: store__keep_lines). open returns an
  * fd of the mapping's binary or debug file (or -errno to pass it over); it is closed
  * here. Files without lines are passed over; caps bound each file. Returns how many
  * tables were kept, or -ENOMEM.
  */
 int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t mapping),
+			void *open_ctx,
 			int (*keep)(void *ctx, const char *build_id, const struct line_table *t),
-			void *ctx, const struct lines_caps *caps);
+			void *keep_ctx, const struct lines_caps *caps);
 
 /* The row for address, or NULL. */
 const struct line_row *line_table__find(const struct line_table *t, uint64_t address);

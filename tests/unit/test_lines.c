@@ -258,11 +258,6 @@ static int open_bin(void *ctx, uint32_t mapping)
 	return open(bin, O_RDONLY | O_CLOEXEC);
 }
 
-static int keep_in_store(void *ctx, const char *build_id, const struct line_table *t)
-{
-	return store__put_lines(ctx, build_id, t);
-}
-
 /* What the capture calls after sampling: each build's sampled addresses read once and
  * kept by build id; a second capture's rows join the first's. */
 static void test_read_profile_keeps_by_build_id(void **state)
@@ -282,9 +277,9 @@ static void test_read_profile_keeps_by_build_id(void **state)
 	snprintf(path, sizeof(path), "%s/ws2", dir);
 	s = store__open(path);
 	assert_non_null(s);
-	assert_int_equal(lines__read_profile(p, open_bin, keep_in_store, s, NULL), 1);
+	assert_int_equal(lines__read_profile(p, open_bin, NULL, store__keep_lines, s, NULL), 1);
 	profile__add_location(p, &(struct prof_location){ .mapping = m, .address = main_addr });
-	assert_int_equal(lines__read_profile(p, open_bin, keep_in_store, s, NULL), 1);
+	assert_int_equal(lines__read_profile(p, open_bin, NULL, store__keep_lines, s, NULL), 1);
 	assert_int_equal(store__get_lines(s, "cccc", &t), 0);
 	assert_int_equal(t->n, 2);
 	assert_non_null(line_table__find(t, hot_addr));
