@@ -46,9 +46,14 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	chromium lld
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
 
+# BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
+TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
+TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(TEST_BPF_SRCS))
+TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TEST_BPF_SRCS))
+
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
-.SECONDARY: $(BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(TEST_BPF_OBJS)
 .PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean
 
 all: $(OUTPUT)/slideops
@@ -84,6 +89,22 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
 $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(wildcard bpf/*.h tests/bpf/*.h) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
+		-Itests/bpf -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/tests/bpf/%.skel.h: $(OUTPUT)/tests/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# The unit test that loads the Python walker into the kernel.
+$(OUTPUT)/tests/test_python_bpf $(OUTPUT)/asan/tests/test_python_bpf: $(TEST_BPF_SKELS)
+$(OUTPUT)/tests/test_python_bpf $(OUTPUT)/asan/tests/test_python_bpf: \
+	CFLAGS += -I$(OUTPUT)/tests/bpf -Itests/bpf -Ibpf
 
 $(OUTPUT)/gen/profile.pb-c.c $(OUTPUT)/gen/profile.pb-c.h: src/profile/profile.proto
 	$(call msg,PROTO,$@)

@@ -53,6 +53,16 @@ PYTHON_FN int python__read(const struct python_reader *rd, void *dst, __u32 size
 #endif
 }
 
+/* v & mask, where the verifier can see it: the compiler may not drop the mask as
+ * redundant with a bound it proved, since the verifier does not prove it again. */
+PYTHON_FN __u32 python__bound(__u32 v, __u32 mask)
+{
+#ifdef __bpf__
+	asm volatile("" : "+r"(v));
+#endif
+	return v & mask;
+}
+
 /* Reads words 8-byte words at addr into the window. */
 PYTHON_FN int python__window(const struct python_reader *rd, struct python_scratch *s,
 			     __u64 addr, __u32 words)
@@ -82,53 +92,104 @@ PYTHON_FN int python__u64(const struct python_reader *rd, __u64 addr, __u64 *v)
 }
 
 /*
+ * Calls fn(i, ctx) for i = 0 .. n - 1 until it returns non-zero. On BPF this is bpf_loop
+ * (5.17+): the verifier checks fn once instead of once per iteration, which is what
+ * keeps a walk of 128 thread states and 128 frames far below its instruction limit (as
+ * plain bounded loops the walk alone went past a million).
+ */
+#ifdef __bpf__
+#define python__loop(n, fn, ctx) bpf_loop((n), (fn), (ctx), 0)
+#else
+PYTHON_FN long python__loop(__u32 n, long (*fn)(__u32 i, void *ctx), void *ctx)
+{
+	for (__u32 i = 0; i < n; i++) {
+		if (fn(i, ctx))
+			return i + 1;
+	}
+	return n;
+}
+#endif
+
+/*
  * The thread state of the thread whose kernel tid is tid (3.11+, native_thread_id) or
  * whose pthread_self() is pthread_id (3.8-3.10 keep no kernel tid: on x86-64 glibc and
  * musl it is the thread's fs base, task->thread.fsbase). hint, when not 0, is tried first.
  * Returns the address, or 0 with *exit set.
  */
+struct python__threads {
+	const struct python_reader *rd;
+	const struct python_proc *p;
+	struct python_scratch *s;
+	__u64 want, interp, ts, found;
+	__u32 id_off, id_size, interps;
+	__u16 exit;
+};
+
+/* One step of the thread search: the next thread state, or the next interpreter's
+ * first one. Returns 1 to stop. */
+static long python__thread_step(__u32 i, void *ctx)
+{
+	struct python__threads *w = ctx;
+	const struct python_offsets *o = &w->p->off;
+
+	(void)i;
+	if (!w->ts) {
+		if (!w->interp || w->interps >= PYTHON_MAX_INTERPRETERS) {
+			w->exit = PYTHON_EXIT_NO_THREAD;
+			return 1;
+		}
+		if (python__u64(w->rd, w->interp + o->interp_threads_head, &w->ts)) {
+			w->exit = PYTHON_EXIT_READ;
+			return 1;
+		}
+		if (python__u64(w->rd, w->interp + o->interp_next, &w->interp))
+			w->interp = 0;
+		w->interps++;
+		return 0;
+	}
+	if (python__window(w->rd, w->s, w->ts, o->tstate_words)) {
+		w->exit = PYTHON_EXIT_READ;
+		return 1;
+	}
+	if (python__field(w->s, (__u16)w->id_off, w->id_size) == w->want) {
+		w->found = w->ts;
+		return 1;
+	}
+	w->ts = python__field(w->s, o->tstate_next, 8);
+	return 0;
+}
+
 PYTHON_FN __u64 python_walk__thread(const struct python_reader *rd, const struct python_proc *p,
 				    __u32 tid, __u64 pthread_id, __u64 hint,
 				    struct python_scratch *s, __u16 *exit)
 {
 	const struct python_offsets *o = &p->off;
-	__u16 id_off = o->tstate_native_thread_id != PYTHON_NONE ? o->tstate_native_thread_id
-								  : o->tstate_thread_id;
-	__u32 id_size = o->tstate_native_thread_id != PYTHON_NONE ? 4 : 8;
-	__u64 want = o->tstate_native_thread_id != PYTHON_NONE ? tid : pthread_id;
-	__u64 interp = 0, ts = 0;
-	__u32 interps = 0;
+	int native = o->tstate_native_thread_id != PYTHON_NONE;
+	struct python__threads w = {
+		.rd = rd, .p = p, .s = s,
+		.want = native ? tid : pthread_id,
+		.id_off = native ? o->tstate_native_thread_id : o->tstate_thread_id,
+		.id_size = native ? 4 : 8,
+		.exit = PYTHON_EXIT_READ,
+	};
 
-	*exit = PYTHON_EXIT_READ;
-	if ((__u32)id_off + id_size > (__u32)o->tstate_words * 8 ||
-	    (__u32)o->tstate_next + 8 > (__u32)o->tstate_words * 8) {
-		*exit = PYTHON_EXIT_BAD;
+	*exit = PYTHON_EXIT_BAD;
+	if (w.id_off + w.id_size > (__u32)o->tstate_words * 8 ||
+	    (__u32)o->tstate_next + 8 > (__u32)o->tstate_words * 8)
 		return 0;
-	}
 	if (hint && python__window(rd, s, hint, o->tstate_words) == 0 &&
-	    python__field(s, id_off, id_size) == want)
+	    python__field(s, (__u16)w.id_off, w.id_size) == w.want)
 		return hint;
 
-	if (python__u64(rd, p->runtime + o->runtime_interpreters_head, &interp))
+	*exit = PYTHON_EXIT_READ;
+	if (python__u64(rd, p->runtime + o->runtime_interpreters_head, &w.interp))
 		return 0;
-	for (__u32 i = 0; i < PYTHON_MAX_THREADS; i++) {
-		if (!ts) {
-			if (!interp || interps >= PYTHON_MAX_INTERPRETERS)
-				break;
-			if (python__u64(rd, interp + o->interp_threads_head, &ts))
-				return 0;
-			if (python__u64(rd, interp + o->interp_next, &interp))
-				interp = 0;
-			interps++;
-			continue;
-		}
-		if (python__window(rd, s, ts, o->tstate_words))
-			return 0;
-		if (python__field(s, id_off, id_size) == want)
-			return ts;
-		ts = python__field(s, o->tstate_next, 8);
-	}
-	*exit = PYTHON_EXIT_NO_THREAD;
+	/* One step per interpreter too: the bound covers both. */
+	w.exit = PYTHON_EXIT_NO_THREAD;
+	python__loop(PYTHON_MAX_THREADS + PYTHON_MAX_INTERPRETERS, python__thread_step, &w);
+	if (w.found)
+		return w.found;
+	*exit = w.exit;
 	return 0;
 }
 
@@ -157,6 +218,67 @@ PYTHON_FN __u32 python__instr(const struct python_offsets *o, const struct pytho
 	return PYTHON_NO_INSTR;
 }
 
+struct python__frames {
+	const struct python_reader *rd;
+	const struct python_proc *p;
+	struct python_scratch *s;
+	struct python_stack *out;
+	__u64 frame;
+	__u32 n;
+};
+
+/* One frame: kept, or (3.12+ C-stack shim) marks the frame above it as an entry frame.
+ * Returns 1 to stop, with out->exit set. */
+static long python__frame_step(__u32 i, void *ctx)
+{
+	struct python__frames *w = ctx;
+	const struct python_offsets *o = &w->p->off;
+	struct python_frame *f;
+	__u64 prev, code;
+	__u16 flags = 0;
+
+	(void)i;
+	if (!w->frame) {
+		w->out->exit = PYTHON_EXIT_OK;
+		return 1;
+	}
+	if (w->n >= PYTHON_MAX_FRAMES)
+		return 1; /* exit stays PYTHON_EXIT_DEPTH */
+	if (python__window(w->rd, w->s, w->frame, o->frame_words)) {
+		w->out->exit = PYTHON_EXIT_READ;
+		return 1;
+	}
+	prev = python__field(w->s, o->frame_previous, 8);
+	if (prev == w->frame) {
+		w->out->exit = PYTHON_EXIT_BAD;
+		return 1;
+	}
+	if (o->frames_kind == PYTHON_FRAMES_OBJECT) {
+		flags = PYTHON_FRAME_ENTRY; /* one _PyEval_EvalFrameDefault per frame */
+	} else {
+		/* A shim the C stack owns (3.12+) starts one evaluation: the frame run
+		 * above it is that evaluation's entry frame. */
+		if (python__field(w->s, o->frame_owner, 1) == o->owner_cstack) {
+			if (w->n > 0)
+				w->out->frames[(w->n - 1) & (PYTHON_MAX_FRAMES - 1)].flags |=
+					PYTHON_FRAME_ENTRY;
+			w->frame = prev;
+			return 0;
+		}
+		if (o->frame_is_entry != PYTHON_NONE && python__field(w->s, o->frame_is_entry, 1))
+			flags = PYTHON_FRAME_ENTRY;
+	}
+	code = python__field(w->s, o->frame_code, 8);
+	f = &w->out->frames[w->n & (PYTHON_MAX_FRAMES - 1)];
+	f->code = code;
+	f->instr = python__instr(o, w->s, code);
+	f->flags = flags;
+	f->pad = 0;
+	w->n++;
+	w->frame = prev;
+	return 0;
+}
+
 /*
  * Walks the frame chain from top, the thread state's frame field (thread state ts), into
  * out, newest first. Returns the number of frames; out->exit says why it ended.
@@ -167,8 +289,7 @@ PYTHON_FN __u32 python__frames(const struct python_reader *rd, const struct pyth
 {
 	const struct python_offsets *o = &p->off;
 	__u32 window = (__u32)o->frame_words * 8;
-	__u64 frame = top, prev, code;
-	__u32 n = 0;
+	struct python__frames w = { .rd = rd, .p = p, .s = s, .out = out, .frame = top };
 
 	out->tstate = ts;
 	out->nframes = 0;
@@ -178,58 +299,17 @@ PYTHON_FN __u32 python__frames(const struct python_reader *rd, const struct pyth
 	    (o->frame_owner != PYTHON_NONE && o->frame_owner >= window) ||
 	    (o->frame_is_entry != PYTHON_NONE && o->frame_is_entry >= window))
 		return 0;
-	if (o->frames_kind == PYTHON_FRAMES_CFRAME && frame &&
-	    python__u64(rd, frame + o->cframe_current_frame, &frame)) {
+	if (o->frames_kind == PYTHON_FRAMES_CFRAME && w.frame &&
+	    python__u64(rd, w.frame + o->cframe_current_frame, &w.frame)) {
 		out->exit = PYTHON_EXIT_READ;
 		return 0;
 	}
-
-	/* Twice the frames kept: 3.12+ shims are walked but not kept. */
+	/* Twice the frames kept: 3.12+ shims are walked but not kept. A chain still going
+	 * after that ends as PYTHON_EXIT_DEPTH. */
 	out->exit = PYTHON_EXIT_DEPTH;
-	for (__u32 i = 0; i < 2 * PYTHON_MAX_FRAMES; i++) {
-		__u16 flags = 0;
-
-		if (!frame) {
-			out->exit = PYTHON_EXIT_OK;
-			break;
-		}
-		if (n >= PYTHON_MAX_FRAMES)
-			break;
-		if (python__window(rd, s, frame, o->frame_words)) {
-			out->exit = PYTHON_EXIT_READ;
-			break;
-		}
-		prev = python__field(s, o->frame_previous, 8);
-		if (prev == frame) {
-			out->exit = PYTHON_EXIT_BAD;
-			break;
-		}
-		if (o->frames_kind == PYTHON_FRAMES_OBJECT) {
-			flags = PYTHON_FRAME_ENTRY; /* one _PyEval_EvalFrameDefault per frame */
-		} else {
-			/* A shim the C stack owns (3.12+) starts one evaluation: the frame
-			 * run above it is that evaluation's entry frame. */
-			if (python__field(s, o->frame_owner, 1) == o->owner_cstack) {
-				if (n > 0)
-					out->frames[(n - 1) & (PYTHON_MAX_FRAMES - 1)].flags |=
-						PYTHON_FRAME_ENTRY;
-				frame = prev;
-				continue;
-			}
-			if (o->frame_is_entry != PYTHON_NONE &&
-			    python__field(s, o->frame_is_entry, 1))
-				flags = PYTHON_FRAME_ENTRY;
-		}
-		code = python__field(s, o->frame_code, 8);
-		out->frames[n & (PYTHON_MAX_FRAMES - 1)].code = code;
-		out->frames[n & (PYTHON_MAX_FRAMES - 1)].instr = python__instr(o, s, code);
-		out->frames[n & (PYTHON_MAX_FRAMES - 1)].flags = flags;
-		out->frames[n & (PYTHON_MAX_FRAMES - 1)].pad = 0;
-		n++;
-		frame = prev;
-	}
-	out->nframes = (__u16)n;
-	return n;
+	python__loop(2 * PYTHON_MAX_FRAMES, python__frame_step, &w);
+	out->nframes = (__u16)w.n;
+	return w.n;
 }
 
 /* Walks the frames of thread state ts (found earlier) into out. */
@@ -292,11 +372,14 @@ PYTHON_FN int python__string(const struct python_reader *rd, const struct python
 	data = str + ((state & (1u << 6)) ? o->unicode_ascii_data : o->unicode_compact_data);
 	if (length > 0x10000000ull)
 		return -1;
+	/* At most max - 4 bytes (a whole number of characters), so that a mask with
+	 * max - 1 bounds the read without changing it. */
 	bytes = (__u32)length * k;
-	*cut = bytes > max;
-	if (bytes > max)
-		bytes = max - max % k;
+	*cut = bytes > max - 4;
+	if (bytes > max - 4)
+		bytes = max - 4 - (max - 4) % k;
 	*kind = (__u8)k;
+	bytes = python__bound(bytes, max - 1);
 	if (bytes == 0)
 		return 0;
 	if (python__read(rd, dst, bytes, data))

@@ -32,6 +32,7 @@
 
 #include "elf/elf_file.h"
 #include "helpers/fixture.h"
+#include "helpers/pyproc.h"
 #include "unwind/python.h"
 #include "../../bpf/python_walk.h"
 
@@ -58,24 +59,12 @@ static const char script[] =
 	"main()\n";
 
 /* A started interpreter and what it said about its threads. */
-struct pyproc {
-	pid_t pid;
-	int out;   /* its stdout */
-	int mem;   /* /proc/PID/mem */
+struct service {
+	struct pyproc p;
 	uint32_t tid[2];
 	uint64_t pthread_id[2];
 	int fd[2]; /* the pipe each thread reads */
 };
-
-/* ---- reading the process, as the BPF side would ---- */
-
-static int mem_read(void *ctx, void *dst, __u32 size, __u64 addr)
-{
-	const struct pyproc *p = ctx;
-	ssize_t n = pread(p->mem, dst, size, (off_t)addr);
-
-	return n == (ssize_t)size ? 0 : -EFAULT;
-}
 
 /* The thread tid is in read(fd, ...): /proc/PID/task/TID/syscall starts "0 0xFD". */
 static int blocked_in_read(pid_t pid, uint32_t tid, int fd)
@@ -94,94 +83,26 @@ static int blocked_in_read(pid_t pid, uint32_t tid, int fd)
 	return ok && strncmp(buf, want, strlen(want)) == 0;
 }
 
-static int start(struct fixture *fx, const char *python, struct pyproc *p)
+static void start(struct fixture *fx, const char *python, struct service *sv)
 {
 	const char *path = fixture__write(fx, "service.py", script);
-	int pipefd[2];
 	char line[256];
-	ssize_t n, len = 0;
-	char path_mem[64];
 
-	memset(p, 0, sizeof(*p));
+	memset(sv, 0, sizeof(*sv));
 	assert_non_null(path);
-	assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
-	p->pid = fork();
-	assert_true(p->pid >= 0);
-	if (p->pid == 0) {
-		dup2(pipefd[1], 1);
-		execl(python, python, "-S", path, (char *)NULL);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	p->out = pipefd[0];
-	while (len < (ssize_t)sizeof(line) - 1 && (n = read(p->out, line + len, 1)) == 1) {
-		if (line[len++] == '\n')
-			break;
-	}
-	line[len] = '\0';
-	if (sscanf(line, "%u %" SCNu64 " %d %u %" SCNu64 " %d", &p->tid[0], &p->pthread_id[0],
-		   &p->fd[0], &p->tid[1], &p->pthread_id[1], &p->fd[1]) != 6) {
-		fprintf(stderr, "%s said '%s'\n", python, line);
-		return -1;
-	}
+	assert_int_equal(pyproc__start(&sv->p, python, path), 0);
+	assert_int_equal(pyproc__read_line(&sv->p, line, sizeof(line)), 0);
+	assert_int_equal(sscanf(line, "%u %" SCNu64 " %d %u %" SCNu64 " %d", &sv->tid[0],
+				&sv->pthread_id[0], &sv->fd[0], &sv->tid[1], &sv->pthread_id[1],
+				&sv->fd[1]), 6);
 	/* Both threads are where the test says they are before it looks. */
 	for (int i = 0; i < 2000; i++) {
-		if (blocked_in_read(p->pid, p->tid[0], p->fd[0]) &&
-		    blocked_in_read(p->pid, p->tid[1], p->fd[1]))
+		if (blocked_in_read(sv->p.pid, sv->tid[0], sv->fd[0]) &&
+		    blocked_in_read(sv->p.pid, sv->tid[1], sv->fd[1]))
 			break;
 		usleep(5000);
 	}
-	snprintf(path_mem, sizeof(path_mem), "/proc/%d/mem", p->pid);
-	p->mem = open(path_mem, O_RDONLY | O_CLOEXEC);
-	assert_true(p->mem >= 0);
-	return 0;
-}
-
-static void stop(struct pyproc *p)
-{
-	if (p->pid > 0) {
-		kill(p->pid, SIGKILL);
-		waitpid(p->pid, NULL, 0);
-	}
-	if (p->mem > 0)
-		close(p->mem);
-	if (p->out > 0)
-		close(p->out);
-}
-
-/*
- * CPython in process pid, as the capture engine will find it: each executable file
- * mapping that could be CPython is read; the first that is gives the process's
- * struct python_proc. 0 or -ENOENT.
- */
-static int find_python(pid_t pid, struct python_proc *proc, struct python_binary *bin)
-{
-	char path[64], line[4096], file[4096], perms[8];
-	uint64_t start, end, offset;
-	FILE *f;
-	int err = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (err && fgets(line, sizeof(line), f)) {
-		int fd;
-
-		file[0] = '\0';
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*u %4095s", &start,
-			   &end, perms, &offset, file) < 4)
-			continue;
-		if (perms[2] != 'x' || file[0] != '/' || !python_binary__is_candidate(file))
-			continue;
-		fd = open(file, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (python_binary__read(fd, file, bin) == 0)
-			err = python_proc__init(bin, start, offset, proc);
-		close(fd);
-	}
-	fclose(f);
-	return err;
+	assert_int_equal(pyproc__open_mem(&sv->p), 0);
 }
 
 /* ---- what a walk should find ---- */
@@ -213,28 +134,28 @@ static int ends_with(const char *s, const char *tail)
 }
 
 /* Walks thread i of p and checks its chain; names come through the code cache. */
-static void check_thread(struct pyproc *p, const struct python_proc *proc, int i,
+static void check_thread(struct service *sv, const struct python_proc *proc, int i,
 			 const struct want_frame *want, size_t nwant, const char *script_path,
 			 struct python_code_cache *cache)
 {
-	struct python_reader rd = { mem_read, p };
+	struct python_reader rd = { pyproc__read, &sv->p };
 	struct python_scratch s;
 	struct python_stack st;
 	uint32_t n;
 
-	n = python_walk(&rd, proc, p->tid[i], p->pthread_id[i], 0, &s, &st);
+	n = python_walk(&rd, proc, sv->tid[i], sv->pthread_id[i], 0, &s, &st);
 	assert_int_equal(st.exit, PYTHON_EXIT_OK);
 	assert_int_equal(n, nwant);
 	for (uint32_t k = 0; k < n; k++) {
 		const struct python_code_entry *e =
-			python_code_cache__find(cache, (uint32_t)p->pid, st.frames[k].code);
+			python_code_cache__find(cache, (uint32_t)sv->p.pid, st.frames[k].code);
 
 		if (!e) {
 			struct python_code rec;
 
 			python_walk__code(&rd, &proc->off, st.frames[k].code, &rec);
-			assert_int_equal(python_code_cache__add(cache, (uint32_t)p->pid, &rec), 0);
-			e = python_code_cache__find(cache, (uint32_t)p->pid, st.frames[k].code);
+			assert_int_equal(python_code_cache__add(cache, (uint32_t)sv->p.pid, &rec), 0);
+			e = python_code_cache__find(cache, (uint32_t)sv->p.pid, st.frames[k].code);
 		}
 		assert_non_null(e);
 		assert_string_equal(e->name, want[k].name);
@@ -260,7 +181,7 @@ static void check_thread(struct pyproc *p, const struct python_proc *proc, int i
 	{
 		struct python_stack again;
 
-		python_walk(&rd, proc, p->tid[i], p->pthread_id[i], st.tstate, &s, &again);
+		python_walk(&rd, proc, sv->tid[i], sv->pthread_id[i], st.tstate, &s, &again);
 		assert_int_equal(again.tstate, st.tstate);
 		assert_int_equal(again.nframes, st.nframes);
 		assert_memory_equal(again.frames, st.frames, n * sizeof(st.frames[0]));
@@ -273,57 +194,41 @@ static void walk_interpreter(const char *python, unsigned minor)
 	struct python_code_cache *cache = python_code_cache__new();
 	struct python_binary bin;
 	struct python_proc proc;
-	struct pyproc p;
+	struct service sv;
 
 	assert_non_null(fx);
 	assert_non_null(cache);
-	assert_int_equal(start(fx, python, &p), 0);
-	assert_int_equal(find_python(p.pid, &proc, &bin), 0);
+	start(fx, python, &sv);
+	assert_int_equal(pyproc__find_python(sv.p.pid, &proc, &bin), 0);
 	assert_int_equal(bin.major, 3);
 	assert_int_equal(bin.minor, minor);
 	assert_int_equal(proc.off.version, 0x0300 | minor);
 
-	check_thread(&p, &proc, 0, main_chain, 4, fixture__path(fx, "service.py"), cache);
+	check_thread(&sv, &proc, 0, main_chain, 4, fixture__path(fx, "service.py"), cache);
 	if (minor >= 11)
-		check_thread(&p, &proc, 1, worker_chain_qual, 5, fixture__path(fx, "service.py"),
+		check_thread(&sv, &proc, 1, worker_chain_qual, 5, fixture__path(fx, "service.py"),
 			     cache);
 	else
-		check_thread(&p, &proc, 1, worker_chain, 5, fixture__path(fx, "service.py"),
+		check_thread(&sv, &proc, 1, worker_chain, 5, fixture__path(fx, "service.py"),
 			     cache);
 
 	/* A thread of another process is no thread of this one. */
 	{
-		struct python_reader rd = { mem_read, &p };
+		struct python_reader rd = { pyproc__read, &sv.p };
 		struct python_scratch s;
 		struct python_stack st;
 
 		assert_int_equal(python_walk(&rd, &proc, 1, 1, 0, &s, &st), 0);
 		assert_int_equal(st.exit, PYTHON_EXIT_NO_THREAD);
 	}
-	stop(&p);
+	pyproc__stop(&sv.p);
 	python_code_cache__free(cache);
 	fixture__free(fx);
 }
 
-/* pyenv's CPython 3.minor, or NULL. */
-static char *pyenv_python(unsigned minor)
-{
-	const char *home = getenv("HOME");
-	char pattern[512];
-	glob_t g;
-	char *found = NULL;
-
-	snprintf(pattern, sizeof(pattern), "%s/.pyenv/versions/3.%u.*/bin/python3.%u",
-		 home ? home : "/root", minor, minor);
-	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0)
-		found = strdup(g.gl_pathv[g.gl_pathc - 1]);
-	globfree(&g);
-	return found;
-}
-
 static void walk_pyenv(unsigned minor)
 {
-	char *python = pyenv_python(minor);
+	char *python = pyproc__pyenv(minor);
 
 	if (!python) {
 		fprintf(stderr, "skipped: pyenv's CPython 3.%u is not installed "
@@ -369,7 +274,7 @@ static void test_walk_debian_stripped(void **state)
 static void test_version_from_binary(void **state)
 {
 	struct fixture *fx = fixture__new();
-	char *py313 = pyenv_python(13);
+	char *py313 = pyproc__pyenv(13);
 	struct python_binary bin;
 	const char *copy;
 	int fd;
@@ -431,7 +336,7 @@ static void test_not_python(void **state)
 		_exit(127);
 	}
 	usleep(50000);
-	assert_int_equal(find_python(pid, &proc, &bin), -ENOENT);
+	assert_int_equal(pyproc__find_python(pid, &proc, &bin), -ENOENT);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 
@@ -670,6 +575,13 @@ static void test_candidates(void **state)
 	assert_int_equal(binary__language("/usr/lib/libpython3.11.so.1.0", NULL), LANGUAGE_C);
 }
 
+static int teardown(void **state)
+{
+	(void)state;
+	pyproc__stop_all();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,13 +591,13 @@ int main(void)
 		cmocka_unit_test(test_garbage_chains),
 		cmocka_unit_test(test_not_python),
 		cmocka_unit_test(test_version_from_binary),
-		cmocka_unit_test(test_walk_38),
-		cmocka_unit_test(test_walk_39),
-		cmocka_unit_test(test_walk_310),
-		cmocka_unit_test(test_walk_311),
-		cmocka_unit_test(test_walk_312),
-		cmocka_unit_test(test_walk_313),
-		cmocka_unit_test(test_walk_debian_stripped),
+		cmocka_unit_test_teardown(test_walk_38, teardown),
+		cmocka_unit_test_teardown(test_walk_39, teardown),
+		cmocka_unit_test_teardown(test_walk_310, teardown),
+		cmocka_unit_test_teardown(test_walk_311, teardown),
+		cmocka_unit_test_teardown(test_walk_312, teardown),
+		cmocka_unit_test_teardown(test_walk_313, teardown),
+		cmocka_unit_test_teardown(test_walk_debian_stripped, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
