@@ -295,8 +295,18 @@ bool python_binary__is_candidate(const char *path)
 struct wanted {
 	uint64_t runtime, runtime_size;
 	uint64_t py_version, py_version_size;
-	bool has_runtime, has_py_version;
+	uint64_t eval, eval_size;
+	bool has_runtime, has_py_version, has_eval;
 };
+
+static bool wanted__all(const struct wanted *w)
+{
+	return w->has_runtime && w->has_py_version && w->has_eval;
+}
+
+/* _PyEval_EvalFrameDefault is tens of kilobytes in every build: names of smaller
+ * functions are not worth reading. */
+#define EVAL_MIN_SIZE 4096
 
 #define SYM_CHUNK 1024u
 /* libpython exports ~1,600 symbols, a full .symtab ~15,000: far below this. */
@@ -305,8 +315,11 @@ struct wanted {
 static int check_name(const struct elf_reader *r, const struct elf_shdr *strtab, uint32_t name,
 		      const char *want)
 {
-	char buf[16];
+	char buf[32];
 	size_t n = strlen(want) + 1;
+
+	if (n > sizeof(buf))
+		return 0;
 
 	if (name >= strtab->size || strtab->size - name < n)
 		return 0;
@@ -315,8 +328,9 @@ static int check_name(const struct elf_reader *r, const struct elf_shdr *strtab,
 	return memcmp(buf, want, n) == 0;
 }
 
-/* Scans one symbol table (section index) for _PyRuntime and Py_Version: global or weak
- * data objects defined in the file. Names are read only for those. */
+/* Scans one symbol table (section index) for _PyRuntime and Py_Version (data objects
+ * defined in the file) and _PyEval_EvalFrameDefault. Names are read only for those
+ * kinds and sizes. */
 static int scan_symbols(const struct elf_reader *r, uint32_t index, struct wanted *w)
 {
 	size_t entsize = r->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
@@ -336,7 +350,7 @@ static int scan_symbols(const struct elf_reader *r, uint32_t index, struct wante
 	buf = malloc(SYM_CHUNK * entsize);
 	if (!buf)
 		return -ENOMEM;
-	while (done < nsyms && !err && !(w->has_runtime && w->has_py_version)) {
+	while (done < nsyms && !err && !wanted__all(w)) {
 		size_t n = nsyms - done < SYM_CHUNK ? (size_t)(nsyms - done) : SYM_CHUNK;
 
 		err = elf_reader__pread(r, buf, n * entsize, sh->offset + done * entsize);
@@ -366,8 +380,21 @@ static int scan_symbols(const struct elf_reader *r, uint32_t index, struct wante
 				size = elf_reader__u32(r, s.st_size);
 				name = elf_reader__u32(r, s.st_name);
 			}
-			if (ELF64_ST_TYPE(info) != STT_OBJECT || shndx == SHN_UNDEF ||
-			    shndx >= SHN_LORESERVE)
+			if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+				continue;
+			if (ELF64_ST_TYPE(info) == STT_FUNC && !w->has_eval &&
+			    size >= EVAL_MIN_SIZE) {
+				is = check_name(r, strtab, name, "_PyEval_EvalFrameDefault");
+				if (is < 0)
+					err = is;
+				if (is > 0) {
+					w->eval = value;
+					w->eval_size = size;
+					w->has_eval = true;
+				}
+				continue;
+			}
+			if (ELF64_ST_TYPE(info) != STT_OBJECT)
 				continue;
 			if (!w->has_runtime) {
 				is = check_name(r, strtab, name, "_PyRuntime");
@@ -559,7 +586,7 @@ int python_binary__read(int fd, const char *path, struct python_binary *out)
 	sym = elf_reader__find_section(&r, SHT_SYMTAB);
 	if (dyn >= 0)
 		err = scan_symbols(&r, (uint32_t)dyn, &w);
-	if (!err && sym >= 0 && !(w.has_runtime && w.has_py_version))
+	if (!err && sym >= 0 && !wanted__all(&w))
 		err = scan_symbols(&r, (uint32_t)sym, &w);
 	if (err)
 		goto out_close;
@@ -567,6 +594,10 @@ int python_binary__read(int fd, const char *path, struct python_binary *out)
 	if (!w.has_runtime)
 		goto out_close;
 	out->runtime_vaddr = w.runtime;
+	if (w.has_eval) {
+		out->eval_start = w.eval;
+		out->eval_end = w.eval + w.eval_size;
+	}
 
 	err = read_version(&r, path, &w, out);
 	if (err)

@@ -40,6 +40,9 @@ struct python_binary {
 	unsigned major, minor, micro;  /* micro: 0 when only the name told the version */
 	enum python_version_from version_from;
 	uint64_t runtime_vaddr;        /* ELF virtual address of _PyRuntime */
+	/* [eval_start, eval_end): _PyEval_EvalFrameDefault, whose native frames the Python
+	 * frames replace (ELF virtual addresses; 0, 0 when the file does not name it). */
+	uint64_t eval_start, eval_end;
 	bool from_debug_offsets;       /* off came from the file's _Py_DebugOffsets */
 	struct python_offsets off;
 	struct {
@@ -70,6 +73,23 @@ int python_binary__read(int fd, const char *path, struct python_binary *out);
  */
 int python_proc__init(const struct python_binary *bin, uint64_t map_start, uint64_t map_offset,
 		      struct python_proc *out);
+
+/* Where a frame of an interleaved stack comes from. */
+struct python_mixed {
+	bool python;    /* true: the Python stack's frames[index]; false: native frame index */
+	uint32_t index;
+};
+
+/*
+ * Interleaves a sample's native stack (nnative frames, leaf first; is_eval[i] true when
+ * frame i is in _PyEval_EvalFrameDefault) with its Python stack (newest first) into out,
+ * leaf first: each evaluator frame becomes the Python frames it ran (the next ones, up to
+ * and including the next PYTHON_FRAME_ENTRY frame). Evaluator frames left without Python
+ * frames stay as they are; Python frames left when the native stack ends (cut short) go
+ * at the root end. Returns the frames written (at most max).
+ */
+size_t python__interleave(const bool *is_eval, size_t nnative, const struct python_stack *py,
+			  struct python_mixed *out, size_t max);
 
 /* A code object's names, once known: UTF-8, NUL-terminated. */
 struct python_code_entry {

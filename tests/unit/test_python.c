@@ -203,6 +203,8 @@ static void walk_interpreter(const char *python, unsigned minor)
 	assert_int_equal(bin.major, 3);
 	assert_int_equal(bin.minor, minor);
 	assert_int_equal(proc.off.version, 0x0300 | minor);
+	/* _PyEval_EvalFrameDefault is named even in Debian's stripped binary (.dynsym) */
+	assert_true(bin.eval_end - bin.eval_start >= 4096);
 
 	check_thread(&sv, &proc, 0, main_chain, 4, fixture__path(fx, "service.py"), cache);
 	if (minor >= 11)
@@ -545,6 +547,47 @@ static void test_code_cache(void **state)
 	assert_string_equal(out, "a\xc3\xa9");
 }
 
+/* ---- interleaving native and Python frames ---- */
+
+static void interleaved(const bool *is_eval, size_t nnative, const struct python_stack *py,
+			size_t max, const char *want)
+{
+	struct python_mixed out[16];
+	char got[256] = "";
+	size_t n = python__interleave(is_eval, nnative, py, out, max), len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%c%u", i ? " " : "",
+					out[i].python ? 'p' : 'n', out[i].index);
+	assert_string_equal(got, want);
+}
+
+static void test_interleave(void **state)
+{
+	/* leaf first: n0 a C extension, n1 eval, n2 PyObject_Call, n3 eval, n4 main */
+	const bool is_eval[] = { false, true, false, true, false };
+	const bool no_eval[] = { false, false };
+	struct python_stack py = { .nframes = 4 };
+
+	(void)state;
+	/* p0 p1 ran in the inner evaluation (p1 its entry), p2 p3 in the outer one */
+	py.frames[1].flags = PYTHON_FRAME_ENTRY;
+	py.frames[3].flags = PYTHON_FRAME_ENTRY;
+	interleaved(is_eval, 5, &py, 16, "n0 p0 p1 n2 p2 p3 n4");
+	/* Fewer evaluations on the Python side: the outer evaluator frame stays. */
+	py.nframes = 2;
+	interleaved(is_eval, 5, &py, 16, "n0 p0 p1 n2 n3 n4");
+	/* No entry marks (a stack cut at the depth bound): the first evaluator takes all. */
+	py.nframes = 4;
+	py.frames[1].flags = py.frames[3].flags = 0;
+	interleaved(is_eval, 5, &py, 16, "n0 p0 p1 p2 p3 n2 n3 n4");
+	/* The native stack never reached an evaluator: Python frames at the root end. */
+	interleaved(no_eval, 2, &py, 16, "n0 n1 p0 p1 p2 p3");
+	/* No Python frames; room for only three. */
+	interleaved(is_eval, 5, NULL, 16, "n0 n1 n2 n3 n4");
+	interleaved(is_eval, 5, &py, 3, "n0 p0 p1");
+}
+
 static void test_offsets_table(void **state)
 {
 	(void)state;
@@ -588,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_offsets_table),
 		cmocka_unit_test(test_candidates),
 		cmocka_unit_test(test_code_cache),
+		cmocka_unit_test(test_interleave),
 		cmocka_unit_test(test_garbage_chains),
 		cmocka_unit_test(test_not_python),
 		cmocka_unit_test(test_version_from_binary),
