@@ -182,18 +182,29 @@ $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/p
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -lprotobuf-c -lz -o $@
 
+# The fuzz target over CPython binaries (src/unwind/python.c) and code records.
+$(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unwind/python.c \
+		$(wildcard src/elf/*.c src/util/*.c)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -lelf -lz -o $@
+	$(Q)fuzz/make-python-seeds.sh $(OUTPUT)/fuzz/seeds/python 2>/dev/null
+
 # Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md.
-fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
-	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=2048 \
-		$$(mktemp -d) $$( [ $$t = $(OUTPUT)/fuzz/fuzz_elf ] && echo $(OUTPUT)/fuzz/seeds/elf) \
-		|| exit 1; done
+fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_python
+	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \
+		$$t -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=2048 \
+		$$(mktemp -d) $$( [ -d $$seeds ] && echo $$seeds) || exit 1; done
 
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
 integration-test: $(OUTPUT)/slideops
 
 # `make test`: dependencies, build, every test. Must run as root (real BPF, real cgroups).
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
+	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof \
+		$(OUTPUT)/fuzz/fuzz_python
 	$(Q)tests/run.sh
 
 # `make run`: dependencies, build, the main job: a 10 s capture of this server.

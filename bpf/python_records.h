@@ -26,6 +26,9 @@
 /* Bytes of a code object's names kept; longer names are cut (and say so). */
 #define PYTHON_NAME_LEN 128
 #define PYTHON_FILE_LEN 256
+/* Bytes of a code object's line table kept: enough for functions of a few hundred
+ * instructions; lines past what is kept are not told. */
+#define PYTHON_TABLE_LEN 512
 /* The largest window read of one thread state or frame: every offset used lies in it. */
 #define PYTHON_WINDOW_WORDS 32
 
@@ -33,6 +36,7 @@ _Static_assert((PYTHON_MAX_FRAMES & (PYTHON_MAX_FRAMES - 1)) == 0, "mask of fram
 _Static_assert((PYTHON_WINDOW_WORDS & (PYTHON_WINDOW_WORDS - 1)) == 0, "mask of word index");
 _Static_assert((PYTHON_NAME_LEN & (PYTHON_NAME_LEN - 1)) == 0, "mask of a read's size");
 _Static_assert((PYTHON_FILE_LEN & (PYTHON_FILE_LEN - 1)) == 0, "mask of a read's size");
+_Static_assert((PYTHON_TABLE_LEN & (PYTHON_TABLE_LEN - 1)) == 0, "mask of a read's size");
 
 /* No such field in this version. */
 #define PYTHON_NONE 0xffff
@@ -42,6 +46,13 @@ enum python_frames_kind {
 	PYTHON_FRAMES_OBJECT = 1, /* 3.8-3.10: tstate->frame, PyFrameObject chain by f_back */
 	PYTHON_FRAMES_CFRAME = 2, /* 3.11-3.12: tstate->cframe->current_frame, by previous */
 	PYTHON_FRAMES_DIRECT = 3, /* 3.13: tstate->current_frame, by previous */
+};
+
+/* How a code object maps instructions to lines. */
+enum python_line_kind {
+	PYTHON_LINES_LNOTAB = 1,    /* 3.8-3.9: co_lnotab, (bytes, line) increments */
+	PYTHON_LINES_310 = 2,       /* 3.10: co_linetable, (bytes, line) deltas, -128 no line */
+	PYTHON_LINES_LOCATIONS = 3, /* 3.11+: co_linetable, the location table */
 };
 
 /* What a frame says about the instruction it runs. */
@@ -63,7 +74,7 @@ struct python_offsets {
 	__u8 owner_cstack;     /* frame owner value of a C-stack shim frame (3.12+), else 0xff */
 	__u8 tstate_words;     /* thread state window: 8-byte words read at once */
 	__u8 frame_words;      /* frame window */
-	__u8 pad;
+	__u8 line_kind;        /* enum python_line_kind */
 	__u16 runtime_interpreters_head;
 	__u16 interp_next;
 	__u16 interp_threads_head;
@@ -82,6 +93,10 @@ struct python_offsets {
 	__u16 code_filename;
 	__u16 code_firstlineno;
 	__u16 code_adaptive;           /* 3.11+: where the bytecode starts in the code object */
+	__u16 code_linetable;          /* co_lnotab (3.8-3.9), co_linetable: a bytes object */
+	__u16 bytes_size;              /* PyBytesObject: ob_size */
+	__u16 bytes_data;              /* ob_sval */
+	__u16 pad;
 	__u16 unicode_state;
 	__u16 unicode_length;
 	__u16 unicode_ascii_data;      /* sizeof(PyASCIIObject) */
@@ -132,9 +147,11 @@ struct python_stack {
 #define PYTHON_CODE_FILE_CUT (1u << 1)
 #define PYTHON_CODE_NO_NAME (1u << 2) /* the name could not be read */
 #define PYTHON_CODE_NO_FILE (1u << 3)
+#define PYTHON_CODE_TABLE_CUT (1u << 4) /* the line table is longer than PYTHON_TABLE_LEN */
 
 /*
- * A code object's names, read once per (process, code object) and sent when first seen.
+ * A code object's names and line table, read once per (process, code object) and sent
+ * when first seen.
  * Strings are the unicode object's data as CPython stores it: kind 1 (ASCII or Latin-1),
  * 2 (UCS-2) or 4 (UCS-4) bytes per character, name_bytes/file_bytes of it.
  */
@@ -144,9 +161,12 @@ struct python_code {
 	__u16 flags;       /* PYTHON_CODE_* */
 	__u8 name_kind, file_kind;
 	__u16 name_bytes, file_bytes;
-	__u32 pad;
+	__u16 table_bytes;
+	__u8 line_kind;    /* enum python_line_kind of the table */
+	__u8 pad;
 	char name[PYTHON_NAME_LEN]; /* co_qualname (3.11+), else co_name */
 	char file[PYTHON_FILE_LEN]; /* co_filename */
+	__u8 table[PYTHON_TABLE_LEN]; /* the line table's first table_bytes bytes */
 };
 
 #endif

@@ -387,7 +387,30 @@ PYTHON_FN int python__string(const struct python_reader *rd, const struct python
 	return (int)bytes;
 }
 
-/* Reads a code object's names and first line into out (fields it cannot read say so). */
+/* The first bytes of a code object's line table (a bytes object), for user space to
+ * tell lines by. */
+PYTHON_FN void python__table(const struct python_reader *rd, const struct python_offsets *o,
+			     __u64 code, struct python_code *out)
+{
+	__u64 table = 0, size = 0;
+	__u32 bytes;
+
+	out->line_kind = o->line_kind;
+	out->table_bytes = 0;
+	if (o->code_linetable == PYTHON_NONE || python__u64(rd, code + o->code_linetable, &table) ||
+	    !table || python__u64(rd, table + o->bytes_size, &size))
+		return;
+	/* At most PYTHON_TABLE_LEN - 4, so the mask bounds the read without changing it. */
+	bytes = size > PYTHON_TABLE_LEN - 4 ? PYTHON_TABLE_LEN - 4 : (__u32)size;
+	if (size > PYTHON_TABLE_LEN - 4)
+		out->flags |= PYTHON_CODE_TABLE_CUT;
+	bytes = python__bound(bytes, PYTHON_TABLE_LEN - 1);
+	if (bytes && python__read(rd, out->table, bytes, table + o->bytes_data) == 0)
+		out->table_bytes = (__u16)bytes;
+}
+
+/* Reads a code object's names, first line and line table into out (fields it cannot
+ * read say so). */
 PYTHON_FN void python_walk__code(const struct python_reader *rd, const struct python_offsets *o,
 				 __u64 code, struct python_code *out)
 {
@@ -422,6 +445,7 @@ PYTHON_FN void python_walk__code(const struct python_reader *rd, const struct py
 		out->file_bytes = (__u16)n;
 	if (cut)
 		out->flags |= PYTHON_CODE_FILE_CUT;
+	python__table(rd, o, code, out);
 }
 
 #endif

@@ -28,6 +28,10 @@
 static const struct python_offsets offsets[] = {
 	{
 		.version = 0x0308,
+		.line_kind = PYTHON_LINES_LNOTAB,
+		.code_linetable = 120,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.frames_kind = PYTHON_FRAMES_OBJECT,
 		.instr_kind = PYTHON_INSTR_LASTI_BYTES,
 		.owner_cstack = 0xff,
@@ -56,6 +60,10 @@ static const struct python_offsets offsets[] = {
 	},
 	{
 		.version = 0x0309,
+		.line_kind = PYTHON_LINES_LNOTAB,
+		.code_linetable = 120,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.frames_kind = PYTHON_FRAMES_OBJECT,
 		.instr_kind = PYTHON_INSTR_LASTI_BYTES,
 		.owner_cstack = 0xff,
@@ -84,6 +92,10 @@ static const struct python_offsets offsets[] = {
 	},
 	{
 		.version = 0x030a,
+		.line_kind = PYTHON_LINES_310,
+		.code_linetable = 120,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.frames_kind = PYTHON_FRAMES_OBJECT,
 		.instr_kind = PYTHON_INSTR_LASTI_UNITS,
 		.owner_cstack = 0xff,
@@ -112,6 +124,10 @@ static const struct python_offsets offsets[] = {
 	},
 	{
 		.version = 0x030b,
+		.line_kind = PYTHON_LINES_LOCATIONS,
+		.code_linetable = 136,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.frames_kind = PYTHON_FRAMES_CFRAME,
 		.instr_kind = PYTHON_INSTR_POINTER,
 		.owner_cstack = 0xff, /* 3.11 marks entry frames with is_entry instead */
@@ -140,6 +156,10 @@ static const struct python_offsets offsets[] = {
 	},
 	{
 		.version = 0x030c,
+		.line_kind = PYTHON_LINES_LOCATIONS,
+		.code_linetable = 136,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.frames_kind = PYTHON_FRAMES_CFRAME,
 		.instr_kind = PYTHON_INSTR_POINTER,
 		.owner_cstack = 3,
@@ -168,6 +188,10 @@ static const struct python_offsets offsets[] = {
 	},
 	{
 		.version = 0x030d,
+		.line_kind = PYTHON_LINES_LOCATIONS,
+		.code_linetable = 136,
+		.bytes_size = 16,
+		.bytes_data = 32,
 		.frames_kind = PYTHON_FRAMES_DIRECT,
 		.instr_kind = PYTHON_INSTR_POINTER,
 		.owner_cstack = 3,
@@ -470,7 +494,8 @@ enum {
 	DBG_FRAME_PREVIOUS = 29, DBG_FRAME_EXECUTABLE = 30, DBG_FRAME_INSTR_PTR = 31,
 	DBG_FRAME_OWNER = 33,
 	DBG_CODE_FILENAME = 35, DBG_CODE_NAME = 36, DBG_CODE_QUALNAME = 37,
-	DBG_CODE_FIRSTLINENO = 39, DBG_CODE_ADAPTIVE = 43,
+	DBG_CODE_LINETABLE = 38, DBG_CODE_FIRSTLINENO = 39, DBG_CODE_ADAPTIVE = 43,
+	DBG_BYTES_SIZE = 65, DBG_BYTES_DATA = 66,
 	DBG_UNICODE_STATE = 68, DBG_UNICODE_LENGTH = 69, DBG_UNICODE_ASCII_SIZE = 70,
 	DBG_WORDS = 73,
 };
@@ -490,8 +515,9 @@ static int read_debug_offsets(const struct elf_reader *r, const struct python_bi
 		DBG_TSTATE_NEXT, DBG_TSTATE_CURRENT_FRAME, DBG_TSTATE_THREAD_ID,
 		DBG_TSTATE_NATIVE_THREAD_ID, DBG_FRAME_PREVIOUS, DBG_FRAME_EXECUTABLE,
 		DBG_FRAME_INSTR_PTR, DBG_FRAME_OWNER, DBG_CODE_FILENAME, DBG_CODE_NAME,
-		DBG_CODE_QUALNAME, DBG_CODE_FIRSTLINENO, DBG_CODE_ADAPTIVE, DBG_UNICODE_STATE,
-		DBG_UNICODE_LENGTH, DBG_UNICODE_ASCII_SIZE,
+		DBG_CODE_QUALNAME, DBG_CODE_LINETABLE, DBG_CODE_FIRSTLINENO, DBG_CODE_ADAPTIVE,
+		DBG_BYTES_SIZE, DBG_BYTES_DATA, DBG_UNICODE_STATE, DBG_UNICODE_LENGTH,
+		DBG_UNICODE_ASCII_SIZE,
 	};
 	int err;
 
@@ -528,6 +554,9 @@ static int read_debug_offsets(const struct elf_reader *r, const struct python_bi
 	o->code_qualname = (uint16_t)w[DBG_CODE_QUALNAME];
 	o->code_firstlineno = (uint16_t)w[DBG_CODE_FIRSTLINENO];
 	o->code_adaptive = (uint16_t)w[DBG_CODE_ADAPTIVE];
+	o->code_linetable = (uint16_t)w[DBG_CODE_LINETABLE];
+	o->bytes_size = (uint16_t)w[DBG_BYTES_SIZE];
+	o->bytes_data = (uint16_t)w[DBG_BYTES_DATA];
 	o->unicode_state = (uint16_t)w[DBG_UNICODE_STATE];
 	o->unicode_length = (uint16_t)w[DBG_UNICODE_LENGTH];
 	o->unicode_ascii_data = (uint16_t)w[DBG_UNICODE_ASCII_SIZE];
@@ -760,6 +789,7 @@ void python_code_cache__free(struct python_code_cache *c)
 	for (uint32_t i = 0; i < c->n; i++) {
 		free(c->entries[i].name);
 		free(c->entries[i].file);
+		free(c->entries[i].table);
 	}
 	free(c->entries);
 	hashmap__free(c->index);
@@ -808,11 +838,21 @@ int python_code_cache__add(struct python_code_cache *c, uint32_t pid,
 			       "");
 	if (!e.name || !e.file)
 		goto out_free;
+	if (rec->table_bytes) {
+		e.table_len = rec->table_bytes < PYTHON_TABLE_LEN ? rec->table_bytes
+								  : PYTHON_TABLE_LEN;
+		e.table = malloc(e.table_len);
+		if (!e.table)
+			goto out_free;
+		memcpy(e.table, rec->table, e.table_len);
+		e.line_kind = rec->line_kind;
+	}
 
 	id = find_id(c, pid, rec->code);
 	if (id != HASHMAP_NONE) {
 		free(c->entries[id].name);
 		free(c->entries[id].file);
+		free(c->entries[id].table);
 		c->entries[id] = e;
 		return 0;
 	}
@@ -832,6 +872,7 @@ int python_code_cache__add(struct python_code_cache *c, uint32_t pid,
 out_free:
 	free(e.name);
 	free(e.file);
+	free(e.table);
 	return -ENOMEM;
 }
 
@@ -849,4 +890,116 @@ void python_code_cache__forget(struct python_code_cache *c, uint32_t pid)
 		if (c->entries[i].pid == pid)
 			c->entries[i].pid = 0;
 	}
+}
+
+/* 3.8-3.9 co_lnotab: (bytecode bytes, line) increments from the first line. */
+static int64_t line_lnotab(const struct python_code_entry *e, uint64_t addr)
+{
+	int64_t line = e->firstlineno;
+	uint64_t at = 0;
+
+	for (uint32_t i = 0; i + 1 < e->table_len; i += 2) {
+		at += e->table[i];
+		if (at > addr)
+			return line;
+		line += (int8_t)e->table[i + 1];
+	}
+	/* Past the table: the last line, unless the table was cut. */
+	return e->table_len + 4 >= PYTHON_TABLE_LEN ? 0 : line;
+}
+
+/* 3.10 co_linetable: ranges of bytecode bytes with a line delta each, -128: no line. */
+static int64_t line_310(const struct python_code_entry *e, uint64_t addr)
+{
+	int64_t line = e->firstlineno, range_line = -1;
+	uint64_t end = 0;
+
+	for (uint32_t i = 0; i + 1 < e->table_len; i += 2) {
+		int8_t delta = (int8_t)e->table[i + 1];
+
+		end += e->table[i];
+		if (delta == -128) {
+			range_line = -1;
+		} else {
+			line += delta;
+			range_line = line;
+		}
+		if (addr < end)
+			return range_line > 0 ? range_line : 0;
+	}
+	return 0;
+}
+
+/* Unsigned varint of the location table: 6 bits a byte, 0x40 says more follow. */
+static uint32_t varint(const struct python_code_entry *e, uint32_t *i)
+{
+	uint32_t v = 0, shift = 0;
+
+	while (*i < e->table_len && shift < 32) {
+		uint8_t b = e->table[(*i)++];
+
+		v |= (uint32_t)(b & 63) << shift;
+		shift += 6;
+		if (!(b & 64))
+			break;
+	}
+	return v;
+}
+
+/* 3.11+ location table: entries of (1-8 code units, a kind), the kind saying how the
+ * line moves (Objects/locations.md in CPython). */
+static int64_t line_locations(const struct python_code_entry *e, uint64_t addr)
+{
+	int64_t line = e->firstlineno;
+	uint64_t end = 0;
+	uint32_t i = 0;
+
+	while (i < e->table_len) {
+		uint8_t first = e->table[i++];
+		unsigned kind = (first >> 3) & 15;
+		int64_t delta = 0, this_line;
+
+		if (!(first & 0x80))
+			return 0; /* not the start of an entry: lost our place */
+		end += ((first & 7) + 1) * 2;
+		if (kind == 13 || kind == 14) {
+			uint32_t v = varint(e, &i);
+
+			delta = (v & 1) ? -(int64_t)(v >> 1) : (int64_t)(v >> 1);
+		} else if (kind >= 10 && kind <= 12) {
+			delta = (int64_t)kind - 10;
+		}
+		if (kind != 15)
+			line += delta;
+		this_line = kind == 15 ? 0 : line;
+		if (addr < end)
+			return this_line > 0 ? this_line : 0;
+		/* the rest of the entry: columns and end lines */
+		while (i < e->table_len && !(e->table[i] & 0x80))
+			i++;
+	}
+	return 0;
+}
+
+int32_t python_code__line(const struct python_code_entry *e, uint32_t instr)
+{
+	uint64_t addr = (uint64_t)instr * 2; /* tables count bytecode bytes */
+	int64_t line = 0;
+
+	if (!e || !e->table || instr == PYTHON_NO_INSTR)
+		return 0;
+	/* In 64 bits: a table of a few hundred bytes moves a 32-bit line by far less
+	 * than 2^32, and memory that is not a table says a line that is not one. */
+	switch (e->line_kind) {
+	case PYTHON_LINES_LNOTAB:
+		line = line_lnotab(e, addr);
+		break;
+	case PYTHON_LINES_310:
+		line = line_310(e, addr);
+		break;
+	case PYTHON_LINES_LOCATIONS:
+		line = line_locations(e, addr);
+		break;
+	}
+	return line > 0 && line <= INT32_MAX ? (int32_t)line : 0;
 }

@@ -98,7 +98,17 @@ struct python_code_entry {
 	char *name;       /* qualified name (3.11+), else the function's name */
 	char *file;
 	int32_t firstlineno;
+	uint8_t *table;   /* the line table as BPF read it (NULL when none) */
+	uint32_t table_len;
+	uint8_t line_kind; /* enum python_line_kind */
 };
+
+/*
+ * The line that instruction instr (struct python_frame's, in 2-byte code units) of a
+ * code object runs, from its line table. 0 when it cannot be told: no instruction, no
+ * table, an instruction past the part of the table kept, or one without a line.
+ */
+int32_t python_code__line(const struct python_code_entry *e, uint32_t instr);
 
 struct python_code_cache;
 

@@ -23,6 +23,7 @@
 #include <glob.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,20 +111,22 @@ static void start(struct fixture *fx, const char *python, struct service *sv)
 struct want_frame {
 	const char *name;
 	int own_file;  /* 1: the script; 0: threading.py */
+	int line;      /* the line it runs; 0: any line of the function */
 };
 
 static const struct want_frame main_chain[] = {
-	{ "build_report", 1 }, { "handle_request", 1 }, { "main", 1 }, { "<module>", 1 },
+	{ "build_report", 1, 5 }, { "handle_request", 1, 7 }, { "main", 1, 9 },
+	{ "<module>", 1, 20 },
 };
 
 /* 3.11+ name frames by qualified name; earlier ones by name. */
 static const struct want_frame worker_chain_qual[] = {
-	{ "Worker.wait_for_orders", 1 }, { "worker", 1 }, { "Thread.run", 0 },
-	{ "Thread._bootstrap_inner", 0 }, { "Thread._bootstrap", 0 },
+	{ "Worker.wait_for_orders", 1, 12 }, { "worker", 1, 14 }, { "Thread.run", 0, 0 },
+	{ "Thread._bootstrap_inner", 0, 0 }, { "Thread._bootstrap", 0, 0 },
 };
 static const struct want_frame worker_chain[] = {
-	{ "wait_for_orders", 1 }, { "worker", 1 }, { "run", 0 },
-	{ "_bootstrap_inner", 0 }, { "_bootstrap", 0 },
+	{ "wait_for_orders", 1, 12 }, { "worker", 1, 14 }, { "run", 0, 0 },
+	{ "_bootstrap_inner", 0, 0 }, { "_bootstrap", 0, 0 },
 };
 
 static int ends_with(const char *s, const char *tail)
@@ -164,6 +167,10 @@ static void check_thread(struct service *sv, const struct python_proc *proc, int
 		else
 			assert_true(ends_with(e->file, "/threading.py"));
 		assert_true(e->firstlineno > 0);
+		if (want[k].line)
+			assert_int_equal(python_code__line(e, st.frames[k].instr), want[k].line);
+		else
+			assert_true(python_code__line(e, st.frames[k].instr) >= e->firstlineno);
 		assert_true(st.frames[k].instr != PYTHON_NO_INSTR);
 	}
 	/* The oldest frame started an evaluation; so did every frame before 3.11. */
@@ -307,6 +314,97 @@ static void test_version_from_binary(void **state)
 		assert_memory_equal(&bin.off, row, sizeof(*row));
 	}
 	free(py313);
+	fixture__free(fx);
+}
+
+/*
+ * A library shaped like libpython, built here: Py_Version, a _PyRuntime that starts with
+ * _Py_DebugOffsets (3.13's layout: cookie, then 8-byte words from the version on; w[i]
+ * is word i + 1),
+ * and a _PyEval_EvalFrameDefault. The debug offsets say native_thread_id is at 168, not
+ * the table's 160: what the file says wins.
+ */
+static const char fake_libpython[] =
+	"#include <stdint.h>\n"
+	"const unsigned long Py_Version = PYV;\n"
+	"struct dbg { char cookie[8]; uint64_t w[72]; };\n"
+	"struct dbg _PyRuntime = { COOKIE, { PYV, FT, 0, 0, 632, 0, 0, 7264, 7344,\n"
+	"  [20] = 8, [22] = 72, [23] = 152, [24] = 168, [28] = 8, [29] = 0, [30] = 56,\n"
+	"  [32] = 70, [34] = 112, [35] = 120, [36] = 128, [37] = 136, [38] = 68, [42] = 200,\n"
+	"  [64] = 16, [65] = 32, [67] = 32, [68] = 16, [69] = 40 } };\n"
+	"void _PyEval_EvalFrameDefault(void) { __asm__(\".skip 5000, 0x90\"); }\n";
+
+static const char *build_fake(struct fixture *fx, const char *name, const char *defines)
+{
+	char flags[256];
+
+	snprintf(flags, sizeof(flags), "-shared -fPIC -O1 %s", defines);
+	return fixture__compile(fx, name, fake_libpython, flags);
+}
+
+static int read_binary(const char *path, struct python_binary *bin)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	assert_true(fd >= 0);
+	err = python_binary__read(fd, path, bin);
+	close(fd);
+	return err;
+}
+
+static void test_fake_libpython(void **state)
+{
+	struct fixture *fx = fixture__new();
+	struct python_binary bin;
+	const char *lib, *ft, *v311, *v314, *nocookie;
+	struct python_offsets want;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(fx);
+	lib = build_fake(fx, "libpython3.13.so", "-DPYV=0x030d02f0 -DFT=0 -DCOOKIE='\"xdebugpy\"'");
+	ft = build_fake(fx, "libpython3.13t.so", "-DPYV=0x030d02f0 -DFT=1 -DCOOKIE='\"xdebugpy\"'");
+	v311 = build_fake(fx, "libpython3.11.so", "-DPYV=0x030b07f0 -DFT=0 -DCOOKIE='\"\"'");
+	v314 = build_fake(fx, "libpython3.14.so", "-DPYV=0x030e00f0 -DFT=0 -DCOOKIE='\"xdebugpy\"'");
+	nocookie = build_fake(fx, "libpython3.13x.so", "-DPYV=0x030d00f0 -DFT=0 -DCOOKIE='\"\"'");
+	assert_non_null(lib);
+	assert_non_null(ft);
+	assert_non_null(v311);
+	assert_non_null(v314);
+	assert_non_null(nocookie);
+
+	assert_int_equal(read_binary(lib, &bin), 0);
+	assert_int_equal(bin.minor, 13);
+	assert_int_equal(bin.micro, 2);
+	assert_int_equal(bin.version_from, PYTHON_VERSION_PY_VERSION);
+	assert_true(bin.from_debug_offsets);
+	want = *python_offsets__for(13);
+	want.tstate_native_thread_id = 168;
+	want.tstate_words = 22; /* the window grows to cover it */
+	assert_memory_equal(&bin.off, &want, sizeof(want));
+	assert_true(bin.eval_end - bin.eval_start >= 5000);
+
+	/* Free-threaded 3.13 has another layout: not walked. 3.14: not yet. */
+	assert_int_equal(read_binary(ft, &bin), -ENOTSUP);
+	assert_int_equal(read_binary(v314, &bin), -ENOTSUP);
+	/* 3.11 has no debug offsets: the table's row. So has a 3.13 whose cookie is gone. */
+	assert_int_equal(read_binary(v311, &bin), 0);
+	assert_false(bin.from_debug_offsets);
+	assert_memory_equal(&bin.off, python_offsets__for(11), sizeof(bin.off));
+	assert_int_equal(read_binary(nocookie, &bin), 0);
+	assert_false(bin.from_debug_offsets);
+	assert_memory_equal(&bin.off, python_offsets__for(13), sizeof(bin.off));
+
+	/* Every truncation: refused, or read from what is there; never a crash. */
+	assert_int_equal(stat(lib, &st), 0);
+	for (off_t len = 0; len < st.st_size; len += 7) {
+		const char *cut = fixture__truncated_copy(fx, lib, (size_t)len, "cut.so");
+		int err;
+
+		assert_non_null(cut);
+		err = read_binary(cut, &bin);
+		assert_true(err == 0 || err == -ENOEXEC || err == -ENOENT || err == -ENOTSUP);
+	}
 	fixture__free(fx);
 }
 
@@ -634,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_interleave),
 		cmocka_unit_test(test_garbage_chains),
 		cmocka_unit_test(test_not_python),
+		cmocka_unit_test(test_fake_libpython),
 		cmocka_unit_test(test_version_from_binary),
 		cmocka_unit_test_teardown(test_walk_38, teardown),
 		cmocka_unit_test_teardown(test_walk_39, teardown),

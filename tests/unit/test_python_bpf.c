@@ -4,7 +4,8 @@
  * bpf/python_walk.h in a cpu-clock perf_event program) samples a busy interpreter whose
  * main thread spins in main -> handle_request -> build_report and whose second thread
  * spins in Worker.crunch. Nine in ten of its samples must carry one of those two exact
- * chains, with names the BPF side read once per code object; both threads are named.
+ * chains, with names and line tables the BPF side read once per code object (and the
+ * lines they tell are the lines run); both threads are named.
  * Each installed CPython 3.8-3.13 (pyenv) and Debian's stripped python3.11.
  *
  * Needs root (BPF, perf events); skips with the reason otherwise. Prints the walk's cost
@@ -103,6 +104,23 @@ static void chain_of(const struct run *r, const struct test_sample *s, char *out
 	}
 }
 
+static void line_of(const struct run *r, const struct test_sample *s, unsigned i, int32_t *line)
+{
+	const struct python_code_entry *e =
+		python_code_cache__find(r->cache, r->pid, s->stack.frames[i].code);
+
+	assert_non_null(e);
+	*line = python_code__line(e, s->stack.frames[i].instr);
+}
+
+static void check_line(const struct run *r, const struct test_sample *s, unsigned i, int32_t want)
+{
+	int32_t line;
+
+	line_of(r, s, i, &line);
+	assert_int_equal(line, want);
+}
+
 static int open_perf_events(int *fds, int ncpus)
 {
 	struct perf_event_attr attr = {
@@ -136,6 +154,7 @@ static void sample_interpreter(const char *python, unsigned minor)
 	struct pyproc p;
 	char line[64], chain[2048];
 	size_t main_n = 0, worker_n = 0, ok_n = 0;
+	int32_t leaf_line;
 	uint64_t ns = 0;
 	const char *want_worker = minor >= 11 ? "Worker.crunch;worker;Thread.run;"
 						"Thread._bootstrap_inner;Thread._bootstrap"
@@ -186,8 +205,16 @@ static void sample_interpreter(const char *python, unsigned minor)
 			ok_n++;
 		ns += s->walk_ns;
 		chain_of(&r, s, chain, sizeof(chain));
-		if (strcmp(chain, "build_report;handle_request;main;<module>") == 0)
+		if (strcmp(chain, "build_report;handle_request;main;<module>") == 0) {
 			main_n++;
+			/* the lines run, from the line tables BPF sent: the loop, then
+			 * the calls */
+			line_of(&r, s, 0, &leaf_line);
+			check_line(&r, s, 1, 8);
+			check_line(&r, s, 2, 10);
+			check_line(&r, s, 3, 23);
+			assert_true(leaf_line >= 4 && leaf_line <= 6);
+		}
 		else if (strcmp(chain, want_worker) == 0)
 			worker_n++;
 		else if (getenv("V"))
