@@ -95,7 +95,7 @@ PYTHON_FN int python__u64(const struct python_reader *rd, __u64 addr, __u64 *v)
  * Calls fn(i, ctx) for i = 0 .. n - 1 until it returns non-zero. On BPF this is bpf_loop
  * (5.17+): the verifier checks fn once instead of once per iteration, which is what
  * keeps a walk of 128 thread states and 128 frames far below its instruction limit (as
- * plain bounded loops the walk alone went past a million).
+ * plain bounded loops, the walk and the reading of names went past a million).
  */
 #ifdef __bpf__
 #define python__loop(n, fn, ctx) bpf_loop((n), (fn), (ctx), 0)
@@ -110,12 +110,6 @@ PYTHON_FN long python__loop(__u32 n, long (*fn)(__u32 i, void *ctx), void *ctx)
 }
 #endif
 
-/*
- * The thread state of the thread whose kernel tid is tid (3.11+, native_thread_id) or
- * whose pthread_self() is pthread_id (3.8-3.10 keep no kernel tid: on x86-64 glibc and
- * musl it is the thread's fs base, task->thread.fsbase). hint, when not 0, is tried first.
- * Returns the address, or 0 with *exit set.
- */
 struct python__threads {
 	const struct python_reader *rd;
 	const struct python_proc *p;
@@ -159,6 +153,12 @@ static long python__thread_step(__u32 i, void *ctx)
 	return 0;
 }
 
+/*
+ * The thread state of the thread whose kernel tid is tid (3.11+, native_thread_id) or
+ * whose pthread_self() is pthread_id (3.8-3.10 keep no kernel tid: on x86-64 glibc and
+ * musl it is the thread's fs base, task->thread.fsbase). hint, when not 0, is tried first.
+ * Returns the address, or 0 with *exit set.
+ */
 PYTHON_FN __u64 python_walk__thread(const struct python_reader *rd, const struct python_proc *p,
 				    __u32 tid, __u64 pthread_id, __u64 hint,
 				    struct python_scratch *s, __u16 *exit)

@@ -565,7 +565,57 @@ static int read_debug_offsets(const struct elf_reader *r, const struct python_bi
 	return size_windows(o) ? 0 : -ENOEXEC;
 }
 
-/* The version: Py_Version (3.11+: PY_VERSION_HEX in the file's data), else the name. */
+/* The minor version in a shared library's DT_SONAME ("libpython3.10.so.1.0"), whatever
+ * the file is called now; -1 when it has none. */
+static int minor_of_soname(const struct elf_reader *r)
+{
+	size_t entsize = r->is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	int index = elf_reader__find_section(r, SHT_DYNAMIC);
+	const struct elf_shdr *dyn, *str;
+	char name[64];
+
+	if (index < 0)
+		return -1;
+	dyn = &r->shdrs[index];
+	if (dyn->link >= r->shnum || r->shdrs[dyn->link].type != SHT_STRTAB)
+		return -1;
+	str = &r->shdrs[dyn->link];
+	/* A dynamic section has a few dozen entries; 4096 is far beyond any. */
+	for (uint64_t i = 0; i < dyn->size / entsize && i < 4096; i++) {
+		uint64_t tag, val;
+
+		if (r->is64) {
+			Elf64_Dyn d;
+
+			if (elf_reader__pread(r, &d, sizeof(d), dyn->offset + i * entsize))
+				return -1;
+			tag = elf_reader__u64(r, (uint64_t)d.d_tag);
+			val = elf_reader__u64(r, d.d_un.d_val);
+		} else {
+			Elf32_Dyn d;
+
+			if (elf_reader__pread(r, &d, sizeof(d), dyn->offset + i * entsize))
+				return -1;
+			tag = elf_reader__u32(r, (uint32_t)d.d_tag);
+			val = elf_reader__u32(r, d.d_un.d_val);
+		}
+		if (tag == DT_NULL)
+			return -1;
+		if (tag != DT_SONAME || val >= str->size)
+			continue;
+		memset(name, 0, sizeof(name));
+		if (elf_reader__pread(r, name,
+				      str->size - val < sizeof(name) - 1 ? str->size - val
+									: sizeof(name) - 1,
+				      str->offset + val))
+			return -1;
+		return minor_of_name(name);
+	}
+	return -1;
+}
+
+/* The version: Py_Version (3.11+: PY_VERSION_HEX in the file's data), else the library's
+ * SONAME, else the file's name. */
 static int read_version(const struct elf_reader *r, const char *path, const struct wanted *w,
 			struct python_binary *b)
 {
@@ -587,13 +637,17 @@ static int read_version(const struct elf_reader *r, const char *path, const stru
 		b->version_from = PYTHON_VERSION_PY_VERSION;
 		return 0;
 	}
-	minor = minor_of_name(path);
+	b->major = 3;
+	b->micro = 0;
+	minor = minor_of_soname(r);
+	b->version_from = PYTHON_VERSION_SONAME;
+	if (minor < 0) {
+		minor = minor_of_name(path);
+		b->version_from = PYTHON_VERSION_FILE_NAME;
+	}
 	if (minor < 0)
 		return -ENOTSUP;
-	b->major = 3;
 	b->minor = (unsigned)minor;
-	b->micro = 0;
-	b->version_from = PYTHON_VERSION_FILE_NAME;
 	return 0;
 }
 

@@ -5,7 +5,7 @@
  *
  * Per binary (once per build, off the sampling path): python_binary__read tells whether
  * an executable or a libpython is CPython 3.8-3.13, which version (Py_Version, else its
- * file name), where _PyRuntime is (.dynsym, else .symtab: Debian's stripped python3.11
+ * SONAME, else its file name), where _PyRuntime is (.dynsym, else .symtab: Debian's stripped python3.11
  * exports it), and the offsets for that version (a table row, or 3.13's _Py_DebugOffsets
  * read from the file's own data). Per process: python_proc__init turns that and the
  * binary's mapping into the struct python_proc the BPF side is handed. Per code object:
@@ -33,7 +33,8 @@ const struct python_offsets *python_offsets__for(unsigned minor);
 /* How the version was told. */
 enum python_version_from {
 	PYTHON_VERSION_PY_VERSION = 1, /* the exported Py_Version (3.11+) */
-	PYTHON_VERSION_FILE_NAME = 2,  /* python3.X, libpython3.X.so */
+	PYTHON_VERSION_SONAME = 2,     /* a library's DT_SONAME: libpython3.X.so.1.0 */
+	PYTHON_VERSION_FILE_NAME = 3,  /* python3.X, libpython3.X.so */
 };
 
 struct python_binary {
@@ -59,7 +60,8 @@ struct python_binary {
 bool python_binary__is_candidate(const char *path);
 
 /*
- * Reads what the file fd (named path, for its version when it exports no Py_Version)
+ * Reads what the file fd (named path, for its version when it exports no Py_Version and
+ * has no SONAME that says it)
  * says about CPython. 0; -ENOENT: not CPython (no _PyRuntime); -ENOTSUP: CPython but a
  * version or build we do not walk (2.x, 3.7 and older, 3.14+, free-threaded 3.13);
  * -ENOEXEC: not a whole ELF file; -errno.

@@ -106,8 +106,13 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!p || !sc)
 		return 0;
-	/* pthread_self() is the thread pointer: fs base on x86-64 (3.8-3.10 keep only it) */
+	/* pthread_self() is the thread pointer: fs base on x86-64 (3.8-3.10 keep only it).
+	 * Elsewhere it is the thread pointer minus a libc-private size: 3.11+ only. */
+#ifdef __TARGET_ARCH_x86
 	pthread_id = BPF_CORE_READ(task, thread.fsbase);
+#else
+	pthread_id = 0;
+#endif
 	hint = bpf_map_lookup_elem(&python_threads, &tid);
 
 	start = bpf_ktime_get_ns();

@@ -277,6 +277,16 @@ static void test_walk_debian_stripped(void **state)
 	walk_interpreter(python, 11);
 }
 
+static int read_binary(const char *path, struct python_binary *bin)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	assert_true(fd >= 0);
+	err = python_binary__read(fd, path, bin);
+	close(fd);
+	return err;
+}
+
 /* The version comes from the file, not only its name: a copy named otherwise still says
  * 3.11 (Py_Version), and 3.13's offsets come from its own _Py_DebugOffsets, which agree
  * with the table's row. */
@@ -298,6 +308,23 @@ static void test_version_from_binary(void **state)
 		close(fd);
 		assert_int_equal(bin.minor, 11);
 		assert_true(bin.micro > 0);
+	}
+	/* 3.8-3.10 export no Py_Version: a renamed libpython still has its SONAME. */
+	{
+		char *py310 = pyproc__pyenv(10);
+
+		if (py310) {
+			char lib[4096];
+
+			snprintf(lib, sizeof(lib), "%.*s/lib/libpython3.10.so.1.0",
+				 (int)(strstr(py310, "/bin/") - py310), py310);
+			copy = fixture__path(fx, "libapp-embedded.so");
+			assert_int_equal(fixture__sh(fx, "cp %s %s", lib, copy), 0);
+			assert_int_equal(read_binary(copy, &bin), 0);
+			assert_int_equal(bin.minor, 10);
+			assert_int_equal(bin.version_from, PYTHON_VERSION_SONAME);
+			free(py310);
+		}
 	}
 	if (py313) {
 		char lib[4096];
@@ -340,16 +367,6 @@ static const char *build_fake(struct fixture *fx, const char *name, const char *
 
 	snprintf(flags, sizeof(flags), "-shared -fPIC -O1 %s", defines);
 	return fixture__compile(fx, name, fake_libpython, flags);
-}
-
-static int read_binary(const char *path, struct python_binary *bin)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-
-	assert_true(fd >= 0);
-	err = python_binary__read(fd, path, bin);
-	close(fd);
-	return err;
 }
 
 static void test_fake_libpython(void **state)
