@@ -16,7 +16,8 @@
  * that fails ends the walk with a reason (enum python_exit): hostile or torn memory (the
  * interpreter runs while we read it) gives a short stack, never a wrong access.
  *
- * Before including: on BPF, vmlinux.h and bpf_helpers.h. On the host, nothing: reads go
+ * Before including: on BPF, vmlinux.h and bpf_helpers.h (and PYTHON_WALK_TASK to read
+ * another task's memory, see struct python_reader). On the host, nothing: reads go
  * through struct python_reader.
  */
 #ifndef SLIDEOPS_BPF_PYTHON_WALK_H
@@ -30,7 +31,12 @@
 #define PYTHON_FN static inline
 #endif
 
-/* Host reads: BPF ignores this and reads with bpf_probe_read_user. */
+/*
+ * Host reads. BPF reads the current task's memory with bpf_probe_read_user and passes
+ * NULL; a sleepable program that walks other tasks (the threads question's task
+ * iterator) defines PYTHON_WALK_TASK before including this and passes a reader whose ctx
+ * is the task: reads are then bpf_copy_from_user_task, which also pages memory in.
+ */
 struct python_reader {
 	int (*read)(void *ctx, void *dst, __u32 size, __u64 addr); /* 0 or -errno */
 	void *ctx;
@@ -45,7 +51,10 @@ PYTHON_FN int python__read(const struct python_reader *rd, void *dst, __u32 size
 {
 	if (!addr)
 		return -1;
-#ifdef __bpf__
+#if defined(__bpf__) && defined(PYTHON_WALK_TASK)
+	return bpf_copy_from_user_task(dst, size, (const void *)(unsigned long)addr,
+				       (struct task_struct *)rd->ctx, 0);
+#elif defined(__bpf__)
 	(void)rd;
 	return bpf_probe_read_user(dst, size, (const void *)(unsigned long)addr);
 #else

@@ -8,6 +8,9 @@
  * lines they tell are the lines run); both threads are named.
  * Each installed CPython 3.8-3.13 (pyenv) and Debian's stripped python3.11.
  *
+ * The same walker from a sleepable task iterator (the threads question's snapshot) names
+ * both threads of a process whose threads are all blocked.
+ *
  * Needs root (BPF, perf events); skips with the reason otherwise. Prints the walk's cost
  * per sample (ns, measured in BPF), which is a figure, not an assertion.
  */
@@ -33,6 +36,7 @@
 
 #include "helpers/fixture.h"
 #include "helpers/pyproc.h"
+#include "python_threads.skel.h"
 #include "python_walk.skel.h"
 #include "python_walk_test.h"
 #include "unwind/python.h"
@@ -237,6 +241,117 @@ static void sample_interpreter(const char *python, unsigned minor)
 	fixture__free(fx);
 }
 
+/* Both threads blocked in a read: the threads question's snapshot case. */
+static const char blocked_script[] =
+	"import os, sys, threading\n"
+	"r, w = os.pipe()\n"
+	"def build_report():\n"
+	"    os.read(r, 1)\n"
+	"def handle_request():\n"
+	"    build_report()\n"
+	"def main():\n"
+	"    handle_request()\n"
+	"class Worker:\n"
+	"    def wait_for_orders(self):\n"
+	"        os.read(r, 1)\n"
+	"def worker():\n"
+	"    Worker().wait_for_orders()\n"
+	"t = threading.Thread(target=worker, daemon=True)\n"
+	"t.start()\n"
+	"sys.stdout.write('%d %d\\n' % (threading.get_native_id(), t.native_id))\n"
+	"sys.stdout.flush()\n"
+	"main()\n";
+
+static int both_blocked(pid_t pid, const uint32_t *tid)
+{
+	for (int i = 0; i < 2; i++) {
+		char path[64], buf[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/syscall", pid, tid[i]);
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		if (strncmp(buf, "0 ", 2) != 0) /* read */
+			return 0;
+	}
+	return 1;
+}
+
+static void snapshot_interpreter(const char *python, unsigned minor)
+{
+	struct fixture *fx = fixture__new();
+	struct run r = { 0 };
+	struct python_threads_bpf *obj;
+	struct ring_buffer *rb;
+	struct bpf_link *link;
+	struct python_binary bin;
+	struct python_proc proc;
+	struct pyproc p;
+	uint32_t tid[2];
+	char line[64], chain[2048], buf[256];
+	int fd, seen = 0;
+	const char *want_worker = minor >= 11 ? "Worker.wait_for_orders;worker;Thread.run;"
+						"Thread._bootstrap_inner;Thread._bootstrap"
+					      : "wait_for_orders;worker;run;_bootstrap_inner;_bootstrap";
+
+	assert_non_null(fx);
+	r.cache = python_code_cache__new();
+	r.samples = calloc(MAX_SAMPLES, sizeof(*r.samples));
+	assert_non_null(r.cache);
+	assert_non_null(r.samples);
+	assert_int_equal(pyproc__start(&p, python, fixture__write(fx, "blocked.py", blocked_script)),
+			 0);
+	assert_int_equal(pyproc__read_line(&p, line, sizeof(line)), 0);
+	assert_int_equal(sscanf(line, "%u %u", &tid[0], &tid[1]), 2);
+	for (int i = 0; i < 2000 && !both_blocked(p.pid, tid); i++)
+		usleep(5000);
+	assert_int_equal(pyproc__find_python(p.pid, &proc, &bin), 0);
+	r.pid = (uint32_t)p.pid;
+
+	obj = python_threads_bpf__open();
+	assert_non_null(obj);
+	obj->rodata->target_tgid = (__u32)p.pid;
+	assert_int_equal(python_threads_bpf__load(obj), 0);
+	assert_int_equal(bpf_map__update_elem(obj->maps.python_procs, &r.pid, sizeof(r.pid), &proc,
+					      sizeof(proc), BPF_ANY), 0);
+	rb = ring_buffer__new(bpf_map__fd(obj->maps.records), on_record, &r, NULL);
+	assert_non_null(rb);
+	link = bpf_program__attach_iter(obj->progs.each_task, NULL);
+	assert_non_null(link);
+	fd = bpf_iter_create(bpf_link__fd(link));
+	assert_true(fd >= 0);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	ring_buffer__consume(rb);
+	pyproc__stop(&p);
+
+	for (size_t i = 0; i < r.n; i++) {
+		chain_of(&r, &r.samples[i], chain, sizeof(chain));
+		if (r.samples[i].tid == tid[0]) {
+			assert_string_equal(chain, "build_report;handle_request;main;<module>");
+			seen |= 1;
+		} else if (r.samples[i].tid == tid[1]) {
+			assert_string_equal(chain, want_worker);
+			seen |= 2;
+		}
+	}
+	fprintf(stderr, "  3.%u %s: %zu threads walked from the task iterator\n", minor, python,
+		r.n);
+	assert_int_equal(seen, 3);
+
+	bpf_link__destroy(link);
+	ring_buffer__free(rb);
+	python_threads_bpf__destroy(obj);
+	python_code_cache__free(r.cache);
+	free(r.samples);
+	fixture__free(fx);
+}
+
 static void sample_pyenv(unsigned minor)
 {
 	char *python = pyproc__pyenv(minor);
@@ -247,6 +362,7 @@ static void sample_pyenv(unsigned minor)
 		skip();
 	}
 	sample_interpreter(python, minor);
+	snapshot_interpreter(python, minor);
 	free(python);
 }
 
@@ -266,6 +382,7 @@ static void test_bpf_debian_stripped(void **state)
 		skip();
 	}
 	sample_interpreter("/usr/bin/python3.11", 11);
+	snapshot_interpreter("/usr/bin/python3.11", 11);
 }
 
 static int teardown(void **state)
