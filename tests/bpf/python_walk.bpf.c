@@ -55,6 +55,7 @@ struct {
 } python_codes SEC(".maps");
 
 struct scratch {
+	__u64 ips[127];
 	struct python_scratch s;
 	struct test_sample sample;
 	struct test_code code;
@@ -99,7 +100,6 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	struct scratch *sc;
 	__u64 pthread_id;
 
-	(void)ctx;
 	if (tgid != target_tgid)
 		return 0;
 	p = bpf_map_lookup_elem(&python_procs, &tgid);
@@ -114,6 +114,12 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	pthread_id = 0;
 #endif
 	hint = bpf_map_lookup_elem(&python_threads, &tid);
+
+	/* What a native sample costs in the same tick, for the ratio: both stacks. */
+	start = bpf_ktime_get_ns();
+	bpf_get_stack(ctx, sc->ips, sizeof(sc->ips), 0);
+	bpf_get_stack(ctx, sc->ips, sizeof(sc->ips), BPF_F_USER_STACK);
+	sc->sample.native_ns = bpf_ktime_get_ns() - start;
 
 	start = bpf_ktime_get_ns();
 	python_walk(NULL, p, tid, pthread_id, hint ? *hint : 0, &sc->s, &sc->sample.stack);

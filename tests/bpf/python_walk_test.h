@@ -13,7 +13,8 @@ enum test_record_kind {
 struct test_sample {
 	__u32 kind;
 	__u32 tid;
-	__u64 walk_ns; /* the walk alone, names not included */
+	__u64 walk_ns;   /* the walk alone, names not included */
+	__u64 native_ns; /* the kernel and user stacks as bpf_get_stack takes them, same tick */
 	struct python_stack stack;
 };
 

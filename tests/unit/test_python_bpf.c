@@ -159,7 +159,7 @@ static void sample_interpreter(const char *python, unsigned minor)
 	char line[64], chain[2048];
 	size_t main_n = 0, worker_n = 0, ok_n = 0;
 	int32_t leaf_line;
-	uint64_t ns = 0;
+	uint64_t ns = 0, native_ns = 0;
 	const char *want_worker = minor >= 11 ? "Worker.crunch;worker;Thread.run;"
 						"Thread._bootstrap_inner;Thread._bootstrap"
 					      : "crunch;worker;run;_bootstrap_inner;_bootstrap";
@@ -208,6 +208,7 @@ static void sample_interpreter(const char *python, unsigned minor)
 		if (s->stack.exit == PYTHON_EXIT_OK)
 			ok_n++;
 		ns += s->walk_ns;
+		native_ns += s->native_ns;
 		chain_of(&r, s, chain, sizeof(chain));
 		if (strcmp(chain, "build_report;handle_request;main;<module>") == 0) {
 			main_n++;
@@ -225,8 +226,9 @@ static void sample_interpreter(const char *python, unsigned minor)
 			fprintf(stderr, "  other: exit %u '%s'\n", s->stack.exit, chain);
 	}
 	fprintf(stderr, "  3.%u %s: %zu samples, %zu walked whole, build_report %zu, crunch %zu, "
-			"walk %" PRIu64 " ns a sample\n", minor, python, r.n, ok_n, main_n, worker_n,
-		r.n ? ns / r.n : 0);
+			"walk %" PRIu64 " ns a sample, kernel+user stacks %" PRIu64 " ns\n", minor,
+		python, r.n, ok_n, main_n, worker_n, r.n ? ns / r.n : 0,
+		r.n ? native_ns / r.n : 0);
 	assert_true(r.n >= 100);
 	assert_true((main_n + worker_n) * 10 >= r.n * 9);
 	assert_true(main_n * 20 >= r.n);
