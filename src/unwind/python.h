@@ -13,6 +13,28 @@
  *
  * Nothing here reads a process's memory: the file gives everything but the addresses,
  * and the mapping gives those.
+ *
+ * How the capture engine uses this (tests/bpf/python_walk.bpf.c and
+ * tests/unit/test_python_bpf.c do all of it, on the real kernel):
+ *
+ *   1. Per process, when its mappings are read: for each executable file mapping with
+ *      python_binary__is_candidate(path), python_binary__read (once per binary, cached
+ *      by build id) then python_proc__init(bin, vma start, vma file offset); put the
+ *      struct python_proc in a BPF hash map keyed by tgid. Delete it on exec and exit.
+ *   2. In BPF (bpf/python_walk.h), per sample of a tgid in that map: python_walk(NULL,
+ *      proc, tid, pthread_id, hint, scratch, stack), where pthread_id is
+ *      task->thread.fsbase on x86-64 (3.8-3.10 only know threads by it) and hint the
+ *      thread state this tid had last time (an LRU map tid -> stack->tstate). Send
+ *      stack->frames[0 .. nframes) with the sample and count stack->exit per reason.
+ *      For each frame's code object not yet sent for this tgid (an LRU map), send a
+ *      struct python_code filled by python_walk__code first. A task iterator (threads
+ *      question) defines PYTHON_WALK_TASK and passes a reader whose ctx is the task.
+ *   3. In user space: python_code_cache__add each struct python_code; for a sample,
+ *      python__interleave its native frames (is_eval: the frame's file-relative address
+ *      lies in [bin->eval_start, bin->eval_end) of the CPython binary) with its Python
+ *      frames. A Python frame becomes a location whose function is the entry's name,
+ *      file its file, start line its firstlineno and line python_code__line(entry,
+ *      frame.instr), in a mapping whose language is Python (DESIGN §3, §5).
  */
 #ifndef SLIDEOPS_UNWIND_PYTHON_H
 #define SLIDEOPS_UNWIND_PYTHON_H
