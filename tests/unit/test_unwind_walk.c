@@ -569,6 +569,21 @@ static void in_kernel(void **state, const struct scenario *sc)
 	for (__u32 i = 0; i < w.n; i++)
 		assert_int_equal(w.pcs[i], host.pcs[i]);
 
+	/* The walk was counted under its stop reason. */
+	{
+		int ncpus = libbpf_num_possible_cpus();
+		__u64 *per_cpu = calloc((size_t)ncpus, sizeof(*per_cpu)), total = 0;
+		__u32 key = w.reason;
+
+		assert_non_null(per_cpu);
+		assert_int_equal(bpf_map__lookup_elem(skel->maps.unwind_stops, &key, sizeof(key),
+						      per_cpu, (size_t)ncpus * sizeof(*per_cpu), 0), 0);
+		for (int i = 0; i < ncpus; i++)
+			total += per_cpu[i];
+		assert_int_equal(total, 1);
+		free(per_cpu);
+	}
+
 	for (int i = 0; i < r.nmaps; i++)
 		free((char *)in[i].build_id);
 	unwind_maps__free(maps);
