@@ -20,6 +20,8 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 target_tid = 0;
+/* 0: print only "walk N REASON" (bench/unwind/walk_cost.c times the walk, not printing) */
+const volatile __u32 print_pcs = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -47,15 +49,46 @@ int walk_task(struct bpf_iter__task *ctx)
 	ip = BPF_CORE_READ(regs, ip);
 	sp = BPF_CORE_READ(regs, sp);
 	bp = BPF_CORE_READ(regs, bp);
-	BPF_SEQ_PRINTF(seq, "regs %d %llx %llx", task->pid, ip, sp);
-	BPF_SEQ_PRINTF(seq, " %llx\n", bp);
+	if (print_pcs) {
+		BPF_SEQ_PRINTF(seq, "regs %d %llx %llx", task->pid, ip, sp);
+		BPF_SEQ_PRINTF(seq, " %llx\n", bp);
+	}
 	n = unwind_user_stack(st, task, task->tgid, ip, sp, bp, 1);
 	BPF_SEQ_PRINTF(seq, "walk %u %u", n, st->reason);
 	for (__u32 i = 0; i < UNWIND_MAX_DEPTH; i++) {
-		if (i >= n)
+		if (i >= n || !print_pcs)
 			break;
 		BPF_SEQ_PRINTF(seq, " %llx", st->pcs[i & UNWIND_PCS_MASK]);
 	}
 	BPF_SEQ_PRINTF(seq, "\n");
+	return 0;
+}
+
+/*
+ * The same walk as a sampling program runs it: in the context of the task, on its
+ * pt_regs, reading with bpf_probe_read_user (not sleepable). Attached by
+ * bench/unwind/walk_cost.c to the target's syscalls; times each walk with the BPF clock
+ * so that other tasks' syscalls (filtered out at the first line) do not count.
+ */
+__u64 walk_ns = 0, walks = 0, walk_frames = 0;
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(walk_sys_enter, struct pt_regs *regs, long id)
+{
+	struct unwind_stack *st;
+	__u32 zero = 0, n;
+	__u64 t0;
+
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != target_tid)
+		return 0;
+	st = bpf_map_lookup_elem(&walk_scratch, &zero);
+	if (!st)
+		return 0;
+	t0 = bpf_ktime_get_ns();
+	n = unwind_user_stack(st, NULL, target_tid, BPF_CORE_READ(regs, ip),
+			      BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp), 1);
+	__sync_fetch_and_add(&walk_ns, bpf_ktime_get_ns() - t0);
+	__sync_fetch_and_add(&walks, 1);
+	__sync_fetch_and_add(&walk_frames, n);
 	return 0;
 }

@@ -13,6 +13,10 @@
 # disk and in the BPF map), the size of the file's .eh_frame, and the time ratios
 # readelf/slideops and llvm-dwarfdump/slideops (how many times faster we are).
 #
+# Then the BPF cost of one walk (walk_cost.c, root): tables vs frame pointers on the
+# same stacks of a frame-pointer program, interleaved, each walk timed in BPF.
+# Target (issue 9): table unwinding <= 2x the frame-pointer path.
+#
 #   bench/unwind/run.sh                (make bench-deps first: llvm, binutils)
 #
 # Not a test: the figures move with whatever else the machine runs.
@@ -80,3 +84,37 @@ for f in "${files[@]}"; do
 		"$(ratio "$re" "$ours")x" "$(ratio "$dd" "$ours")x"
 done
 echo "(times in ms, best of 3; x_TOOL = TOOL's time / ours: how many times faster the table builds)"
+
+# ---- BPF time per walk ----
+if [ "$(id -u)" != 0 ]; then
+	echo "bench: the BPF walk cost needs root; skipped" >&2
+	exit 0
+fi
+[ -f "$top/build/bpf/unwind_check.skel.h" ] || { echo "bench: make first" >&2; exit 1; }
+cat > "$work/chain.c" <<'C'
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#define KEEP __attribute__((noipa))
+static int fds[2];
+#include <sys/syscall.h>
+static int spin;
+KEEP int wait_on_pipe(int d) { char b[64]; memset(b, d, sizeof(b));
+  if (spin) for (;;) syscall(SYS_getppid);
+  if (read(fds[0], b, 1) < 0) abort(); return b[3]; }
+KEEP int level_6(int d) { return wait_on_pipe(d + 1) + 1; }
+KEEP int level_5(int d) { return level_6(d + 1) + 1; }
+KEEP int level_4(int d) { return level_5(d + 1) + 1; }
+KEEP int level_3(int d) { return level_4(d + 1) + 1; }
+KEEP int level_2(int d) { return level_3(d + 1) + 1; }
+KEEP int level_1(int d) { return level_2(d + 1) + 1; }
+int main(int argc, char **argv) { spin = argc > 1 && !strcmp(argv[1], "spin");
+  if (pipe(fds) < 0) return 1; return level_1(argc); }
+C
+gcc -O2 -fno-omit-frame-pointer -o "$work/chain" "$work/chain.c"
+gcc -O2 -std=c11 -D_GNU_SOURCE -I"$top/src" -I"$top/bpf" -I"$top/build/gen" -I"$top/build/bpf" \
+	-o "$work/walk_cost" "$top/bench/unwind/walk_cost.c" "$top/build/libslideops.a" \
+	-lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -lm
+echo
+echo "BPF ns per walk at each syscall of a frame-pointer program 7 calls deep (+ libc, _start):"
+"$work/walk_cost" "$work/chain" "${ROUNDS:-20}"
