@@ -145,7 +145,10 @@ int unwind_table__load(const char *dir, const char *build_id, struct unwind_tabl
 /*
  * The cached table of build_id, or a new one built from fd and saved (a damaged cache
  * file is replaced). Returns as unwind_table__build; a failure to save is not an error
- * (the table is still returned). build_id must be 2-128 lowercase hex digits.
+ * (the table is still returned). build_id must be 2-128 lowercase hex digits. A refusal
+ * that the same file and caps would always give (no frame information, a size cap,
+ * malformed, ...) is remembered as dir/BUILD_ID.none and returned without reading fd
+ * again, until the caps change.
  */
 int unwind_table__get(const char *dir, const char *build_id, int fd,
 		      const struct unwind_caps *caps, struct unwind_table **out,
