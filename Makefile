@@ -187,6 +187,17 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
 		$(filter %.c,$^) -lelf -lz -o $@
 	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/elf 2>/dev/null
 
+# The fuzz target over the unwind table builder (.eh_frame / .debug_frame and the cache
+# files); its seeds are fuzz/make-seeds.sh's ELF files and real binaries' frame sections.
+$(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src/unwind/*.c) \
+		src/elf/elf_reader.c $(wildcard src/util/*.c)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$(filter-out src/unwind/maps.c,$^)) -lz -o $@
+	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/unwind unwind 2>/dev/null
+
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
 $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/pprof.c \
 		src/symbols/lines.c $(wildcard src/util/*.c) $(PROTO_C)
@@ -208,7 +219,8 @@ $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unw
 
 # Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md. The
 # profile reader gets 256 MB: its seeds include a gzip bomb it must refuse within that.
-fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_python
+fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind \
+		$(OUTPUT)/fuzz/fuzz_python
 	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \
 		$$t -max_total_time=$${FUZZ_SECONDS:-60} \
 		-rss_limit_mb=$$( [ $$t = $(OUTPUT)/fuzz/fuzz_pprof ] && echo 256 || echo 2048) \
@@ -221,7 +233,7 @@ integration-test: $(OUTPUT)/slideops
 # cgroups): elevated with as_root.
 test: deps
 	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof \
-		$(OUTPUT)/fuzz/fuzz_python
+		$(OUTPUT)/fuzz/fuzz_unwind $(OUTPUT)/fuzz/fuzz_python
 	$(Q)$(call as_root,tests/run.sh)
 
 # `make run`: dependencies, build, the main job (RUN_COMMAND, as root).
