@@ -12,7 +12,9 @@
 
 #include "elf/elf_file.h"
 
-/* 16 bytes: a million functions cost 16 MB besides their names. */
+/* 16 bytes: a million functions cost 16 MB besides their names. A symbol whose name is
+ * "" is a function known only by its bounds (.eh_frame of a stripped binary): lookups
+ * return "" for it, and the symbolizer names it by its start, "app+0x4a1f20". */
 struct symbol {
 	uint64_t addr;
 	uint32_t size;   /* 0 in input: runs to the next symbol (fixed by symtab__finish);
@@ -35,12 +37,17 @@ int symtab__add(struct symtab *tab, uint64_t addr, uint64_t size, const char *na
 		size_t name_len);
 /* Sorts, drops duplicates, bounds zero sizes. Call once after the last add. */
 int symtab__finish(struct symtab *tab);
+/* Symbols with a name (not the unnamed functions). */
+size_t symtab__named(const struct symtab *tab);
 
-/* The function holding addr (and addr's offset into it), or NULL. */
+/* The function holding addr (and addr's offset into it), or NULL; "" for an unnamed
+ * function (its start is addr - *offset). */
 const char *symtab__lookup(const struct symtab *tab, uint64_t addr, uint64_t *offset);
 
-/* The function symbols of one of an ELF file's tables (elf__each_symbol), as a table.
- * 0, -ENOENT (no such table), -ENOEXEC (corrupt), -errno. */
+/* The function symbols of one of an ELF file's tables (elf__each_symbol), its PLT stubs
+ * (elf__each_plt_stub), and the functions neither names as unnamed entries
+ * (elf__each_function_range). 0, -ENOENT (no .symtab; without .dynsym, the last resort,
+ * the table holds stubs and unnamed functions), -ENOEXEC (corrupt), -errno. */
 int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out);
 
 /* A compact, compressed form for the store, and back. deserialize checks everything
