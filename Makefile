@@ -43,7 +43,7 @@ TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
-	chromium lld
+	chromium lld libc6-dbg
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
 
 .DELETE_ON_ERROR:

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * A binary's own names, as one table (src/elf reads the file): the function symbols of
- * one of its ELF tables, its PLT stubs ("memcpy@plt"), and the functions no symbol
- * names, from .eh_frame, as unnamed entries, so that a stripped binary's addresses group
- * by the function that holds them.
+ * one of its ELF tables (or of the debug file installed for it), its PLT stubs
+ * ("memcpy@plt"), and the functions no symbol names, from .eh_frame, as unnamed
+ * entries, so that a stripped binary's addresses group by the function that holds them.
  */
 #include "symbols/symtab.h"
 
@@ -65,6 +65,22 @@ static int add_unnamed_functions(int fd, struct symtab *tab)
 	return err;
 }
 
+/* What the binary in fd adds to the names in tab: its PLT stubs, then the functions of
+ * its .eh_frame that no name covers. Finishes tab. */
+static int add_binary_extras(int fd, struct symtab *tab)
+{
+	/* Stubs are a bonus: a PLT we cannot read leaves the symbols as they are. */
+	int err = elf__each_plt_stub(fd, add_symbol, tab);
+
+	if (err && err != -ENOMEM)
+		err = 0;
+	if (!err)
+		err = symtab__finish(tab);
+	if (!err)
+		err = add_unnamed_functions(fd, tab);
+	return err;
+}
+
 int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out)
 {
 	struct symtab *tab = symtab__new();
@@ -77,21 +93,39 @@ int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out)
 	/* Without .dynsym, the last resort, a binary still has its stubs and functions. */
 	if (err == -ENOENT && from == ELF_SYMBOLS_DYNSYM)
 		err = 0;
-	if (err)
-		goto out_free;
-	/* Stubs are a bonus: a PLT we cannot read leaves the symbols as they are. */
-	err = elf__each_plt_stub(fd, add_symbol, tab);
-	if (err && err != -ENOMEM)
-		err = 0;
 	if (!err)
-		err = symtab__finish(tab);
-	if (!err)
-		err = add_unnamed_functions(fd, tab);
-	if (err)
-		goto out_free;
+		err = add_binary_extras(fd, tab);
+	if (err) {
+		symtab__free(tab);
+		return err;
+	}
 	*out = tab;
 	return 0;
-out_free:
-	symtab__free(tab);
-	return err;
+}
+
+int symtab__read_binary(int fd, const char *build_id, const char *debug_root,
+			struct symtab **out, enum elf_symbols_from *from)
+{
+	struct symtab *tab = NULL;
+	int err;
+
+	*out = NULL;
+	*from = ELF_SYMBOLS_SYMTAB;
+	err = symtab__read_installed_debug(debug_root, build_id, &tab);
+	if (err == -ENOMEM)
+		return err;
+	if (!err) {
+		err = add_binary_extras(fd, tab);
+		if (err) {
+			symtab__free(tab);
+			return err;
+		}
+		*out = tab;
+		return 0;
+	}
+	err = symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, out);
+	if (err != -ENOENT)
+		return err;
+	*from = ELF_SYMBOLS_DYNSYM;
+	return symtab__read_elf(fd, ELF_SYMBOLS_DYNSYM, out);
 }

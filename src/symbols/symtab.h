@@ -50,6 +50,29 @@ const char *symtab__lookup(const struct symtab *tab, uint64_t addr, uint64_t *of
  * the table holds stubs and unnamed functions), -ENOEXEC (corrupt), -errno. */
 int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out);
 
+/* Where distributions install debug files: ROOT/.build-id/xx/rest.debug. */
+#define DEBUG_FILES_ROOT "/usr/lib/debug"
+
+/*
+ * The .symtab of the debug file installed for build_id (lowercase hex) under root
+ * (DEBUG_FILES_ROOT), resolved beneath root without leaving it by a symlink, and read
+ * only when it is a regular file owned by root (or us), writable by no one else, at most
+ * 1 GB, and of that build id. 0 and *out; -ENOENT (none, or not of that build), -EPERM
+ * (not a file we trust), -EFBIG, -ENOEXEC, -errno.
+ */
+int symtab__read_installed_debug(const char *root, const char *build_id, struct symtab **out);
+
+/*
+ * What a capture keeps for a binary it sampled (fd open on it, build_id from its
+ * elf_info, "" when none), best names first (DESIGN §7; an upload, kept elsewhere, beats
+ * them all): the debug file installed for its build id under debug_root (NULL: none),
+ * else its own .symtab, else its .dynsym; always with the binary's PLT stubs and its
+ * unnamed .eh_frame functions. *from says which kind of table it is (an installed debug
+ * file is a .symtab). 0, -ENOEXEC, -errno.
+ */
+int symtab__read_binary(int fd, const char *build_id, const char *debug_root,
+			struct symtab **out, enum elf_symbols_from *from);
+
 /* A compact, compressed form for the store, and back. deserialize checks everything
  * and returns NULL with errno EBADMSG for a blob that is not a whole table. */
 int symtab__serialize(const struct symtab *tab, void **blob, size_t *len);

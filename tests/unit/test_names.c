@@ -340,6 +340,144 @@ static void test_named_functions_win(void **state)
 	fixture__free(fx);
 }
 
+/* ---- debug files installed on the server ---- */
+
+static char *build_id_of(struct fixture *fx, const char *path)
+{
+	char *id = fixture__sh_output(fx, "readelf -n '%s' | awk '/Build ID/ { print $3; exit }'",
+				      path);
+
+	assert_non_null(id);
+	assert_true(strlen(id) >= 4);
+	return id;
+}
+
+/* The stripped app's debug file filed under ROOT/.build-id as packages install it. */
+static const char *install_debug(struct fixture *fx, const char *dbg, const char *id)
+{
+	assert_int_equal(fixture__sh(fx, "mkdir -p root/.build-id/%.2s && cp '%s' "
+				     "root/.build-id/%.2s/%s.debug && chmod 644 root/.build-id/%.2s/%s.debug",
+				     id, dbg, id, id + 2, id, id + 2),
+			 0);
+	return fixture__path(fx, "root");
+}
+
+static void test_installed_debug_file(void **state)
+{
+	struct fixture *fx = fixture__new();
+	const char *full = fixture__compile(fx, "app", two_hot, "-O2 -g -fno-builtin");
+	const char *dbg = fixture__only_keep_debug(fx, full, "app.debug");
+	const char *bin = fixture__strip(fx, full, "app.stripped");
+	char *id = build_id_of(fx, full);
+	const char *root = install_debug(fx, dbg, id);
+	uint64_t price, size;
+	enum elf_symbols_from from;
+	struct symtab *tab;
+	int fd;
+
+	(void)state;
+	assert_non_null(bin);
+	function_bounds(fx, full, "price_orders", &price, &size);
+	assert_int_equal(symtab__read_installed_debug(root, id, &tab), 0);
+	assert_string_equal(symtab__lookup(tab, price + 2, NULL), "price_orders");
+	symtab__free(tab);
+
+	/* The capture's entry point: the installed file names the stripped binary. */
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(symtab__read_binary(fd, id, root, &tab, &from), 0);
+	assert_int_equal(from, ELF_SYMBOLS_SYMTAB);
+	assert_string_equal(symtab__lookup(tab, price + 2, NULL), "price_orders");
+	symtab__free(tab);
+	/* Without it, the binary's own (unnamed) functions. */
+	assert_int_equal(symtab__read_binary(fd, id, NULL, &tab, &from), 0);
+	assert_int_equal(from, ELF_SYMBOLS_DYNSYM);
+	assert_string_equal(symtab__lookup(tab, price + 2, NULL), "");
+	symtab__free(tab);
+	close(fd);
+
+	/* Refusals: a build id that is not one, a file writable by others, a file filed
+	 * under another build's id, a directory, a symlink leaving the tree. */
+	assert_int_equal(symtab__read_installed_debug(root, "../../etc/passwd", &tab), -ENOENT);
+	assert_int_equal(symtab__read_installed_debug(root, "", &tab), -ENOENT);
+	assert_int_equal(fixture__sh(fx, "chmod 666 root/.build-id/%.2s/%s.debug", id, id + 2), 0);
+	assert_int_equal(symtab__read_installed_debug(root, id, &tab), -EPERM);
+	assert_null(tab);
+	assert_int_equal(fixture__sh(fx, "chmod 644 root/.build-id/%.2s/%s.debug", id, id + 2), 0);
+	{
+		char other[BUILD_ID_HEX_MAX + 1];
+
+		snprintf(other, sizeof(other), "%s", id);
+		other[2] = other[2] == '0' ? '1' : '0';
+		assert_int_equal(fixture__sh(fx, "mkdir -p root/.build-id/%.2s && cp '%s' "
+					     "root/.build-id/%.2s/%s.debug",
+					     other, dbg, other, other + 2),
+				 0);
+		assert_int_equal(symtab__read_installed_debug(root, other, &tab), -ENOENT);
+		assert_int_equal(fixture__sh(fx, "rm root/.build-id/%.2s/%s.debug && mkdir "
+					     "root/.build-id/%.2s/%s.debug", other, other + 2,
+					     other, other + 2), 0);
+		assert_int_equal(symtab__read_installed_debug(root, other, &tab), -ENOENT);
+		/* A symlink out of the tree, to the very same (good) file. */
+		assert_int_equal(fixture__sh(fx, "mv root/.build-id/%.2s/%s.debug outside.debug && "
+					     "ln -s '%s/outside.debug' root/.build-id/%.2s/%s.debug",
+					     id, id + 2, fixture__dir(fx), id, id + 2), 0);
+		assert_int_equal(symtab__read_installed_debug(root, id, &tab), -ENOENT);
+		/* A symlink that stays inside it is how some distributions file them. */
+		assert_int_equal(fixture__sh(fx, "mkdir -p root/files && mv outside.debug "
+					     "root/files/app.debug && ln -sf ../../files/app.debug "
+					     "root/.build-id/%.2s/%s.debug", id, id + 2), 0);
+		assert_int_equal(symtab__read_installed_debug(root, id, &tab), 0);
+		symtab__free(tab);
+	}
+	free(id);
+	fixture__free(fx);
+}
+
+/* Where libc6-dbg is installed, libc's internal functions are named from it. */
+static void test_libc6_dbg(void **state)
+{
+	struct fixture *fx = fixture__new();
+	char *libc = fixture__sh_output(fx, "awk '$6 ~ /\\/libc\\.so\\.6$/ { print $6; exit }' "
+					"/proc/%d/maps", (int)getpid());
+	char *id, *addr;
+	enum elf_symbols_from from;
+	struct symtab *tab;
+	uint64_t at;
+	int fd;
+
+	(void)state;
+	assert_non_null(libc);
+	id = build_id_of(fx, libc);
+	addr = fixture__sh_output(fx, "readelf -sW %s/.build-id/%.2s/%s.debug 2>/dev/null | "
+				  "awk '$8 == \"_int_malloc\" { print $2; exit }'",
+				  DEBUG_FILES_ROOT, id, id + 2);
+	if (!addr || !*addr) {
+		free(addr);
+		free(id);
+		free(libc);
+		fixture__free(fx);
+		skip(); /* libc6-dbg is not installed (make deps installs it) */
+	}
+	assert_int_equal(sscanf(addr, "%" SCNx64, &at), 1);
+	fd = open(libc, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(symtab__read_binary(fd, id, DEBUG_FILES_ROOT, &tab, &from), 0);
+	assert_int_equal(from, ELF_SYMBOLS_SYMTAB);
+	/* Not exported, so .dynsym alone never named it. */
+	assert_string_equal(symtab__lookup(tab, at + 16, NULL), "_int_malloc");
+	symtab__free(tab);
+	assert_int_equal(symtab__read_binary(fd, id, NULL, &tab, &from), 0);
+	assert_int_equal(from, ELF_SYMBOLS_DYNSYM);
+	assert_string_not_equal(symtab__lookup(tab, at + 16, NULL), "_int_malloc");
+	symtab__free(tab);
+	close(fd);
+	free(addr);
+	free(id);
+	free(libc);
+	fixture__free(fx);
+}
+
 /* ---- hostile .eh_frame ---- */
 
 struct ranges {
@@ -435,6 +573,8 @@ int main(void)
 		cmocka_unit_test(test_stripped_two_functions_pie),
 		cmocka_unit_test(test_stripped_two_functions_static),
 		cmocka_unit_test(test_named_functions_win),
+		cmocka_unit_test(test_installed_debug_file),
+		cmocka_unit_test(test_libc6_dbg),
 		cmocka_unit_test(test_hostile_eh_frame),
 	};
 
