@@ -99,6 +99,11 @@ bool binary__is_system_library(const char *path)
 	return false;
 }
 
+bool binary__is_system(const char *path, bool from_package)
+{
+	return from_package || binary__is_runtime(path) || binary__is_system_library(path);
+}
+
 static bool is_kernel(const char *path)
 {
 	const char *name = basename(path);

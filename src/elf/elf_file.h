@@ -82,6 +82,13 @@ int elf__each_function_range(int fd, elf_range_fn fn, void *ctx);
  */
 bool binary__is_runtime(const char *path);
 bool binary__is_system_library(const char *path);
+/*
+ * The one predicate for "system" (DESIGN §6), used by the stripped-binary card and by
+ * "most of it in": a runtime, a system library, or a file owned by a package of the
+ * distribution's archive (from_package, found when the profile was captured: a path
+ * alone cannot tell /usr/bin/dash from /usr/bin/your-service).
+ */
+bool binary__is_system(const char *path, bool from_package);
 /* The language of a binary's frames by its path and contents (info may be NULL). */
 enum language binary__language(const char *path, const struct elf_info *info);
 /* A frame's language refined by its symbol: Rust mangling, else the binary's. */

@@ -431,6 +431,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		pm->slideops_language = enc__literal(e, language__name(m->language));
 		pm->slideops_has_symtab = m->has_symtab;
 		pm->slideops_build_id_recorded = m->build_id_recorded;
+		pm->slideops_from_package = m->from_package;
 		a->mapping_ptrs[i] = pm;
 	}
 	pb->n_mapping = p->nmappings;
@@ -888,6 +889,7 @@ static int dec__mappings(struct decoder *d)
 		else
 			m.language = m.kind == MAPPING_KERNEL ? LANGUAGE_KERNEL : LANGUAGE_OTHER;
 		m.has_symtab = pm->slideops_has_symtab;
+		m.from_package = pm->slideops_from_package;
 		/* pprof keeps build ids; only our own early captures may lack them. */
 		m.build_id_recorded = d->ours ? pm->slideops_build_id_recorded : true;
 

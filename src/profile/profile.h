@@ -94,6 +94,8 @@ struct prof_mapping {
 	enum language language;
 	bool has_symtab;    /* the file had .symtab when captured */
 	bool build_id_recorded; /* false: captured by a version that did not keep build ids */
+	bool from_package;  /* owned by a package of the distribution's archive, as the capture
+			       found it (proc/packages.h): a system file (DESIGN §6) */
 };
 
 struct prof_location {
