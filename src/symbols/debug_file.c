@@ -127,3 +127,30 @@ out_close:
 	close(fd);
 	return err;
 }
+
+int symtab__read_binary(int fd, const char *build_id, const char *debug_root,
+			struct symtab **out, enum elf_symbols_from *from)
+{
+	struct symtab *tab = NULL;
+	int err;
+
+	*out = NULL;
+	*from = ELF_SYMBOLS_SYMTAB;
+	err = symtab__read_installed_debug(debug_root, build_id, &tab);
+	if (err == -ENOMEM)
+		return err;
+	if (!err) {
+		err = symtab__add_binary(fd, tab);
+		if (err) {
+			symtab__free(tab);
+			return err;
+		}
+		*out = tab;
+		return 0;
+	}
+	err = symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, out);
+	if (err != -ENOENT)
+		return err;
+	*from = ELF_SYMBOLS_DYNSYM;
+	return symtab__read_elf(fd, ELF_SYMBOLS_DYNSYM, out);
+}

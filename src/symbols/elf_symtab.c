@@ -65,9 +65,7 @@ static int add_unnamed_functions(int fd, struct symtab *tab)
 	return err;
 }
 
-/* What the binary in fd adds to the names in tab: its PLT stubs, then the functions of
- * its .eh_frame that no name covers. Finishes tab. */
-static int add_binary_extras(int fd, struct symtab *tab)
+int symtab__add_binary(int fd, struct symtab *tab)
 {
 	/* Stubs are a bonus: a PLT we cannot read leaves the symbols as they are. */
 	int err = elf__each_plt_stub(fd, add_symbol, tab);
@@ -94,38 +92,11 @@ int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out)
 	if (err == -ENOENT && from == ELF_SYMBOLS_DYNSYM)
 		err = 0;
 	if (!err)
-		err = add_binary_extras(fd, tab);
+		err = symtab__add_binary(fd, tab);
 	if (err) {
 		symtab__free(tab);
 		return err;
 	}
 	*out = tab;
 	return 0;
-}
-
-int symtab__read_binary(int fd, const char *build_id, const char *debug_root,
-			struct symtab **out, enum elf_symbols_from *from)
-{
-	struct symtab *tab = NULL;
-	int err;
-
-	*out = NULL;
-	*from = ELF_SYMBOLS_SYMTAB;
-	err = symtab__read_installed_debug(debug_root, build_id, &tab);
-	if (err == -ENOMEM)
-		return err;
-	if (!err) {
-		err = add_binary_extras(fd, tab);
-		if (err) {
-			symtab__free(tab);
-			return err;
-		}
-		*out = tab;
-		return 0;
-	}
-	err = symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, out);
-	if (err != -ENOENT)
-		return err;
-	*from = ELF_SYMBOLS_DYNSYM;
-	return symtab__read_elf(fd, ELF_SYMBOLS_DYNSYM, out);
 }

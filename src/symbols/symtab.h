@@ -50,6 +50,10 @@ const char *symtab__lookup(const struct symtab *tab, uint64_t addr, uint64_t *of
  * the table holds stubs and unnamed functions), -ENOEXEC (corrupt), -errno. */
 int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out);
 
+/* What the binary in fd adds to the names in tab (from it, or from its debug file): its
+ * PLT stubs, then the .eh_frame functions no name covers, unnamed. Finishes tab. */
+int symtab__add_binary(int fd, struct symtab *tab);
+
 /* Where distributions install debug files: ROOT/.build-id/xx/rest.debug. */
 #define DEBUG_FILES_ROOT "/usr/lib/debug"
 
