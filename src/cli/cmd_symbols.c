@@ -83,7 +83,7 @@ static int read_upload(const char *path, struct elf_info *info, struct symtab **
 	}
 	/* .dynsym alone does not count: it names exports, not the functions of a build. */
 	err = info->has_symtab ? symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, tab) : -ENOENT;
-	if (!err && (*tab)->nsyms == 0)
+	if (!err && symtab__named(*tab) == 0)
 		err = -ENOENT;
 	switch (err) {
 	case 0:
@@ -158,9 +158,10 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 
 	if (env->json)
 		cli_print_json(json_pack("{s:s, s:I, s:s}", "build_id", info.build_id, "functions",
-					 (json_int_t)tab->nsyms, "file_name", name));
+					 (json_int_t)symtab__named(tab), "file_name", name));
 	else
-		msg_print(MSG_SYMBOLS_UPLOADED, (unsigned long long)tab->nsyms, info.build_id, name);
+		msg_print(MSG_SYMBOLS_UPLOADED, (unsigned long long)symtab__named(tab),
+			  info.build_id, name);
 	symtab__free(tab);
 	return EXIT_OK;
 }

@@ -724,7 +724,7 @@ int store__put_symbols(struct store *s, const char *build_id, enum symbol_source
 	sqlite3_bind_text(st, 1, bid, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, (int)src);
 	sqlite3_bind_text(st, 3, file_name ? file_name : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (int64_t)tab->nsyms);
+	sqlite3_bind_int64(st, 4, (int64_t)symtab__named(tab));
 	sqlite3_bind_int64(st, 5, clock__realtime_ns());
 	sqlite3_bind_blob(st, 6, blob, (int)len, free);
 	return run(s, st);
