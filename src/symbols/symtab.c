@@ -261,6 +261,28 @@ int symtab__finish(struct symtab *tab)
 	return 0;
 }
 
+int symtab__fill(struct symtab *tab, const struct symtab *from)
+{
+	size_t n = tab->nsyms, added = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < from->nsyms && !err; i++) {
+		const struct symbol *sym = &from->syms[i];
+		struct symtab head = *tab;
+
+		/* Look up among tab's own (sorted) symbols only, not those added here. */
+		head.nsyms = n;
+		if (symtab__lookup(&head, sym->addr, NULL))
+			continue;
+		err = symtab__add(tab, sym->addr, sym->size, from->names + sym->name,
+				  strlen(from->names + sym->name));
+		added++;
+	}
+	if (!err && added)
+		err = symtab__finish(tab);
+	return err;
+}
+
 size_t symtab__named(const struct symtab *tab)
 {
 	size_t n = 0;

@@ -37,6 +37,9 @@ int symtab__add(struct symtab *tab, uint64_t addr, uint64_t size, const char *na
 		size_t name_len);
 /* Sorts, drops duplicates, bounds zero sizes. Call once after the last add. */
 int symtab__finish(struct symtab *tab);
+/* Adds to tab (finished) the symbols of from whose start no symbol of tab holds: what a
+ * second source knows that the first does not. Finishes tab. 0 or -ENOMEM. */
+int symtab__fill(struct symtab *tab, const struct symtab *from);
 /* Symbols with a name (not the unnamed functions). */
 size_t symtab__named(const struct symtab *tab);
 

@@ -24,6 +24,7 @@
 #include "elf/elf_file.h"
 #include "helpers/fixture.h"
 #include "profile/profile.h"
+#include "store/store.h"
 #include "symbols/symbolize.h"
 #include "symbols/symtab.h"
 
@@ -434,6 +435,49 @@ static void test_installed_debug_file(void **state)
 	fixture__free(fx);
 }
 
+/* An upload names first; the PLT stubs a debug file cannot name still come from the
+ * binary's own table kept at capture. */
+static void test_upload_keeps_plt_names(void **state)
+{
+	struct fixture *fx = fixture__new();
+	const char *full = fixture__compile(fx, "app", calls_libc, "-O1 -g -fno-builtin");
+	const char *dbg = fixture__only_keep_debug(fx, full, "app.debug");
+	const char *bin = fixture__strip(fx, full, "app.stripped");
+	char *id = build_id_of(fx, full);
+	char *stub = fixture__sh_output(fx, "objdump -d -j .plt -j .plt.sec '%s' | "
+					"sed -n 's/^0*\\([0-9a-f]*\\) <memcpy@plt>:$/\\1/p'", full);
+	uint64_t copy, size, at;
+	struct symtab *up, *own, *got;
+	struct store *s;
+	int err;
+
+	(void)state;
+	assert_non_null(bin);
+	assert_non_null(stub);
+	assert_int_equal(sscanf(stub, "%" SCNx64, &at), 1);
+	function_bounds(fx, full, "copy_rows", &copy, &size);
+	s = store__open(fixture__path(fx, "workspace"));
+	assert_non_null(s);
+	up = read_table(dbg, ELF_SYMBOLS_SYMTAB, &err);
+	assert_int_equal(err, 0);
+	own = read_table(bin, ELF_SYMBOLS_DYNSYM, &err);
+	assert_int_equal(err, 0);
+	assert_int_equal(store__put_symbols(s, id, SYMBOLS_DYNSYM, NULL, own), 0);
+	assert_int_equal(store__put_symbols(s, id, SYMBOLS_UPLOAD, "app.debug", up), 0);
+	assert_int_equal(store__symbols_get(s, id, &got), 0);
+	assert_string_equal(symtab__lookup(got, copy + 1, NULL), "copy_rows");
+	assert_string_equal(symtab__lookup(got, at, NULL), "memcpy@plt");
+	/* The upload alone would not have named the stub. */
+	assert_null(symtab__lookup(up, at, NULL));
+	symtab__free(got);
+	symtab__free(up);
+	symtab__free(own);
+	store__close(s);
+	free(stub);
+	free(id);
+	fixture__free(fx);
+}
+
 /* Where libc6-dbg is installed, libc's internal functions are named from it. */
 static void test_libc6_dbg(void **state)
 {
@@ -575,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_named_functions_win),
 		cmocka_unit_test(test_installed_debug_file),
 		cmocka_unit_test(test_libc6_dbg),
+		cmocka_unit_test(test_upload_keeps_plt_names),
 		cmocka_unit_test(test_hostile_eh_frame),
 	};
 
