@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * What a binary is to a profile, by its path: a language's runtime, a system library,
- * the kernel, or code of yours (DESIGN §5, §7). Called once per mapping when a profile
- * is read, so plain string matching is enough.
+ * the kernel, or code of yours (DESIGN §5, §7); with what the capture recorded of its
+ * package (binary__is_system), the one "system" predicate. Called once per mapping when
+ * a profile is read, so plain string matching is enough.
  */
 #include "elf/elf_file.h"
 

@@ -10,6 +10,10 @@
  * RESOLVE_BENEATH, else one O_NOFOLLOW step at a time), and the file must be a regular
  * file owned by root (or by us), writable by nobody else, of at most 1 GB, and carry the
  * build id it is filed under. Anything else is not read.
+ *
+ * symtab__read_binary is the capture's entry point for a sampled binary: the installed
+ * debug file first, then the binary's own tables, always with the binary's PLT stubs
+ * and unnamed functions.
  */
 #include "symbols/symtab.h"
 
