@@ -216,7 +216,7 @@ static int eh_frame__cie_encoding(struct eh_frame *eh, uint64_t pos)
 				unsigned penc = (unsigned)get_fixed(&c, 1);
 				uint64_t at = eh->addr + (uint64_t)(c.p - eh->data);
 
-				/* Only its size matters; an encoding we cannot size ends the walk. */
+				/* Only its size matters; one we cannot size ends the walk. */
 				get_pointer(&c, penc & 0x7f, at);
 			} else if (*a == 'L') {
 				get_fixed(&c, 1);

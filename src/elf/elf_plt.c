@@ -67,7 +67,8 @@ static int read_relocs(struct plt_reader *pr, const struct elf_shdr *sh, uint64_
 	while (done < n && !err && pr->nslots < PLT_MAX_RELOCS) {
 		size_t k = n - done < RELOC_CHUNK ? (size_t)(n - done) : RELOC_CHUNK;
 
-		err = elf_reader__pread(pr->r, buf, k * sizeof(*buf), sh->offset + done * sizeof(*buf));
+		err = elf_reader__pread(pr->r, buf, k * sizeof(*buf),
+					sh->offset + done * sizeof(*buf));
 		for (size_t i = 0; i < k && !err && pr->nslots < PLT_MAX_RELOCS; i++) {
 			uint64_t info = elf_reader__u64(pr->r, buf[i].r_info);
 			uint32_t type = ELF64_R_TYPE(info), sym = ELF64_R_SYM(info);

@@ -114,9 +114,12 @@ static size_t assert_plt_like_objdump(struct fixture *fx, const char *path)
 static void test_plt_lazy_and_now(void **state)
 {
 	struct fixture *fx = fixture__new();
-	const char *lazy = fixture__compile(fx, "lazy", calls_libc, "-O1 -fno-builtin -pie -Wl,-z,lazy");
-	const char *now = fixture__compile(fx, "now", calls_libc, "-O1 -fno-builtin -pie -Wl,-z,now");
-	const char *nopie = fixture__compile(fx, "nopie", calls_libc, "-O1 -fno-builtin -no-pie -Wl,-z,lazy");
+	const char *lazy = fixture__compile(fx, "lazy", calls_libc,
+					    "-O1 -fno-builtin -pie -Wl,-z,lazy");
+	const char *now = fixture__compile(fx, "now", calls_libc,
+					   "-O1 -fno-builtin -pie -Wl,-z,now");
+	const char *nopie = fixture__compile(fx, "nopie", calls_libc,
+					     "-O1 -fno-builtin -no-pie -Wl,-z,lazy");
 
 	(void)state;
 	assert_non_null(lazy);
@@ -193,7 +196,8 @@ static const char two_hot[] =
 	"{ uint64_t a = 1; for (uint64_t i = 0; i < n; i++) { a = a * 31 + i; sink = a; }\n"
 	"  return a; }\n"
 	"int main(int argc, char **argv)\n"
-	"{ (void)argv; return (int)(price_orders((uint64_t)argc) + ship_orders((uint64_t)argc)); }\n";
+	"{ (void)argv;\n"
+	"  return (int)(price_orders((uint64_t)argc) + ship_orders((uint64_t)argc)); }\n";
 
 /* The address and size of a function in the unstripped build, by nm. */
 static void function_bounds(struct fixture *fx, const char *path, const char *name,
@@ -357,7 +361,8 @@ static char *build_id_of(struct fixture *fx, const char *path)
 static const char *install_debug(struct fixture *fx, const char *dbg, const char *id)
 {
 	assert_int_equal(fixture__sh(fx, "mkdir -p root/.build-id/%.2s && cp '%s' "
-				     "root/.build-id/%.2s/%s.debug && chmod 644 root/.build-id/%.2s/%s.debug",
+				     "root/.build-id/%.2s/%s.debug && "
+				     "chmod 644 root/.build-id/%.2s/%s.debug",
 				     id, dbg, id, id + 2, id, id + 2),
 			 0);
 	return fixture__path(fx, "root");
@@ -420,8 +425,9 @@ static void test_installed_debug_file(void **state)
 					     other, other + 2), 0);
 		assert_int_equal(symtab__read_installed_debug(root, other, &tab), -ENOENT);
 		/* A symlink out of the tree, to the very same (good) file. */
-		assert_int_equal(fixture__sh(fx, "mv root/.build-id/%.2s/%s.debug outside.debug && "
-					     "ln -s '%s/outside.debug' root/.build-id/%.2s/%s.debug",
+		assert_int_equal(fixture__sh(fx, "mv root/.build-id/%.2s/%s.debug outside.debug "
+					     "&& ln -s '%s/outside.debug' "
+					     "root/.build-id/%.2s/%s.debug",
 					     id, id + 2, fixture__dir(fx), id, id + 2), 0);
 		assert_int_equal(symtab__read_installed_debug(root, id, &tab), -ENOENT);
 		/* A symlink that stays inside it is how some distributions file them. */
@@ -566,15 +572,20 @@ static void test_hostile_eh_frame(void **state)
 		/* 64-bit length escape with a huge length */
 		"printf '\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x7f'",
 		/* an FDE whose CIE pointer points at itself */
-		"printf '\\x0c\\x00\\x00\\x00\\x04\\x00\\x00\\x00\\x00\\x10\\x00\\x00\\x10\\x00\\x00\\x00'",
+		"printf '\\x0c\\x00\\x00\\x00\\x04\\x00\\x00\\x00"
+		"\\x00\\x10\\x00\\x00\\x10\\x00\\x00\\x00'",
 		/* an FDE pointing before the section */
-		"printf '\\x0c\\x00\\x00\\x00\\xff\\xff\\x00\\x00\\x00\\x10\\x00\\x00\\x10\\x00\\x00\\x00'",
+		"printf '\\x0c\\x00\\x00\\x00\\xff\\xff\\x00\\x00"
+		"\\x00\\x10\\x00\\x00\\x10\\x00\\x00\\x00'",
 		/* a CIE with an unterminated augmentation, then an FDE using it */
-		"printf '\\x08\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01zRz\\x0c\\x00\\x00\\x00\\x10\\x00\\x00\\x00\\x00\\x10\\x00\\x00\\x10\\x00\\x00\\x00'",
+		"printf '\\x08\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01zRz"
+		"\\x0c\\x00\\x00\\x00\\x10\\x00\\x00\\x00"
+		"\\x00\\x10\\x00\\x00\\x10\\x00\\x00\\x00'",
 		/* a CIE whose augmentation data length runs past it */
 		"printf '\\x0c\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01zR\\x00\\x01\\x78\\x10\\x7f'",
 		/* thousands of minimal CIEs */
-		"for i in $(seq 1 4000); do printf '\\x04\\x00\\x00\\x00\\x00\\x00\\x00\\x00'; done",
+		"for i in $(seq 1 4000); do "
+		"printf '\\x04\\x00\\x00\\x00\\x00\\x00\\x00\\x00'; done",
 	};
 	struct fixture *fx = fixture__new();
 	const char *full = fixture__compile(fx, "app", two_hot, "-O2");

@@ -115,7 +115,8 @@ static void test_plain_list_and_long_lines(void **state)
 	assert_int_equal(fixture__sh(fx,
 		"{ head -c 100000 /dev/zero | tr '\\0' a; printf '\\nPackage: mytool\\n\\n'; } "
 		"> root/var/lib/apt/lists/local_Packages && "
-		"{ printf '/usr/bin/'; head -c 100000 /dev/zero | tr '\\0' b; printf '\\n/usr/bin/ldd\\n'; } "
+		"{ printf '/usr/bin/'; head -c 100000 /dev/zero | tr '\\0' b; "
+		"printf '\\n/usr/bin/ldd\\n'; } "
 		">> root/var/lib/dpkg/info/libc-bin:amd64.list"), 0);
 	pk = packages__new(root);
 	assert_non_null(pk);
