@@ -35,7 +35,7 @@
 
 #define PACKAGES_MAX_LIST_BYTES (256ull << 20) /* dpkg's file lists, all together */
 #define PACKAGES_MAX_FILES (1u << 20)          /* kept paths */
-#define PACKAGES_MAX_SOURCE_BYTES (1ull << 30) /* apt's lists, decompressed (bookworm main: ~70 MB) */
+#define PACKAGES_MAX_SOURCE_BYTES (1ull << 30) /* apt's lists, decompressed; bookworm: 70 MB */
 #define LINE_MAX_LEN 4096
 #define CHUNK (64u << 10)
 

@@ -184,6 +184,58 @@ static void test_plt_stripped_library(void **state)
 	fixture__free(fx);
 }
 
+/*
+ * Hostile PLTs: relocations naming symbols past .dynsym, relocations and stubs of
+ * random bytes. The table is read within its caps, keeps its invariants, and names no
+ * stub from a relocation that names nothing.
+ */
+static void test_hostile_plt(void **state)
+{
+	static const char *const damage[] = {
+		/* every JUMP_SLOT pointing at dynamic symbol 0xfffffff0 */
+		"--update-section .rela.plt=bad.bin",
+		/* relocations of random bytes */
+		"--update-section .rela.plt=random.bin",
+		/* stubs of random bytes (as many as there were: the layout stays) */
+		"--update-section .plt=plt.bin",
+	};
+	struct fixture *fx = fixture__new();
+	const char *full = fixture__compile(fx, "app", calls_libc, "-O1 -fno-builtin");
+
+	(void)state;
+	assert_non_null(full);
+	assert_int_equal(fixture__sh(fx,
+		"python3 -c 'import struct,sys; sys.stdout.buffer.write(b\"\".join("
+		"struct.pack(\"<QQq\", o, (0xfffffff0 << 32) | 7, 0) for o in "
+		"[int(x, 16) for x in sys.argv[1:]]))' "
+		"$(readelf -rW app | awk '/JUMP_SLOT/ { print $1 }') > bad.bin && "
+		"head -c 4096 /dev/urandom > random.bin && "
+		"head -c $((0x$(objdump -h app | awk '$2 == \".plt\" { print $3 }'))) "
+		"/dev/urandom > plt.bin"), 0);
+	for (size_t i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		char name[16];
+		const char *bad;
+		struct symtab *tab;
+		int err;
+
+		snprintf(name, sizeof(name), "bad%zu", i);
+		bad = fixture__objcopy(fx, damage[i], full, name);
+		assert_non_null(bad);
+		tab = read_table(bad, ELF_SYMBOLS_SYMTAB, &err);
+		assert_int_equal(err, 0);
+		for (size_t k = 0; k < tab->nsyms; k++) {
+			assert_true(tab->syms[k].size > 0);
+			if (k > 0)
+				assert_true(tab->syms[k - 1].addr < tab->syms[k].addr);
+			if (i == 0)
+				assert_string_not_equal(tab->names + tab->syms[k].name,
+							"memcpy@plt");
+		}
+		symtab__free(tab);
+	}
+	fixture__free(fx);
+}
+
 /* ---- stripped binaries: one row per function ---- */
 
 static const char two_hot[] =
@@ -625,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_plt_lazy_and_now),
 		cmocka_unit_test(test_plt_sec),
 		cmocka_unit_test(test_plt_stripped_library),
+		cmocka_unit_test(test_hostile_plt),
 		cmocka_unit_test(test_stripped_two_functions_pie),
 		cmocka_unit_test(test_stripped_two_functions_static),
 		cmocka_unit_test(test_named_functions_win),
