@@ -417,6 +417,24 @@ static int read_sources(struct packages *pk)
 	return 0;
 }
 
+/*
+ * Paths no package owns (Debian policy: /usr/local, /home, /srv, /tmp are the admin's
+ * and users'), or that a path decides already: not worth loading dpkg's lists for.
+ */
+static bool never_packaged(const char *p)
+{
+	static const char *const prefixes[] = { "/usr/local/", "/home/", "/srv/", "/tmp/",
+						"/root/", "/run/", "/dev/", "/proc/", "/var/tmp/" };
+	char canon[LINE_MAX_LEN + 8];
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		if (strncmp(p, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	}
+	usr_form(p, canon, sizeof(canon));
+	return !worth_keeping(canon);
+}
+
 int packages__from_archive(struct packages *pk, const char *path, dev_t dev, uint64_t ino)
 {
 	char full[4096 + LINE_MAX_LEN], canon[LINE_MAX_LEN + 8];
@@ -424,7 +442,7 @@ int packages__from_archive(struct packages *pk, const char *path, dev_t dev, uin
 	struct stat st;
 	int err;
 
-	if (!pk || !path || path[0] != '/' || strlen(path) >= LINE_MAX_LEN)
+	if (!pk || !path || path[0] != '/' || strlen(path) >= LINE_MAX_LEN || never_packaged(path))
 		return 0;
 	/* Only the file dpkg put there: not another one a container maps at that path. */
 	snprintf(full, sizeof(full), "%s%s", pk->root, path);

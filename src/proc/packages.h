@@ -27,7 +27,9 @@ void packages__free(struct packages *pk);
  * 1 when path (as this mount namespace sees it) is the file (dev, ino) and belongs to
  * an installed package that an apt source lists by name (see packages.c for why the name
  * and not the version); 0 when it is another file, belongs to no package, or to one no
- * source lists (a .deb installed by hand); -ENOMEM.
+ * source lists (a .deb installed by hand); -ENOMEM. Paths that decide by themselves
+ * (under /usr/lib*, /lib*, /usr/share, /etc: system; /usr/local, /home, /srv, /tmp:
+ * never a package's) are answered 0 without reading anything.
  */
 int packages__from_archive(struct packages *pk, const char *path, dev_t dev, uint64_t ino);
 
