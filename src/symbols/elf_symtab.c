@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int add_symbol(void *ctx, uint64_t addr, uint64_t size, const char *name, size_t len)
 {
@@ -16,18 +17,14 @@ static int add_symbol(void *ctx, uint64_t addr, uint64_t size, const char *name,
 }
 
 struct ranges {
-	const struct symtab *named;
 	struct symbol *items; /* name unused */
 	size_t n, cap;
 };
 
-/* Keeps a function range that no named symbol covers. */
 static int add_range(void *ctx, uint64_t start, uint64_t size)
 {
 	struct ranges *r = ctx;
 
-	if (symtab__lookup(r->named, start, NULL))
-		return 0;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 1024;
 		struct symbol *p = realloc(r->items, cap * sizeof(*p));
@@ -43,25 +40,80 @@ static int add_range(void *ctx, uint64_t start, uint64_t size)
 	return 0;
 }
 
+static int range__cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+/* The .eh_frame function starting at addr, or NULL. */
+static const struct symbol *range__at(const struct ranges *r, uint64_t addr)
+{
+	struct symbol key = { .addr = addr };
+
+	return r->n ? bsearch(&key, r->items, r->n, sizeof(key), range__cmp) : NULL;
+}
+
 /*
- * Adds the .eh_frame functions that tab (finished) does not name, as unnamed entries,
- * and finishes it again. A file whose .eh_frame cannot be read keeps the names it has.
+ * What tab's names cover, for deciding which .eh_frame functions are unnamed. A symbol
+ * with an FDE at its start covers no more than that FDE (a symbol of unknown size, as
+ * hand-written assembly has, gets the FDE's size); one without covers its size, or its
+ * first byte when that is unknown.
+ */
+static int named_extent(struct symtab *tab, const struct ranges *r, struct symtab *probe)
+{
+	for (size_t i = 0; i < tab->nsyms; i++) {
+		struct symbol *sym = &tab->syms[i];
+		const struct symbol *fde = range__at(r, sym->addr);
+
+		if (fde && (sym->size == 0 || fde->size < sym->size))
+			sym->size = fde->size;
+	}
+	probe->syms = malloc((tab->nsyms ? tab->nsyms : 1) * sizeof(*probe->syms));
+	if (!probe->syms)
+		return -ENOMEM;
+	if (tab->nsyms)
+		memcpy(probe->syms, tab->syms, tab->nsyms * sizeof(*probe->syms));
+	probe->nsyms = probe->cap = tab->nsyms;
+	probe->names = tab->names; /* borrowed: read by the sort's tie-break only */
+	probe->names_len = tab->names_len;
+	for (size_t i = 0; i < probe->nsyms; i++) {
+		if (probe->syms[i].size == 0)
+			probe->syms[i].size = 1;
+	}
+	return symtab__finish(probe);
+}
+
+/*
+ * Adds the .eh_frame functions that tab's names do not cover, as unnamed entries, and
+ * finishes tab. A file whose .eh_frame cannot be read keeps the names it has.
  */
 static int add_unnamed_functions(int fd, struct symtab *tab)
 {
-	struct ranges r = { .named = tab };
+	struct symtab probe = { 0 };
+	struct ranges r = { 0 };
+	size_t n;
 	int err = elf__each_function_range(fd, add_range, &r);
 
-	if (err == -ENOMEM) {
-		free(r.items);
-		return err;
-	}
-	err = 0;
-	for (size_t i = 0; i < r.n && !err; i++)
+	if (err == -ENOMEM)
+		goto out_free;
+	if (r.n)
+		qsort(r.items, r.n, sizeof(*r.items), range__cmp);
+	err = named_extent(tab, &r, &probe);
+	n = r.n;
+	for (size_t i = 0; i < n && !err; i++) {
+		if (symtab__lookup(&probe, r.items[i].addr, NULL))
+			continue;
 		err = symtab__add(tab, r.items[i].addr, r.items[i].size, "", 0);
-	free(r.items);
-	if (!err && r.n)
+	}
+	if (!err)
 		err = symtab__finish(tab);
+out_free:
+	free(probe.syms);
+	free(r.items);
 	return err;
 }
 
@@ -72,8 +124,6 @@ int symtab__add_binary(int fd, struct symtab *tab)
 
 	if (err && err != -ENOMEM)
 		err = 0;
-	if (!err)
-		err = symtab__finish(tab);
 	if (!err)
 		err = add_unnamed_functions(fd, tab);
 	return err;

@@ -238,6 +238,8 @@ static void test_hostile_plt(void **state)
 
 /* ---- stripped binaries: one row per function ---- */
 
+
+
 static const char two_hot[] =
 	"#include <stdint.h>\n"
 	"volatile uint64_t sink;\n"
@@ -361,6 +363,36 @@ static void test_stripped_two_functions_static(void **state)
 	(void)state;
 	/* No .dynsym at all: the table still groups by function. */
 	assert_two_rows("-O2 -static");
+}
+
+/* An exported function of unknown size (assembly without .size) ends where the next
+ * function begins, not at the next exported one: the static function after it is its
+ * own (unnamed) row. */
+static void test_unsized_export_does_not_swallow(void **state)
+{
+	struct fixture *fx = fixture__new();
+	const char *lib = fixture__compile(
+		fx, "libasm.so",
+		"__asm__(\".text\\n.globl asm_export\\n.type asm_export,@function\\n"
+		"asm_export:\\n.cfi_startproc\\nret\\n.cfi_endproc\\n\");\n"
+		"static __attribute__((noinline, used)) int hidden_work(int x)\n"
+		"{ int s = 0; for (int i = 0; i < x; i++) s += i * x; return s; }\n"
+		"int lib_entry(int x) { return hidden_work(x) + 1; }\n",
+		"-O1 -shared -fPIC -fno-toplevel-reorder");
+	const char *stripped = fixture__strip(fx, lib, "libasm-stripped.so");
+	uint64_t hidden, size, off = 0;
+	struct symtab *tab;
+	int err;
+
+	(void)state;
+	assert_non_null(stripped);
+	function_bounds(fx, lib, "hidden_work", &hidden, &size);
+	tab = read_table(stripped, ELF_SYMBOLS_DYNSYM, &err);
+	assert_int_equal(err, 0);
+	assert_string_equal(symtab__lookup(tab, hidden + 2, &off), "");
+	assert_int_equal(off, 2);
+	symtab__free(tab);
+	fixture__free(fx);
 }
 
 /* An upload still takes precedence, and a named table is not shadowed by its FDEs. */
@@ -680,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_plt),
 		cmocka_unit_test(test_stripped_two_functions_pie),
 		cmocka_unit_test(test_stripped_two_functions_static),
+		cmocka_unit_test(test_unsized_export_does_not_swallow),
 		cmocka_unit_test(test_named_functions_win),
 		cmocka_unit_test(test_installed_debug_file),
 		cmocka_unit_test(test_libc6_dbg),
