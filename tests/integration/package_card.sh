@@ -5,7 +5,9 @@
 source "$(dirname "$0")/lib.sh"
 
 # The capture records it through packages__from_archive.
-nm "$SLIDEOPS" 2>/dev/null | grep -q ' T packages__from_archive$' ||
+# (grep reads a copy: with pipefail, nm killed by an early grep -q would read as absent.)
+symbols=$(nm "$SLIDEOPS" 2>/dev/null || true)
+grep -q ' T packages__from_archive$' <<<"$symbols" ||
 	skip "the capture does not call packages__from_archive yet, so package-owned binaries are not recorded"
 command -v dpkg-deb >/dev/null || skip "not a dpkg system"
 dpkg -S /bin/dash >/dev/null 2>&1 || dpkg -S /usr/bin/dash >/dev/null 2>&1 ||
