@@ -264,13 +264,19 @@ static int eh_frame__walk(struct eh_frame *eh, elf_range_fn fn, void *ctx)
 
 int elf__each_function_range(int fd, elf_range_fn fn, void *ctx)
 {
+	return elf__each_function_range_limited(fd, NULL, fn, ctx);
+}
+
+int elf__each_function_range_limited(int fd, struct elf_limits *limits, elf_range_fn fn,
+				     void *ctx)
+{
 	struct eh_frame eh = { .cie_enc = -1 };
 	const struct elf_shdr *sh = NULL;
 	struct elf_reader r;
 	unsigned char *data;
 	int err;
 
-	err = elf_reader__open(&r, fd);
+	err = elf_reader__open_limited(&r, fd, limits);
 	if (err)
 		return err;
 	/* Relocatable objects have not been relocated: their pc-relative pointers are not

@@ -191,12 +191,17 @@ static bool is_plt_section(const struct elf_reader *r, uint32_t i)
 
 int elf__each_plt_stub(int fd, elf_symbol_fn fn, void *ctx)
 {
+	return elf__each_plt_stub_limited(fd, NULL, fn, ctx);
+}
+
+int elf__each_plt_stub_limited(int fd, struct elf_limits *limits, elf_symbol_fn fn, void *ctx)
+{
 	struct plt_reader pr = { 0 };
 	struct elf_reader r;
 	uint64_t budget = PLT_MAX_RELOC_BYTES;
 	int index, err;
 
-	err = elf_reader__open(&r, fd);
+	err = elf_reader__open_limited(&r, fd, limits);
 	if (err)
 		return err;
 	pr.r = &r;

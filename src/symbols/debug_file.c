@@ -105,7 +105,8 @@ static int check_file(int fd)
 	return 0;
 }
 
-int symtab__read_installed_debug(const char *root, const char *build_id, struct symtab **out)
+int symtab__read_installed_debug(const char *root, const char *build_id,
+				 struct elf_limits *limits, struct symtab **out)
 {
 	struct elf_info info;
 	int fd, err;
@@ -119,32 +120,33 @@ int symtab__read_installed_debug(const char *root, const char *build_id, struct 
 	err = check_file(fd);
 	if (err)
 		goto out_close;
-	err = elf_info__read(fd, &info);
+	err = elf_info__read_limited(fd, limits, &info);
 	if (err)
 		goto out_close;
 	/* Filed under the wrong build id (a stale or swapped file): it names another build. */
 	err = -ENOENT;
 	if (strcmp(info.build_id, build_id) != 0 || !info.has_symtab)
 		goto out_close;
-	err = symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, out);
+	err = symtab__read_elf_limited(fd, ELF_SYMBOLS_SYMTAB, limits, out);
 out_close:
 	close(fd);
 	return err;
 }
 
 int symtab__read_binary(int fd, const char *build_id, const char *debug_root,
-			struct symtab **out, enum elf_symbols_from *from)
+			struct elf_limits *limits, struct symtab **out,
+			enum elf_symbols_from *from)
 {
 	struct symtab *tab = NULL;
 	int err;
 
 	*out = NULL;
 	*from = ELF_SYMBOLS_SYMTAB;
-	err = symtab__read_installed_debug(debug_root, build_id, &tab);
-	if (err == -ENOMEM)
+	err = symtab__read_installed_debug(debug_root, build_id, limits, &tab);
+	if (err == -ENOMEM || err == -ETIMEDOUT)
 		return err;
 	if (!err) {
-		err = symtab__add_binary(fd, tab);
+		err = symtab__add_binary(fd, limits, tab);
 		if (err) {
 			symtab__free(tab);
 			return err;
@@ -152,9 +154,9 @@ int symtab__read_binary(int fd, const char *build_id, const char *debug_root,
 		*out = tab;
 		return 0;
 	}
-	err = symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, out);
+	err = symtab__read_elf_limited(fd, ELF_SYMBOLS_SYMTAB, limits, out);
 	if (err != -ENOENT)
 		return err;
 	*from = ELF_SYMBOLS_DYNSYM;
-	return symtab__read_elf(fd, ELF_SYMBOLS_DYNSYM, out);
+	return symtab__read_elf_limited(fd, ELF_SYMBOLS_DYNSYM, limits, out);
 }

@@ -91,12 +91,12 @@ static int named_extent(struct symtab *tab, const struct ranges *r, struct symta
  * Adds the .eh_frame functions that tab's names do not cover, as unnamed entries, and
  * finishes tab. A file whose .eh_frame cannot be read keeps the names it has.
  */
-static int add_unnamed_functions(int fd, struct symtab *tab)
+static int add_unnamed_functions(int fd, struct elf_limits *limits, struct symtab *tab)
 {
 	struct symtab probe = { 0 };
 	struct ranges r = { 0 };
 	size_t n;
-	int err = elf__each_function_range(fd, add_range, &r);
+	int err = elf__each_function_range_limited(fd, limits, add_range, &r);
 
 	if (err == -ENOMEM)
 		goto out_free;
@@ -117,19 +117,26 @@ out_free:
 	return err;
 }
 
-int symtab__add_binary(int fd, struct symtab *tab)
+int symtab__add_binary(int fd, struct elf_limits *limits, struct symtab *tab)
 {
-	/* Stubs are a bonus: a PLT we cannot read leaves the symbols as they are. */
-	int err = elf__each_plt_stub(fd, add_symbol, tab);
+	/* Stubs are a bonus: a PLT we cannot read (or past the limits) leaves the symbols
+	 * as they are; so do functions. */
+	int err = elf__each_plt_stub_limited(fd, limits, add_symbol, tab);
 
 	if (err && err != -ENOMEM)
 		err = 0;
 	if (!err)
-		err = add_unnamed_functions(fd, tab);
+		err = add_unnamed_functions(fd, limits, tab);
 	return err;
 }
 
 int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out)
+{
+	return symtab__read_elf_limited(fd, from, NULL, out);
+}
+
+int symtab__read_elf_limited(int fd, enum elf_symbols_from from, struct elf_limits *limits,
+			     struct symtab **out)
 {
 	struct symtab *tab = symtab__new();
 	int err;
@@ -137,12 +144,12 @@ int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out)
 	*out = NULL;
 	if (!tab)
 		return -ENOMEM;
-	err = elf__each_symbol(fd, from, add_symbol, tab);
+	err = elf__each_symbol_limited(fd, from, limits, add_symbol, tab);
 	/* Without .dynsym, the last resort, a binary still has its stubs and functions. */
 	if (err == -ENOENT && from == ELF_SYMBOLS_DYNSYM)
 		err = 0;
 	if (!err)
-		err = symtab__add_binary(fd, tab);
+		err = symtab__add_binary(fd, limits, tab);
 	if (err) {
 		symtab__free(tab);
 		return err;

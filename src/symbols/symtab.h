@@ -52,10 +52,14 @@ const char *symtab__lookup(const struct symtab *tab, uint64_t addr, uint64_t *of
  * (elf__each_function_range). 0, -ENOENT (no .symtab; without .dynsym, the last resort,
  * the table holds stubs and unnamed functions), -ENOEXEC (corrupt), -errno. */
 int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out);
+/* The same within limits (elf/elf_reader.h; NULL: none), with their errors. */
+int symtab__read_elf_limited(int fd, enum elf_symbols_from from, struct elf_limits *limits,
+			     struct symtab **out);
 
 /* What the binary in fd adds to the names in tab (from it, or from its debug file): its
- * PLT stubs, then the .eh_frame functions no name covers, unnamed. Finishes tab. */
-int symtab__add_binary(int fd, struct symtab *tab);
+ * PLT stubs, then the .eh_frame functions no name covers, unnamed, as far as limits
+ * (NULL: none) let it read. Finishes tab. 0 or -ENOMEM. */
+int symtab__add_binary(int fd, struct elf_limits *limits, struct symtab *tab);
 
 /* Where distributions install debug files: ROOT/.build-id/xx/rest.debug. */
 #define DEBUG_FILES_ROOT "/usr/lib/debug"
@@ -67,7 +71,8 @@ int symtab__add_binary(int fd, struct symtab *tab);
  * 1 GB, and of that build id. 0 and *out; -ENOENT (none, or not of that build), -EPERM
  * (not a file we trust), -EFBIG, -ENOEXEC, -errno.
  */
-int symtab__read_installed_debug(const char *root, const char *build_id, struct symtab **out);
+int symtab__read_installed_debug(const char *root, const char *build_id,
+				 struct elf_limits *limits, struct symtab **out);
 
 /*
  * What a capture keeps for a binary it sampled (fd open on it, build_id from its
@@ -75,10 +80,12 @@ int symtab__read_installed_debug(const char *root, const char *build_id, struct 
  * them all): the debug file installed for its build id under debug_root (NULL: none),
  * else its own .symtab, else its .dynsym; always with the binary's PLT stubs and its
  * unnamed .eh_frame functions. *from says which kind of table it is (an installed debug
- * file is a .symtab). 0, -ENOEXEC, -errno.
+ * file is a .symtab). Within limits (NULL: none; the debug file counts against them
+ * too), with their errors. 0, -ENOEXEC, -errno.
  */
 int symtab__read_binary(int fd, const char *build_id, const char *debug_root,
-			struct symtab **out, enum elf_symbols_from *from);
+			struct elf_limits *limits, struct symtab **out,
+			enum elf_symbols_from *from);
 
 /* A compact, compressed form for the store, and back. deserialize checks everything
  * and returns NULL with errno EBADMSG for a blob that is not a whole table. */

@@ -296,7 +296,7 @@ static void assert_two_rows(const char *flags)
 	const char *full = fixture__compile(fx, "app", two_hot, flags);
 	const char *bin = fixture__strip(fx, full, "billing-worker");
 	uint64_t price, price_size, ship, ship_size;
-	struct symbol_lookup src;
+	struct symbol_lookup src = { 0 };
 	struct profile *p;
 	struct symtab *tab;
 	uint32_t m, a1, a2, b1, b2;
@@ -468,19 +468,19 @@ static void test_installed_debug_file(void **state)
 	(void)state;
 	assert_non_null(bin);
 	function_bounds(fx, full, "price_orders", &price, &size);
-	assert_int_equal(symtab__read_installed_debug(root, id, &tab), 0);
+	assert_int_equal(symtab__read_installed_debug(root, id, NULL, &tab), 0);
 	assert_string_equal(symtab__lookup(tab, price + 2, NULL), "price_orders");
 	symtab__free(tab);
 
 	/* The capture's entry point: the installed file names the stripped binary. */
 	fd = open(bin, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_int_equal(symtab__read_binary(fd, id, root, &tab, &from), 0);
+	assert_int_equal(symtab__read_binary(fd, id, root, NULL, &tab, &from), 0);
 	assert_int_equal(from, ELF_SYMBOLS_SYMTAB);
 	assert_string_equal(symtab__lookup(tab, price + 2, NULL), "price_orders");
 	symtab__free(tab);
 	/* Without it, the binary's own (unnamed) functions. */
-	assert_int_equal(symtab__read_binary(fd, id, NULL, &tab, &from), 0);
+	assert_int_equal(symtab__read_binary(fd, id, NULL, NULL, &tab, &from), 0);
 	assert_int_equal(from, ELF_SYMBOLS_DYNSYM);
 	assert_string_equal(symtab__lookup(tab, price + 2, NULL), "");
 	symtab__free(tab);
@@ -488,10 +488,11 @@ static void test_installed_debug_file(void **state)
 
 	/* Refusals: a build id that is not one, a file writable by others, a file filed
 	 * under another build's id, a directory, a symlink leaving the tree. */
-	assert_int_equal(symtab__read_installed_debug(root, "../../etc/passwd", &tab), -ENOENT);
-	assert_int_equal(symtab__read_installed_debug(root, "", &tab), -ENOENT);
+	assert_int_equal(symtab__read_installed_debug(root, "../../etc/passwd", NULL, &tab),
+			 -ENOENT);
+	assert_int_equal(symtab__read_installed_debug(root, "", NULL, &tab), -ENOENT);
 	assert_int_equal(fixture__sh(fx, "chmod 666 root/.build-id/%.2s/%s.debug", id, id + 2), 0);
-	assert_int_equal(symtab__read_installed_debug(root, id, &tab), -EPERM);
+	assert_int_equal(symtab__read_installed_debug(root, id, NULL, &tab), -EPERM);
 	assert_null(tab);
 	assert_int_equal(fixture__sh(fx, "chmod 644 root/.build-id/%.2s/%s.debug", id, id + 2), 0);
 	{
@@ -503,22 +504,22 @@ static void test_installed_debug_file(void **state)
 					     "root/.build-id/%.2s/%s.debug",
 					     other, dbg, other, other + 2),
 				 0);
-		assert_int_equal(symtab__read_installed_debug(root, other, &tab), -ENOENT);
+		assert_int_equal(symtab__read_installed_debug(root, other, NULL, &tab), -ENOENT);
 		assert_int_equal(fixture__sh(fx, "rm root/.build-id/%.2s/%s.debug && mkdir "
 					     "root/.build-id/%.2s/%s.debug", other, other + 2,
 					     other, other + 2), 0);
-		assert_int_equal(symtab__read_installed_debug(root, other, &tab), -ENOENT);
+		assert_int_equal(symtab__read_installed_debug(root, other, NULL, &tab), -ENOENT);
 		/* A symlink out of the tree, to the very same (good) file. */
 		assert_int_equal(fixture__sh(fx, "mv root/.build-id/%.2s/%s.debug outside.debug "
 					     "&& ln -s '%s/outside.debug' "
 					     "root/.build-id/%.2s/%s.debug",
 					     id, id + 2, fixture__dir(fx), id, id + 2), 0);
-		assert_int_equal(symtab__read_installed_debug(root, id, &tab), -ENOENT);
+		assert_int_equal(symtab__read_installed_debug(root, id, NULL, &tab), -ENOENT);
 		/* A symlink that stays inside it is how some distributions file them. */
 		assert_int_equal(fixture__sh(fx, "mkdir -p root/files && mv outside.debug "
 					     "root/files/app.debug && ln -sf ../../files/app.debug "
 					     "root/.build-id/%.2s/%s.debug", id, id + 2), 0);
-		assert_int_equal(symtab__read_installed_debug(root, id, &tab), 0);
+		assert_int_equal(symtab__read_installed_debug(root, id, NULL, &tab), 0);
 		symtab__free(tab);
 	}
 	free(id);
@@ -596,12 +597,12 @@ static void test_libc6_dbg(void **state)
 	assert_int_equal(sscanf(addr, "%" SCNx64, &at), 1);
 	fd = open(libc, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_int_equal(symtab__read_binary(fd, id, DEBUG_FILES_ROOT, &tab, &from), 0);
+	assert_int_equal(symtab__read_binary(fd, id, DEBUG_FILES_ROOT, NULL, &tab, &from), 0);
 	assert_int_equal(from, ELF_SYMBOLS_SYMTAB);
 	/* Not exported, so .dynsym alone never named it. */
 	assert_string_equal(symtab__lookup(tab, at + 16, NULL), "_int_malloc");
 	symtab__free(tab);
-	assert_int_equal(symtab__read_binary(fd, id, NULL, &tab, &from), 0);
+	assert_int_equal(symtab__read_binary(fd, id, NULL, NULL, &tab, &from), 0);
 	assert_int_equal(from, ELF_SYMBOLS_DYNSYM);
 	assert_string_not_equal(symtab__lookup(tab, at + 16, NULL), "_int_malloc");
 	symtab__free(tab);
