@@ -52,8 +52,7 @@ static int print_json(const struct check_result *r)
 	    json_object_set_new(doc, "kernel_supports", kernel) ||
 	    json_object_set_new(doc, "question_details", details))
 		goto out_nomem_doc;
-	cli_print_json(doc);
-	return 0;
+	return cli_print_json(doc);
 
 out_nomem:
 	json_decref(reqs);

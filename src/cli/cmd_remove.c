@@ -2,9 +2,9 @@
 /*
  * slideops remove: takes the profiler off this server, as "Remove the profiler" does in
  * the UI. Removes the installed profiler (DATA/profiler/), the capture files left
- * behind (DATA/captures/) and unfinished temporary files of captures being saved
- * ("*.tmp-*" in DATA/ and DATA/profiles/). Keeps the workspace: its index, profiles,
- * Services and debug symbols.
+ * behind (DATA/captures/) and the files of saves that never finished, as the index lists
+ * them. Keeps the workspace: its index, profiles, Services and debug symbols. Only in a
+ * workspace: a directory without our index, or not its owner's alone, is refused.
  *
  * Trees are removed through directory descriptors without following symbolic links, so
  * a link planted in DATA/captures can never make us delete what it points at.
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
@@ -70,16 +71,10 @@ static int remove_tree(int dirfd, const char *name, struct removal *r)
 	return err;
 }
 
-/* Leftovers of an atomic write: "ID.pb.gz.tmp-1a2b3c4d" (written, fsync'd, renamed). */
-static bool is_temporary(const char *name)
-{
-	return strstr(name, ".tmp-") != NULL;
-}
-
 static json_t *removed_json(const char *path, const struct removal *r)
 {
-	return json_pack("{s:s, s:I, s:I}", "path", path, "files", (json_int_t)r->files, "bytes",
-			 (json_int_t)r->bytes);
+	return json_pack("{s:o, s:I, s:I}", "path", json_text(path), "files", (json_int_t)r->files,
+			 "bytes", (json_int_t)r->bytes);
 }
 
 /* Reports one removal, in JSON or in words. */
@@ -98,44 +93,28 @@ static int report(json_t *list, const struct cli_env *env, const char *path,
 	return 0;
 }
 
-/* The temporary files directly in dir (DATA or DATA/profiles). */
-static int remove_temporaries(const char *dir_path, json_t *list, const struct cli_env *env,
-			      bool *any)
+struct leftovers {
+	json_t *list;
+	const struct cli_env *env;
+	bool any;
+};
+
+static int report_leftover(void *ctx, const char *path, uint64_t bytes)
 {
-	struct dirent *de;
-	int err = 0;
-	DIR *dir;
+	struct leftovers *l = ctx;
+	struct removal r = { .files = 1, .bytes = bytes };
 
-	dir = opendir(dir_path);
-	if (!dir)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(dir))) {
-		struct removal r = { 0 };
-		char path[PATH_MAX];
-		int e;
-
-		if (!is_temporary(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir_path, de->d_name);
-		e = remove_tree(dirfd(dir), de->d_name, &r);
-		if (e) {
-			msg_error(MSG_REMOVE_FAILED, path, strerror(-e));
-			err = err ? err : e;
-			continue;
-		}
-		*any = true;
-		if (report(list, env, path, &r))
-			err = -ENOMEM;
-	}
-	closedir(dir);
-	return err;
+	l->any = true;
+	return report(l->list, l->env, path, &r) ? -ENOMEM : 0;
 }
 
 int cmd_remove(int argc, char **argv, const struct cli_env *env)
 {
 	static const char *const trees[] = { "profiler", "captures" };
 	const char *data = env->data_dir ? env->data_dir : store__default_dir();
+	struct leftovers left = { .env = env };
 	char path[PATH_MAX];
+	struct store *s;
 	json_t *list = NULL;
 	bool any = false;
 	int err = 0, e;
@@ -151,9 +130,29 @@ int cmd_remove(int argc, char **argv, const struct cli_env *env)
 			msg_error(MSG_USAGE_EXTRA_ARGUMENT, "remove", argv[1]);
 		return EXIT_REFUSED;
 	}
+	/* Only a workspace, checked as every command checks it: a directory that is not
+	 * one is not ours to clean, whatever it holds. */
+	s = store__open_existing(data);
+	if (!s && errno == ENOENT && !*store__problem(NULL)) {
+		if (env->json)
+			return cli_print_json(json_pack("{s:[], s:o}", "removed", "kept",
+							json_text(data))) ? EXIT_FAIL : EXIT_OK;
+		msg_print(MSG_REMOVE_NOTHING);
+		return EXIT_OK;
+	}
+	if (!s && errno == ENOENT) {
+		msg_error(MSG_REMOVE_NOT_WORKSPACE, data);
+		return EXIT_REFUSED;
+	}
+	if (!s) {
+		s = cli_open_store(env); /* says why, as every command does */
+		store__close(s);
+		return EXIT_FAIL;
+	}
 	if (env->json) {
 		list = json_array();
 		if (!list) {
+			store__close(s);
 			msg_error(MSG_OUT_OF_MEMORY);
 			return EXIT_FAIL;
 		}
@@ -164,9 +163,9 @@ int cmd_remove(int argc, char **argv, const struct cli_env *env)
 		struct stat st;
 
 		snprintf(path, sizeof(path), "%s/%s", data, trees[i]);
-		if (lstat(path, &st))
+		if (fstatat(store__dirfd(s), trees[i], &st, AT_SYMLINK_NOFOLLOW))
 			continue;
-		e = remove_tree(AT_FDCWD, path, &r);
+		e = remove_tree(store__dirfd(s), trees[i], &r);
 		if (e) {
 			msg_error(MSG_REMOVE_FAILED, path, strerror(-e));
 			err = err ? err : e;
@@ -176,21 +175,23 @@ int cmd_remove(int argc, char **argv, const struct cli_env *env)
 		if (report(list, env, path, &r))
 			err = -ENOMEM;
 	}
-	e = remove_temporaries(data, list, env, &any);
-	err = err ? err : e;
-	snprintf(path, sizeof(path), "%s/profiles", data);
-	e = remove_temporaries(path, list, env, &any);
-	err = err ? err : e;
+	/* Files of saves that never finished, as the index lists them; nothing else. */
+	left.list = list;
+	e = store__leftovers(s, INT64_MAX, report_leftover, &left);
+	if (e) {
+		msg_error(MSG_REMOVE_FAILED, store__dir(s), strerror(-e));
+		err = err ? err : e;
+	}
+	any = any || left.any;
+	store__close(s);
 
 	if (env->json) {
-		cli_print_json(json_pack("{s:o, s:s}", "removed", list, "kept", data));
+		if (cli_print_json(json_pack("{s:o, s:o}", "removed", list, "kept", json_text(data))))
+			err = -EIO;
 	} else {
-		struct stat st;
-
 		if (!any && !err)
 			msg_print(MSG_REMOVE_NOTHING);
-		if (stat(data, &st) == 0)
-			msg_print(MSG_REMOVE_KEPT, data);
+		msg_print(MSG_REMOVE_KEPT, data);
 	}
 	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -18,9 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "elf/elf_file.h"
 #include "store/store.h"
+#include "symbols/lines.h"
 #include "symbols/symtab.h"
 #include "util/messages.h"
 
@@ -56,6 +58,10 @@ static int read_upload(const char *path, struct elf_info *info, struct symtab **
 	if (fstat(fd, &st) < 0) {
 		msg_error(MSG_SYMBOLS_CANNOT_READ, path, strerror(errno));
 		ret = EXIT_FAIL;
+		goto out_close;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		msg_error(MSG_SYMBOLS_IS_DIRECTORY, path);
 		goto out_close;
 	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > UPLOAD_MAX_BYTES) {
@@ -113,12 +119,30 @@ out_close:
 	return ret;
 }
 
+/* The source lines of the upload (its DWARF line program), kept by build id for pprof
+ * exports. A file without DWARF simply has none: the upload is about names. */
+static size_t upload_lines(struct store *s, const char *path, const char *build_id)
+{
+	struct line_table *t = NULL;
+	size_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	if (lines__read(fd, NULL, 0, NULL, &t) == 0 && store__put_lines(s, build_id, t) == 0)
+		n = t->n;
+	line_table__free(t);
+	close(fd);
+	return n;
+}
+
 static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 {
 	const char *path = NULL, *name;
 	struct elf_info info;
 	struct symtab *tab;
 	struct store *s;
+	size_t lines = 0;
 	int ret, err;
 
 	for (int i = 2; i < argc; i++) {
@@ -149,6 +173,8 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 		return EXIT_FAIL;
 	}
 	err = store__put_symbols(s, info.build_id, SYMBOLS_UPLOAD, name, tab);
+	if (!err)
+		lines = upload_lines(s, path, info.build_id);
 	store__close(s);
 	if (err) {
 		msg_error(MSG_SYMBOLS_UPLOAD_FAILED, path, strerror(-err));
@@ -157,13 +183,15 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 	}
 
 	if (env->json)
-		cli_print_json(json_pack("{s:s, s:I, s:s}", "build_id", info.build_id, "functions",
-					 (json_int_t)symtab__named(tab), "file_name", name));
+		err = cli_print_json(json_pack("{s:o, s:I, s:o, s:I}", "build_id",
+					       json_text(info.build_id), "functions",
+					       (json_int_t)symtab__named(tab), "file_name",
+					       json_text(name), "lines", (json_int_t)lines));
 	else
-		msg_print(MSG_SYMBOLS_UPLOADED, (unsigned long long)symtab__named(tab),
-			  info.build_id, name);
+		msg_print(lines ? MSG_SYMBOLS_UPLOADED_LINES : MSG_SYMBOLS_UPLOADED,
+			  (unsigned long long)symtab__named(tab), info.build_id, name);
 	symtab__free(tab);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 /* "2026-12-02T15:04:05Z" (UTC), as every time in the JSON contract. */
@@ -183,10 +211,11 @@ static json_t *uploads_json(const struct upload_entry *e, size_t n)
 
 	for (size_t i = 0; list && i < n; i++) {
 		format_time(e[i].uploaded_at_ns, when);
-		if (json_array_append_new(list, json_pack("{s:s, s:I, s:s, s:s}", "file_name",
-							  e[i].file_name, "functions",
+		if (json_array_append_new(list, json_pack("{s:o, s:I, s:o, s:s}", "file_name",
+							  json_text(e[i].file_name), "functions",
 							  (json_int_t)e[i].functions, "build_id",
-							  e[i].build_id, "uploaded_at", when))) {
+							  json_text(e[i].build_id), "uploaded_at",
+							  when))) {
 			json_decref(list);
 			list = NULL;
 		}
@@ -204,7 +233,7 @@ static int symbols_list(int argc, char **argv, const struct cli_env *env)
 
 	if (argc > 2)
 		return refuse_argument("symbols list", argv[2]);
-	s = cli_open_store(env);
+	s = cli_open_store_read(env);
 	if (!s)
 		return EXIT_FAIL;
 	err = store__list_uploads(s, &e, &n);
@@ -214,7 +243,7 @@ static int symbols_list(int argc, char **argv, const struct cli_env *env)
 		return EXIT_FAIL;
 	}
 	if (env->json) {
-		cli_print_json(uploads_json(e, n));
+		err = cli_print_json(uploads_json(e, n));
 	} else if (n == 0) {
 		msg_print(MSG_SYMBOLS_LIST_EMPTY);
 	} else {
@@ -226,7 +255,7 @@ static int symbols_list(int argc, char **argv, const struct cli_env *env)
 		}
 	}
 	upload_entries__free(e, n);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 /* A whole build id, or a prefix of at least 12 hex digits: lowercased into out. */
@@ -281,7 +310,7 @@ static int symbols_delete(int argc, char **argv, const struct cli_env *env)
 		return EXIT_FAIL;
 	}
 	if (env->json)
-		cli_print_json(json_pack("{s:s}", "deleted", deleted));
+		return cli_print_json(json_pack("{s:s}", "deleted", deleted)) ? EXIT_FAIL : EXIT_OK;
 	else
 		msg_print(MSG_SYMBOLS_DELETED, deleted);
 	return EXIT_OK;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "proc/owner.h"
 #include "proc/proc.h"
@@ -47,7 +48,7 @@ static void load_services(const struct cli_env *env, struct service **svc, size_
 
 	*svc = NULL;
 	*n = 0;
-	s = store__open(dir);
+	s = store__open_read(dir);
 	if (!s) {
 		msg_error(MSG_TOP_NO_SERVICES, dir, strerror(errno));
 		return;
@@ -145,16 +146,17 @@ static int print_rows(const struct top_row *rows, size_t n, struct owner_resolve
 		}
 		/* One decimal, as ps prints it. */
 		if (json_array_append_new(
-			    list, json_pack("{s:i, s:s, s:f, s:s}", "pid", p->pid, "comm", p->comm,
-					    "cpu_percent", round(rows[i].cpu_percent * 10) / 10,
-					    "group", owner.label))) {
+			    list, json_pack("{s:i, s:o, s:f, s:o}", "pid", p->pid, "comm",
+					    json_text(p->comm), "cpu_percent",
+					    round(rows[i].cpu_percent * 10) / 10, "group",
+					    json_text(owner.label)))) {
 			json_decref(doc);
 			msg_error(MSG_OUT_OF_MEMORY);
 			return EXIT_FAIL;
 		}
 	}
-	if (env->json)
-		cli_print_json(doc);
+	if (env->json && cli_print_json(doc))
+		return EXIT_FAIL;
 	return EXIT_OK;
 }
 
