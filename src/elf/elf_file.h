@@ -100,8 +100,11 @@ bool binary__is_system_library(const char *path);
  * alone cannot tell /usr/bin/dash from /usr/bin/your-service).
  */
 bool binary__is_system(const char *path, bool from_package);
-/* The language of a binary's frames by its path and contents (info may be NULL). */
+/* The language of a binary's frames by its path and contents (info may be NULL): a
+ * runtime's own binary is C/C++. */
 enum language binary__language(const char *path, const struct elf_info *info);
+/* The language a runtime runs (python3.11: Python; libjvm: Java), else LANGUAGE_OTHER. */
+enum language binary__runtime_language(const char *path);
 /* A frame's language refined by its symbol: Rust mangling, else the binary's. */
 enum language symbol__language(const char *name, enum language binary_language);
 

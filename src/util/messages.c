@@ -168,6 +168,25 @@ void msg_verror(enum msg_id id, va_list ap)
 	fputc('\n', stderr);
 }
 
+void msg_error_text(enum msg_id id, const char *text)
+{
+	const char *hint = msg_hint(id);
+	char *escaped = text__is_clean(text) ? NULL : text__escape(text);
+
+	if (json_mode && !last_error) {
+		last_error = strdup(text);
+		last_hint = hint;
+	}
+	fputs("slideops: ", stderr);
+	fputs(escaped ? escaped : text, stderr);
+	if (hint) {
+		fputs(". ", stderr);
+		fputs(hint, stderr);
+	}
+	fputc('\n', stderr);
+	free(escaped);
+}
+
 void msg_error(enum msg_id id, ...)
 {
 	va_list ap;

@@ -27,6 +27,9 @@ const char *msg_hint(enum msg_id id);
  * Every %s argument is escaped (util/text.h), in every printer below but msg_format. */
 void msg_error(enum msg_id id, ...);
 void msg_verror(enum msg_id id, va_list ap);
+/* A message a library formatted (struct report), printed as msg_error prints: escaped
+ * for the terminal, with its hint, kept for --json. */
+void msg_error_text(enum msg_id id, const char *text);
 
 /* Prints the message (and a newline) to stdout, or to out. */
 void msg_print(enum msg_id id, ...);

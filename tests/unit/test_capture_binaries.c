@@ -25,6 +25,7 @@
 #include "capture/binaries.h"
 #include "helpers/fixture.h"
 #include "profile/profile.h"
+#include "symbols/lines.h"
 #include "symbols/symtab.h"
 
 static const char program[] =
@@ -107,7 +108,7 @@ static struct binaries *met(const char *path, struct profile *p, uint64_t off,
 	assert_int_equal(stat(path, &st), 0);
 	bin = binaries__get_by_path(b, st.st_dev, st.st_ino, path, true);
 	assert_non_null(bin);
-	loc.mapping = binary__mapping(bin, p);
+	loc.mapping = binary__mapping(bin, p, 0x7f0000000000ULL, 0x7f0000100000ULL, 0);
 	assert_int_not_equal(loc.mapping, UINT32_MAX);
 	loc.address = off;
 	*location = profile__add_location(p, &loc);
@@ -134,25 +135,51 @@ static void test_read_whole(void **state)
 	struct env *e = *state;
 	struct profile *p = profile__new(QUESTION_CPU);
 	struct binaries_read_options o = { .has_symbols = keeps_nothing };
-	struct binary_symbols *syms;
+	struct binaries_read_result read;
 	const struct prof_mapping *m;
 	uint64_t off;
 	uint32_t loc;
-	size_t n;
 	struct binaries *b = met(e->bin, p, e->work_offset, &loc);
 
-	assert_int_equal(binaries__read(b, p, &o, &syms, &n), 0);
+	assert_int_equal(binaries__read(b, p, &o, &read), 0);
 	assert_int_equal(p->header.nnot_read, 0);
 	m = &p->mappings[p->locations[loc].mapping];
 	assert_int_equal(strlen(profile__str(p, m->build_id)), 40);
 	assert_true(m->has_symtab);
 	assert_int_equal(m->identity, 0);
 	assert_true(p->locations[loc].address == e->work_vaddr);
-	assert_int_equal(n, 1);
-	assert_string_equal(syms[0].build_id, profile__str(p, m->build_id));
-	assert_true(syms[0].from_symtab);
-	assert_string_equal(symtab__lookup(syms[0].tab, e->work_vaddr, &off), "work_here");
-	binary_symbols__free(syms, n);
+	assert_int_equal(read.nsymbols, 1);
+	assert_string_equal(read.symbols[0].build_id, profile__str(p, m->build_id));
+	assert_true(read.symbols[0].from_symtab);
+	assert_string_equal(symtab__lookup(read.symbols[0].tab, e->work_vaddr, &off), "work_here");
+	binaries_read_result__release(&read);
+	binaries__free(b);
+	profile__free(p);
+}
+
+/* Built with -g: the source line of the sampled address comes back for its build. */
+static void test_lines_of_sampled_addresses(void **state)
+{
+	struct env *e = *state;
+	const char *bin = fixture__compile(e->fx, "progg", program, "-O1 -g -pie -fPIE");
+	struct profile *p = profile__new(QUESTION_CPU);
+	struct binaries_read_result read;
+	const struct line_row *row;
+	uint32_t loc;
+	struct binaries *b;
+	uint64_t vaddr;
+
+	assert_non_null(bin);
+	vaddr = sh_hex(e, "nm %s | awk '$3 == \"work_here\" { print $1 }'", bin);
+	b = met(bin, p, file_offset(bin, vaddr), &loc);
+	assert_int_equal(binaries__read(b, p, NULL, &read), 0);
+	assert_true(p->locations[loc].address == vaddr);
+	assert_int_equal(read.nlines, 1);
+	row = line_table__find(read.lines[0].table, vaddr);
+	assert_non_null(row);
+	assert_true(strstr(line_table__file(read.lines[0].table, row), "progg.c") != NULL);
+	assert_int_equal(row->line, 1);
+	binaries_read_result__release(&read);
 	binaries__free(b);
 	profile__free(p);
 }
@@ -163,17 +190,16 @@ static void test_kept_build_not_read_again(void **state)
 	struct profile *p = profile__new(QUESTION_CPU);
 	int asked = 0;
 	struct binaries_read_options o = { .has_symbols = keeps_everything, .ctx = &asked };
-	struct binary_symbols *syms;
+	struct binaries_read_result read;
 	uint32_t loc;
-	size_t n;
 	struct binaries *b = met(e->bin, p, e->work_offset, &loc);
 
-	assert_int_equal(binaries__read(b, p, &o, &syms, &n), 0);
+	assert_int_equal(binaries__read(b, p, &o, &read), 0);
 	assert_int_equal(asked, 1);
-	assert_int_equal(n, 0);
+	assert_int_equal(read.nsymbols, 0);
 	/* Its facts are read all the same: the frame has its ELF address. */
 	assert_true(p->locations[loc].address == e->work_vaddr);
-	binary_symbols__free(syms, n);
+	binaries_read_result__release(&read);
 	binaries__free(b);
 	profile__free(p);
 }
@@ -183,18 +209,18 @@ static const char *not_read_reason(struct env *e, const char *name, unsigned nse
 				   const struct binaries_budget *budget, struct profile *p)
 {
 	struct binaries_read_options o = { .budget = budget };
-	struct binary_symbols *syms;
+	struct binaries_read_result read;
 	const char *path;
 	uint32_t loc;
-	size_t n;
 	struct binaries *b;
 
 	assert_int_equal(fixture__sh(e->fx, "python3 %s/tests/tools/make-hostile-elf.py %s %s %u",
 				     e->top, e->bin, name, nsections), 0);
 	path = fixture__path(e->fx, name);
 	b = met(path, p, e->work_offset, &loc);
-	assert_int_equal(binaries__read(b, p, &o, &syms, &n), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(binaries__read(b, p, &o, &read), 0);
+	assert_int_equal(read.nsymbols, 0);
+	binaries_read_result__release(&read);
 	binaries__free(b);
 	assert_int_equal(p->header.nnot_read, 1);
 	assert_string_equal(profile__str(p, p->header.not_read[0].path), path);
@@ -247,13 +273,12 @@ static void test_not_elf(void **state)
 {
 	struct env *e = *state;
 	struct profile *p = profile__new(QUESTION_CPU);
-	struct binary_symbols *syms;
+	struct binaries_read_result read;
 	const char *path = fixture__write(e->fx, "script", "#!/bin/sh\necho hi\n");
 	uint32_t loc;
-	size_t n;
 	struct binaries *b = met(path, p, 0x10, &loc);
 
-	assert_int_equal(binaries__read(b, p, NULL, &syms, &n), 0);
+	assert_int_equal(binaries__read(b, p, NULL, &read), 0);
 	assert_int_equal(p->header.nnot_read, 1);
 	assert_string_equal(profile__str(p, p->header.not_read[0].reason),
 			    "it is not a whole ELF file");
@@ -267,6 +292,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_whole),
+		cmocka_unit_test(test_lines_of_sampled_addresses),
 		cmocka_unit_test(test_kept_build_not_read_again),
 		cmocka_unit_test(test_too_many_sections),
 		cmocka_unit_test(test_bytes_cap),
