@@ -12,7 +12,7 @@ PROTOC_C   ?= protoc-c
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
-LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -liberty -lm
+LIBS       := -lbpf -lelf -ldw -lz -llz4 -lsqlite3 -ljansson -lprotobuf-c -liberty -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 CFLAGS     += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -Ibpf -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \
@@ -43,7 +43,7 @@ TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
-	chromium lld libiberty-dev
+	chromium lld libiberty-dev libc6-dbg liblz4-dev
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target over the ELF reader: whatever the bytes, elf_info__read and
- * symtab__read_elf must return without crashing, leaking or reading outside what
- * they allocated, and a table they return must keep the symbol table's invariants
- * (sorted, no empty symbol) and survive the stored form unchanged. The same bytes are
+ * symtab__read_elf (symbols, PLT stubs, .eh_frame function ranges) must return without
+ * crashing, leaking or reading outside what they allocated, and a table they return
+ * must keep the symbol table's invariants (sorted, no empty symbol; an empty name only
+ * for an unnamed function) and survive the stored form unchanged. Every .eh_frame range
+ * reported must be non-empty and not wrap. The same bytes are
  * also given to symtab__deserialize, which must refuse anything that is not a table.
  *
  * The reader works on a file descriptor, so the input is written to a memfd.
@@ -38,7 +40,6 @@ static void check_table(const struct symtab *tab)
 
 		check(sym->size > 0);
 		check(sym->name < tab->names_len);
-		check(tab->names[sym->name] != '\0');
 		if (i > 0)
 			check(tab->syms[i - 1].addr < sym->addr);
 		check(symtab__lookup(tab, sym->addr, &off) != NULL && off == 0);
@@ -55,6 +56,13 @@ static void check_table(const struct symtab *tab)
 	}
 	symtab__free(back);
 	free(blob);
+}
+
+static int check_range(void *ctx, uint64_t start, uint64_t size)
+{
+	(*(unsigned *)ctx)++;
+	check(size > 0 && start <= UINT64_MAX - size);
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -84,6 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_table(tab);
 			symtab__free(tab);
 		}
+	}
+
+	{
+		unsigned nranges = 0;
+
+		elf__each_function_range(fd, check_range, &nranges);
+		check(nranges <= (1u << 21));
 	}
 
 	tab = symtab__deserialize(data, size);

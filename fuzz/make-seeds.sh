@@ -53,6 +53,13 @@ build lib-stripped.so sh -c 'gcc -O1 -shared -fPIC -o l.so lib.c && strip -o lib
 build zdebug   sh -c 'gcc -O1 -g -o z-src prog.c && objcopy --compress-debug-sections=zlib z-src zdebug'
 build zdebug-gnu sh -c 'gcc -O1 -g -o zg-src prog.c && objcopy --compress-debug-sections=zlib-gnu zg-src zdebug-gnu'
 build zdebug-only sh -c 'gcc -O1 -g -o zo-src prog.c && objcopy --only-keep-debug --compress-debug-sections=zlib zo-src zdebug-only'
+# PLT shapes: -z now, and IBT's .plt.sec; .eh_frame with a personality ('P', 'L').
+build now      gcc -O1 -fno-builtin -Wl,-z,now -o now prog.c
+build ibt      gcc -O1 -fno-builtin -fcf-protection=full -Wl,-z,ibtplt -o ibt prog.c
+build eh-personality sh -c 'printf "%s\n" "#include <stdlib.h>" \
+	"static void done(char **p) { free(*p); }" \
+	"int main(int c, char **v) { __attribute__((cleanup(done))) char *p = malloc(c); (void)v; return p == 0; }" \
+	> eh.c && gcc -O1 -fexceptions -o eh-personality eh.c'
 build no-build-id gcc -O1 -Wl,--build-id=none -o no-build-id prog.c
 build static32 gcc -m32 -O1 -nostdlib -static -Wl,--build-id -o static32 bare.c
 build arm-thumb clang --target=armv7-linux-gnueabihf -mthumb -O1 -nostdlib -static -fuse-ld=lld -Wl,--build-id -o arm-thumb bare.c

@@ -48,7 +48,7 @@ static bool mapping__is_ours(const struct profile *p, const struct prof_mapping 
 
 	if (m->kind != MAPPING_EXE && m->kind != MAPPING_LIB && m->kind != MAPPING_JIT)
 		return false;
-	return !binary__is_runtime(path) && !binary__is_system_library(path);
+	return !binary__is_system(path, m->from_package);
 }
 
 static uint32_t location__name(const struct prof_location *l)

@@ -89,7 +89,7 @@ static int read_upload(const char *path, struct elf_info *info, struct symtab **
 	}
 	/* .dynsym alone does not count: it names exports, not the functions of a build. */
 	err = info->has_symtab ? symtab__read_elf(fd, ELF_SYMBOLS_SYMTAB, tab) : -ENOENT;
-	if (!err && (*tab)->nsyms == 0)
+	if (!err && symtab__named(*tab) == 0)
 		err = -ENOENT;
 	switch (err) {
 	case 0:
@@ -185,11 +185,11 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 	if (env->json)
 		err = cli_print_json(json_pack("{s:o, s:I, s:o, s:I}", "build_id",
 					       json_text(info.build_id), "functions",
-					       (json_int_t)tab->nsyms, "file_name", json_text(name),
-					       "lines", (json_int_t)lines));
+					       (json_int_t)symtab__named(tab), "file_name",
+					       json_text(name), "lines", (json_int_t)lines));
 	else
 		msg_print(lines ? MSG_SYMBOLS_UPLOADED_LINES : MSG_SYMBOLS_UPLOADED,
-			  (unsigned long long)tab->nsyms, info.build_id, name);
+			  (unsigned long long)symtab__named(tab), info.build_id, name);
 	symtab__free(tab);
 	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * What a binary is to a profile, by its path: a language's runtime, a system library,
- * the kernel, or code of yours (DESIGN §5, §7). Called once per mapping when a profile
- * is read, so plain string matching is enough.
+ * the kernel, or code of yours (DESIGN §5, §7); with what the capture recorded of its
+ * package (binary__is_system), the one "system" predicate. Called once per mapping when
+ * a profile is read, so plain string matching is enough.
  */
 #include "elf/elf_file.h"
 
@@ -97,6 +98,11 @@ bool binary__is_system_library(const char *path)
 	if (strncmp(path, "/lib", 4) == 0)
 		return strchr(path + 4, '/') != NULL;
 	return false;
+}
+
+bool binary__is_system(const char *path, bool from_package)
+{
+	return from_package || binary__is_runtime(path) || binary__is_system_library(path);
 }
 
 static bool is_kernel(const char *path)

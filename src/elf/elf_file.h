@@ -62,6 +62,30 @@ int elf__each_symbol_limited(int fd, enum elf_symbols_from from, struct elf_limi
 			     elf_symbol_fn fn, void *ctx);
 
 /*
+ * The PLT stubs of an x86-64 executable or library, named from the dynamic relocation
+ * of the GOT slot each jumps through: fn gets the stub's address, size and "memcpy@plt".
+ * Other machines, and files without a PLT, call fn for nothing. Within caps (relocations
+ * kept and scanned, PLT bytes). 0, the first non-zero of fn, -ENOEXEC, -errno.
+ */
+int elf__each_plt_stub(int fd, elf_symbol_fn fn, void *ctx);
+/* The same within limits (elf_reader.h; NULL: none), with their errors. */
+int elf__each_plt_stub_limited(int fd, struct elf_limits *limits, elf_symbol_fn fn, void *ctx);
+
+/* One function's bounds. A non-zero return stops the walk and is returned. */
+typedef int (*elf_range_fn)(void *ctx, uint64_t start, uint64_t size);
+
+/*
+ * The bounds of every function that has an FDE in .eh_frame (stripping keeps them: the
+ * program needs them), named or not. Nothing for relocatable objects and debug files.
+ * Within caps (64 MB of .eh_frame: -EFBIG past it; 2M FDEs). 0, the first non-zero of
+ * fn, -EFBIG, -ENOEXEC, -errno. A damaged entry is skipped, or ends the walk.
+ */
+int elf__each_function_range(int fd, elf_range_fn fn, void *ctx);
+/* The same within limits (elf_reader.h; NULL: none), with their errors. */
+int elf__each_function_range_limited(int fd, struct elf_limits *limits, elf_range_fn fn,
+				     void *ctx);
+
+/*
  * What a binary is to a profile, by its path (DESIGN §5, §7). A runtime is a language's
  * own interpreter or VM (python, libpython, java, libjvm, node, ruby, php, perl, dotnet);
  * a system library lives under /lib*, /usr/lib* (or is the vdso). Neither is ever listed
@@ -69,6 +93,13 @@ int elf__each_symbol_limited(int fd, enum elf_symbols_from from, struct elf_limi
  */
 bool binary__is_runtime(const char *path);
 bool binary__is_system_library(const char *path);
+/*
+ * The one predicate for "system" (DESIGN §6), used by the stripped-binary card and by
+ * "most of it in": a runtime, a system library, or a file owned by a package of the
+ * distribution's archive (from_package, found when the profile was captured: a path
+ * alone cannot tell /usr/bin/dash from /usr/bin/your-service).
+ */
+bool binary__is_system(const char *path, bool from_package);
 /* The language of a binary's frames by its path and contents (info may be NULL): a
  * runtime's own binary is C/C++. */
 enum language binary__language(const char *path, const struct elf_info *info);

@@ -77,6 +77,12 @@ int elf_reader__each_function(const struct elf_reader *r, uint32_t index,
 			/* Thumb functions have bit 0 set in their address; the code does not. */
 			if (r->machine == EM_ARM)
 				f.addr &= ~(uint64_t)1;
+			/* A function of unknown size (_init, hand-written assembly) ends with its
+			 * section at the latest: _init must not swallow the PLT after .init. */
+			if (f.size == 0 && shndx < r->shnum && shndx < SHN_LORESERVE &&
+			    (r->shdrs[shndx].flags & SHF_ALLOC) && f.addr >= r->shdrs[shndx].addr &&
+			    f.addr - r->shdrs[shndx].addr < r->shdrs[shndx].size)
+				f.size = r->shdrs[shndx].addr + r->shdrs[shndx].size - f.addr;
 			err = fn(&f, ctx);
 		}
 		done += n;

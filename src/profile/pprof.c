@@ -570,6 +570,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		pm->slideops_language = enc__literal(e, language__name(m->language));
 		pm->slideops_has_symtab = m->has_symtab;
 		pm->slideops_build_id_recorded = m->build_id_recorded;
+		pm->slideops_from_package = m->from_package;
 		a->mapping_ptrs[i] = pm;
 	}
 	/* pprof takes the first mapping for the main binary: an export puts the busiest
@@ -1062,6 +1063,7 @@ static int dec__mappings(struct decoder *d)
 		else
 			m.language = m.kind == MAPPING_KERNEL ? LANGUAGE_KERNEL : LANGUAGE_OTHER;
 		m.has_symtab = pm->slideops_has_symtab;
+		m.from_package = pm->slideops_from_package;
 		m.start = pm->memory_start;
 		m.limit = pm->memory_limit > pm->memory_start ? pm->memory_limit : 0;
 		m.offset = pm->file_offset;

@@ -100,6 +100,8 @@ struct prof_mapping {
 	enum language language;
 	bool has_symtab;    /* the file had .symtab when captured */
 	bool build_id_recorded; /* false: captured by a version that did not keep build ids */
+	bool from_package;  /* owned by a package of the distribution's archive, as the capture
+			       found it (proc/packages.h): a system file (DESIGN §6) */
 	/* Where one process had it mapped, as /proc/PID/maps says (pprof's memory_start,
 	 * memory_limit, file_offset), and the ELF address at start: a location's run-time
 	 * address is start + (address - vaddr). All 0 when not recorded (profiles before

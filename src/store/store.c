@@ -1210,7 +1210,7 @@ int store__put_symbols(struct store *s, const char *build_id, enum symbol_source
 	sqlite3_bind_text(st, 1, bid, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, (int)src);
 	sqlite3_bind_text(st, 3, file_name ? file_name : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (int64_t)tab->nsyms);
+	sqlite3_bind_int64(st, 4, (int64_t)symtab__named(tab));
 	sqlite3_bind_int64(st, 5, clock__realtime_ns());
 	sqlite3_bind_blob(st, 6, blob, (int)len, free);
 	return run(s, st);
@@ -1236,8 +1236,9 @@ int store__has_symbols(struct store *s, const char *build_id, enum symbol_source
 	return rc == SQLITE_DONE ? 0 : sql_err(s->db, rc);
 }
 
-int store__get_symbols(struct store *s, const char *build_id, struct symtab **out,
-		       enum symbol_source *src)
+/* The best table for build_id of a source at least min. */
+static int get_symbols_from(struct store *s, const char *build_id, enum symbol_source min,
+			    struct symtab **out, enum symbol_source *src)
 {
 	char bid[BUILD_ID_HEX_MAX + 1];
 	sqlite3_stmt *st;
@@ -1247,12 +1248,13 @@ int store__get_symbols(struct store *s, const char *build_id, struct symtab **ou
 	if (build_id__norm(build_id, bid) || !s->db)
 		return -ENOENT;
 	err = prepare(s,
-		      "SELECT source, data FROM symbols WHERE build_id = ?"
+		      "SELECT source, data FROM symbols WHERE build_id = ? AND source >= ?"
 		      " ORDER BY source LIMIT 1",
 		      &st);
 	if (err)
 		return err;
 	sqlite3_bind_text(st, 1, bid, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, (int)min);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
@@ -1268,9 +1270,34 @@ int store__get_symbols(struct store *s, const char *build_id, struct symtab **ou
 	return err;
 }
 
+int store__get_symbols(struct store *s, const char *build_id, struct symtab **out,
+		       enum symbol_source *src)
+{
+	return get_symbols_from(s, build_id, SYMBOLS_UPLOAD, out, src);
+}
+
+/*
+ * An upload names first; what it cannot name (a debug file has no PLT, and knows no
+ * function it was not given) the binary's own table, kept at capture, still does.
+ */
 int store__symbols_get(void *store, const char *build_id, struct symtab **out)
 {
-	return store__get_symbols(store, build_id, out, NULL);
+	enum symbol_source src;
+	struct symtab *own;
+	int err = store__get_symbols(store, build_id, out, &src);
+
+	if (err || src != SYMBOLS_UPLOAD)
+		return err;
+	err = get_symbols_from(store, build_id, SYMBOLS_SYMTAB, &own, NULL);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	err = symtab__fill(*out, own);
+	symtab__free(own);
+	if (err) {
+		symtab__free(*out);
+		*out = NULL;
+	}
+	return err;
 }
 
 int store__symbolize(struct store *s, struct profile *p)

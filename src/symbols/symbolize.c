@@ -5,7 +5,9 @@
  * the upload brings their addresses back.
  *
  * Per mapping, the best table kept for its build id (upload, then the binary's own
- * .symtab, then .dynsym) is loaded once; each location is then one binary search.
+ * .symtab, then .dynsym) is loaded once; each location is then one binary search. An
+ * address in a function the table knows only by its bounds (unnamed, from .eh_frame) is
+ * named by the function's start, so a stripped function is one row, not one per address.
  * A profile has hundreds of mappings at most and tens of thousands of locations.
  */
 #include "symbols/symbolize.h"
@@ -86,6 +88,7 @@ static int name_location(struct profile *p, struct prof_location *l,
 	const struct prof_mapping *m = l->mapping < p->nmappings ? &p->mappings[l->mapping] : NULL;
 	enum language lang = m ? m->language : LANGUAGE_OTHER;
 	const char *name = NULL;
+	uint64_t offset = 0;
 	char unnamed[256];
 	uint32_t id;
 
@@ -100,13 +103,17 @@ static int name_location(struct profile *p, struct prof_location *l,
 		l->named = true;
 	} else {
 		if (m)
-			name = symtab__lookup(names[l->mapping].tab, l->address, NULL);
-		if (name) {
+			name = symtab__lookup(names[l->mapping].tab, l->address, &offset);
+		if (name && *name) {
 			id = intern_readable(p, name);
 			l->named = true;
 		} else {
+			/* One row per function where its bounds are known (a "" entry), else
+			 * per address. */
 			snprintf(unnamed, sizeof(unnamed), "%s+0x%" PRIx64,
-				 m ? names[l->mapping].base : "[unknown]", l->address);
+				 m ? names[l->mapping].base : "[unknown]",
+				 name ? l->address - offset : l->address);
+			name = NULL;
 			id = profile__intern(p, unnamed);
 			l->named = false;
 		}

@@ -2,8 +2,9 @@
 /*
  * Names for a profile's locations, looked up when the profile is read: an upload for
  * the mapping's build id, else the binary's own .symtab, else its .dynsym (kept by build
- * id where the caller keeps them: see struct symbol_lookup), else the name recorded at capture. An unnamed address reads
- * "app+0x4a1f20" (file name + ELF address).
+ * id where the caller keeps them: see struct symbol_lookup), else the name recorded at
+ * capture. An unnamed address reads "app+0x4a1f20": file name + the start of the
+ * function holding it when the table knows its bounds (.eh_frame), else the address.
  */
 #ifndef SLIDEOPS_SYMBOLS_SYMBOLIZE_H
 #define SLIDEOPS_SYMBOLS_SYMBOLIZE_H

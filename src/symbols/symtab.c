@@ -103,7 +103,7 @@ static size_t leading_underscores(const char *s)
 }
 
 /*
- * By address; among aliases at one address, the one to keep first: a known size, then
+ * By address; among aliases at one address, the one to keep first: a name, a known size, then
  * the larger, then the fewest leading underscores ("memcpy" over "__memcpy_avx"), then
  * the shorter name, then by name so the choice never depends on input order.
  */
@@ -113,6 +113,9 @@ static int __attribute__((noinline)) tie_break(const struct symbol *x, const str
 	const char *nx = names + x->name, *ny = names + y->name;
 	size_t ux, uy, lx, ly;
 
+	/* A name over none: an FDE's range never hides the symbol at its start. */
+	if ((nx[0] == '\0') != (ny[0] == '\0'))
+		return nx[0] == '\0' ? 1 : -1;
 	if ((x->size == 0) != (y->size == 0))
 		return x->size == 0 ? 1 : -1;
 	if (x->size != y->size)
@@ -258,6 +261,37 @@ int symtab__finish(struct symtab *tab)
 			sym->size = 1;
 	}
 	return 0;
+}
+
+int symtab__fill(struct symtab *tab, const struct symtab *from)
+{
+	size_t n = tab->nsyms, added = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < from->nsyms && !err; i++) {
+		const struct symbol *sym = &from->syms[i];
+		struct symtab head = *tab;
+
+		/* Look up among tab's own (sorted) symbols only, not those added here. */
+		head.nsyms = n;
+		if (symtab__lookup(&head, sym->addr, NULL))
+			continue;
+		err = symtab__add(tab, sym->addr, sym->size, from->names + sym->name,
+				  strlen(from->names + sym->name));
+		added++;
+	}
+	if (!err && added)
+		err = symtab__finish(tab);
+	return err;
+}
+
+size_t symtab__named(const struct symtab *tab)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; tab && i < tab->nsyms; i++)
+		n += tab->names[tab->syms[i].name] != '\0';
+	return n;
 }
 
 const char *symtab__lookup(const struct symtab *tab, uint64_t addr, uint64_t *offset)
@@ -475,7 +509,8 @@ static size_t get_varint(const unsigned char *p, size_t len, uint64_t *v)
 /*
  * Everything in a blob is checked: the header's counts against their limits and each
  * other, the stream for exactly the promised length, each symbol for order and range,
- * and the names for exactly one per symbol. Anything else is EBADMSG.
+ * and the names for exactly one per symbol (empty for an unnamed function). Anything
+ * else is EBADMSG.
  */
 struct symtab *symtab__deserialize(const void *blob, size_t len)
 {
@@ -492,9 +527,10 @@ struct symtab *symtab__deserialize(const void *blob, size_t len)
 	nsyms = get_u64(in + 8);
 	names_len = get_u64(in + 16);
 	payload_len = get_u64(in + 24);
-	/* Each symbol takes at least two varint bytes and a one-byte name and its NUL. */
+	/* Each symbol takes at least two varint bytes and its name's NUL (unnamed functions
+	 * have an empty name). */
 	if (nsyms > SYMTAB_MAX_SYMS || names_len > SYMTAB_MAX_NAMES || names_len >= UINT32_MAX ||
-	    names_len < nsyms * 2 || payload_len < names_len ||
+	    names_len < nsyms || payload_len < names_len ||
 	    payload_len - names_len < nsyms * 2 || payload_len - names_len > nsyms * 20)
 		goto out;
 	/* The budget: names compress 3 to 10 times, deflate at most about 1032 times. A
@@ -567,7 +603,7 @@ struct symtab *symtab__deserialize(const void *blob, size_t len)
 	for (uint64_t i = 0; i < nsyms; i++) {
 		const char *end = memchr(tab->names + pos, '\0', names_len - pos);
 
-		if (!end || end == tab->names + pos)
+		if (!end)
 			goto out;
 		tab->syms[i].name = (uint32_t)pos;
 		pos = (size_t)(end - tab->names) + 1;

@@ -17,6 +17,7 @@
 #include "analysis/analysis.h"
 #include "analysis/answer.h"
 #include "analysis/format.h"
+#include "elf/elf_file.h"
 #include "profile_builder.h"
 #include "unwind/python.h"
 #include "unwind/python.h"
@@ -380,6 +381,42 @@ static void test_card_lists_our_stripped_binaries(void **state)
 	assert_false(a->build_ids_missing);
 	analysis__free(a);
 	profile__free(p);
+}
+
+/*
+ * One predicate decides "system" for the card and for "most of it in": a stripped
+ * binary a distribution package owns (/usr/bin/dash, found so at capture) is neither
+ * listed nor the answer; the user's own .deb (/usr/bin/mytool, no archive) is both.
+ */
+static void test_package_owned_binaries_are_system(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 1, 10 * SEC);
+	uint32_t dash = pb_mapping(p, "/usr/bin/dash", "d1", MAPPING_EXE, true);
+	uint32_t mine = pb_mapping(p, "/usr/bin/mytool", "d2", MAPPING_EXE, true);
+	uint32_t d1, d2, m1, mm;
+	struct analysis *a;
+
+	(void)state;
+	p->mappings[dash].from_package = true;
+	d1 = pb_frame(p, dash, 0x10, "dash+0x10", false, LANGUAGE_C);
+	d2 = pb_frame(p, dash, 0x20, "dash+0x20", false, LANGUAGE_C);
+	m1 = pb_frame(p, mine, 0x10, "mytool+0x10", false, LANGUAGE_C);
+	mm = pb_frame(p, mine, 0x40, "run_report", true, LANGUAGE_C);
+	/* dash calls the tool's report runner, and burns most of the time itself. */
+	pb_sample(p, &gunicorn, 6 * SEC, 1, 3, d1, mm, d2);
+	pb_sample(p, &cron, 2 * SEC, 2, 1, m1);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_int_equal(a->nstripped, 1);
+	assert_string_equal(a->stripped[0].path, "/usr/bin/mytool");
+	assert_string_equal(find_group(a, "Service billing")->top_function, "run_report");
+	analysis__free(a);
+	profile__free(p);
+	/* The same profile with nothing recorded: dash is as any other path (old profiles). */
+	assert_false(binary__is_system("/usr/bin/dash", false));
+	assert_true(binary__is_system("/usr/bin/dash", true));
+	assert_true(binary__is_system("/usr/lib/x86_64-linux-gnu/libc.so.6", false));
+	assert_true(binary__is_system("/usr/bin/python3.11", false));
 }
 
 static char *card_text(const struct analysis *a)
@@ -829,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_no_samples_says_so),
 		cmocka_unit_test(test_functions_self_and_total_count_recursion_once),
 		cmocka_unit_test(test_card_lists_our_stripped_binaries),
+		cmocka_unit_test(test_package_owned_binaries_are_system),
 		cmocka_unit_test(test_card_text_is_the_spec_wording),
 		cmocka_unit_test(test_card_says_when_build_ids_were_not_kept),
 		cmocka_unit_test(test_no_card_when_everything_is_named),

@@ -96,6 +96,7 @@ static struct profile *build_cpu(struct built *b)
 	kernel = mapping(p, "[kernel.kallsyms]", "4a1f20b65a313cbf47aa00112233445566778899",
 			 MAPPING_KERNEL, LANGUAGE_KERNEL, true, true);
 	py = mapping(p, "/usr/bin/python3.11", "", MAPPING_EXE, LANGUAGE_PYTHON, true, false);
+	p->mappings[py].from_package = true; /* python3.11 from Debian's archive */
 	jit = mapping(p, "", "", MAPPING_JIT, LANGUAGE_JAVASCRIPT, false, true);
 
 	L[0] = location(p, exe, 0x4a1f20, NULL, NULL, 0);
@@ -182,6 +183,7 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 		assert_int_equal(x->language, y->language);
 		assert_int_equal(x->has_symtab, y->has_symtab);
 		assert_int_equal(x->build_id_recorded, y->build_id_recorded);
+		assert_int_equal(x->from_package, y->from_package);
 	}
 
 	assert_int_equal(a->nlocations, b->nlocations);
