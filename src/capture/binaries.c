@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "elf/elf_reader.h"
+#include "proc/packages.h"
 #include "symbols/lines.h"
 #include "symbols/symtab.h"
 #include "util/clock.h"
@@ -380,19 +381,16 @@ static uint64_t binary__vaddr(const struct binary *bin, uint64_t file_offset)
 	return file_offset;
 }
 
-/* Reads bin's own names: .symtab, else .dynsym. -ENOENT when it has neither. */
+/* bin's names, best first: its installed debug file, else its .symtab, else its .dynsym,
+ * with its PLT stubs and unnamed .eh_frame functions (symtab__read_binary). */
 static int binary__read_symbols(const struct binary *bin, struct elf_limits *limits,
 				struct symtab **tab, bool *from_symtab)
 {
-	int err = -ENOENT;
+	enum elf_symbols_from from = ELF_SYMBOLS_DYNSYM;
+	int err = symtab__read_binary(bin->fd, bin->info.build_id, DEBUG_FILES_ROOT, limits, tab,
+				      &from);
 
-	*from_symtab = bin->info.has_symtab;
-	if (bin->info.has_symtab)
-		err = symtab__read_elf_limited(bin->fd, ELF_SYMBOLS_SYMTAB, limits, tab);
-	if (err == -ENOENT) {
-		*from_symtab = false;
-		err = symtab__read_elf_limited(bin->fd, ELF_SYMBOLS_DYNSYM, limits, tab);
-	}
+	*from_symtab = from == ELF_SYMBOLS_SYMTAB;
 	return err;
 }
 
@@ -432,6 +430,7 @@ struct reading {
 	size_t nsymbols, cap_symbols;
 	struct binary_lines *lines;
 	size_t nlines, cap_lines;
+	struct packages *packages; /* dpkg's view, read once, when first asked */
 };
 
 static int reading__keep(struct reading *rd, const struct binary *bin, struct symtab *tab,
@@ -473,6 +472,11 @@ static int reading__facts(struct reading *rd, struct binary *bin)
 		return binary__not_read(bin, rd->p, rd->budget, err,
 					limits.deadline_ns == rd->deadline);
 	bin->elf_ok = true;
+	/* One predicate decides "system" (DESIGN §6): the distribution's packages are. */
+	err = packages__from_archive(rd->packages, bin->path, bin->dev, bin->ino);
+	if (err < 0)
+		return err;
+	rd->p->mappings[bin->mapping].from_package = err == 1;
 	return binary__fill_mapping(bin, rd->p);
 }
 
@@ -620,6 +624,9 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 	rd.budget = rd.o->budget ? rd.o->budget : &binaries_budget_default;
 	rd.deadline = clock__monotonic_ns() + rd.budget->total_ns;
 	memset(out, 0, sizeof(*out));
+	rd.packages = packages__new("/");
+	if (!rd.packages)
+		return -ENOMEM;
 	err = reading__collect(&rd);
 	for (uint32_t i = 0; i < rd.ntodo && !err; i++)
 		err = reading__facts(&rd, rd.todo[i]);
@@ -635,6 +642,7 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 	if (!err)
 		err = profile__reindex(p);
 	free(rd.todo);
+	packages__free(rd.packages);
 	out->symbols = rd.symbols;
 	out->nsymbols = rd.nsymbols;
 	out->lines = rd.lines;

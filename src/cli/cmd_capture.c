@@ -171,11 +171,13 @@ static void services__load(struct store *s, struct service **svc, size_t *n)
 	}
 }
 
+/* A build needs no reading when its full names are kept: an upload, or a .symtab (an
+ * installed debug file's included). One kept from .dynsym alone is read again, in case
+ * its debug file has been installed since. */
 static int has_symbols(void *ctx, const char *build_id)
 {
 	return store__has_symbols(ctx, build_id, SYMBOLS_UPLOAD) == 1 ||
-	       store__has_symbols(ctx, build_id, SYMBOLS_SYMTAB) == 1 ||
-	       store__has_symbols(ctx, build_id, SYMBOLS_DYNSYM) == 1;
+	       store__has_symbols(ctx, build_id, SYMBOLS_SYMTAB) == 1;
 }
 
 static void print_text(const char *id, const struct analysis *a, const char *flamegraph)
