@@ -48,7 +48,7 @@ enum stack_counter {
 };
 
 #define RECORD_MAX_COUNTERS 16
-#define RECORD_MAX_VALUES 2
+#define RECORD_MAX_VALUES 3
 
 /* A sample's state label (wall, threads). */
 enum sample_state {
@@ -66,7 +66,8 @@ struct stack_sample {
 	__u32 pid;       /* thread id */
 	__u32 tgid;      /* process id */
 	__u64 cgroup_id; /* cgroup v2 id (its directory's inode number); first samples only */
-	/* In the order of the question's value types (DESIGN §3): cpu {1, period in ns}. */
+	/* In the order of the question's value types (DESIGN §3): cpu {1, period in ns}.
+	 * Unused ones are 0. */
 	__s64 values[RECORD_MAX_VALUES];
 	__u64 lock;      /* the lock's address (locks); 0: none */
 	__u64 wait;      /* the kernel address the task waits in (wall, threads); 0: none */

@@ -100,12 +100,17 @@ static __always_inline struct stack_sample *stack__begin(void)
 	s->flags = 0;
 	s->values[0] = 0;
 	s->values[1] = 0;
+	s->values[2] = 0;
 	s->lock = 0;
 	s->wait = 0;
 	s->state = SAMPLE_STATE_NONE;
 	s->lock_kind = 0;
 	return s;
 }
+
+/* kskip: leave the kernel stack out (a wait seen at its system call's exit, where the
+ * kernel's frames are those of the exit path). */
+#define STACK_USER_ONLY (1u << 31)
 
 /*
  * Takes the current task's stacks into s, with its process's facts when this is its
@@ -128,8 +133,9 @@ static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32
 	s->tgid = tgid;
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 
-	klen = bpf_get_stack(ctx, s->ips, RECORD_MAX_STACK * sizeof(__u64),
-			     kskip & BPF_F_SKIP_FIELD_MASK);
+	klen = kskip & STACK_USER_ONLY ? 0 :
+		bpf_get_stack(ctx, s->ips, RECORD_MAX_STACK * sizeof(__u64),
+			      kskip & BPF_F_SKIP_FIELD_MASK);
 	if (klen < 0) {
 		count(STACK_COUNTER_KSTACK_FAILED);
 		klen = 0;

@@ -14,6 +14,7 @@
 
 #include "analysis/answer.h"
 #include "analysis/format.h"
+#include "analysis/waits.h"
 #include "elf/elf_file.h"
 
 #define NONE UINT32_MAX
@@ -33,7 +34,8 @@ struct ctx {
 	const struct profile *p;
 	uint32_t main;         /* index of the main value */
 	uint8_t *tier;         /* per location */
-	uint32_t *group;       /* per sample: index into groups (unsorted) */
+	uint32_t *group;       /* per sample: index into groups (unsorted); NONE: left out */
+	uint8_t *skip;         /* per sample: not what the question is about (locks) */
 	struct analysis_group *groups;
 	uint32_t ngroups;
 };
@@ -53,6 +55,31 @@ static bool mapping__is_ours(const struct profile *p, const struct prof_mapping 
 static uint32_t location__name(const struct prof_location *l)
 {
 	return l->name ? l->name : l->function;
+}
+
+static bool ctx__counts(const struct ctx *c, uint32_t sample)
+{
+	return !c->skip || !c->skip[sample];
+}
+
+/* locks: the waits that are not for a lock (condition variables, joins, idle pools)
+ * are in the profile but not in the answer, groups or functions. */
+static int ctx__classify_samples(struct ctx *c, struct analysis *a)
+{
+	const struct profile *p = c->p;
+
+	a->total = 0;
+	if (p->header.question == QUESTION_LOCKS) {
+		c->skip = calloc(p->nsamples ? p->nsamples : 1, 1);
+		if (!c->skip)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < p->nsamples; i++)
+			c->skip[i] = !wait__is_lock(p, &p->samples[i]);
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++)
+		if (ctx__counts(c, i))
+			a->total += p->samples[i].values[c->main];
+	return 0;
 }
 
 static int ctx__classify_locations(struct ctx *c)
@@ -195,7 +222,7 @@ static int ctx__top_places(const struct ctx *c, bool (*include)(const struct ctx
 		enum tier tier;
 		uint32_t loc;
 
-		if (include && !include(c, i))
+		if (c->group[i] == NONE || (include && !include(c, i)))
 			continue;
 		loc = ctx__where(c, s->stack, &tier);
 		if (loc == NONE)
@@ -264,6 +291,34 @@ static double share(int64_t value, int64_t of)
 	return of > 0 ? (double)value / (double)of : 0.0;
 }
 
+static bool sample__running(const struct profile *p, const struct prof_sample *s);
+
+/* What each question adds to a group beside its value. */
+static void ctx__group_extras(const struct ctx *c, struct analysis_group *g,
+			      const struct prof_sample *s)
+{
+	switch (c->p->header.question) {
+	case QUESTION_WALL:
+	case QUESTION_THREADS:
+		if (sample__running(c->p, s))
+			g->running += s->values[c->main];
+		else
+			g->waiting += s->values[c->main];
+		break;
+	case QUESTION_LOCKS:
+		g->contentions += s->values[0];
+		break;
+	case QUESTION_MEMORY:
+		if (c->p->nvalues > 2) {
+			g->file_bytes += s->values[1];
+			g->net_bytes += s->values[0] - s->values[2];
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static int ctx__groups(struct ctx *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
@@ -285,6 +340,10 @@ static int ctx__groups(struct ctx *c, struct analysis *a)
 		uint32_t label = s->labels.group < nstr ? s->labels.group : 0;
 		uint32_t g = by_label[label];
 
+		if (!ctx__counts(c, i)) {
+			c->group[i] = NONE;
+			continue;
+		}
 		if (g == NONE) {
 			struct analysis_group *ng = &c->groups[c->ngroups];
 
@@ -295,6 +354,7 @@ static int ctx__groups(struct ctx *c, struct analysis *a)
 		}
 		c->group[i] = g;
 		c->groups[g].value += s->values[c->main];
+		ctx__group_extras(c, &c->groups[g], s);
 		procs[nprocs++] = (struct proc_entry){ g, s->labels.pid, s->labels.comm,
 						       s->values[c->main] };
 	}
@@ -396,7 +456,7 @@ static int ctx__functions(struct ctx *c, struct analysis *a)
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
 
-		for (uint32_t i = 0; i < depth; i++) {
+		for (uint32_t i = 0; i < depth && ctx__counts(c, si); i++) {
 			const struct prof_location *l = &p->locations[locs[i]];
 			uint32_t name = location__name(l) < nstr ? location__name(l) : 0;
 			struct fn_acc *f;
@@ -485,7 +545,7 @@ static int ctx__stripped(struct ctx *c, struct analysis *a)
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
 
-		for (uint32_t i = 0; i < depth; i++) {
+		for (uint32_t i = 0; i < depth && ctx__counts(c, si); i++) {
 			uint32_t m = unnamed[locs[i]];
 
 			if (m == NONE || seen[m] == si + 1)
@@ -534,7 +594,35 @@ static struct answer_group answer_group__of(const struct analysis_group *g)
 				      .where = g->top_function };
 }
 
-/* cpu, locks, memory: the two largest groups by the main value. */
+/* memory: the two groups that grew the most, net of what they gave back. */
+static char *analysis__answer_memory(const struct analysis *a)
+{
+	const struct prof_header *h = &a->profile->header;
+	const struct analysis_group *best[2] = { NULL, NULL };
+	struct answer_group first, next;
+
+	for (size_t g = 0; g < a->ngroups; g++) {
+		const struct analysis_group *x = &a->groups[g];
+
+		if (x->net_bytes <= 0)
+			continue;
+		if (!best[0] || x->net_bytes > best[0]->net_bytes) {
+			best[1] = best[0];
+			best[0] = x;
+		} else if (!best[1] || x->net_bytes > best[1]->net_bytes) {
+			best[1] = x;
+		}
+	}
+	for (int i = 0; i < 2 && best[i]; i++) {
+		struct answer_group *ag = i == 0 ? &first : &next;
+
+		*ag = answer_group__of(best[i]);
+		ag->value = best[i]->net_bytes;
+	}
+	return answer__memory(h->duration_ns, best[0] ? &first : NULL, best[1] ? &next : NULL);
+}
+
+/* cpu, locks: the two largest groups by the main value. */
 static char *analysis__answer_amount(const struct analysis *a)
 {
 	const struct prof_header *h = &a->profile->header;
@@ -550,7 +638,7 @@ static char *analysis__answer_amount(const struct analysis *a)
 	case QUESTION_LOCKS:
 		return answer__locks(h->duration_ns, any ? &first : NULL, more ? &next : NULL);
 	case QUESTION_MEMORY:
-		return answer__memory(h->duration_ns, any ? &first : NULL, more ? &next : NULL);
+		return analysis__answer_memory(a);
 	default:
 		return answer__cpu(h->duration_ns, any ? &first : NULL, more ? &next : NULL);
 	}
@@ -703,8 +791,9 @@ struct analysis *analysis__new(const struct profile *p)
 		return NULL;
 	a->profile = p;
 	c.main = profile__main_value(p);
-	a->total = profile__total(p, c.main);
 	a->unit = profile__str(p, p->value_types[c.main].unit);
+	if (ctx__classify_samples(&c, a))
+		goto out_free;
 	a->share_of = a->total;
 	if (question__share_of_server(h->question) && h->ncpus && h->duration_ns)
 		a->share_of = (int64_t)h->ncpus * (int64_t)h->duration_ns;
@@ -736,6 +825,7 @@ struct analysis *analysis__new(const struct profile *p)
 
 	free(c.tier);
 	free(c.group);
+	free(c.skip);
 	return a;
 
 out_free:
@@ -746,6 +836,7 @@ out_free:
 	}
 	free(c.tier);
 	free(c.group);
+	free(c.skip);
 	analysis__free(a);
 	errno = ENOMEM;
 	return NULL;

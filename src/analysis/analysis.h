@@ -29,6 +29,12 @@ struct analysis_group {
 	int64_t value;       /* in the question's main unit */
 	double share;        /* cpu: of the server's CPU time; else of the profile's total */
 	const char *top_function; /* "most of it in"; NULL when nothing fits */
+	/* Per question (0 elsewhere): wall running and waiting (threads: how many threads
+	 * of each); locks how many waits; memory the net change (freed memory counts
+	 * against it) and file-backed growth, apart from value. */
+	int64_t running, waiting;
+	int64_t contentions;
+	int64_t net_bytes, file_bytes;
 	struct analysis_process *processes;
 	size_t nprocesses;
 };

@@ -21,7 +21,33 @@ static void append(json_t *arr, json_t *value, int *err)
 		*err = -1;
 }
 
-static json_t *group__to_json(const struct analysis_group *g, const char *unit, int *err)
+/* DESIGN §8's fields of each question's groups. */
+static void group__question_fields(json_t *o, const struct analysis_group *g, enum question q,
+				   int *err)
+{
+	switch (q) {
+	case QUESTION_WALL:
+		set(o, "running_ns", json_integer(g->running), err);
+		set(o, "waiting_ns", json_integer(g->waiting), err);
+		break;
+	case QUESTION_THREADS:
+		set(o, "running", json_integer(g->running), err);
+		set(o, "waiting", json_integer(g->waiting), err);
+		break;
+	case QUESTION_LOCKS:
+		set(o, "contentions", json_integer(g->contentions), err);
+		break;
+	case QUESTION_MEMORY:
+		set(o, "net_bytes", json_integer(g->net_bytes), err);
+		set(o, "file_bytes", json_integer(g->file_bytes), err);
+		break;
+	default:
+		break;
+	}
+}
+
+static json_t *group__to_json(const struct analysis_group *g, const char *unit, enum question q,
+			      int *err)
 {
 	json_t *o = json_object(), *procs = json_array();
 
@@ -38,6 +64,7 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
 	set(o, "value", json_integer(g->value), err);
 	set(o, "unit", json_text(unit), err);
 	set(o, "top_function", g->top_function ? json_text(g->top_function) : json_null(), err);
+	group__question_fields(o, g, q, err);
 	for (size_t i = 0; i < g->nprocesses; i++) {
 		const struct analysis_process *pr = &g->processes[i];
 		json_t *po = json_object();
@@ -101,7 +128,7 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 	set(doc, "total", json_integer(a->total), &err);
 
 	for (size_t i = 0; i < a->ngroups; i++)
-		append(groups, group__to_json(&a->groups[i], a->unit, &err), &err);
+		append(groups, group__to_json(&a->groups[i], a->unit, p->header.question, &err), &err);
 	for (size_t i = 0; i < a->nfunctions; i++) {
 		const struct analysis_function *f = &a->functions[i];
 		json_t *o;

@@ -64,6 +64,11 @@ void bpf_loaded__close(struct bpf_loaded *l);
 int capture__attach_perf_event(int prog_fd, int perf_fd);
 int capture__attach_tracing(int prog_fd);
 
+/* For `check`: attaches l's tracing programs of these names for a moment. 0, or -errno
+ * with detail. */
+int bpf_loaded__probe_tracing(const struct bpf_loaded *l, const char *const *names, int n,
+			      char *detail, size_t size);
+
 /* ---- a question: one row of the engine's table ---- */
 
 struct capture_question {
@@ -84,18 +89,30 @@ struct capture_question {
 	int (*fold)(struct capture_session *s, const void *data, size_t size);
 	/* What each value stands for when the kernel sent 0 (cpu: one tick's period). */
 	void (*default_values)(const struct capture_config *c, int64_t values[RECORD_MAX_VALUES]);
+	/* The names of its samples' lock_kind values (the lock_kind label). */
+	const char *const *lock_kinds;
+	uint32_t nlock_kinds;
+	/* After the last record, kernel frames named: labels that need names (what a
+	 * thread waits in). NULL: none. 0 or -ENOMEM. */
+	int (*finish)(struct capture_session *s);
 };
 
 /* The row of q, or NULL when this build does not capture it. */
 const struct capture_question *capture_question__get(enum question q);
 
 extern const struct capture_question capture_question_cpu;
+extern const struct capture_question capture_question_locks;
+extern const struct capture_question capture_question_memory;
 
 /* ---- what a question's attach and fold use of the session ---- */
 
 /* Keeps a link descriptor that makes samples: closed when sampling ends. 0 or -ENOMEM
  * (then fd is closed). */
 int capture_session__add_link(struct capture_session *s, int fd);
+/* Attaches l's tracing programs (tp_btf) of these names, each link kept as by
+ * capture_session__add_link. 0 or -errno, reported. */
+int capture_session__attach_tracing(struct capture_session *s, const struct bpf_loaded *l,
+				    const char *const *names, int n);
 const struct report *capture_session__report(const struct capture_session *s);
 const struct capture_config *capture_session__config(const struct capture_session *s);
 struct processes *capture_session__processes(struct capture_session *s);

@@ -54,6 +54,8 @@ struct processes {
 	const char *proc_root;
 	int64_t default_values[RECORD_MAX_VALUES];
 	uint32_t state_ids[3];   /* string ids of "", "running", "waiting" */
+	uint32_t lock_kind_ids[PROCESSES_MAX_LOCK_KINDS]; /* string ids of the question's kinds */
+	uint32_t nlock_kinds;
 	long page_size;
 	long ticks_per_s;
 
@@ -124,6 +126,19 @@ void processes__free(struct processes *ps)
 	free(ps->items);
 	hashmap__free(ps->index);
 	free(ps);
+}
+
+int processes__set_lock_kinds(struct processes *ps, const char *const *names, uint32_t n)
+{
+	if (n > PROCESSES_MAX_LOCK_KINDS)
+		n = PROCESSES_MAX_LOCK_KINDS;
+	for (uint32_t i = 0; i < n; i++) {
+		ps->lock_kind_ids[i] = names[i] ? profile__intern(ps->p, names[i]) : 0;
+		if (ps->lock_kind_ids[i] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	ps->nlock_kinds = n;
+	return 0;
 }
 
 const struct processes_stats *processes__stats(const struct processes *ps)
@@ -400,6 +415,7 @@ static int processes__emit(struct processes *ps, struct process *proc, const str
 	if (s->state <= SAMPLE_STATE_WAITING)
 		labels.state = ps->state_ids[s->state];
 	labels.lock = s->lock;
+	labels.lock_kind = s->lock_kind < ps->nlock_kinds ? ps->lock_kind_ids[s->lock_kind] : 0;
 	err = profile__add_sample(ps->p, stack, values, &labels);
 	if (!err)
 		ps->stats.samples++;

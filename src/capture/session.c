@@ -102,6 +102,23 @@ int capture_session__add_link(struct capture_session *s, int fd)
 	return 0;
 }
 
+int capture_session__attach_tracing(struct capture_session *s, const struct bpf_loaded *l,
+				    const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int link = capture__attach_tracing(bpf_loaded__prog(l, names[i]));
+
+		if (link < 0) {
+			report__error(s->config.report, MSG_CAPTURE_ATTACH_FAILED, names[i],
+				      strerror(-link));
+			return link;
+		}
+		if (capture_session__add_link(s, link))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 const struct report *capture_session__report(const struct capture_session *s)
 {
 	return s->config.report;
@@ -184,7 +201,9 @@ static int capture_session__prepare(struct capture_session *s, int ncpus)
 		s->q->default_values(c, defaults);
 	s->processes = processes__new(s->p, c->owners, s->binaries, s->cgroups, "/proc",
 				      s->kernel_mapping, defaults);
-	return s->processes ? 0 : -ENOMEM;
+	if (!s->processes)
+		return -ENOMEM;
+	return processes__set_lock_kinds(s->processes, s->q->lock_kinds, s->q->nlock_kinds);
 }
 
 static int capture_session__attach_processes(struct capture_session *s)
@@ -391,6 +410,8 @@ int capture_session__end(struct capture_session *s)
 	}
 	if (!err)
 		err = capture__name_kernel_frames(s->p, s->kernel_mapping);
+	if (!err && s->q->finish)
+		err = s->q->finish(s);
 	if (err) {
 		report__error(s->config.report, err == -ENOMEM ? MSG_OUT_OF_MEMORY :
 				 MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
