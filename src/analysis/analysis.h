@@ -54,6 +54,15 @@ struct analysis_stripped {
 	bool build_id_recorded; /* false: captured before SlideOps kept build ids */
 };
 
+/* threads: threads of one group in the same state and place, with the same stack. */
+struct analysis_thread_set {
+	int64_t threads;
+	const char *state;  /* "running", "waiting" */
+	const char *wait;   /* what they wait in; "" when not known */
+	const char *group;  /* the group's label */
+	uint32_t stack;     /* index into the profile's stacks */
+};
+
 struct analysis {
 	const struct profile *profile;
 	char *answer;
@@ -63,6 +72,8 @@ struct analysis {
 	size_t nfunctions;
 	struct analysis_stripped *stripped;  /* largest first */
 	size_t nstripped;
+	struct analysis_thread_set *thread_sets; /* threads: largest first */
+	size_t nthread_sets;
 	bool build_ids_missing;  /* captured without build ids: capture again, then upload */
 	int64_t total;           /* the main value over all samples */
 	int64_t share_of;        /* what group shares are of: cpu ncpus x duration, else total */
@@ -91,5 +102,7 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top);
 void analysis__print_groups(const struct analysis *a, FILE *out);
 void analysis__print_functions(const struct analysis *a, FILE *out, size_t max);
 void analysis__print_card(const struct analysis *a, FILE *out);
+/* threads: the sets of threads as a thread dump, largest first (max sets, max frames). */
+void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames);
 
 #endif

@@ -81,6 +81,42 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
 	return o;
 }
 
+/* threads: DESIGN §8's thread_sets, each stack as its frames' names, leaf first. */
+static json_t *thread_sets__to_json(const struct analysis *a, int *err)
+{
+	const struct profile *p = a->profile;
+	json_t *sets = json_array();
+
+	if (!sets) {
+		*err = -1;
+		return NULL;
+	}
+	for (size_t i = 0; i < a->nthread_sets; i++) {
+		const struct analysis_thread_set *t = &a->thread_sets[i];
+		json_t *o = json_object(), *frames = json_array();
+		uint32_t depth;
+		const uint32_t *locs = profile__stack(p, t->stack, &depth);
+
+		for (uint32_t d = 0; frames && d < depth; d++) {
+			const struct prof_location *l = &p->locations[locs[d]];
+
+			append(frames, json_text(profile__str(p, l->name ? l->name : l->function)),
+			       err);
+		}
+		if (o) {
+			set(o, "threads", json_integer(t->threads), err);
+			set(o, "state", json_text(t->state), err);
+			set(o, "wait", json_text(t->wait), err);
+			set(o, "group", json_text(t->group), err);
+			set(o, "stack", frames, err);
+		} else {
+			json_decref(frames);
+		}
+		append(sets, o, err);
+	}
+	return sets;
+}
+
 /* A function's total share that earns it a place in the default document even with
  * little self time of its own (main, a request handler): callers are what people look
  * for in a script too. */
@@ -156,6 +192,8 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 		}
 		append(stripped, o, &err);
 	}
+	if (p->header.question == QUESTION_THREADS)
+		set(doc, "thread_sets", thread_sets__to_json(a, &err), &err);
 	set(doc, "groups", groups, &err);
 	set(doc, "functions", functions, &err);
 	set(doc, "stripped", stripped, &err);

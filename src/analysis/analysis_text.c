@@ -15,6 +15,9 @@
 
 /* Processes listed under each group; the rest are counted. */
 #define PROCESSES_SHOWN 5
+/* A thread dump: the largest sets and their frames; --json has them all. */
+#define THREAD_SETS_SHOWN 10
+#define THREAD_FRAMES_SHOWN 16
 
 void analysis__print_groups(const struct analysis *a, FILE *out)
 {
@@ -93,6 +96,37 @@ void analysis__print_card(const struct analysis *a, FILE *out)
 		msg_fprint(out, MSG_CARD_BUILD_IDS_MISSING);
 }
 
+void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames)
+{
+	const struct profile *p = a->profile;
+
+	msg_fprint(out, MSG_SHOW_THREAD_SETS_HEADER);
+	for (size_t i = 0; i < a->nthread_sets && i < max; i++) {
+		const struct analysis_thread_set *t = &a->thread_sets[i];
+		uint32_t depth;
+		const uint32_t *locs = profile__stack(p, t->stack, &depth);
+
+		if (i)
+			fputc('\n', out);
+		if (*t->wait)
+			msg_fprint(out, MSG_SHOW_THREAD_SET_WAITING, (long long)t->threads, t->group,
+				   t->state, t->wait);
+		else
+			msg_fprint(out, MSG_SHOW_THREAD_SET, (long long)t->threads, t->group,
+				   t->state);
+		for (uint32_t d = 0; d < depth && d < frames; d++) {
+			const struct prof_location *l = &p->locations[locs[d]];
+
+			msg_fprint(out, MSG_SHOW_THREAD_FRAME,
+				   profile__str(p, l->name ? l->name : l->function));
+		}
+		if (depth > frames)
+			msg_fprint(out, MSG_SHOW_THREAD_MORE_FRAMES, (unsigned)(depth - frames));
+	}
+	if (a->nthread_sets > max)
+		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(a->nthread_sets - max));
+}
+
 void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 {
 	fputs(a->answer, out);
@@ -103,6 +137,10 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 	if (a->nstripped) {
 		fputc('\n', out);
 		analysis__print_card(a, out);
+	}
+	if (a->nthread_sets) {
+		fputc('\n', out);
+		analysis__print_thread_sets(a, out, THREAD_SETS_SHOWN, THREAD_FRAMES_SHOWN);
 	}
 	if (a->ngroups) {
 		fputc('\n', out);

@@ -103,6 +103,10 @@ const struct capture_question *capture_question__get(enum question q);
 extern const struct capture_question capture_question_cpu;
 extern const struct capture_question capture_question_locks;
 extern const struct capture_question capture_question_memory;
+extern const struct capture_question capture_question_threads;
+
+/* A question's finish: the wait label of waiting samples, from their kernel frames. */
+int capture__label_waits(struct capture_session *s);
 
 /* ---- what a question's attach and fold use of the session ---- */
 
@@ -113,6 +117,9 @@ int capture_session__add_link(struct capture_session *s, int fd);
  * capture_session__add_link. 0 or -errno, reported. */
 int capture_session__attach_tracing(struct capture_session *s, const struct bpf_loaded *l,
 				    const char *const *names, int n);
+/* Takes what waits in the ring buffer now (a snapshot's attach, between reads of its
+ * iterator). 0 or -errno (-ENOMEM from a record). */
+int capture_session__drain(struct capture_session *s);
 const struct report *capture_session__report(const struct capture_session *s);
 const struct capture_config *capture_session__config(const struct capture_session *s);
 struct processes *capture_session__processes(struct capture_session *s);

@@ -119,6 +119,15 @@ int capture_session__attach_tracing(struct capture_session *s, const struct bpf_
 	return 0;
 }
 
+int capture_session__drain(struct capture_session *s)
+{
+	int r = ring_buffer__consume(s->rb);
+
+	if (s->err)
+		return s->err;
+	return r < 0 && r != -EINTR ? r : 0;
+}
+
 const struct report *capture_session__report(const struct capture_session *s)
 {
 	return s->config.report;
