@@ -55,6 +55,7 @@ enum sample_state {
 	SAMPLE_STATE_NONE,
 	SAMPLE_STATE_RUNNING,
 	SAMPLE_STATE_WAITING,
+	SAMPLE_STATE_IDLE,    /* waiting, and never ran in the window (wall) */
 };
 
 #define SAMPLE_KTHREAD (1u << 0) /* the task is a kernel thread (first samples only) */

@@ -62,19 +62,30 @@ static bool ctx__counts(const struct ctx *c, uint32_t sample)
 	return !c->skip || !c->skip[sample];
 }
 
-/* locks: the waits that are not for a lock (condition variables, joins, idle pools)
- * are in the profile but not in the answer, groups or functions. */
+/*
+ * Samples kept in the profile but not in the answer, groups, shares or functions:
+ * locks, the waits that are not for a lock (condition variables, joins, idle pools);
+ * wall, the threads that never ran in the window (idle kernel threads and pools would
+ * swamp the answer).
+ */
 static int ctx__classify_samples(struct ctx *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
+	enum question q = p->header.question;
 
 	a->total = 0;
-	if (p->header.question == QUESTION_LOCKS) {
+	if (q == QUESTION_LOCKS || q == QUESTION_WALL) {
 		c->skip = calloc(p->nsamples ? p->nsamples : 1, 1);
 		if (!c->skip)
 			return -ENOMEM;
-		for (uint32_t i = 0; i < p->nsamples; i++)
-			c->skip[i] = !wait__is_lock(p, &p->samples[i]);
+		for (uint32_t i = 0; i < p->nsamples; i++) {
+			const struct prof_sample *s = &p->samples[i];
+
+			if (q == QUESTION_LOCKS)
+				c->skip[i] = !wait__is_lock(p, s);
+			else
+				c->skip[i] = strcmp(profile__str(p, s->labels.state), "idle") == 0;
+		}
 	}
 	for (uint32_t i = 0; i < p->nsamples; i++)
 		if (ctx__counts(c, i))
@@ -692,6 +703,8 @@ static char *analysis__answer_wall(const struct ctx *c, const struct analysis *a
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 
+		if (c->group[i] == NONE)
+			continue;
 		if (sample__running(p, s))
 			r[c->group[i]].running += s->values[c->main];
 		else

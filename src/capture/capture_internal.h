@@ -95,6 +95,11 @@ struct capture_question {
 	/* After the last record, kernel frames named: labels that need names (what a
 	 * thread waits in). NULL: none. 0 or -ENOMEM. */
 	int (*finish)(struct capture_session *s);
+	/* When sampling ends, its programs detached, before the last records are taken:
+	 * what is still under way (threads still waiting). NULL: nothing. 0 or -errno. */
+	int (*sweep)(struct capture_session *s, const struct bpf_loaded *l);
+	/* Frees what its fold kept in the session's state (capture_session__state). */
+	void (*free_state)(void *state);
 };
 
 /* The row of q, or NULL when this build does not capture it. */
@@ -104,6 +109,7 @@ extern const struct capture_question capture_question_cpu;
 extern const struct capture_question capture_question_locks;
 extern const struct capture_question capture_question_memory;
 extern const struct capture_question capture_question_threads;
+extern const struct capture_question capture_question_wall;
 
 /* A question's finish: the wait label of waiting samples, from their kernel frames. */
 int capture__label_waits(struct capture_session *s);
@@ -117,6 +123,18 @@ int capture_session__add_link(struct capture_session *s, int fd);
  * capture_session__add_link. 0 or -errno, reported. */
 int capture_session__attach_tracing(struct capture_session *s, const struct bpf_loaded *l,
 				    const char *const *names, int n);
+/* Where a question keeps what its fold needs between records (freed by its free_state). */
+void **capture_session__state(struct capture_session *s);
+
+/* Runs a task iterator program over every task, drain'ing the ring buffer (s NULL: no
+ * drain) between reads of a few tasks (each visit must write one byte). 0 or -errno. */
+int capture__run_task_iterator(int prog, struct capture_session *s);
+
+/* A cpu-clock perf event at the session's hz on each of these CPUs, running the perf_event
+ * program on_tick (cpu.c). 0 or -errno, reported. */
+int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,
+				  int ncpus);
+
 /* Takes what waits in the ring buffer now (a snapshot's attach, between reads of its
  * iterator). 0 or -errno (-ENOMEM from a record). */
 int capture_session__drain(struct capture_session *s);

@@ -114,13 +114,13 @@ group() { jq -c --arg l "Unit slideops-test-$1.service" '.groups[] | select(.lab
 jq -e '.question == "locks" and .unit == "nanoseconds"' "$doc" >/dev/null ||
 	fail "question/unit: $(jq -c '{question, unit}' "$doc")"
 g=$(group ledger "$doc")
-[ -n "$g" ] || fail "no group for the contended mutex: $(jq -c '[.groups[] | {label, value}]' "$doc")"
+[ -n "$g" ] || fail "no group for the contended mutex: $(jq -c '[.groups[] | {l: .label, v: .value}]' "$doc")"
 top=$(jq -r .top_function <<<"$g")
 [[ $top =~ ^(take_ledger|ledger_post)$ ]] || fail "ledger's waits are mostly in '$top': $g"
 jq -e '.contentions > 10 and .value > 1000000000' <<<"$g" >/dev/null ||
 	fail "four clerks over ${SECONDS_CAPTURE} s waited more than 1 s, more than 10 times: $g"
 [ "$(jq -r '.groups[0].label' "$doc")" = "Unit slideops-test-ledger.service" ] ||
-	fail "the contended mutex's group is not first: $(jq -c '[.groups[] | {label, value}]' "$doc")"
+	fail "the contended mutex's group is not first: $(jq -c '[.groups[] | {l: .label, v: .value}]' "$doc")"
 
 # The pool's condition-variable waits are not lock waits: its threads waited the whole
 # capture; whatever it has here (its own mutex, briefly) is a small part of that.

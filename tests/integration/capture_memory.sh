@@ -101,7 +101,7 @@ group() { jq -c --arg l "Unit slideops-test-$1.service" '.groups[] | select(.lab
 jq -e '.question == "memory" and .unit == "bytes"' "$doc" >/dev/null ||
 	fail "question/unit: $(jq -c '{question, unit}' "$doc")"
 g=$(group grower)
-[ -n "$g" ] || fail "no group for the growing heap: $(jq -c '[.groups[] | {label, value}]' "$doc")"
+[ -n "$g" ] || fail "no group for the growing heap: $(jq -c '[.groups[] | {l: .label, v: .value}]' "$doc")"
 [ "$(jq -r .top_function <<<"$g")" = load_dataset ] || fail "grower grows mostly elsewhere: $g"
 # No more than it touched while the command ran (which is longer than sampling), within
 # a counter batch per CPU; at least half of its 40 MB a second over the sampled seconds.

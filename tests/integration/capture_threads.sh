@@ -88,7 +88,7 @@ doc="$WORK/capture.json"
 jq -e '.question == "threads" and .unit == "count"' "$doc" >/dev/null ||
 	fail "question/unit: $(jq -c '{question, unit}' "$doc")"
 g=$(jq -c '.groups[] | select(.label == "Unit slideops-test-orders.service")' "$doc")
-[ -n "$g" ] || fail "no group for the waiting threads: $(jq -c '[.groups[] | {label, value}]' "$doc")"
+[ -n "$g" ] || fail "no group for the waiting threads: $(jq -c '[.groups[] | {l: .label, v: .value}]' "$doc")"
 jq -e --argjson n $((NTHREADS + 1)) '.value == $n and .waiting == $n and .running == 0' <<<"$g" \
 	>/dev/null || fail "the $((NTHREADS + 1)) threads of orders, all waiting: $g"
 set=$(jq -c '[.thread_sets[] | select(.group == "Unit slideops-test-orders.service" and
@@ -131,5 +131,5 @@ done
 	fail "capture threads with $NCROWD more threads failed: $(cat "$WORK/crowd.err")"
 jq -e --argjson n $((NCROWD + 1)) '.lost == 0 and ([.groups[] | select(.label ==
 	"Unit slideops-test-crowd.service")][0].value == $n)' "$WORK/crowd.json" >/dev/null ||
-	fail "the snapshot of $NCROWD sleeping threads: $(jq -c '{lost, groups: [.groups[] | {label, value}]}' "$WORK/crowd.json")"
+	fail "the snapshot of $NCROWD sleeping threads: $(jq -c '{lost, groups: [.groups[] | {l: .label, v: .value}]}' "$WORK/crowd.json")"
 echo "ok"
