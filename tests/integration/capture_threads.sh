@@ -132,4 +132,7 @@ done
 jq -e --argjson n $((NCROWD + 1)) '.lost == 0 and ([.groups[] | select(.label ==
 	"Unit slideops-test-crowd.service")][0].value == $n)' "$WORK/crowd.json" >/dev/null ||
 	fail "the snapshot of $NCROWD sleeping threads: $(jq -c '{lost, groups: [.groups[] | {l: .label, v: .value}]}' "$WORK/crowd.json")"
+# 10,000 threads take a while to die: their cgroup is removed once they have.
+cg_kill "$cg_crowd"
+for _ in $(seq 100); do [ -z "$(cat "$cg_crowd/cgroup.procs" 2>/dev/null)" ] && break; sleep 0.1; done
 echo "ok"
