@@ -19,6 +19,31 @@
 #define THREAD_SETS_SHOWN 10
 #define THREAD_FRAMES_SHOWN 16
 
+/* The question's own figures of a group, beneath its row. */
+static void group__print_details(const struct analysis_group *g, enum question q, FILE *out)
+{
+	char x[FORMAT_MAX], y[FORMAT_MAX];
+
+	switch (q) {
+	case QUESTION_WALL:
+		format_seconds(g->running, x, sizeof(x));
+		format_seconds(g->waiting, y, sizeof(y));
+		msg_fprint(out, MSG_SHOW_GROUP_WALL, x, y);
+		break;
+	case QUESTION_LOCKS:
+		msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions);
+		break;
+	case QUESTION_MEMORY:
+		format_bytes(g->net_bytes < 0 ? -g->net_bytes : g->net_bytes, x, sizeof(x));
+		format_bytes(g->file_bytes, y, sizeof(y));
+		msg_fprint(out, g->net_bytes < 0 ? MSG_SHOW_GROUP_MEMORY_SHRANK :
+			   MSG_SHOW_GROUP_MEMORY, x, y);
+		break;
+	default:
+		break;
+	}
+}
+
 void analysis__print_groups(const struct analysis *a, FILE *out)
 {
 	char pct[FORMAT_MAX], value[FORMAT_MAX], where[256], name[256];
@@ -37,6 +62,7 @@ void analysis__print_groups(const struct analysis *a, FILE *out)
 		if (gr->top_function)
 			msg_format(where, sizeof(where), MSG_SHOW_GROUP_WHERE, gr->top_function);
 		msg_fprint(out, MSG_SHOW_GROUP_ROW, gr->label, pct, value, where);
+		group__print_details(gr, a->profile->header.question, out);
 		for (size_t i = 0; i < shown; i++) {
 			const struct analysis_process *pr = &gr->processes[i];
 
