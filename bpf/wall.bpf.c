@@ -50,8 +50,10 @@ struct {
 	__type(value, struct thread_time);
 } threads SEC(".maps");
 
-/* When the window began: the first switch seen. */
+/* When the window began (the first switch seen) and ended (the sweep's first visit:
+ * the sweep itself takes a while on a busy machine, and is not part of the window). */
 __u64 window_start_ns;
+__u64 window_end_ns;
 
 static __always_inline __u64 window_start(__u64 now)
 {
@@ -173,7 +175,7 @@ SEC("iter.s/task")
 int on_sweep(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
-	__u64 now = bpf_ktime_get_ns(), waiting = 0, since;
+	__u64 now, waiting = 0, since;
 	struct thread_time *t;
 	struct stack_sample *s;
 	char visited = 1;
@@ -182,6 +184,9 @@ int on_sweep(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	bpf_seq_write(ctx->meta->seq, &visited, sizeof(visited));
+	if (!window_end_ns)
+		window_end_ns = bpf_ktime_get_ns();
+	now = window_end_ns;
 	tid = BPF_CORE_READ(task, pid);
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t) {

@@ -22,8 +22,6 @@
 #include "wall.h"
 #include "wall.skel.h"
 
-#define NSEC_PER_SEC 1000000000ULL
-
 /* Each thread's last stack record: where its next flushed waits count. */
 struct wall_last {
 	uint32_t tid;
@@ -135,6 +133,7 @@ static int wall_fold(struct capture_session *s, const void *data, size_t size)
 	struct wall_state *w = *capture_session__state(s);
 	struct wall_last *last;
 	uint32_t kind;
+	int err;
 
 	memcpy(&kind, data, sizeof(kind));
 	if (kind == RECORD_WALL_STACK) {
@@ -152,11 +151,16 @@ static int wall_fold(struct capture_session *s, const void *data, size_t size)
 		free(last->record);
 		last->record = copy;
 		last->size = size;
-		return 0;
+		if (!(copy->flags & SAMPLE_FIRST))
+			return 0;
+		/* A process's first: read it now, while it exists (its waits may be handed
+		 * over after it is gone). Its value is 0 until then. */
+		err = processes__sample(capture_session__processes(s), copy, size);
+		copy->flags &= ~(SAMPLE_FIRST | SAMPLE_KTHREAD);
+		return err;
 	}
 	if (kind == RECORD_WALL_FLUSH && size >= sizeof(struct wall_flush)) {
 		struct wall_flush f;
-		int err;
 
 		memcpy(&f, data, sizeof(f));
 		last = wall_state__find(w, f.tid, false);
@@ -179,11 +183,6 @@ static int wall_sweep(struct capture_session *s, const struct bpf_loaded *l)
 	return capture__run_task_iterator(bpf_loaded__prog(l, "on_sweep"), s);
 }
 
-static void wall_default_values(const struct capture_config *c, int64_t values[RECORD_MAX_VALUES])
-{
-	values[0] = c->hz ? (int64_t)(NSEC_PER_SEC / c->hz) : 0;
-}
-
 const struct capture_question capture_question_wall = {
 	.id = QUESTION_WALL,
 	.open = wall_open,
@@ -192,7 +191,6 @@ const struct capture_question capture_question_wall = {
 	.attach = wall_attach,
 	.probe = wall_probe,
 	.fold = wall_fold,
-	.default_values = wall_default_values,
 	.finish = capture__label_waits,
 	.sweep = wall_sweep,
 	.free_state = wall_free_state,
