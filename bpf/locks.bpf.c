@@ -123,6 +123,7 @@ static __always_inline void send_wait(void *ctx, struct wait_start *w, __u32 ksk
 		return;
 	s->values[0] = 1;
 	s->values[1] = waited;
+	s->values[2] = waited; /* the longest: merged by its maximum */
 	s->lock = w->addr;
 	s->lock_kind = w->kind;
 	s->state = SAMPLE_STATE_WAITING;

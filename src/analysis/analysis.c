@@ -318,6 +318,8 @@ static void ctx__group_extras(const struct ctx *c, struct analysis_group *g,
 		break;
 	case QUESTION_LOCKS:
 		g->contentions += s->values[0];
+		if (c->p->nvalues > 2 && s->values[2] > g->longest)
+			g->longest = s->values[2];
 		break;
 	case QUESTION_MEMORY:
 		if (c->p->nvalues > 2) {

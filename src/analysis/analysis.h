@@ -33,7 +33,7 @@ struct analysis_group {
 	 * of each); locks how many waits; memory the net change (freed memory counts
 	 * against it) and file-backed growth, apart from value. */
 	int64_t running, waiting;
-	int64_t contentions;
+	int64_t contentions, longest; /* locks: how many waits, the longest (ns) */
 	int64_t net_bytes, file_bytes;
 	struct analysis_process *processes;
 	size_t nprocesses;

@@ -36,6 +36,7 @@ static void group__question_fields(json_t *o, const struct analysis_group *g, en
 		break;
 	case QUESTION_LOCKS:
 		set(o, "contentions", json_integer(g->contentions), err);
+		set(o, "longest_ns", json_integer(g->longest), err);
 		break;
 	case QUESTION_MEMORY:
 		set(o, "net_bytes", json_integer(g->net_bytes), err);

@@ -31,7 +31,8 @@ static void group__print_details(const struct analysis_group *g, enum question q
 		msg_fprint(out, MSG_SHOW_GROUP_WALL, x, y);
 		break;
 	case QUESTION_LOCKS:
-		msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions);
+		format_seconds(g->longest, x, sizeof(x));
+		msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions, x);
 		break;
 	case QUESTION_MEMORY:
 		format_bytes(g->net_bytes < 0 ? -g->net_bytes : g->net_bytes, x, sizeof(x));

@@ -743,12 +743,18 @@ static void test_locks_leave_out_condition_variables_and_joins(void **state)
 	(void)state;
 	/* Named: a condition variable, 100 s; unnamed, by the futex operation: a mutex
 	 * (FUTEX_WAIT) 2 s and a join or condition variable (FUTEX_WAIT_BITSET) 50 s. */
-	add_full(p, &worker, 1, (int64_t[]){ 10, 100 * SEC }, "waiting", "futex", cond, wait_orders);
-	add_full(p, &gunicorn, 2, (int64_t[]){ 40, 2 * SEC }, "waiting", "futex", unnamed, post);
-	add_full(p, &gunicorn, 3, (int64_t[]){ 5, 50 * SEC }, "waiting", "futex_bitset", unnamed,
+	add_full(p, &worker, 1, (int64_t[]){ 10, 100 * SEC, 50 * SEC }, "waiting", "futex", cond,
 		 wait_orders);
+	/* The same thread and place twice: the waits add up, the longest is the longest. */
+	add_full(p, &gunicorn, 2, (int64_t[]){ 30, 1500 * MS, 300 * MS }, "waiting", "futex",
+		 unnamed, post);
+	add_full(p, &gunicorn, 2, (int64_t[]){ 10, 500 * MS, 200 * MS }, "waiting", "futex",
+		 unnamed, post);
+	add_full(p, &gunicorn, 3, (int64_t[]){ 5, 50 * SEC, 40 * SEC }, "waiting", "futex_bitset",
+		 unnamed, wait_orders);
 	/* The kernel's own locks always count. */
-	add_full(p, &nginx, 4, (int64_t[]){ 3, 1 * SEC }, "waiting", "kernel rwsem", rwsem, fault);
+	add_full(p, &nginx, 4, (int64_t[]){ 3, 1 * SEC, 1 * SEC }, "waiting", "kernel rwsem", rwsem,
+		 fault);
 	a = analysis__new(p);
 	assert_non_null(a);
 	assert_string_equal(a->answer,
@@ -757,6 +763,7 @@ static void test_locks_leave_out_condition_variables_and_joins(void **state)
 	assert_int_equal(a->total, 3 * SEC);
 	assert_int_equal(a->ngroups, 2);
 	assert_int_equal(a->groups[0].contentions, 40);
+	assert_int_equal(a->groups[0].longest, 300 * MS);
 	for (size_t i = 0; i < a->nfunctions; i++)
 		assert_string_not_equal(a->functions[i].name, "wait_for_orders");
 	analysis__free(a);
