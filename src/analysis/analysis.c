@@ -78,14 +78,8 @@ static int ctx__classify_samples(struct ctx *c, struct analysis *a)
 		c->skip = calloc(p->nsamples ? p->nsamples : 1, 1);
 		if (!c->skip)
 			return -ENOMEM;
-		for (uint32_t i = 0; i < p->nsamples; i++) {
-			const struct prof_sample *s = &p->samples[i];
-
-			if (q == QUESTION_LOCKS)
-				c->skip[i] = !wait__is_lock(p, s);
-			else
-				c->skip[i] = strcmp(profile__str(p, s->labels.state), "idle") == 0;
-		}
+		for (uint32_t i = 0; i < p->nsamples; i++)
+			c->skip[i] = !sample__counts(p, &p->samples[i]);
 	}
 	for (uint32_t i = 0; i < p->nsamples; i++)
 		if (ctx__counts(c, i))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/outfile.h"
+#include "analysis/waits.h"
 #include "profile/profile.h"
 
 struct line {
@@ -62,6 +63,8 @@ int folded__write(const struct profile *p, FILE *out)
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 
+		if (!sample__counts(p, s))
+			continue;
 		lines[n++] = (struct line){ s->labels.group, s->labels.comm, s->stack,
 					    s->values[value] };
 	}

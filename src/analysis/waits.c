@@ -74,3 +74,15 @@ bool wait__is_lock(const struct profile *p, const struct prof_sample *s)
 	}
 	return strcmp(kind, "futex") == 0 || strcmp(kind, "futex_pi") == 0;
 }
+
+bool sample__counts(const struct profile *p, const struct prof_sample *s)
+{
+	switch (p->header.question) {
+	case QUESTION_LOCKS:
+		return wait__is_lock(p, s);
+	case QUESTION_WALL:
+		return strcmp(profile__str(p, s->labels.state), "idle") != 0;
+	default:
+		return true;
+	}
+}

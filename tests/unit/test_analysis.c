@@ -16,6 +16,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/answer.h"
+#include "analysis/folded.h"
 #include "analysis/format.h"
 #include "profile_builder.h"
 
@@ -766,6 +767,19 @@ static void test_locks_leave_out_condition_variables_and_joins(void **state)
 	assert_int_equal(a->groups[0].longest, 300 * MS);
 	for (size_t i = 0; i < a->nfunctions; i++)
 		assert_string_not_equal(a->functions[i].name, "wait_for_orders");
+	/* The folded export draws what the answer counts; pprof keeps every wait. */
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_non_null(f);
+		assert_int_equal(folded__write(p, f), 0);
+		fclose(f);
+		assert_non_null(strstr(text, "ledger_post"));
+		assert_null(strstr(text, "wait_for_orders"));
+		free(text);
+	}
 	analysis__free(a);
 	profile__free(p);
 }
