@@ -37,7 +37,8 @@ enum record_kind {
 
 /* Why an event did not become a whole sample: one per-CPU counter per early return (the
  * samples that made it are counted by user space, which receives them). A question's
- * own counters follow, from STACK_COUNTER__COUNT up to RECORD_MAX_COUNTERS. */
+ * own counters follow, from STACK_COUNTER__COUNT up to RECORD_MAX_COUNTERS: each counts
+ * events the question could not keep (a table full, a record lost), reported as lost. */
 enum stack_counter {
 	STACK_COUNTER_IDLE,          /* pid 0: not a sample */
 	STACK_COUNTER_LOST,          /* ring buffer full: the sample is lost */

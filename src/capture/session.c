@@ -477,6 +477,9 @@ int capture_session__end(struct capture_session *s)
 		return err;
 	}
 	s->p->header.lost = s->counters[STACK_COUNTER_LOST];
+	/* A question's own counters are events it could not keep (records.h). */
+	for (uint32_t k = STACK_COUNTER__COUNT; k < RECORD_MAX_COUNTERS; k++)
+		s->p->header.lost += s->counters[k];
 	s->p->header.stacks_truncated = processes__stats(s->processes)->truncated;
 	capture_session__debug_stats(s);
 	return 0;
