@@ -37,7 +37,8 @@ enum record_kind {
 
 /* Why an event did not become a whole sample: one per-CPU counter per early return (the
  * samples that made it are counted by user space, which receives them). A question's
- * own counters follow, from STACK_COUNTER__COUNT up to RECORD_MAX_COUNTERS. */
+ * own counters follow, from STACK_COUNTER__COUNT up to RECORD_MAX_COUNTERS: each counts
+ * events the question could not keep (a table full, a record lost), reported as lost. */
 enum stack_counter {
 	STACK_COUNTER_IDLE,          /* pid 0: not a sample */
 	STACK_COUNTER_LOST,          /* ring buffer full: the sample is lost */
@@ -48,13 +49,14 @@ enum stack_counter {
 };
 
 #define RECORD_MAX_COUNTERS 16
-#define RECORD_MAX_VALUES 2
+#define RECORD_MAX_VALUES 3
 
 /* A sample's state label (wall, threads). */
 enum sample_state {
 	SAMPLE_STATE_NONE,
 	SAMPLE_STATE_RUNNING,
 	SAMPLE_STATE_WAITING,
+	SAMPLE_STATE_IDLE,    /* waiting, and never ran in the window (wall) */
 };
 
 #define SAMPLE_KTHREAD (1u << 0) /* the task is a kernel thread (first samples only) */
@@ -66,7 +68,8 @@ struct stack_sample {
 	__u32 pid;       /* thread id */
 	__u32 tgid;      /* process id */
 	__u64 cgroup_id; /* cgroup v2 id (its directory's inode number); first samples only */
-	/* In the order of the question's value types (DESIGN §3): cpu {1, period in ns}. */
+	/* In the order of the question's value types (DESIGN §3): cpu {1, period in ns}.
+	 * Unused ones are 0. */
 	__s64 values[RECORD_MAX_VALUES];
 	__u64 lock;      /* the lock's address (locks); 0: none */
 	__u64 wait;      /* the kernel address the task waits in (wall, threads); 0: none */

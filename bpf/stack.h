@@ -100,6 +100,7 @@ static __always_inline struct stack_sample *stack__begin(void)
 	s->flags = 0;
 	s->values[0] = 0;
 	s->values[1] = 0;
+	s->values[2] = 0;
 	s->lock = 0;
 	s->wait = 0;
 	s->state = SAMPLE_STATE_NONE;
@@ -107,64 +108,45 @@ static __always_inline struct stack_sample *stack__begin(void)
 	return s;
 }
 
-/*
- * Takes the current task's stacks into s, with its process's facts when this is its
- * first sample, and sends it. ctx: the program's own context. kskip: kernel frames to
- * leave out (a tracepoint's own bpf_trace_run frames). Every memory access counts: at
- * 99 Hz nothing of this is in the cache when it runs (a map lookup costs a cache miss or
- * more). The common path touches the scratch value, the seen map and the ring buffer;
- * the process's facts (cgroup, parent, terminal, flags) are read only with its first
- * sample.
- */
-static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32 kskip)
+/* kskip: leave the kernel stack out (a wait seen at its system call's exit, where the
+ * kernel's frames are those of the exit path). */
+#define STACK_USER_ONLY (1u << 31)
+
+static __always_inline long stack__clamp(long len)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
+	if (len < 0)
+		return -1;
+	len /= sizeof(__u64);
+	return len > RECORD_MAX_STACK ? RECORD_MAX_STACK : len;
+}
+
+/*
+ * Sends s, whose stacks are in, with its process's facts when this is its first sample
+ * (task: the sampled task; cgroup_id: its cgroup). The common path touches the seen map
+ * and the ring buffer only; the facts (cgroup, parent, terminal, flags) are read only
+ * with a process's first sample.
+ */
+static __always_inline void stack__output(struct stack_sample *s, struct task_struct *task,
+					  __u64 cgroup_id)
+{
 	__u64 wakeup = BPF_RB_NO_WAKEUP;
-	long klen, ulen, size;
+	__u32 tgid = s->tgid;
+	long size;
 	__u8 one = 1;
 
-	s->pid = (__u32)pid_tgid;
-	s->tgid = tgid;
-	bpf_get_current_comm(s->comm, sizeof(s->comm));
-
-	klen = bpf_get_stack(ctx, s->ips, RECORD_MAX_STACK * sizeof(__u64),
-			     kskip & BPF_F_SKIP_FIELD_MASK);
-	if (klen < 0) {
-		count(STACK_COUNTER_KSTACK_FAILED);
-		klen = 0;
-	}
-	klen /= sizeof(__u64);
-	if (klen > RECORD_MAX_STACK)
-		klen = RECORD_MAX_STACK;
-	/* A kernel thread has no user stack: 0 frames, not an error. */
-	ulen = bpf_get_stack(ctx, &s->ips[klen], RECORD_MAX_STACK * sizeof(__u64),
-			     BPF_F_USER_STACK);
-	if (ulen < 0) {
-		count(STACK_COUNTER_USTACK_FAILED);
-		ulen = 0;
-	}
-	ulen /= sizeof(__u64);
-	if (ulen > RECORD_MAX_STACK)
-		ulen = RECORD_MAX_STACK;
-	s->kstack_len = klen;
-	s->ustack_len = ulen;
-
 	if (!bpf_map_lookup_elem(&seen, &tgid)) {
-		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-
 		bpf_map_update_elem(&seen, &tgid, &one, BPF_ANY);
 		s->flags |= SAMPLE_FIRST;
 		if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
 			s->flags |= SAMPLE_KTHREAD;
-		s->cgroup_id = bpf_get_current_cgroup_id();
+		s->cgroup_id = cgroup_id;
 		s->ppid = BPF_CORE_READ(task, real_parent, tgid);
 		s->tty_nr = task_tty_nr(task);
 		BPF_CORE_READ_STR_INTO(&s->leader_comm, task, group_leader, comm);
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	}
 
-	size = SAMPLE_HEADER_SIZE + (klen + ulen) * sizeof(__u64);
+	size = SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len) * sizeof(__u64);
 	if (size > sizeof(*s))
 		size = sizeof(*s);
 	if (bpf_ringbuf_output(&records, s, size, wakeup)) {
@@ -173,6 +155,101 @@ static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32
 		if (s->flags & SAMPLE_FIRST)
 			bpf_map_delete_elem(&seen, &tgid);
 	}
+}
+
+/*
+ * Takes the current task's stacks into s and sends it (stack__output). ctx: the
+ * program's own context. kskip: kernel frames to leave out (a tracepoint's own
+ * bpf_trace_run frames), or STACK_USER_ONLY. Every memory access counts: at 99 Hz
+ * nothing of this is in the cache when it runs (a map lookup costs a cache miss or
+ * more).
+ */
+static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32 kskip)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	long klen, ulen;
+
+	s->pid = (__u32)pid_tgid;
+	s->tgid = pid_tgid >> 32;
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+
+	klen = kskip & STACK_USER_ONLY ? 0 :
+		stack__clamp(bpf_get_stack(ctx, s->ips, RECORD_MAX_STACK * sizeof(__u64),
+					   kskip & BPF_F_SKIP_FIELD_MASK));
+	if (klen < 0) {
+		count(STACK_COUNTER_KSTACK_FAILED);
+		klen = 0;
+	}
+	/* A kernel thread has no user stack: 0 frames, not an error. */
+	ulen = stack__clamp(bpf_get_stack(ctx, &s->ips[klen], RECORD_MAX_STACK * sizeof(__u64),
+					  BPF_F_USER_STACK));
+	if (ulen < 0) {
+		count(STACK_COUNTER_USTACK_FAILED);
+		ulen = 0;
+	}
+	s->kstack_len = klen;
+	s->ustack_len = ulen;
+	stack__output(s, (struct task_struct *)bpf_get_current_task(),
+		      bpf_get_current_cgroup_id());
+}
+
+/* One frame of a user stack walked by its frame pointers: saved rbp, return address. */
+struct user_frame {
+	__u64 next;
+	__u64 ret;
+};
+
+/*
+ * The same for another task, from a sleepable program (a task iterator): its kernel
+ * stack where it stopped, and its user stack from the registers it entered the kernel
+ * with, walked by frame pointers in its memory (bpf_copy_from_user_task), as the
+ * kernel walks the current task's for bpf_get_stack. Use this, not a walk of one's
+ * own: complete stacks replace both walks in this file.
+ */
+static __always_inline void stack__send_task(struct stack_sample *s, struct task_struct *task)
+{
+	struct pt_regs *regs;
+	long klen, ulen = 0;
+	__u64 bp;
+
+	s->pid = BPF_CORE_READ(task, pid);
+	s->tgid = BPF_CORE_READ(task, tgid);
+	BPF_CORE_READ_STR_INTO(&s->comm, task, comm);
+
+	klen = stack__clamp(bpf_get_task_stack(task, s->ips, RECORD_MAX_STACK * sizeof(__u64),
+					       0));
+	if (klen < 0) {
+		count(STACK_COUNTER_KSTACK_FAILED);
+		klen = 0;
+	}
+	if (!(BPF_CORE_READ(task, flags) & PF_KTHREAD) && BPF_CORE_READ(task, mm)) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		bp = BPF_CORE_READ(regs, bp);
+		if (klen < RECORD_MAX_STACK) {
+			s->ips[klen] = BPF_CORE_READ(regs, ip);
+			ulen = 1;
+		}
+		for (int i = 1; i < RECORD_MAX_STACK; i++) {
+			struct user_frame f;
+			long at = klen + i;
+
+			if (!bp || at >= 2 * RECORD_MAX_STACK ||
+			    bpf_copy_from_user_task(&f, sizeof(f), (void *)bp, task, 0))
+				break;
+			if (!f.ret)
+				break;
+			s->ips[at] = f.ret;
+			ulen++;
+			/* Frames grow towards higher addresses as they go up: anything else is
+			 * a register used for data. */
+			if (f.next <= bp)
+				break;
+			bp = f.next;
+		}
+	}
+	s->kstack_len = klen;
+	s->ustack_len = ulen;
+	stack__output(s, task, BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id));
 }
 
 /* Where exit and exec records are assembled: only their used part is sent. */

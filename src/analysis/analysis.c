@@ -14,6 +14,7 @@
 
 #include "analysis/answer.h"
 #include "analysis/format.h"
+#include "analysis/waits.h"
 #include "elf/elf_file.h"
 #include "unwind/python.h"
 
@@ -34,7 +35,8 @@ struct ctx {
 	const struct profile *p;
 	uint32_t main;         /* index of the main value */
 	uint8_t *tier;         /* per location */
-	uint32_t *group;       /* per sample: index into groups (unsorted) */
+	uint32_t *group;       /* per sample: index into groups (unsorted); NONE: left out */
+	uint8_t *skip;         /* per sample: not what the question is about (locks) */
 	struct analysis_group *groups;
 	uint32_t ngroups;
 };
@@ -54,6 +56,36 @@ static bool mapping__is_ours(const struct profile *p, const struct prof_mapping 
 static uint32_t location__name(const struct prof_location *l)
 {
 	return l->name ? l->name : l->function;
+}
+
+static bool ctx__counts(const struct ctx *c, uint32_t sample)
+{
+	return !c->skip || !c->skip[sample];
+}
+
+/*
+ * Samples kept in the profile but not in the answer, groups, shares or functions:
+ * locks, the waits that are not for a lock (condition variables, joins, idle pools);
+ * wall, the threads that never ran in the window (idle kernel threads and pools would
+ * swamp the answer).
+ */
+static int ctx__classify_samples(struct ctx *c, struct analysis *a)
+{
+	const struct profile *p = c->p;
+	enum question q = p->header.question;
+
+	a->total = 0;
+	if (q == QUESTION_LOCKS || q == QUESTION_WALL) {
+		c->skip = calloc(p->nsamples ? p->nsamples : 1, 1);
+		if (!c->skip)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < p->nsamples; i++)
+			c->skip[i] = !sample__counts(p, &p->samples[i]);
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++)
+		if (ctx__counts(c, i))
+			a->total += p->samples[i].values[c->main];
+	return 0;
 }
 
 static int ctx__classify_locations(struct ctx *c)
@@ -198,7 +230,7 @@ static int ctx__top_places(const struct ctx *c, bool (*include)(const struct ctx
 		enum tier tier;
 		uint32_t loc;
 
-		if (include && !include(c, i))
+		if (c->group[i] == NONE || (include && !include(c, i)))
 			continue;
 		loc = ctx__where(c, s->stack, &tier);
 		if (loc == NONE)
@@ -267,6 +299,36 @@ static double share(int64_t value, int64_t of)
 	return of > 0 ? (double)value / (double)of : 0.0;
 }
 
+static bool sample__running(const struct profile *p, const struct prof_sample *s);
+
+/* What each question adds to a group beside its value. */
+static void ctx__group_extras(const struct ctx *c, struct analysis_group *g,
+			      const struct prof_sample *s)
+{
+	switch (c->p->header.question) {
+	case QUESTION_WALL:
+	case QUESTION_THREADS:
+		if (sample__running(c->p, s))
+			g->running += s->values[c->main];
+		else
+			g->waiting += s->values[c->main];
+		break;
+	case QUESTION_LOCKS:
+		g->contentions += s->values[0];
+		if (c->p->nvalues > 2 && s->values[2] > g->longest)
+			g->longest = s->values[2];
+		break;
+	case QUESTION_MEMORY:
+		if (c->p->nvalues > 2) {
+			g->file_bytes += s->values[1];
+			g->net_bytes += s->values[0] - s->values[2];
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static int ctx__groups(struct ctx *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
@@ -288,6 +350,10 @@ static int ctx__groups(struct ctx *c, struct analysis *a)
 		uint32_t label = s->labels.group < nstr ? s->labels.group : 0;
 		uint32_t g = by_label[label];
 
+		if (!ctx__counts(c, i)) {
+			c->group[i] = NONE;
+			continue;
+		}
 		if (g == NONE) {
 			struct analysis_group *ng = &c->groups[c->ngroups];
 
@@ -298,6 +364,7 @@ static int ctx__groups(struct ctx *c, struct analysis *a)
 		}
 		c->group[i] = g;
 		c->groups[g].value += s->values[c->main];
+		ctx__group_extras(c, &c->groups[g], s);
 		procs[nprocs++] = (struct proc_entry){ g, s->labels.pid, s->labels.comm,
 						       s->values[c->main] };
 	}
@@ -399,7 +466,7 @@ static int ctx__functions(struct ctx *c, struct analysis *a)
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
 
-		for (uint32_t i = 0; i < depth; i++) {
+		for (uint32_t i = 0; i < depth && ctx__counts(c, si); i++) {
 			const struct prof_location *l = &p->locations[locs[i]];
 			uint32_t name = location__name(l) < nstr ? location__name(l) : 0;
 			struct fn_acc *f;
@@ -488,7 +555,7 @@ static int ctx__stripped(struct ctx *c, struct analysis *a)
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
 
-		for (uint32_t i = 0; i < depth; i++) {
+		for (uint32_t i = 0; i < depth && ctx__counts(c, si); i++) {
 			uint32_t m = unnamed[locs[i]];
 
 			if (m == NONE || seen[m] == si + 1)
@@ -537,7 +604,35 @@ static struct answer_group answer_group__of(const struct analysis_group *g)
 				      .where = g->top_function };
 }
 
-/* cpu, locks, memory: the two largest groups by the main value. */
+/* memory: the two groups that grew the most, net of what they gave back. */
+static char *analysis__answer_memory(const struct analysis *a)
+{
+	const struct prof_header *h = &a->profile->header;
+	const struct analysis_group *best[2] = { NULL, NULL };
+	struct answer_group first, next;
+
+	for (size_t g = 0; g < a->ngroups; g++) {
+		const struct analysis_group *x = &a->groups[g];
+
+		if (x->net_bytes <= 0)
+			continue;
+		if (!best[0] || x->net_bytes > best[0]->net_bytes) {
+			best[1] = best[0];
+			best[0] = x;
+		} else if (!best[1] || x->net_bytes > best[1]->net_bytes) {
+			best[1] = x;
+		}
+	}
+	for (int i = 0; i < 2 && best[i]; i++) {
+		struct answer_group *ag = i == 0 ? &first : &next;
+
+		*ag = answer_group__of(best[i]);
+		ag->value = best[i]->net_bytes;
+	}
+	return answer__memory(h->duration_ns, best[0] ? &first : NULL, best[1] ? &next : NULL);
+}
+
+/* cpu, locks: the two largest groups by the main value. */
 static char *analysis__answer_amount(const struct analysis *a)
 {
 	const struct prof_header *h = &a->profile->header;
@@ -553,7 +648,7 @@ static char *analysis__answer_amount(const struct analysis *a)
 	case QUESTION_LOCKS:
 		return answer__locks(h->duration_ns, any ? &first : NULL, more ? &next : NULL);
 	case QUESTION_MEMORY:
-		return answer__memory(h->duration_ns, any ? &first : NULL, more ? &next : NULL);
+		return analysis__answer_memory(a);
 	default:
 		return answer__cpu(h->duration_ns, any ? &first : NULL, more ? &next : NULL);
 	}
@@ -607,6 +702,8 @@ static char *analysis__answer_wall(const struct ctx *c, const struct analysis *a
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 
+		if (c->group[i] == NONE)
+			continue;
 		if (sample__running(p, s))
 			r[c->group[i]].running += s->values[c->main];
 		else
@@ -694,6 +791,78 @@ static char *analysis__answer_threads(const struct ctx *c)
 	return answer;
 }
 
+/* ---- threads: sets of threads ---- */
+
+static int thread_set__cmp(const void *a, const void *b)
+{
+	const struct analysis_thread_set *x = a, *y = b;
+	int c;
+
+	if (x->threads != y->threads)
+		return x->threads > y->threads ? -1 : 1;
+	if ((c = strcmp(x->group, y->group)))
+		return c;
+	if ((c = strcmp(x->state, y->state)))
+		return c;
+	if ((c = strcmp(x->wait, y->wait)))
+		return c;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* The same set: the strings are the profile's interned ones, so equal text is an equal
+ * pointer. */
+static int thread_set__cmp_key(const void *a, const void *b)
+{
+	const struct analysis_thread_set *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->state != y->state)
+		return x->state < y->state ? -1 : 1;
+	if (x->wait != y->wait)
+		return x->wait < y->wait ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int ctx__thread_sets(const struct ctx *c, struct analysis *a)
+{
+	const struct profile *p = c->p;
+	size_t n = 0;
+
+	a->thread_sets = calloc(p->nsamples ? p->nsamples : 1, sizeof(*a->thread_sets));
+	if (!a->thread_sets)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		a->thread_sets[n++] = (struct analysis_thread_set){
+			.threads = s->values[c->main],
+			.state = profile__str(p, s->labels.state),
+			.wait = profile__str(p, s->labels.wait),
+			.group = profile__str(p, s->labels.group),
+			.stack = s->stack,
+		};
+	}
+	/* Equal sets next to each other, merged, then largest first. */
+	qsort(a->thread_sets, n, sizeof(*a->thread_sets), thread_set__cmp_key);
+	if (n) {
+		size_t out = 0;
+
+		for (size_t i = 1; i < n; i++) {
+			struct analysis_thread_set *x = &a->thread_sets[out], *y = &a->thread_sets[i];
+
+			if (thread_set__cmp_key(x, y) == 0)
+				x->threads += y->threads;
+			else
+				a->thread_sets[++out] = *y;
+		}
+		n = out + 1;
+	}
+	qsort(a->thread_sets, n, sizeof(*a->thread_sets), thread_set__cmp);
+	a->nthread_sets = n;
+	return 0;
+}
+
 /* ---- the analysis ---- */
 
 struct analysis *analysis__new(const struct profile *p)
@@ -706,8 +875,9 @@ struct analysis *analysis__new(const struct profile *p)
 		return NULL;
 	a->profile = p;
 	c.main = profile__main_value(p);
-	a->total = profile__total(p, c.main);
 	a->unit = profile__str(p, p->value_types[c.main].unit);
+	if (ctx__classify_samples(&c, a))
+		goto out_free;
 	a->share_of = a->total;
 	if (question__share_of_server(h->question) && h->ncpus && h->duration_ns)
 		a->share_of = (int64_t)h->ncpus * (int64_t)h->duration_ns;
@@ -721,6 +891,8 @@ struct analysis *analysis__new(const struct profile *p)
 		a->answer = analysis__answer_wall(&c, a);
 		break;
 	case QUESTION_THREADS:
+		if (ctx__thread_sets(&c, a))
+			goto out_free;
 		a->answer = analysis__answer_threads(&c);
 		break;
 	default:
@@ -739,6 +911,7 @@ struct analysis *analysis__new(const struct profile *p)
 
 	free(c.tier);
 	free(c.group);
+	free(c.skip);
 	return a;
 
 out_free:
@@ -749,6 +922,7 @@ out_free:
 	}
 	free(c.tier);
 	free(c.group);
+	free(c.skip);
 	analysis__free(a);
 	errno = ENOMEM;
 	return NULL;
@@ -763,6 +937,7 @@ void analysis__free(struct analysis *a)
 	free(a->groups);
 	free(a->functions);
 	free(a->stripped);
+	free(a->thread_sets);
 	free(a->answer);
 	free(a);
 }

@@ -29,6 +29,12 @@ struct analysis_group {
 	int64_t value;       /* in the question's main unit */
 	double share;        /* cpu: of the server's CPU time; else of the profile's total */
 	const char *top_function; /* "most of it in"; NULL when nothing fits */
+	/* Per question (0 elsewhere): wall running and waiting (threads: how many threads
+	 * of each); locks how many waits; memory the net change (freed memory counts
+	 * against it) and file-backed growth, apart from value. */
+	int64_t running, waiting;
+	int64_t contentions, longest; /* locks: how many waits, the longest (ns) */
+	int64_t net_bytes, file_bytes;
 	struct analysis_process *processes;
 	size_t nprocesses;
 };
@@ -48,6 +54,15 @@ struct analysis_stripped {
 	bool build_id_recorded; /* false: captured before SlideOps kept build ids */
 };
 
+/* threads: threads of one group in the same state and place, with the same stack. */
+struct analysis_thread_set {
+	int64_t threads;
+	const char *state;  /* "running", "waiting" */
+	const char *wait;   /* what they wait in; "" when not known */
+	const char *group;  /* the group's label */
+	uint32_t stack;     /* index into the profile's stacks */
+};
+
 struct analysis {
 	const struct profile *profile;
 	char *answer;
@@ -57,6 +72,8 @@ struct analysis {
 	size_t nfunctions;
 	struct analysis_stripped *stripped;  /* largest first */
 	size_t nstripped;
+	struct analysis_thread_set *thread_sets; /* threads: largest first */
+	size_t nthread_sets;
 	bool build_ids_missing;  /* captured without build ids: capture again, then upload */
 	int64_t total;           /* the main value over all samples */
 	int64_t share_of;        /* what group shares are of: cpu ncpus x duration, else total */
@@ -85,5 +102,7 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top);
 void analysis__print_groups(const struct analysis *a, FILE *out);
 void analysis__print_functions(const struct analysis *a, FILE *out, size_t max);
 void analysis__print_card(const struct analysis *a, FILE *out);
+/* threads: the sets of threads as a thread dump, largest first (max sets, max frames). */
+void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames);
 
 #endif

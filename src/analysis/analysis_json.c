@@ -21,7 +21,34 @@ static void append(json_t *arr, json_t *value, int *err)
 		*err = -1;
 }
 
-static json_t *group__to_json(const struct analysis_group *g, const char *unit, int *err)
+/* DESIGN §8's fields of each question's groups. */
+static void group__question_fields(json_t *o, const struct analysis_group *g, enum question q,
+				   int *err)
+{
+	switch (q) {
+	case QUESTION_WALL:
+		set(o, "running_ns", json_integer(g->running), err);
+		set(o, "waiting_ns", json_integer(g->waiting), err);
+		break;
+	case QUESTION_THREADS:
+		set(o, "running", json_integer(g->running), err);
+		set(o, "waiting", json_integer(g->waiting), err);
+		break;
+	case QUESTION_LOCKS:
+		set(o, "contentions", json_integer(g->contentions), err);
+		set(o, "longest_ns", json_integer(g->longest), err);
+		break;
+	case QUESTION_MEMORY:
+		set(o, "net_bytes", json_integer(g->net_bytes), err);
+		set(o, "file_bytes", json_integer(g->file_bytes), err);
+		break;
+	default:
+		break;
+	}
+}
+
+static json_t *group__to_json(const struct analysis_group *g, const char *unit, enum question q,
+			      int *err)
 {
 	json_t *o = json_object(), *procs = json_array();
 
@@ -38,6 +65,7 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
 	set(o, "value", json_integer(g->value), err);
 	set(o, "unit", json_text(unit), err);
 	set(o, "top_function", g->top_function ? json_text(g->top_function) : json_null(), err);
+	group__question_fields(o, g, q, err);
 	for (size_t i = 0; i < g->nprocesses; i++) {
 		const struct analysis_process *pr = &g->processes[i];
 		json_t *po = json_object();
@@ -52,6 +80,42 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
 	}
 	set(o, "processes", procs, err);
 	return o;
+}
+
+/* threads: DESIGN §8's thread_sets, each stack as its frames' names, leaf first. */
+static json_t *thread_sets__to_json(const struct analysis *a, int *err)
+{
+	const struct profile *p = a->profile;
+	json_t *sets = json_array();
+
+	if (!sets) {
+		*err = -1;
+		return NULL;
+	}
+	for (size_t i = 0; i < a->nthread_sets; i++) {
+		const struct analysis_thread_set *t = &a->thread_sets[i];
+		json_t *o = json_object(), *frames = json_array();
+		uint32_t depth;
+		const uint32_t *locs = profile__stack(p, t->stack, &depth);
+
+		for (uint32_t d = 0; frames && d < depth; d++) {
+			const struct prof_location *l = &p->locations[locs[d]];
+
+			append(frames, json_text(profile__str(p, l->name ? l->name : l->function)),
+			       err);
+		}
+		if (o) {
+			set(o, "threads", json_integer(t->threads), err);
+			set(o, "state", json_text(t->state), err);
+			set(o, "wait", json_text(t->wait), err);
+			set(o, "group", json_text(t->group), err);
+			set(o, "stack", frames, err);
+		} else {
+			json_decref(frames);
+		}
+		append(sets, o, err);
+	}
+	return sets;
 }
 
 /* A function's total share that earns it a place in the default document even with
@@ -101,7 +165,7 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 	set(doc, "total", json_integer(a->total), &err);
 
 	for (size_t i = 0; i < a->ngroups; i++)
-		append(groups, group__to_json(&a->groups[i], a->unit, &err), &err);
+		append(groups, group__to_json(&a->groups[i], a->unit, p->header.question, &err), &err);
 	for (size_t i = 0; i < a->nfunctions; i++) {
 		const struct analysis_function *f = &a->functions[i];
 		json_t *o;
@@ -129,6 +193,8 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 		}
 		append(stripped, o, &err);
 	}
+	if (p->header.question == QUESTION_THREADS)
+		set(doc, "thread_sets", thread_sets__to_json(a, &err), &err);
 	set(doc, "groups", groups, &err);
 	set(doc, "functions", functions, &err);
 	set(doc, "stripped", stripped, &err);

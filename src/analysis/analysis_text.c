@@ -15,6 +15,35 @@
 
 /* Processes listed under each group; the rest are counted. */
 #define PROCESSES_SHOWN 5
+/* A thread dump: the largest sets and their frames; --json has them all. */
+#define THREAD_SETS_SHOWN 10
+#define THREAD_FRAMES_SHOWN 16
+
+/* The question's own figures of a group, beneath its row. */
+static void group__print_details(const struct analysis_group *g, enum question q, FILE *out)
+{
+	char x[FORMAT_MAX], y[FORMAT_MAX];
+
+	switch (q) {
+	case QUESTION_WALL:
+		format_seconds(g->running, x, sizeof(x));
+		format_seconds(g->waiting, y, sizeof(y));
+		msg_fprint(out, MSG_SHOW_GROUP_WALL, x, y);
+		break;
+	case QUESTION_LOCKS:
+		format_seconds(g->longest, x, sizeof(x));
+		msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions, x);
+		break;
+	case QUESTION_MEMORY:
+		format_bytes(g->net_bytes < 0 ? -g->net_bytes : g->net_bytes, x, sizeof(x));
+		format_bytes(g->file_bytes, y, sizeof(y));
+		msg_fprint(out, g->net_bytes < 0 ? MSG_SHOW_GROUP_MEMORY_SHRANK :
+			   MSG_SHOW_GROUP_MEMORY, x, y);
+		break;
+	default:
+		break;
+	}
+}
 
 void analysis__print_groups(const struct analysis *a, FILE *out)
 {
@@ -34,6 +63,7 @@ void analysis__print_groups(const struct analysis *a, FILE *out)
 		if (gr->top_function)
 			msg_format(where, sizeof(where), MSG_SHOW_GROUP_WHERE, gr->top_function);
 		msg_fprint(out, MSG_SHOW_GROUP_ROW, gr->label, pct, value, where);
+		group__print_details(gr, a->profile->header.question, out);
 		for (size_t i = 0; i < shown; i++) {
 			const struct analysis_process *pr = &gr->processes[i];
 
@@ -93,6 +123,37 @@ void analysis__print_card(const struct analysis *a, FILE *out)
 		msg_fprint(out, MSG_CARD_BUILD_IDS_MISSING);
 }
 
+void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames)
+{
+	const struct profile *p = a->profile;
+
+	msg_fprint(out, MSG_SHOW_THREAD_SETS_HEADER);
+	for (size_t i = 0; i < a->nthread_sets && i < max; i++) {
+		const struct analysis_thread_set *t = &a->thread_sets[i];
+		uint32_t depth;
+		const uint32_t *locs = profile__stack(p, t->stack, &depth);
+
+		if (i)
+			fputc('\n', out);
+		if (*t->wait)
+			msg_fprint(out, MSG_SHOW_THREAD_SET_WAITING, (long long)t->threads, t->group,
+				   t->state, t->wait);
+		else
+			msg_fprint(out, MSG_SHOW_THREAD_SET, (long long)t->threads, t->group,
+				   t->state);
+		for (uint32_t d = 0; d < depth && d < frames; d++) {
+			const struct prof_location *l = &p->locations[locs[d]];
+
+			msg_fprint(out, MSG_SHOW_THREAD_FRAME,
+				   profile__str(p, l->name ? l->name : l->function));
+		}
+		if (depth > frames)
+			msg_fprint(out, MSG_SHOW_THREAD_MORE_FRAMES, (unsigned)(depth - frames));
+	}
+	if (a->nthread_sets > max)
+		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(a->nthread_sets - max));
+}
+
 void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 {
 	msg_fputs(a->answer, out);
@@ -103,6 +164,10 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 	if (a->nstripped) {
 		fputc('\n', out);
 		analysis__print_card(a, out);
+	}
+	if (a->nthread_sets) {
+		fputc('\n', out);
+		analysis__print_thread_sets(a, out, THREAD_SETS_SHOWN, THREAD_FRAMES_SHOWN);
 	}
 	if (a->ngroups) {
 		fputc('\n', out);

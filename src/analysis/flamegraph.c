@@ -14,6 +14,7 @@
 #include "analysis/analysis.h"
 #include "analysis/format.h"
 #include "analysis/outfile.h"
+#include "analysis/waits.h"
 #include "util/text.h"
 #include "profile/profile.h"
 #include "util/hash.h"
@@ -153,7 +154,7 @@ static int tree__build(struct tree *t, int64_t root_value)
 		uint32_t g = group_of[label], node, depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
 
-		if (v <= 0)
+		if (v <= 0 || !sample__counts(p, s))
 			continue;
 		if (g == NONE) {
 			g = group_of[label] = t->ngroups;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/outfile.h"
+#include "analysis/waits.h"
 #include "profile/profile.h"
 
 struct line {
@@ -88,7 +89,7 @@ int folded__write(const struct profile *p, FILE *out)
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 
-		if (s->values[value] <= 0)
+		if (s->values[value] <= 0 || !sample__counts(p, s))
 			continue;
 		lines[n].text = line__text(p, s);
 		lines[n].value = s->values[value];

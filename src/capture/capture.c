@@ -39,6 +39,10 @@
  * more: `check` says which). A question is one row here, one C file, one BPF file. */
 static const struct capture_question *const questions[QUESTION__COUNT] = {
 	[QUESTION_CPU] = &capture_question_cpu,
+	[QUESTION_WALL] = &capture_question_wall,
+	[QUESTION_THREADS] = &capture_question_threads,
+	[QUESTION_LOCKS] = &capture_question_locks,
+	[QUESTION_MEMORY] = &capture_question_memory,
 };
 
 const struct capture_question *capture_question__get(enum question q)

@@ -64,6 +64,11 @@ void bpf_loaded__close(struct bpf_loaded *l);
 int capture__attach_perf_event(int prog_fd, int perf_fd);
 int capture__attach_tracing(int prog_fd);
 
+/* For `check`: attaches l's tracing programs of these names for a moment. 0, or -errno
+ * with detail. */
+int bpf_loaded__probe_tracing(const struct bpf_loaded *l, const char *const *names, int n,
+			      char *detail, size_t size);
+
 /* ---- a question: one row of the engine's table ---- */
 
 struct capture_question {
@@ -84,18 +89,55 @@ struct capture_question {
 	int (*fold)(struct capture_session *s, const void *data, size_t size);
 	/* What each value stands for when the kernel sent 0 (cpu: one tick's period). */
 	void (*default_values)(const struct capture_config *c, int64_t values[RECORD_MAX_VALUES]);
+	/* The names of its samples' lock_kind values (the lock_kind label). */
+	const char *const *lock_kinds;
+	uint32_t nlock_kinds;
+	/* After the last record, kernel frames named: labels that need names (what a
+	 * thread waits in). NULL: none. 0 or -ENOMEM. */
+	int (*finish)(struct capture_session *s);
+	/* When sampling ends, its programs detached, before the last records are taken:
+	 * what is still under way (threads still waiting). NULL: nothing. 0 or -errno. */
+	int (*sweep)(struct capture_session *s, const struct bpf_loaded *l);
+	/* Frees what its fold kept in the session's state (capture_session__state). */
+	void (*free_state)(void *state);
 };
 
 /* The row of q, or NULL when this build does not capture it. */
 const struct capture_question *capture_question__get(enum question q);
 
 extern const struct capture_question capture_question_cpu;
+extern const struct capture_question capture_question_locks;
+extern const struct capture_question capture_question_memory;
+extern const struct capture_question capture_question_threads;
+extern const struct capture_question capture_question_wall;
+
+/* A question's finish: the wait label of waiting samples, from their kernel frames. */
+int capture__label_waits(struct capture_session *s);
 
 /* ---- what a question's attach and fold use of the session ---- */
 
 /* Keeps a link descriptor that makes samples: closed when sampling ends. 0 or -ENOMEM
  * (then fd is closed). */
 int capture_session__add_link(struct capture_session *s, int fd);
+/* Attaches l's tracing programs (tp_btf) of these names, each link kept as by
+ * capture_session__add_link. 0 or -errno, reported. */
+int capture_session__attach_tracing(struct capture_session *s, const struct bpf_loaded *l,
+				    const char *const *names, int n);
+/* Where a question keeps what its fold needs between records (freed by its free_state). */
+void **capture_session__state(struct capture_session *s);
+
+/* Runs a task iterator program over every task, drain'ing the ring buffer (s NULL: no
+ * drain) between reads of a few tasks (each visit must write one byte). 0 or -errno. */
+int capture__run_task_iterator(int prog, struct capture_session *s);
+
+/* A cpu-clock perf event at the session's hz on each of these CPUs, running the perf_event
+ * program on_tick (cpu.c). 0 or -errno, reported. */
+int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,
+				  int ncpus);
+
+/* Takes what waits in the ring buffer now (a snapshot's attach, between reads of its
+ * iterator). 0 or -errno (-ENOMEM from a record). */
+int capture_session__drain(struct capture_session *s);
 const struct report *capture_session__report(const struct capture_session *s);
 const struct capture_config *capture_session__config(const struct capture_session *s);
 struct processes *capture_session__processes(struct capture_session *s);

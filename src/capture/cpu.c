@@ -38,8 +38,13 @@ static uint64_t cpu_events_per_cpu(const struct capture_config *c)
 static int cpu_attach(struct capture_session *s, const struct bpf_loaded *l, const int *cpus,
 		      int ncpus)
 {
+	return capture_session__attach_ticks(s, bpf_loaded__prog(l, "on_tick"), cpus, ncpus);
+}
+
+int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,
+				  int ncpus)
+{
 	const struct report *r = capture_session__report(s);
-	int on_tick = bpf_loaded__prog(l, "on_tick");
 
 	for (int i = 0; i < ncpus; i++) {
 		int fd = capture__open_cpu_clock(cpus[i], capture_session__config(s)->hz), link;

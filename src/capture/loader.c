@@ -100,6 +100,22 @@ int capture__attach_tracing(int prog_fd)
 	return fd < 0 ? -errno : fd;
 }
 
+int bpf_loaded__probe_tracing(const struct bpf_loaded *l, const char *const *names, int n,
+			      char *detail, size_t size)
+{
+	for (int i = 0; i < n; i++) {
+		int link = capture__attach_tracing(bpf_loaded__prog(l, names[i]));
+
+		if (link < 0) {
+			msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, names[i],
+				   strerror(-link));
+			return link;
+		}
+		close(link);
+	}
+	return 0;
+}
+
 static void bpf_loaded__init(struct bpf_loaded *l)
 {
 	memset(l, 0, sizeof(*l));

@@ -53,7 +53,9 @@ struct processes {
 	struct cgroups *cgroups;
 	const char *proc_root;
 	int64_t default_values[RECORD_MAX_VALUES];
-	uint32_t state_ids[3];   /* string ids of "", "running", "waiting" */
+	uint32_t state_ids[4];   /* string ids of "", "running", "waiting", "idle" */
+	uint32_t lock_kind_ids[PROCESSES_MAX_LOCK_KINDS]; /* string ids of the question's kinds */
+	uint32_t nlock_kinds;
 	long page_size;
 	long ticks_per_s;
 
@@ -89,8 +91,10 @@ struct processes *processes__new(struct profile *p, struct owner_resolver *owner
 	ps->state_ids[SAMPLE_STATE_NONE] = 0;
 	ps->state_ids[SAMPLE_STATE_RUNNING] = profile__intern(p, "running");
 	ps->state_ids[SAMPLE_STATE_WAITING] = profile__intern(p, "waiting");
+	ps->state_ids[SAMPLE_STATE_IDLE] = profile__intern(p, "idle");
 	if (ps->state_ids[SAMPLE_STATE_RUNNING] == UINT32_MAX ||
-	    ps->state_ids[SAMPLE_STATE_WAITING] == UINT32_MAX) {
+	    ps->state_ids[SAMPLE_STATE_WAITING] == UINT32_MAX ||
+	    ps->state_ids[SAMPLE_STATE_IDLE] == UINT32_MAX) {
 		hashmap__free(ps->index);
 		free(ps);
 		errno = ENOMEM;
@@ -124,6 +128,19 @@ void processes__free(struct processes *ps)
 	free(ps->items);
 	hashmap__free(ps->index);
 	free(ps);
+}
+
+int processes__set_lock_kinds(struct processes *ps, const char *const *names, uint32_t n)
+{
+	if (n > PROCESSES_MAX_LOCK_KINDS)
+		n = PROCESSES_MAX_LOCK_KINDS;
+	for (uint32_t i = 0; i < n; i++) {
+		ps->lock_kind_ids[i] = names[i] ? profile__intern(ps->p, names[i]) : 0;
+		if (ps->lock_kind_ids[i] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	ps->nlock_kinds = n;
+	return 0;
 }
 
 const struct processes_stats *processes__stats(const struct processes *ps)
@@ -397,9 +414,10 @@ static int processes__emit(struct processes *ps, struct process *proc, const str
 		return -ENOMEM;
 	for (uint32_t i = 0; i < RECORD_MAX_VALUES; i++)
 		values[i] = s->values[i] ? s->values[i] : ps->default_values[i];
-	if (s->state <= SAMPLE_STATE_WAITING)
+	if (s->state <= SAMPLE_STATE_IDLE)
 		labels.state = ps->state_ids[s->state];
 	labels.lock = s->lock;
+	labels.lock_kind = s->lock_kind < ps->nlock_kinds ? ps->lock_kind_ids[s->lock_kind] : 0;
 	err = profile__add_sample(ps->p, stack, values, &labels);
 	if (!err)
 		ps->stats.samples++;

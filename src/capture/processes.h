@@ -49,6 +49,12 @@ int processes__sample(struct processes *ps, const struct stack_sample *s, size_t
 int processes__exec(struct processes *ps, const struct process_record *e, size_t size);
 int processes__exit(struct processes *ps, const struct process_record *e, size_t size);
 
+#define PROCESSES_MAX_LOCK_KINDS 16
+
+/* The names of a sample's lock_kind values (the question's own kinds; NULL or index 0:
+ * no label). 0 or -ENOMEM. */
+int processes__set_lock_kinds(struct processes *ps, const char *const *names, uint32_t n);
+
 /* Adds the samples still waiting. 0 or -ENOMEM. */
 int processes__finish(struct processes *ps);
 

@@ -54,6 +54,7 @@ struct capture_session {
 	uint64_t counters[RECORD_MAX_COUNTERS];
 	uint64_t received;      /* sample records */
 	uint64_t start_ns, deadline_ns;
+	void *question_state;   /* the question's own, for its fold */
 	volatile sig_atomic_t stop;
 	bool sampling, ended;
 	int err;                /* from the record callback: -ENOMEM */
@@ -100,6 +101,67 @@ int capture_session__add_link(struct capture_session *s, int fd)
 	}
 	s->links[s->nlinks++] = fd;
 	return 0;
+}
+
+int capture_session__attach_tracing(struct capture_session *s, const struct bpf_loaded *l,
+				    const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int link = capture__attach_tracing(bpf_loaded__prog(l, names[i]));
+
+		if (link < 0) {
+			report__error(s->config.report, MSG_CAPTURE_ATTACH_FAILED, names[i],
+				      strerror(-link));
+			return link;
+		}
+		if (capture_session__add_link(s, link))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void **capture_session__state(struct capture_session *s)
+{
+	return &s->question_state;
+}
+
+/* Threads visited per read of an iterator: the ring buffer holds this many samples at
+ * once, whatever the machine runs. */
+#define ITER_TASKS_PER_READ 64
+
+int capture__run_task_iterator(int prog, struct capture_session *s)
+{
+	char buf[ITER_TASKS_PER_READ];
+	int link, fd, err = 0;
+	ssize_t n;
+
+	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, NULL);
+	if (link < 0)
+		return -errno;
+	fd = bpf_iter_create(link);
+	if (fd < 0) {
+		err = -errno;
+		close(link);
+		return err;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (s && (err = capture_session__drain(s)))
+			break;
+	}
+	if (n < 0 && !err)
+		err = -errno;
+	close(fd);
+	close(link);
+	return err;
+}
+
+int capture_session__drain(struct capture_session *s)
+{
+	int r = ring_buffer__consume(s->rb);
+
+	if (s->err)
+		return s->err;
+	return r < 0 && r != -EINTR ? r : 0;
 }
 
 const struct report *capture_session__report(const struct capture_session *s)
@@ -184,7 +246,9 @@ static int capture_session__prepare(struct capture_session *s, int ncpus)
 		s->q->default_values(c, defaults);
 	s->processes = processes__new(s->p, c->owners, s->binaries, s->cgroups, "/proc",
 				      s->kernel_mapping, defaults);
-	return s->processes ? 0 : -ENOMEM;
+	if (!s->processes)
+		return -ENOMEM;
+	return processes__set_lock_kinds(s->processes, s->q->lock_kinds, s->q->nlock_kinds);
 }
 
 static int capture_session__attach_processes(struct capture_session *s)
@@ -202,6 +266,22 @@ static void capture_session__detach_samples(struct capture_session *s)
 		close(s->links[i]);
 	s->nlinks = 0;
 	s->sampling = false;
+}
+
+/* Sampling is over: detach, keep the duration, and let the question account for what
+ * is still under way. 0 or -errno. */
+static int capture_session__end_sampling(struct capture_session *s)
+{
+	int err = 0;
+
+	capture_session__detach_samples(s);
+	s->p->header.duration_ns = now_ns() - s->start_ns;
+	if (s->q->sweep) {
+		err = s->q->sweep(s, &s->bpf);
+		if (err && err != -ENOMEM)
+			report__error(s->config.report, MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
+	}
+	return err;
 }
 
 static void capture_session__detach_processes(struct capture_session *s)
@@ -327,9 +407,9 @@ int capture_session__step(struct capture_session *s)
 		return r;
 	}
 	if (s->stop || now_ns() >= s->deadline_ns) {
-		capture_session__detach_samples(s);
-		s->p->header.duration_ns = now_ns() - s->start_ns;
-		return 1;
+		int err = capture_session__end_sampling(s);
+
+		return err ? err : 1;
 	}
 	return 0;
 }
@@ -377,10 +457,8 @@ int capture_session__end(struct capture_session *s)
 	if (s->ended)
 		return -EINVAL;
 	s->ended = true;
-	if (s->sampling) {
-		capture_session__detach_samples(s);
-		s->p->header.duration_ns = now_ns() - s->start_ns;
-	}
+	if (s->sampling && (err = capture_session__end_sampling(s)))
+		return err;
 	/* What was sent before the last sample, and the exits that follow it. */
 	ring_buffer__consume(s->rb);
 	capture_session__detach_processes(s);
@@ -391,12 +469,17 @@ int capture_session__end(struct capture_session *s)
 	}
 	if (!err)
 		err = capture__name_kernel_frames(s->p, s->kernel_mapping);
+	if (!err && s->q->finish)
+		err = s->q->finish(s);
 	if (err) {
 		report__error(s->config.report, err == -ENOMEM ? MSG_OUT_OF_MEMORY :
 				 MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
 		return err;
 	}
 	s->p->header.lost = s->counters[STACK_COUNTER_LOST];
+	/* A question's own counters are events it could not keep (records.h). */
+	for (uint32_t k = STACK_COUNTER__COUNT; k < RECORD_MAX_COUNTERS; k++)
+		s->p->header.lost += s->counters[k];
 	s->p->header.stacks_truncated = processes__stats(s->processes)->truncated;
 	capture_session__debug_stats(s);
 	return 0;
@@ -411,6 +494,8 @@ void capture_session__free(struct capture_session *s)
 	free(s->links);
 	ring_buffer__free(s->rb);
 	bpf_loaded__close(&s->bpf);
+	if (s->q && s->q->free_state)
+		s->q->free_state(s->question_state);
 	processes__free(s->processes);
 	cgroups__free(s->cgroups);
 	binaries__free(s->binaries);

@@ -122,13 +122,14 @@ static void on_error(void *ctx, enum msg_id id, const char *text)
 static int parse_args(int argc, char **argv, struct capture_args *a)
 {
 	const char *question = NULL, *v;
-	bool bad = false;
+	bool bad = false, duration = false;
 
 	*a = (struct capture_args){ .question = -1, .seconds = SECONDS_DEFAULT, .hz = HZ_DEFAULT };
 	for (int i = 1; i < argc; i++) {
 		if ((v = cli_option_value(argc, argv, &i, "-d", "--duration", &bad))) {
 			if (cli_parse_long(argv[0], "--duration", v, 1, SECONDS_MAX, &a->seconds))
 				return -1;
+			duration = true;
 		} else if ((v = cli_option_value(argc, argv, &i, "-F", "--frequency", &bad))) {
 			if (cli_parse_long(argv[0], "--frequency", v, 1, HZ_MAX, &a->hz))
 				return -1;
@@ -154,6 +155,10 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	a->question = question__parse(question);
 	if (a->question < 0) {
 		msg_error(MSG_CAPTURE_UNKNOWN_QUESTION, question);
+		return -1;
+	}
+	if (duration && capture__question_is_snapshot(a->question)) {
+		msg_error(MSG_CAPTURE_SNAPSHOT_DURATION, question);
 		return -1;
 	}
 	return 0;

@@ -875,6 +875,9 @@ static enum question dec__guess_question(struct decoder *d)
 	size_t n = pb->n_sample_type;
 	int bytes_col = -1, ns_col = -1;
 
+	/* A value of ours the other tool has no column for reads as 0. */
+	for (int i = 0; i < PROFILE_MAX_VALUES; i++)
+		d->value_cols[i] = -1;
 	for (size_t i = 0; i < n; i++) {
 		const char *unit = pb_str(d, pb->sample_type[i]->unit);
 
@@ -953,8 +956,11 @@ static int dec__strings_and_question(struct decoder *d)
 			return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < d->p->nvalues; i++) {
-		const PbValueType *vt = pb->sample_type[d->value_cols[i]];
+		const PbValueType *vt;
 
+		if (d->value_cols[i] < 0)
+			continue;
+		vt = pb->sample_type[d->value_cols[i]];
 		d->p->value_types[i].type = d->str[vt->type];
 		d->p->value_types[i].unit = d->str[vt->unit];
 	}
@@ -1272,7 +1278,7 @@ static int dec__samples(struct decoder *d)
 		/* Counts, nanoseconds and bytes: never negative, and their sums must fit, so
 		 * totals and merged samples cannot overflow downstream. */
 		for (uint32_t j = 0; j < d->p->nvalues; j++) {
-			values[j] = ps->value[d->value_cols[j]];
+			values[j] = d->value_cols[j] < 0 ? 0 : ps->value[d->value_cols[j]];
 			if (values[j] < 0 ||
 			    __builtin_add_overflow(totals[j], values[j], &totals[j]))
 				goto out_free;

@@ -16,8 +16,8 @@
 /*
  * The profile's side of the table of questions (the capture engine's side is in
  * src/capture/capture.c, the answers in src/analysis/answer.c): the product's own words
- * for each (the spec's list), its value types (DESIGN §3; the answer weighs by the
- * last), and how its values read.
+ * for each (the spec's list), its value types (DESIGN §3), the one the answer weighs by,
+ * and how its values read.
  */
 struct question_facts {
 	const char *id;
@@ -26,20 +26,28 @@ struct question_facts {
 	bool share_of_server;   /* shares are of the server's CPU time (ncpus x seconds) */
 	bool clock_sampled;     /* each sample stands for one period of a sampling clock */
 	uint32_t folded_value;  /* the value a folded export counts */
+	uint32_t main_value;    /* the value the answer, groups and functions weigh by */
+	int32_t max_value;      /* a value that merges by its maximum (locks: the longest
+				   wait); -1: none, every value adds up */
 };
 
 static const struct question_facts questions[QUESTION__COUNT] = {
 	[QUESTION_CPU] = { "cpu", "What is using the CPU",
-			   { { "samples", "count" }, { "cpu", "nanoseconds" } }, true, true, 0 },
+			   { { "samples", "count" }, { "cpu", "nanoseconds" } }, true, true, 0, 1, -1 },
 	[QUESTION_WALL] = { "wall", "Where time goes, including waiting",
-			    { { "wall", "nanoseconds" } }, false, false, 0 },
+			    { { "wall", "nanoseconds" } }, false, false, 0, 0, -1 },
 	[QUESTION_THREADS] = { "threads", "What every thread is doing right now",
-			       { { "threads", "count" } }, false, false, 0 },
+			       { { "threads", "count" } }, false, false, 0, 0, -1 },
+	/* How many waits, how long in all, and the longest of them. */
 	[QUESTION_LOCKS] = { "locks", "What is waiting on locks",
-			     { { "contentions", "count" }, { "delay", "nanoseconds" } }, false, false,
-			     1 },
-	[QUESTION_MEMORY] = { "memory", "Where memory grows", { { "grown", "bytes" } }, false,
-			      false, 0 },
+			     { { "contentions", "count" }, { "delay", "nanoseconds" },
+			       { "longest", "nanoseconds" } },
+			     false, false, 1, 1, 2 },
+	/* What grew (anon and shmem), file-backed growth apart, and what was given back
+	 * (the net growth is grown less freed). */
+	[QUESTION_MEMORY] = { "memory", "Where memory grows",
+			      { { "grown", "bytes" }, { "file", "bytes" }, { "freed", "bytes" } },
+			      false, false, 0, 0, -1 },
 };
 
 bool question__share_of_server(enum question q)
@@ -437,8 +445,12 @@ int profile__add_sample(struct profile *p, uint32_t stack, const int64_t *values
 		p->nsamples++;
 	}
 	s = &p->samples[id];
-	for (uint32_t i = 0; i < p->nvalues; i++)
-		s->values[i] += values[i];
+	for (uint32_t i = 0; i < p->nvalues; i++) {
+		if ((int32_t)i == questions[p->header.question].max_value)
+			s->values[i] = s->values[i] > values[i] ? s->values[i] : values[i];
+		else
+			s->values[i] += values[i];
+	}
 	return 0;
 }
 
@@ -455,7 +467,10 @@ int64_t profile__total(const struct profile *p, uint32_t value)
 
 uint32_t profile__main_value(const struct profile *p)
 {
-	return p->nvalues ? p->nvalues - 1 : 0;
+	enum question q = p->header.question;
+	uint32_t v = (unsigned)q < QUESTION__COUNT ? questions[q].main_value : 0;
+
+	return v < p->nvalues ? v : 0;
 }
 
 void profile__format_started_at(const struct profile *p, char *buf, size_t size)

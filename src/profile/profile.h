@@ -22,7 +22,7 @@
 #include "util/strtab.h"
 
 #define PROFILE_FORMAT_VERSION 1
-#define PROFILE_MAX_VALUES 2
+#define PROFILE_MAX_VALUES 3
 #define BUILD_ID_HEX_MAX 80 /* 40 bytes; GNU build ids are 20, Go's are longer strings */
 
 enum question {

@@ -16,6 +16,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/answer.h"
+#include "analysis/folded.h"
 #include "analysis/format.h"
 #include "elf/elf_file.h"
 #include "profile_builder.h"
@@ -778,6 +779,166 @@ static void test_memory_answer(void **state)
 	profile__free(p);
 }
 
+
+/* A sample with all its values and the labels pb_sample leaves out. */
+static void add_full(struct profile *p, const struct pb_who *who, int tid, const int64_t *values,
+		     const char *state, const char *lock_kind, uint32_t wait_leaf, uint32_t caller)
+{
+	uint32_t locs[2] = { wait_leaf, caller };
+	struct prof_labels l = {
+		.pid = who->pid, .tid = tid,
+		.comm = profile__intern(p, who->comm),
+		.group = profile__intern(p, who->group), .group_kind = who->kind,
+		.state = profile__intern(p, state ? state : ""),
+		.lock_kind = profile__intern(p, lock_kind ? lock_kind : ""),
+	};
+	uint32_t stack = profile__add_stack(p, locs, 2);
+
+	assert_int_not_equal(stack, UINT32_MAX);
+	assert_int_equal(profile__add_sample(p, stack, values, &l), 0);
+}
+
+/* A thread pool idle in a condition variable waits a lot on futexes: not on locks. */
+static void test_locks_leave_out_condition_variables_and_joins(void **state)
+{
+	struct profile *p = pb_new(QUESTION_LOCKS, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t kernel = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t cond = pb_frame(p, libc, 0x10, "pthread_cond_wait", true, LANGUAGE_C);
+	uint32_t unnamed = pb_frame(p, libc, 0x20, "libc.so.6+0x20", false, LANGUAGE_C);
+	uint32_t rwsem = pb_frame(p, kernel, 0x30, "rwsem_down_read_slowpath", true,
+				  LANGUAGE_KERNEL);
+	uint32_t wait_orders = pb_frame(p, app, 0x10, "wait_for_orders", true, LANGUAGE_C);
+	uint32_t post = pb_frame(p, app, 0x20, "ledger_post", true, LANGUAGE_C);
+	uint32_t fault = pb_frame(p, app, 0x30, "load_page", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	/* Named: a condition variable, 100 s; unnamed, by the futex operation: a mutex
+	 * (FUTEX_WAIT) 2 s and a join or condition variable (FUTEX_WAIT_BITSET) 50 s. */
+	add_full(p, &worker, 1, (int64_t[]){ 10, 100 * SEC, 50 * SEC }, "waiting", "futex", cond,
+		 wait_orders);
+	/* The same thread and place twice: the waits add up, the longest is the longest. */
+	add_full(p, &gunicorn, 2, (int64_t[]){ 30, 1500 * MS, 300 * MS }, "waiting", "futex",
+		 unnamed, post);
+	add_full(p, &gunicorn, 2, (int64_t[]){ 10, 500 * MS, 200 * MS }, "waiting", "futex",
+		 unnamed, post);
+	add_full(p, &gunicorn, 3, (int64_t[]){ 5, 50 * SEC, 40 * SEC }, "waiting", "futex_bitset",
+		 unnamed, wait_orders);
+	/* The kernel's own locks always count. */
+	add_full(p, &nginx, 4, (int64_t[]){ 3, 1 * SEC, 1 * SEC }, "waiting", "kernel rwsem", rwsem,
+		 fault);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer,
+			    "Over 30 seconds, threads of Service billing waited 2.0 s on locks, "
+			    "most of it in ledger_post. Next was Unit nginx.service, 1.0 s.");
+	assert_int_equal(a->total, 3 * SEC);
+	assert_int_equal(a->ngroups, 2);
+	assert_int_equal(a->groups[0].contentions, 40);
+	assert_int_equal(a->groups[0].longest, 300 * MS);
+	for (size_t i = 0; i < a->nfunctions; i++)
+		assert_string_not_equal(a->functions[i].name, "wait_for_orders");
+	/* The folded export draws what the answer counts; pprof keeps every wait. */
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_non_null(f);
+		assert_int_equal(folded__write(p, f), 0);
+		fclose(f);
+		assert_non_null(strstr(text, "ledger_post"));
+		assert_null(strstr(text, "wait_for_orders"));
+		free(text);
+	}
+	analysis__free(a);
+	profile__free(p);
+}
+
+/* What grew and was given back is not growth: the answer is the net. */
+static void test_memory_answer_is_net_growth(void **state)
+{
+	struct profile *p = pb_new(QUESTION_MEMORY, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t churn = pb_frame(p, app, 0x10, "churn_buffers", true, LANGUAGE_C);
+	uint32_t load = pb_frame(p, app, 0x20, "load_dataset", true, LANGUAGE_C);
+	uint32_t map = pb_frame(p, app, 0x30, "map_file", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x40, "main", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	/* billing grew 500 MB and gave 498 MB back; nginx grew 20 MB, and read 64 MB of files. */
+	add_full(p, &gunicorn, 1, (int64_t[]){ 500LL << 20, 0, 0 }, NULL, NULL, churn, main_);
+	add_full(p, &gunicorn, 1, (int64_t[]){ 0, 0, 498LL << 20 }, NULL, NULL, churn, main_);
+	add_full(p, &nginx, 2, (int64_t[]){ 20LL << 20, 0, 0 }, NULL, NULL, load, main_);
+	add_full(p, &nginx, 2, (int64_t[]){ 0, 64LL << 20, 0 }, NULL, NULL, map, main_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 30 seconds, Unit nginx.service grew by 20 MB, most "
+				       "of it in load_dataset. Next was Service billing, 2 MB.");
+	assert_string_equal(a->groups[0].label, "Service billing"); /* by what grew */
+	assert_int_equal(a->groups[0].net_bytes, 2LL << 20);
+	assert_int_equal(a->groups[1].file_bytes, 64LL << 20);
+	analysis__free(a);
+	profile__free(p);
+}
+
+/* wall: threads that never ran are kept but out of the groups and the answer. */
+static void test_wall_leaves_out_threads_that_never_ran(void **state)
+{
+	struct profile *p = pb_new(QUESTION_WALL, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t recv_ = pb_frame(p, app, 0x10, "read_request", true, LANGUAGE_C);
+	uint32_t pool = pb_frame(p, app, 0x20, "pool_wait", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x30, "main", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	add_full(p, &nginx, 2, (int64_t[]){ 1 * SEC }, "running", NULL, recv_, main_);
+	add_full(p, &nginx, 2, (int64_t[]){ 29 * SEC }, "waiting", NULL, recv_, main_);
+	for (int t = 0; t < 40; t++)
+		add_full(p, &gunicorn, 100 + t, (int64_t[]){ 30 * SEC }, "idle", NULL, pool, main_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 30 seconds, threads of Unit nginx.service spent "
+				       "1.0 s running and 29.0 s waiting, most of the waiting in "
+				       "read_request.");
+	assert_int_equal(a->ngroups, 1);
+	assert_int_equal(a->groups[0].running, 1 * SEC);
+	assert_int_equal(a->groups[0].waiting, 29 * SEC);
+	assert_int_equal(p->nsamples, 42); /* kept in the profile */
+	analysis__free(a);
+	profile__free(p);
+}
+
+/* threads: threads of one group in the same place with the same stack are one set. */
+static void test_thread_sets(void **state)
+{
+	struct profile *p = pb_new(QUESTION_THREADS, 2, 0);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t orders = pb_frame(p, app, 0x10, "wait_for_orders", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x30, "main", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	for (int t = 0; t < 6; t++)
+		add_full(p, &gunicorn, 10 + t, (int64_t[]){ 1 }, "waiting", NULL, orders, main_);
+	add_full(p, &nginx, 2, (int64_t[]){ 1 }, "running", NULL, main_, main_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_int_equal(a->nthread_sets, 2);
+	assert_int_equal(a->thread_sets[0].threads, 6);
+	assert_string_equal(a->thread_sets[0].group, "Service billing");
+	assert_string_equal(a->thread_sets[0].state, "waiting");
+	assert_int_equal(a->thread_sets[1].threads, 1);
+	assert_int_equal(a->groups[0].waiting, 6);
+	analysis__free(a);
+	profile__free(p);
+}
+
 static void test_answer_templates_directly(void **state)
 {
 	struct answer_group billing = { "Service billing", 0.54, 0, 0, "build_report" };
@@ -877,6 +1038,10 @@ int main(void)
 		cmocka_unit_test(test_threads_answer_names_the_largest_set_waiting_in_one_place),
 		cmocka_unit_test(test_locks_answer),
 		cmocka_unit_test(test_memory_answer),
+		cmocka_unit_test(test_locks_leave_out_condition_variables_and_joins),
+		cmocka_unit_test(test_memory_answer_is_net_growth),
+		cmocka_unit_test(test_wall_leaves_out_threads_that_never_ran),
+		cmocka_unit_test(test_thread_sets),
 		cmocka_unit_test(test_answer_templates_directly),
 		cmocka_unit_test(test_number_formats),
 	};

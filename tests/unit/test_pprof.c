@@ -267,7 +267,7 @@ static void test_round_trip_every_question(void **state)
 					  .wait = S(p, "pipe_read"), .lock = 0x1234,
 					  .lock_kind = S(p, "futex"), .group = S(p, "System"),
 					  .group_kind = GROUP_SYSTEM };
-		int64_t v[2] = { 123456789, 987654321 };
+		int64_t v[PROFILE_MAX_VALUES] = { 123456789, 987654321, 5 };
 		uint32_t m, l, st;
 		void *data;
 		size_t len;
@@ -631,8 +631,10 @@ static void test_foreign_pprof_reads_with_defaults(void **state)
 	r.strings[STR_COUNT] = "bytes";
 	assert_int_equal(raw__decode(&r, &p), 0);
 	assert_int_equal(p->header.question, QUESTION_MEMORY);
-	assert_int_equal(p->nvalues, 1);
+	assert_int_equal(p->nvalues, 3); /* grown, file, freed: only grown is Go's */
 	assert_int_equal(profile__total(p, 0), 3);
+	assert_int_equal(profile__total(p, 1), 0);
+	assert_int_equal(profile__total(p, 2), 0);
 	profile__free(p);
 
 	/* Indices are checked in another tool's pprof as much as in ours. */

@@ -38,8 +38,10 @@ static void test_value_types_follow_the_question(void **state)
 	assert_string_equal(profile__str(cpu, cpu->value_types[0].type), "samples");
 	assert_string_equal(profile__str(cpu, cpu->value_types[1].unit), "nanoseconds");
 	assert_int_equal(profile__main_value(cpu), 1);
-	assert_int_equal(mem->nvalues, 1);
-	assert_string_equal(profile__str(mem, mem->value_types[0].unit), "bytes");
+	assert_int_equal(mem->nvalues, 3);
+	assert_string_equal(profile__str(mem, mem->value_types[0].type), "grown");
+	assert_string_equal(profile__str(mem, mem->value_types[2].unit), "bytes");
+	assert_int_equal(profile__main_value(mem), 0);
 	assert_null(profile__new((enum question)99));
 	profile__free(cpu);
 	profile__free(mem);

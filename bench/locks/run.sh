@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# What answering "what is waiting on locks" costs on a contended workload, side by side
+# with `perf lock record -a` (kernel lock contention tracepoints) in one run. Debian's
+# klockstat needs kprobes or fentry, which this kernel lacks: it is tried, and said so
+# when it cannot run. The workload: THREADS threads taking one pthread mutex ITERS times
+# each (a short critical section), timed; ROUNDS rounds, the order rotating.
+#
+# Reports per profiler: the workload's slowdown against none; for slideops, each of its
+# programs' BPF time per event (kernel.bpf_stats_enabled). Target (issue 11): cheaper
+# per event than the peers.
+#
+#   sudo bench/locks/run.sh                   3 rounds
+#   ROUNDS=1 sudo bench/locks/run.sh
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/bench/lib.sh"
+SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
+ROUNDS=${ROUNDS:-3}
+THREADS=${THREADS:-8}
+ITERS=${ITERS:-200000}
+for tool in gcc perf bpftool jq; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench-deps)" >&2; exit 1; }
+done
+bench_init locks
+
+cat > "$dir/contend.c" <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static volatile unsigned long counter;
+static int iters;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < iters; i++) {
+		pthread_mutex_lock(&m);
+		for (int j = 0; j < 200; j++)
+			counter++;
+		pthread_mutex_unlock(&m);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]);
+	pthread_t t[64];
+	struct timespec a, b;
+
+	iters = atoi(argv[2]);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.3f\n", (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+	return 0;
+}
+C
+gcc -O2 -fno-omit-frame-pointer -pthread -o "$dir/contend" "$dir/contend.c"
+
+klockstat_note="klockstat: not run"
+if command -v klockstat >/dev/null; then
+	if timeout 3 klockstat -d 1 >/dev/null 2>"$dir/klockstat.err"; then
+		klockstat_note="klockstat: runs here (not compared yet)"
+	else
+		klockstat_note="klockstat: cannot run here ($(grep -m1 -o 'failed to [^:]*' "$dir/klockstat.err" || echo "it failed"))"
+	fi
+fi
+
+run() {
+	local mode=$1 round=$2 pid="" secs
+	case $mode in
+	slideops)
+		"$SLIDEOPS" capture locks -d 86400 >/dev/null 2>"$dir/slideops.err" &
+		pid=$!
+		wait_prog "$pid" on_sys_exit ;;
+	perf-lock)
+		perf lock record -a -o "$dir/perf.data" >/dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 100); do ls -l /proc/$pid/fd 2>/dev/null | grep -q perf_event && break; sleep 0.05; done
+		sleep 0.5 ;;
+	esac
+	secs=$("$dir/contend" "$THREADS" "$ITERS")
+	if [ -n "$pid" ]; then
+		[ "$mode" = slideops ] && prog_stats "$pid" | awk '{ print $1, $3, $4 }' >> "$dir/programs.txt"
+		kill -INT "$pid"
+		wait "$pid" 2>/dev/null || true
+		rm -f "$dir/perf.data"
+	fi
+	echo "$mode $secs" >> "$dir/results.txt"
+	echo "round $round: $mode $secs s" >&2
+}
+
+modes=(none slideops perf-lock)
+for round in $(seq "$ROUNDS"); do
+	for i in 0 1 2; do
+		run "${modes[$(( (i + round) % 3 ))]}" "$round"
+	done
+done
+
+echo
+echo "$THREADS threads x $ITERS contended pthread_mutex_lock, $ROUNDS rounds:"
+awk '{ s[$1] += $2; n[$1]++ }
+	END {
+		base = s["none"] / n["none"]
+		for (m in s) printf "  %-10s %8.3f s  %+6.1f%%\n", m, s[m] / n[m], 100 * (s[m] / n[m] - base) / base
+		if (s["perf-lock"] > 0 && s["perf-lock"] / n["perf-lock"] > base)
+			printf "slideops / perf lock: slowdown %.2fx\n", (s["slideops"] / n["slideops"] - base) / (s["perf-lock"] / n["perf-lock"] - base)
+	}' "$dir/results.txt"
+echo "$klockstat_note"
+echo
+echo "slideops' programs, BPF time per run (all rounds):"
+awk '{ ns[$1] += $2; n[$1] += $3 } END { for (k in ns) if (n[k]) printf "  %-22s %8.0f ns  (%d runs)\n", k, ns[k] / n[k], n[k] }' \
+	"$dir/programs.txt" | sort

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "What every thread is doing right now": threads.bpf.c's task iterator sends one sample
+ * per thread (its state and stacks). A snapshot: the iterator runs once, when the
+ * capture opens, read a few threads at a time with the ring buffer drained in between.
+ * This is the question's row.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "capture/capture_internal.h"
+#include "threads.skel.h"
+#include "util/messages.h"
+
+static struct bpf_object *threads_open(void **skel)
+{
+	struct threads_bpf *s = threads_bpf__open();
+
+	*skel = s;
+	return s ? s->obj : NULL;
+}
+
+static void threads_destroy(void *skel)
+{
+	threads_bpf__destroy(skel);
+}
+
+/* Samples of a few reads of the iterator (capture__run_task_iterator drains between). */
+static uint64_t threads_events_per_cpu(const struct capture_config *c)
+{
+	(void)c;
+	return 256;
+}
+
+static int threads_attach(struct capture_session *s, const struct bpf_loaded *l,
+			  const int *cpus, int ncpus)
+{
+	int err;
+
+	(void)cpus;
+	(void)ncpus;
+	err = capture__run_task_iterator(bpf_loaded__prog(l, "on_task"), s);
+	if (err && err != -ENOMEM)
+		report__error(capture_session__report(s), MSG_CAPTURE_ATTACH_FAILED, "iter.s/task",
+			      strerror(-err));
+	return err;
+}
+
+static int threads_probe(const struct bpf_loaded *l, char *detail, size_t size)
+{
+	int err = capture__run_task_iterator(bpf_loaded__prog(l, "on_task"), NULL);
+
+	if (err)
+		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, "iter.s/task", strerror(-err));
+	return err;
+}
+
+const struct capture_question capture_question_threads = {
+	.id = QUESTION_THREADS,
+	.snapshot = true,
+	.open = threads_open,
+	.destroy = threads_destroy,
+	.events_per_cpu = threads_events_per_cpu,
+	.attach = threads_attach,
+	.probe = threads_probe,
+	.finish = capture__label_waits,
+};

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "Where time goes, including waiting": wall.bpf.c sends running time as cpu-clock
+ * samples, and waiting time as stacks taken when a thread goes off CPU
+ * (RECORD_WALL_STACK) followed by the time it waited there (RECORD_WALL_FLUSH). This
+ * row keeps each thread's last stack record and, for each flush, hands the engine that
+ * record with the time waited as its value, as if the kernel had sent it so. When
+ * sampling ends, the sweep (a task iterator) accounts for the threads still waiting.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "capture/capture_internal.h"
+#include "capture/processes.h"
+#include "util/hash.h"
+#include "util/hashmap.h"
+#include "util/messages.h"
+#include "wall.h"
+#include "wall.skel.h"
+
+/* Each thread's last stack record: where its next flushed waits count. */
+struct wall_last {
+	uint32_t tid;
+	size_t size;
+	struct stack_sample *record;
+};
+
+struct wall_state {
+	struct hashmap *index; /* tid -> entry */
+	struct wall_last *items;
+	uint32_t n, cap;
+	uint64_t unattributed; /* flushes of a thread whose stack never came */
+};
+
+static const char *const programs[] = { "on_switch" };
+
+static struct bpf_object *wall_open(void **skel)
+{
+	struct wall_bpf *s = wall_bpf__open();
+
+	*skel = s;
+	return s ? s->obj : NULL;
+}
+
+static void wall_destroy(void *skel)
+{
+	wall_bpf__destroy(skel);
+}
+
+/* Ticks, and stacks at most 100 a second for each thread that switches: room for a
+ * busy second's stacks of a few hundred threads. */
+static uint64_t wall_events_per_cpu(const struct capture_config *c)
+{
+	return c->hz + 4096;
+}
+
+static void wall_free_state(void *state)
+{
+	struct wall_state *w = state;
+
+	if (!w)
+		return;
+	for (uint32_t i = 0; i < w->n; i++)
+		free(w->items[i].record);
+	free(w->items);
+	hashmap__free(w->index);
+	free(w);
+}
+
+static int wall_attach(struct capture_session *s, const struct bpf_loaded *l, const int *cpus,
+		       int ncpus)
+{
+	struct wall_state *w = calloc(1, sizeof(*w));
+	int err;
+
+	if (w)
+		w->index = hashmap__new();
+	if (!w || !w->index) {
+		wall_free_state(w);
+		report__error(capture_session__report(s), MSG_OUT_OF_MEMORY);
+		return -ENOMEM;
+	}
+	*capture_session__state(s) = w;
+	/* Switches first: a thread that runs is seen going off CPU before a tick needs it. */
+	err = capture_session__attach_tracing(s, l, programs, 1);
+	if (!err)
+		err = capture_session__attach_ticks(s, bpf_loaded__prog(l, "on_tick"), cpus, ncpus);
+	return err;
+}
+
+static int wall_probe(const struct bpf_loaded *l, char *detail, size_t size)
+{
+	return bpf_loaded__probe_tracing(l, programs, 1, detail, size);
+}
+
+static bool wall_last__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct wall_state *w = ctx;
+
+	return w->items[id].tid == *(const uint32_t *)key;
+}
+
+static struct wall_last *wall_state__find(struct wall_state *w, uint32_t tid, bool add)
+{
+	uint64_t h = hash_u64(0, tid);
+	uint32_t id = hashmap__find(w->index, h, &tid, wall_last__equal, w);
+
+	if (id != HASHMAP_NONE)
+		return &w->items[id];
+	if (!add)
+		return NULL;
+	if (w->n == w->cap) {
+		uint32_t cap = w->cap ? w->cap * 2 : 256;
+		struct wall_last *items = realloc(w->items, cap * sizeof(*items));
+
+		if (!items)
+			return NULL;
+		w->items = items;
+		w->cap = cap;
+	}
+	if (hashmap__insert(w->index, h, w->n))
+		return NULL;
+	w->items[w->n] = (struct wall_last){ .tid = tid };
+	return &w->items[w->n++];
+}
+
+static int wall_fold(struct capture_session *s, const void *data, size_t size)
+{
+	struct wall_state *w = *capture_session__state(s);
+	struct wall_last *last;
+	uint32_t kind;
+	int err;
+
+	memcpy(&kind, data, sizeof(kind));
+	if (kind == RECORD_WALL_STACK) {
+		const struct stack_sample *rec = data;
+		struct stack_sample *copy;
+
+		if (size < SAMPLE_HEADER_SIZE || size > sizeof(*copy))
+			return 0;
+		last = wall_state__find(w, rec->pid, true);
+		copy = last ? malloc(size) : NULL;
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, data, size);
+		copy->kind = RECORD_SAMPLE;
+		free(last->record);
+		last->record = copy;
+		last->size = size;
+		if (!(copy->flags & SAMPLE_FIRST))
+			return 0;
+		/* A process's first: read it now, while it exists (its waits may be handed
+		 * over after it is gone). Its value is 0 until then. */
+		err = processes__sample(capture_session__processes(s), copy, size);
+		copy->flags &= ~(SAMPLE_FIRST | SAMPLE_KTHREAD);
+		return err;
+	}
+	if (kind == RECORD_WALL_FLUSH && size >= sizeof(struct wall_flush)) {
+		struct wall_flush f;
+
+		memcpy(&f, data, sizeof(f));
+		last = wall_state__find(w, f.tid, false);
+		if (!last || !last->record) {
+			w->unattributed++;
+			return 0;
+		}
+		last->record->values[0] = (int64_t)f.ns;
+		err = processes__sample(capture_session__processes(s), last->record, last->size);
+		/* The process's facts went with its first sample: not again. */
+		last->record->flags &= ~(SAMPLE_FIRST | SAMPLE_KTHREAD);
+		return err;
+	}
+	return 0;
+}
+
+/* Sampling is over: every thread's waits still in the kernel, and where each waits. */
+static int wall_sweep(struct capture_session *s, const struct bpf_loaded *l)
+{
+	return capture__run_task_iterator(bpf_loaded__prog(l, "on_sweep"), s);
+}
+
+const struct capture_question capture_question_wall = {
+	.id = QUESTION_WALL,
+	.open = wall_open,
+	.destroy = wall_destroy,
+	.events_per_cpu = wall_events_per_cpu,
+	.attach = wall_attach,
+	.probe = wall_probe,
+	.fold = wall_fold,
+	.finish = capture__label_waits,
+	.sweep = wall_sweep,
+	.free_state = wall_free_state,
+};

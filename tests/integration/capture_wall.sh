@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# `slideops capture wall` on the real kernel. C programs with known function names run in
+# real cgroups named as systemd units name theirs:
+#   sleeper  64 threads, each working 1 ms in crunch and sleeping 20 ms in nap (its own
+#            nanosleep call): a sleep-heavy loop, mostly waiting
+#   blocker  one thread blocked in wait_for_request (its own read of a FIFO) from before
+#            the capture to its middle, woken once, then blocked again past its end: its
+#            time counts inside the window on both sides
+#   idle     8 threads in a condition variable that nobody signals: they never run, so
+#            they are kept as idle but do not rank
+#   pingpong two processes bouncing a byte over pipes: 100k+ context switches a second
+# The capture must account each group's running and waiting time, name nap and
+# wait_for_request, keep the idle pool out of the answer, word the answer as DESIGN §6
+# does, report lost events, and show, export and compare in nanoseconds.
+source "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "needs root"
+[ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
+"$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.wall' >/dev/null ||
+	skip "this server cannot answer wall: $("$SLIDEOPS" check 2>&1 | grep wall)"
+
+SECONDS_CAPTURE=6
+NSLEEPERS=64
+
+build_c waiter -O1 -fno-omit-frame-pointer -pthread <<'C'
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile uint64_t sink;
+static int fd;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+
+static long sys3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+__attribute__((noinline)) void crunch(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++)
+			sink += (uint64_t)i * i;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000);
+}
+
+/* Its own system calls, so the thread's user stack starts in the function (libc's
+ * wrappers have no frame pointers and would hide it). */
+__attribute__((noinline)) void nap(void)
+{
+	struct timespec ts = { 0, 20000000 };
+
+	sys3(35, (long)&ts, 0, 0); /* nanosleep */
+}
+
+__attribute__((noinline)) void wait_for_request(void)
+{
+	char c;
+
+	sys3(0, fd, (long)&c, 1); /* read */
+}
+
+__attribute__((noinline)) void *sleeper(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		crunch();
+		nap();
+	}
+	return NULL;
+}
+
+__attribute__((noinline)) void *blocker(void *arg)
+{
+	(void)arg;
+	for (;;)
+		wait_for_request();
+	return NULL;
+}
+
+__attribute__((noinline)) void *idler(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m);
+	for (;;)
+		pthread_cond_wait(&never, &m);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	pthread_t t;
+
+	if (strcmp(name, "sleeper") == 0)
+		for (int i = 0; i < atoi(argv[1]); i++)
+			pthread_create(&t, NULL, sleeper, NULL);
+	if (strcmp(name, "blocker") == 0) {
+		fd = open(argv[1], O_RDWR);
+		pthread_create(&t, NULL, blocker, NULL);
+	}
+	if (strcmp(name, "idle") == 0)
+		for (int i = 0; i < 8; i++)
+			pthread_create(&t, NULL, idler, NULL);
+	if (strcmp(name, "pingpong") == 0) {
+		int a[2], b[2];
+		char c = 0;
+
+		pipe(a);
+		pipe(b);
+		if (fork() == 0)
+			for (;;) {
+				read(a[0], &c, 1);
+				write(b[1], &c, 1);
+			}
+		for (;;) {
+			write(a[1], &c, 1);
+			read(b[0], &c, 1);
+		}
+	}
+	for (;;)
+		pause();
+}
+C
+for n in sleeper blocker idle pingpong; do cp "$WORK/waiter" "$WORK/$n"; done
+mkfifo "$WORK/requests"
+
+cg_sleeper=$(make_cgroup system.slice/slideops-test-sleeper.service)
+cg_blocker=$(make_cgroup system.slice/slideops-test-blocker.service)
+cg_idle=$(make_cgroup system.slice/slideops-test-idle.service)
+start_in_cgroup "$cg_sleeper" "$WORK/sleeper" "$NSLEEPERS" >/dev/null
+start_in_cgroup "$cg_blocker" "$WORK/blocker" "$WORK/requests" >/dev/null
+start_in_cgroup "$cg_idle" "$WORK/idle" >/dev/null
+sleep 1
+
+"$SLIDEOPS" capture wall -d "$SECONDS_CAPTURE" --json > "$WORK/capture.json" 2> "$WORK/capture.err" &
+cap=$!
+defer "kill -9 $cap 2>/dev/null"
+# Sampling has begun once the capture holds its links: exec, exit, switch, a tick a CPU.
+for _ in $(seq 400); do
+	[ "$(ls -l /proc/$cap/fd 2>/dev/null | grep -c bpf_link)" -ge $(($(getconf _NPROCESSORS_ONLN) + 3)) ] && break
+	sleep 0.05
+done
+sleep $((SECONDS_CAPTURE / 2))
+# One request in the middle: the blocker runs once, then waits past the end.
+printf x > "$WORK/requests"
+wait "$cap" || fail "capture wall failed: $(cat "$WORK/capture.err")"
+doc="$WORK/capture.json"
+group() { jq -c --arg l "Unit slideops-test-$1.service" '.groups[] | select(.label == $l)' "$2"; }
+secs=$(jq .seconds "$doc")
+
+jq -e '.question == "wall" and .unit == "nanoseconds" and (.lost | type) == "number"' "$doc" >/dev/null ||
+	fail "question/unit/lost: $(jq -c '{question, unit, lost}' "$doc")"
+s=$(group sleeper "$doc")
+[ -n "$s" ] || fail "no group for the sleepers: $(jq -c '[.groups[] | {l: .label, v: .value}]' "$doc")"
+# Each of its threads is running or waiting all the time: 64 threads x the window.
+jq -e --argjson n "$NSLEEPERS" --argjson s "$secs" '
+	(.running_ns + .waiting_ns) >= 0.75 * $n * $s * 1e9 and
+	(.running_ns + .waiting_ns) <= 1.25 * $n * $s * 1e9 and
+	.waiting_ns > 3 * .running_ns and .value == .running_ns + .waiting_ns' <<<"$s" >/dev/null ||
+	fail "$NSLEEPERS sleeping threads over $secs s: $s"
+
+b=$(group blocker "$doc")
+[ -n "$b" ] || fail "no group for the blocked thread: $(jq -c '[.groups[] | {l: .label, v: .value}]' "$doc")"
+jq -e --argjson s "$secs" '.waiting_ns >= 0.8 * $s * 1e9 and .waiting_ns <= 1.3 * $s * 1e9' <<<"$b" \
+	>/dev/null || fail "the thread blocked before and after its one request waited about $secs s: $b"
+[ "$(jq -r .top_function <<<"$b")" = wait_for_request ] || fail "the blocker waits mostly elsewhere: $b"
+
+i=$(group idle "$doc")
+[ -z "$i" ] || jq -e '.value == 0' <<<"$i" >/dev/null ||
+	fail "threads that never ran rank among the groups: $i"
+
+answer=$(jq -r .answer "$doc")
+re='^Over ([0-9]+) seconds, threads of (.+) spent ([0-9.]+ (s|ms|µs|min)) running and ([0-9.]+ (s|ms|µs|min)) waiting(, most of the waiting in ([^ ]+))?\.( Next was .+)?$'
+[[ $answer =~ $re ]] || fail "the answer is not in DESIGN §6's form: $answer"
+[ "${BASH_REMATCH[2]}" = "Unit slideops-test-sleeper.service" ] || fail "the answer names the wrong group: $answer"
+[ "${BASH_REMATCH[8]}" = nap ] || fail "the sleepers wait in nap: $answer"
+[[ $answer != *slideops-test-idle* ]] || fail "the idle pool is in the answer: $answer"
+
+id=$(jq -r .id "$doc")
+"$SLIDEOPS" show "$id" --json > "$WORK/show.json" || fail "show failed"
+[ "$(jq -r .answer "$WORK/show.json")" = "$answer" ] || fail "show's answer differs"
+"$SLIDEOPS" show "$id" --export folded "$WORK/wall.folded" >/dev/null || fail "folded export failed"
+grep -q '^Unit slideops-test-sleeper.service;sleeper;.*sleeper;nap' "$WORK/wall.folded" ||
+	fail "the folded export has no sleeper;nap stack"
+"$SLIDEOPS" show "$id" --export pprof "$WORK/wall.pb.gz" >/dev/null || fail "pprof export failed"
+"$SLIDEOPS" show "$id" --flamegraph "$WORK/wall.html" >/dev/null || fail "flamegraph failed"
+grep -q wait_for_request "$WORK/wall.html" || fail "the flame graph has no wait_for_request"
+"$SLIDEOPS" compare "$id" "$id" >/dev/null || fail "comparing two wall profiles failed"
+
+# Under 100k+ context switches a second: it completes, reports its losses, and still
+# finds the sleepers.
+cg_pingpong=$(make_cgroup system.slice/slideops-test-pingpong.service)
+start_in_cgroup "$cg_pingpong" "$WORK/pingpong" >/dev/null
+sleep 0.5
+c0=$(awk '$1 == "ctxt" { print $2 }' /proc/stat); t0=$(date +%s.%N)
+"$SLIDEOPS" capture wall -d 3 --json > "$WORK/busy.json" 2> "$WORK/busy.err" ||
+	fail "capture wall under load failed: $(cat "$WORK/busy.err")"
+c1=$(awk '$1 == "ctxt" { print $2 }' /proc/stat); t1=$(date +%s.%N)
+rate=$(echo "$c0 $c1 $t0 $t1" | awk '{ printf "%d", ($2 - $1) / ($4 - $3) }')
+echo "context switches during the busy capture: $rate/s, lost: $(jq .lost "$WORK/busy.json")"
+jq -e '(.lost | type) == "number"' "$WORK/busy.json" >/dev/null || fail "lost is not reported under load"
+[ -n "$(group sleeper "$WORK/busy.json")" ] || fail "the sleepers are gone under load"
+[ -n "$(group pingpong "$WORK/busy.json")" ] || fail "the ping-pong processes are not in the profile"
+echo "ok"
