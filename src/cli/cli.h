@@ -39,6 +39,12 @@ struct store *cli_open_store(const struct cli_env *env);
 const char *cli_option_value(int argc, char **argv, int *i, const char *short_opt,
 			     const char *long_opt, bool *bad);
 
+struct view_error;
+
+/* Prints a library error as every error is printed ("slideops: MESSAGE") and returns
+ * the exit code its status maps to (refused input: 2, else 1). */
+int cli_print_view_error(const struct view_error *e);
+
 /* True when argv has -h/--help; then the command prints its help. */
 bool cli_wants_help(int argc, char **argv);
 

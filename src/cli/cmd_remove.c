@@ -23,122 +23,37 @@
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
+#include "views/views.h"
 
-struct removal {
-	unsigned long long files;
-	unsigned long long bytes;
-};
-
-/* Removes name (in dirfd) and, for a directory, everything under it. 0 or -errno. */
-static int remove_tree(int dirfd, const char *name, struct removal *r)
+/* Says what was removed and what could not be, in words. */
+static void print_report(const struct remove_report *rep)
 {
-	struct dirent *de;
-	struct stat st;
-	int fd, err = 0;
-	DIR *dir;
+	size_t i;
+	json_t *item;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(dirfd, name, 0))
-			return errno == ENOENT ? 0 : -errno;
-		r->files++;
-		r->bytes += st.st_size;
-		return 0;
+	json_array_foreach(rep->failed, i, item)
+		msg_error(MSG_REMOVE_FAILED, json_string_value(json_object_get(item, "path")),
+			  json_string_value(json_object_get(item, "error")));
+	json_array_foreach(rep->removed, i, item) {
+		unsigned long long files = json_integer_value(json_object_get(item, "files"));
+		const char *path = json_string_value(json_object_get(item, "path"));
+		char size[FORMAT_MAX];
+
+		format_bytes(json_integer_value(json_object_get(item, "bytes")), size,
+			     sizeof(size));
+		if (files == 1)
+			msg_print(MSG_REMOVE_REMOVED_ONE, path, size);
+		else
+			msg_print(MSG_REMOVE_REMOVED, path, files, size);
 	}
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	while ((de = readdir(dir))) {
-		int e;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		e = remove_tree(fd, de->d_name, r);
-		if (e && !err)
-			err = e;
-	}
-	closedir(dir);
-	if (!err && unlinkat(dirfd, name, AT_REMOVEDIR) && errno != ENOENT)
-		err = -errno;
-	return err;
-}
-
-/* Leftovers of an atomic write: "ID.pb.gz.tmp-1a2b3c4d" (written, fsync'd, renamed). */
-static bool is_temporary(const char *name)
-{
-	return strstr(name, ".tmp-") != NULL;
-}
-
-static json_t *removed_json(const char *path, const struct removal *r)
-{
-	return json_pack("{s:s, s:I, s:I}", "path", path, "files", (json_int_t)r->files, "bytes",
-			 (json_int_t)r->bytes);
-}
-
-/* Reports one removal, in JSON or in words. */
-static int report(json_t *list, const struct cli_env *env, const char *path,
-		  const struct removal *r)
-{
-	char size[FORMAT_MAX];
-
-	if (env->json)
-		return json_array_append_new(list, removed_json(path, r));
-	format_bytes((int64_t)r->bytes, size, sizeof(size));
-	if (r->files == 1)
-		msg_print(MSG_REMOVE_REMOVED_ONE, path, size);
-	else
-		msg_print(MSG_REMOVE_REMOVED, path, r->files, size);
-	return 0;
-}
-
-/* The temporary files directly in dir (DATA or DATA/profiles). */
-static int remove_temporaries(const char *dir_path, json_t *list, const struct cli_env *env,
-			      bool *any)
-{
-	struct dirent *de;
-	int err = 0;
-	DIR *dir;
-
-	dir = opendir(dir_path);
-	if (!dir)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(dir))) {
-		struct removal r = { 0 };
-		char path[PATH_MAX];
-		int e;
-
-		if (!is_temporary(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir_path, de->d_name);
-		e = remove_tree(dirfd(dir), de->d_name, &r);
-		if (e) {
-			msg_error(MSG_REMOVE_FAILED, path, strerror(-e));
-			err = err ? err : e;
-			continue;
-		}
-		*any = true;
-		if (report(list, env, path, &r))
-			err = -ENOMEM;
-	}
-	closedir(dir);
-	return err;
 }
 
 int cmd_remove(int argc, char **argv, const struct cli_env *env)
 {
-	static const char *const trees[] = { "profiler", "captures" };
 	const char *data = env->data_dir ? env->data_dir : store__default_dir();
-	char path[PATH_MAX];
-	json_t *list = NULL;
-	bool any = false;
-	int err = 0, e;
+	struct remove_report rep = { 0 };
+	struct stat st;
+	int err;
 
 	if (cli_wants_help(argc, argv)) {
 		msg_print(MSG_HELP_REMOVE);
@@ -151,46 +66,30 @@ int cmd_remove(int argc, char **argv, const struct cli_env *env)
 			msg_error(MSG_USAGE_EXTRA_ARGUMENT, "remove", argv[1]);
 		return EXIT_REFUSED;
 	}
-	if (env->json) {
-		list = json_array();
-		if (!list) {
-			msg_error(MSG_OUT_OF_MEMORY);
-			return EXIT_FAIL;
-		}
+	err = views__remove_profiler(data, &rep);
+	if (err == -ENOMEM && (!rep.removed || !rep.failed)) {
+		msg_error(MSG_OUT_OF_MEMORY);
+		json_decref(rep.removed);
+		json_decref(rep.failed);
+		return EXIT_FAIL;
 	}
-
-	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
-		struct removal r = { 0 };
-		struct stat st;
-
-		snprintf(path, sizeof(path), "%s/%s", data, trees[i]);
-		if (lstat(path, &st))
-			continue;
-		e = remove_tree(AT_FDCWD, path, &r);
-		if (e) {
-			msg_error(MSG_REMOVE_FAILED, path, strerror(-e));
-			err = err ? err : e;
-			continue;
-		}
-		any = true;
-		if (report(list, env, path, &r))
-			err = -ENOMEM;
-	}
-	e = remove_temporaries(data, list, env, &any);
-	err = err ? err : e;
-	snprintf(path, sizeof(path), "%s/profiles", data);
-	e = remove_temporaries(path, list, env, &any);
-	err = err ? err : e;
-
 	if (env->json) {
-		cli_print_json(json_pack("{s:o, s:s}", "removed", list, "kept", data));
+		size_t i;
+		json_t *item;
+
+		json_array_foreach(rep.failed, i, item)
+			msg_error(MSG_REMOVE_FAILED,
+				  json_string_value(json_object_get(item, "path")),
+				  json_string_value(json_object_get(item, "error")));
+		cli_print_json(views__remove_document(data, &rep));
 	} else {
-		struct stat st;
-
-		if (!any && !err)
+		print_report(&rep);
+		if (!json_array_size(rep.removed) && !err)
 			msg_print(MSG_REMOVE_NOTHING);
 		if (stat(data, &st) == 0)
 			msg_print(MSG_REMOVE_KEPT, data);
 	}
+	json_decref(rep.removed);
+	json_decref(rep.failed);
 	return err ? EXIT_FAIL : EXIT_OK;
 }
