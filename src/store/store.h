@@ -10,6 +10,7 @@
 #ifndef SLIDEOPS_STORE_H
 #define SLIDEOPS_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,5 +98,20 @@ int store__add_service(struct store *s, const struct service *svc);
 /* -ENOENT when there is none of that name. */
 int store__remove_service(struct store *s, const char *name);
 int store__list_services(struct store *s, struct service **out, size_t *n);
+
+/* ---- servers ---- */
+
+struct server_entry {
+	char id[STORE_ID_MAX];   /* "local" for this server */
+	char *hostname;
+	bool this_server;        /* the machine the workspace runs on */
+	int64_t added_at_ns;
+};
+
+/* Adds the server, or updates its hostname. */
+int store__put_server(struct store *s, const struct server_entry *srv);
+/* This server first, then by hostname. */
+int store__list_servers(struct store *s, struct server_entry **out, size_t *n);
+void server_entries__free(struct server_entry *e, size_t n);
 
 #endif
