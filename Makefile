@@ -12,7 +12,7 @@ PROTOC_C   ?= protoc-c
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
-LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -lm
+LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -lmicrohttpd -lpthread -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 CFLAGS     += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \
@@ -43,7 +43,7 @@ TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
-	chromium lld
+	chromium lld libmicrohttpd-dev libgnutls28-dev nodejs npm curl
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
 
 .DELETE_ON_ERROR:
@@ -103,7 +103,7 @@ $(OUTPUT)/obj/%.o: %.c $(GENERATED)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/obj/web/assets.o: web/assets.S $(wildcard web/*.html web/*.js web/*.css)
+$(OUTPUT)/obj/web/assets.o: web/assets.S $(wildcard web/*.html web/ui/*)
 	$(call msg,AS,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Iweb -c $< -o $@

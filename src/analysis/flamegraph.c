@@ -372,7 +372,9 @@ struct write_args {
 	enum flamegraph_colour colour;
 };
 
-int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour colour)
+/* The tree as JSON; page: write it into the page around it (the HTML file). */
+static int flamegraph__emit(const struct profile *p, FILE *out, enum flamegraph_colour colour,
+			    bool page)
 {
 	const char *mark = strstr(flamegraph_html, PLACEHOLDER);
 	struct tree t = { .p = p };
@@ -380,7 +382,7 @@ int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour
 	struct analysis *a;
 	int err;
 
-	if (!mark)
+	if (page && !mark)
 		return -EINVAL; /* the build embedded a page without its placeholder */
 	a = analysis__new(p);
 	if (!a)
@@ -389,9 +391,11 @@ int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour
 	if (!err)
 		err = tree__preorder(&t, &o);
 	if (!err) {
-		fwrite(flamegraph_html, 1, (size_t)(mark - flamegraph_html), out);
+		if (page)
+			fwrite(flamegraph_html, 1, (size_t)(mark - flamegraph_html), out);
 		err = flamegraph__put_data(&t, &o, a, colour, out);
-		fputs(mark + strlen(PLACEHOLDER), out);
+		if (page)
+			fputs(mark + strlen(PLACEHOLDER), out);
 	}
 	if (!err && ferror(out))
 		err = -EIO;
@@ -400,6 +404,16 @@ int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour
 	tree__free(&t);
 	analysis__free(a);
 	return err;
+}
+
+int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour colour)
+{
+	return flamegraph__emit(p, out, colour, true);
+}
+
+int flamegraph__write_data(const struct profile *p, FILE *out, enum flamegraph_colour colour)
+{
+	return flamegraph__emit(p, out, colour, false);
 }
 
 static int flamegraph__write_cb(const void *ctx, FILE *out)

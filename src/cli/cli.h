@@ -57,7 +57,8 @@ bool cli_wants_help(int argc, char **argv);
 	X(compare, COMPARE)                                                             \
 	X(symbols, SYMBOLS)                                                             \
 	X(services, SERVICES)                                                           \
-	X(remove, REMOVE)
+	X(remove, REMOVE)                                                               \
+	X(serve, SERVE)
 
 #define X(name, NAME) int cmd_##name(int argc, char **argv, const struct cli_env *env);
 CLI_COMMANDS(X)
