@@ -278,6 +278,23 @@ static int tree__preorder(const struct tree *t, struct order *o)
 	return 0;
 }
 
+/* Samples taken: the sum of a value counted in "count" where the question has one, else
+ * the distinct stacks sampled (fewer than the samples: a cautious count). */
+static uint64_t flamegraph__samples(const struct profile *p)
+{
+	uint64_t n = 0;
+
+	for (uint32_t v = 0; v < p->nvalues; v++) {
+		if (strcmp(profile__str(p, p->value_types[v].unit), "count") != 0)
+			continue;
+		for (uint32_t i = 0; i < p->nsamples; i++)
+			if (p->samples[i].values[v] > 0)
+				n += (uint64_t)p->samples[i].values[v];
+		return n;
+	}
+	return p->nsamples;
+}
+
 static int flamegraph__put_data(const struct tree *t, const struct order *o,
 				const struct analysis *a, enum flamegraph_colour colour, FILE *out)
 {
@@ -306,6 +323,10 @@ static int flamegraph__put_data(const struct tree *t, const struct order *o,
 	put_string(out, a->answer);
 	fputs(",\"unit\":", out);
 	put_string(out, a->unit);
+	/* share_of: what shares of the server are of; samples: how many the shares rest on,
+	 * for the web UI's compare to tell a change from sampling error. */
+	fprintf(out, ",\"share_of\":%lld,\"samples\":%llu", (long long)a->share_of,
+		(unsigned long long)flamegraph__samples(p));
 	fprintf(out, ",\"total\":%lld,\"colour\":", (long long)a->total);
 	put_string(out, flamegraph_colour__name(colour));
 
