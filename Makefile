@@ -15,7 +15,7 @@ VERSION    := 0.1.0
 LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -lmicrohttpd -lpthread -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
-CFLAGS     += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \
+CFLAGS     += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -Ibpf -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \
 	      -DSLIDEOPS_VERSION='"$(VERSION)"'
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

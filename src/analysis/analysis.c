@@ -706,7 +706,7 @@ struct analysis *analysis__new(const struct profile *p)
 	a->total = profile__total(p, c.main);
 	a->unit = profile__str(p, p->value_types[c.main].unit);
 	a->share_of = a->total;
-	if (h->question == QUESTION_CPU && h->ncpus && h->duration_ns)
+	if (question__share_of_server(h->question) && h->ncpus && h->duration_ns)
 		a->share_of = (int64_t)h->ncpus * (int64_t)h->duration_ns;
 
 	if (ctx__classify_locations(&c) || ctx__groups(&c, a) || ctx__top_functions(&c) ||

@@ -59,6 +59,25 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
  * for in a script too. */
 #define JSON_TOTAL_MIN 0.001
 
+/* The binaries the capture did not read, and why. */
+static json_t *not_read__to_json(const struct profile *p, int *err)
+{
+	json_t *list = json_array();
+
+	for (uint32_t i = 0; list && i < p->header.nnot_read; i++) {
+		const struct prof_not_read *nr = &p->header.not_read[i];
+		json_t *o = json_object();
+
+		if (o) {
+			set(o, "path", json_text(profile__str(p, nr->path)), err);
+			set(o, "build_id", json_text(profile__str(p, nr->build_id)), err);
+			set(o, "reason", json_text(profile__str(p, nr->reason)), err);
+		}
+		append(list, o, err);
+	}
+	return list;
+}
+
 static json_t *analysis__json(const struct analysis *a, const char *id, size_t max_functions,
 			      bool with_callers)
 {
@@ -113,6 +132,7 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 	set(doc, "groups", groups, &err);
 	set(doc, "functions", functions, &err);
 	set(doc, "stripped", stripped, &err);
+	set(doc, "not_read", not_read__to_json(p, &err), &err);
 	set(doc, "build_ids_missing", json_boolean(a->build_ids_missing), &err);
 	if (err) {
 		json_decref(doc);

@@ -22,7 +22,7 @@ void analysis__print_groups(const struct analysis *a, FILE *out)
 
 	if (!a->ngroups)
 		return;
-	msg_fprint(out, a->profile->header.question == QUESTION_CPU ? MSG_SHOW_GROUPS_CPU :
+	msg_fprint(out, question__share_of_server(a->profile->header.question) ? MSG_SHOW_GROUPS_CPU :
 								  MSG_SHOW_GROUPS);
 	for (size_t g = 0; g < a->ngroups; g++) {
 		const struct analysis_group *gr = &a->groups[g];
@@ -107,6 +107,16 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 	if (a->ngroups) {
 		fputc('\n', out);
 		analysis__print_groups(a, out);
+	}
+	if (a->profile->header.nnot_read) {
+		const struct profile *p = a->profile;
+
+		fputc('\n', out);
+		msg_fprint(out, MSG_CAPTURE_NOT_READ_HEADER);
+		for (uint32_t i = 0; i < p->header.nnot_read; i++)
+			msg_fprint(out, MSG_CAPTURE_NOT_READ_LINE,
+				   profile__str(p, p->header.not_read[i].path),
+				   profile__str(p, p->header.not_read[i].reason));
 	}
 	if (a->nfunctions && top) {
 		fputc('\n', out);

@@ -193,7 +193,7 @@ static char *comparison__summary(const struct comparison *c)
 {
 	const struct compare_group *moved = NULL;
 	char from[FORMAT_MAX], to[FORMAT_MAX], *s = strdup("");
-	bool cpu = c->before->profile->header.question == QUESTION_CPU;
+	bool cpu = question__share_of_server(c->before->profile->header.question);
 
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct compare_group *g = &c->groups[i];
@@ -395,7 +395,7 @@ void comparison__print(const struct comparison *c, const char *id_before, const 
 	msg_fprint(out, MSG_COMPARE_SUMMARY, c->summary);
 	if (c->ngroups) {
 		fputc('\n', out);
-		msg_fprint(out, c->before->profile->header.question == QUESTION_CPU ?
+		msg_fprint(out, question__share_of_server(c->before->profile->header.question) ?
 				   MSG_COMPARE_GROUPS_CPU :
 				   MSG_COMPARE_GROUPS);
 		for (size_t i = 0; i < c->ngroups; i++) {

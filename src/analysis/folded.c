@@ -50,7 +50,10 @@ static void put_frame(FILE *out, const char *name)
 int folded__write(const struct profile *p, FILE *out)
 {
 	/* cpu counts samples (FlameGraph's own unit); the others weigh in their unit. */
-	uint32_t value = p->header.question == QUESTION_CPU ? 0 : profile__main_value(p);
+	uint32_t value = question__folded_value(p->header.question);
+
+	if (value >= p->nvalues)
+		value = profile__main_value(p);
 	struct line *lines = malloc(sizeof(*lines) * (p->nsamples ? p->nsamples : 1));
 	size_t n = 0;
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The binaries of a capture. A server maps a few hundred distinct files; each is opened
- * and its ELF headers read once, then looked up by (dev, ino) for every process that
- * maps it. Symbol tables are read only at the end, only for binaries that have frames,
- * and only when the store does not have that build's table already.
+ * once, then looked up by (dev, ino) for every process that maps it. Their contents are
+ * read only at the end, only for binaries that have frames, each within the caps of a
+ * budget; symbol tables only when the caller does not keep that build's table already.
  */
 #include "capture/binaries.h"
 
@@ -18,10 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/store.h"
+#include "elf/elf_reader.h"
 #include "symbols/symtab.h"
+#include "util/clock.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
+#include "util/messages.h"
 
 struct binaries {
 	struct binary **items;
@@ -113,12 +115,6 @@ static struct binary *binary__new(dev_t dev, uint64_t ino, const char *path, boo
 	return bin;
 }
 
-/* Reads the ELF facts of an open binary; a file that is not ELF keeps elf_ok false. */
-static void binary__read_elf(struct binary *bin)
-{
-	bin->elf_ok = bin->fd >= 0 && elf_info__read(bin->fd, &bin->info) == 0;
-}
-
 static int binaries__insert(struct binaries *b, struct binary *bin)
 {
 	if (b->n == b->cap) {
@@ -174,7 +170,6 @@ struct binary *binaries__get(struct binaries *b, int pid, uint64_t start, uint64
 		snprintf(at, sizeof(at), "/proc/%d/root%s", pid, path);
 		bin->fd = open_checked(at, dev, ino);
 	}
-	binary__read_elf(bin);
 	if (binaries__insert(b, bin)) {
 		binary__free(bin);
 		return NULL;
@@ -199,7 +194,6 @@ struct binary *binaries__get_by_path(struct binaries *b, dev_t dev, uint64_t ino
 		return NULL;
 	}
 	bin->fd = fd;
-	binary__read_elf(bin);
 	if (binaries__insert(b, bin)) {
 		binary__free(bin);
 		return NULL;
@@ -256,7 +250,6 @@ struct binary *binaries__vdso(struct binaries *b)
 		return b->vdso;
 	}
 	b->vdso->fd = fd;
-	binary__read_elf(b->vdso);
 	return b->vdso;
 }
 
@@ -267,18 +260,101 @@ uint32_t binary__mapping(struct binary *bin, struct profile *p)
 	if (bin->mapping != UINT32_MAX)
 		return bin->mapping;
 	m.path = profile__intern(p, bin->path);
-	m.build_id = profile__intern(p, bin->elf_ok ? bin->info.build_id : "");
-	if (m.path == UINT32_MAX || m.build_id == UINT32_MAX)
+	if (m.path == UINT32_MAX)
 		return UINT32_MAX;
 	m.kind = bin->kind;
-	m.language = binary__language(bin->path, bin->elf_ok ? &bin->info : NULL);
-	m.has_symtab = bin->elf_ok && bin->info.has_symtab;
+	m.language = LANGUAGE_OTHER;
 	m.build_id_recorded = true;
+	/* Two files at one path (one replaced the other) are two mappings until read. */
+	m.identity = hash_u64(hash_u64(11, (uint64_t)bin->dev), bin->ino) | 1;
 	bin->mapping = profile__add_mapping(p, &m);
 	return bin->mapping;
 }
 
-uint64_t binary__vaddr(const struct binary *bin, uint64_t file_offset)
+const struct binaries_budget binaries_budget_default = {
+	.total_ns = 4000000000ULL,
+	.per_binary_ns = 1000000000ULL,
+	.bytes = 512ULL << 20,
+	.sections = 16384,
+	.symbols = 8ULL << 20,
+};
+
+void binary_symbols__free(struct binary_symbols *s, size_t n)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < n; i++)
+		symtab__free(s[i].tab);
+	free(s);
+}
+
+/* The caps for one binary, from now: its own time, and never past the whole budget's. */
+static void limits__init(struct elf_limits *l, const struct binaries_budget *budget,
+			 uint64_t total_deadline)
+{
+	uint64_t deadline = clock__monotonic_ns() + budget->per_binary_ns;
+
+	l->max_sections = budget->sections;
+	l->max_symbols = budget->symbols;
+	l->bytes_left = budget->bytes;
+	l->deadline_ns = deadline < total_deadline ? deadline : total_deadline;
+}
+
+/* Why bin was not read, in words, into p's header. */
+static int binary__not_read(const struct binary *bin, struct profile *p,
+			    const struct binaries_budget *budget, int err, bool total_ran_out)
+{
+	char reason[256];
+
+	switch (err) {
+	case -E2BIG:
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_SECTIONS, budget->sections);
+		break;
+	case -EOVERFLOW:
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_SYMBOLS,
+			   (unsigned long long)budget->symbols);
+		break;
+	case -EFBIG:
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_BYTES,
+			   (unsigned long long)(budget->bytes >> 20));
+		break;
+	case -ETIMEDOUT:
+		if (total_ran_out)
+			msg_format(reason, sizeof(reason), MSG_NOT_READ_BUDGET,
+				   (unsigned long long)(budget->total_ns / 1000000000ULL));
+		else
+			msg_format(reason, sizeof(reason), MSG_NOT_READ_TIME,
+				   (unsigned long long)(budget->per_binary_ns / 1000000ULL));
+		break;
+	case -ENOEXEC:
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_NOT_ELF);
+		break;
+	case -EBADF:
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_UNOPENED);
+		break;
+	default:
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_FAILED, strerror(-err));
+		break;
+	}
+	return profile__add_not_read(p, bin->path, bin->elf_ok ? bin->info.build_id : "", reason);
+}
+
+/* Fills in bin's mapping from its ELF facts. */
+static int binary__fill_mapping(const struct binary *bin, struct profile *p)
+{
+	struct prof_mapping *m = &p->mappings[bin->mapping];
+	uint32_t build_id = profile__intern(p, bin->info.build_id);
+
+	if (build_id == UINT32_MAX)
+		return -ENOMEM;
+	m->build_id = build_id;
+	m->language = binary__language(bin->path, &bin->info);
+	m->has_symtab = bin->info.has_symtab;
+	return 0;
+}
+
+/* The ELF address of a file offset in bin (the offset itself outside every segment). */
+static uint64_t binary__vaddr(const struct binary *bin, uint64_t file_offset)
 {
 	uint64_t vaddr;
 
@@ -287,42 +363,27 @@ uint64_t binary__vaddr(const struct binary *bin, uint64_t file_offset)
 	return file_offset;
 }
 
-/* Keeps bin's symbol table in the store under its build id, when it is not there. */
-static void binary__keep_symbols(struct binary *bin, struct store *store)
+/* Reads bin's own names: .symtab, else .dynsym. -ENOENT when it has neither. */
+static int binary__read_symbols(const struct binary *bin, struct elf_limits *limits,
+				struct symtab **tab, bool *from_symtab)
 {
-	enum elf_symbols_from from = bin->info.has_symtab ? ELF_SYMBOLS_SYMTAB : ELF_SYMBOLS_DYNSYM;
-	enum symbol_source src = bin->info.has_symtab ? SYMBOLS_SYMTAB : SYMBOLS_DYNSYM;
-	struct symtab *tab;
+	int err = -ENOENT;
 
-	if (!store || store__has_symbols(store, bin->info.build_id, src) != 0)
-		return;
-	if (symtab__read_elf(bin->fd, from, &tab))
-		return;
-	store__put_symbols(store, bin->info.build_id, src, NULL, tab);
-	symtab__free(tab);
-}
-
-/* Reads bin's own names: .symtab, else .dynsym. NULL when it has neither. */
-static struct symtab *binary__read_symbols(const struct binary *bin)
-{
-	struct symtab *tab = NULL;
-
-	if (symtab__read_elf(bin->fd, ELF_SYMBOLS_SYMTAB, &tab) == 0)
-		return tab;
-	if (symtab__read_elf(bin->fd, ELF_SYMBOLS_DYNSYM, &tab) == 0)
-		return tab;
-	return NULL;
+	*from_symtab = bin->info.has_symtab;
+	if (bin->info.has_symtab)
+		err = symtab__read_elf_limited(bin->fd, ELF_SYMBOLS_SYMTAB, limits, tab);
+	if (err == -ENOENT) {
+		*from_symtab = false;
+		err = symtab__read_elf_limited(bin->fd, ELF_SYMBOLS_DYNSYM, limits, tab);
+	}
+	return err;
 }
 
 /* Names the frames of a binary without a build id now: nothing can name them later.
  * The names go into the locations themselves (prof_location.function). */
-static int binary__name_locations(const struct binary *bin, struct profile *p)
+static int binary__name_locations(const struct binary *bin, const struct symtab *tab,
+				  struct profile *p)
 {
-	struct symtab *tab = binary__read_symbols(bin);
-	int err = 0;
-
-	if (!tab)
-		return 0;
 	for (uint32_t i = 0; i < p->nlocations; i++) {
 		struct prof_location *l = &p->locations[i];
 		const char *name;
@@ -335,34 +396,176 @@ static int binary__name_locations(const struct binary *bin, struct profile *p)
 		if (!name)
 			continue;
 		id = profile__intern(p, name);
-		if (id == UINT32_MAX) {
-			err = -ENOMEM;
-			break;
-		}
+		if (id == UINT32_MAX)
+			return -ENOMEM;
 		l->function = id;
 	}
-	symtab__free(tab);
-	return err;
+	return 0;
 }
 
-static int binary__finish(struct binary *bin, struct profile *p, struct store *store)
+struct reading {
+	struct binaries *b;
+	struct profile *p;
+	const struct binaries_read_options *o;
+	const struct binaries_budget *budget;
+	uint64_t deadline;
+	struct binary **todo;    /* binaries with frames */
+	uint32_t ntodo;
+	struct binary_symbols *symbols;
+	size_t nsymbols, cap_symbols;
+};
+
+static int reading__keep(struct reading *rd, const struct binary *bin, struct symtab *tab,
+			 bool from_symtab)
 {
-	if (bin->mapping == UINT32_MAX || bin->fd < 0 || !bin->elf_ok)
-		return 0;
-	if (bin->info.build_id[0]) {
-		binary__keep_symbols(bin, store);
-		return 0;
+	struct binary_symbols *s;
+
+	if (rd->nsymbols == rd->cap_symbols) {
+		size_t cap = rd->cap_symbols ? rd->cap_symbols * 2 : 16;
+
+		s = realloc(rd->symbols, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		rd->symbols = s;
+		rd->cap_symbols = cap;
 	}
-	return binary__name_locations(bin, p);
+	s = &rd->symbols[rd->nsymbols++];
+	snprintf(s->build_id, sizeof(s->build_id), "%s", bin->info.build_id);
+	s->from_symtab = from_symtab;
+	s->tab = tab;
+	return 0;
 }
 
-int binaries__finish(struct binaries *b, struct profile *p, struct store *store)
+/* Step 1 for one binary: its ELF facts, within its caps. */
+static int reading__facts(struct reading *rd, struct binary *bin)
 {
-	int err = 0;
+	struct elf_limits limits;
+	int err;
 
-	for (uint32_t i = 0; i < b->n && !err; i++)
-		err = binary__finish(b->items[i], p, store);
-	if (!err && b->vdso)
-		err = binary__finish(b->vdso, p, store);
+	if (bin->fd < 0)
+		return binary__not_read(bin, rd->p, rd->budget, -EBADF, false);
+	if ((uint64_t)clock__monotonic_ns() >= rd->deadline)
+		return binary__not_read(bin, rd->p, rd->budget, -ETIMEDOUT, true);
+	limits__init(&limits, rd->budget, rd->deadline);
+	err = elf_info__read_limited(bin->fd, &limits, &bin->info);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		return binary__not_read(bin, rd->p, rd->budget, err,
+					limits.deadline_ns == rd->deadline);
+	bin->elf_ok = true;
+	return binary__fill_mapping(bin, rd->p);
+}
+
+/* Step 3 for one binary: its names, when nothing names this build yet. */
+static int reading__names(struct reading *rd, struct binary *bin)
+{
+	struct elf_limits limits;
+	struct symtab *tab = NULL;
+	bool from_symtab;
+	int err;
+
+	if (!bin->elf_ok)
+		return 0;
+	if (bin->info.build_id[0] && rd->o->has_symbols &&
+	    rd->o->has_symbols(rd->o->ctx, bin->info.build_id) == 1)
+		return 0;
+	if ((uint64_t)clock__monotonic_ns() >= rd->deadline)
+		return binary__not_read(bin, rd->p, rd->budget, -ETIMEDOUT, true);
+	limits__init(&limits, rd->budget, rd->deadline);
+	err = binary__read_symbols(bin, &limits, &tab, &from_symtab);
+	if (err == -ENOENT)
+		return 0; /* no names to read: the card lists it */
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		return binary__not_read(bin, rd->p, rd->budget, err,
+					limits.deadline_ns == rd->deadline);
+	if (!bin->info.build_id[0]) {
+		err = binary__name_locations(bin, tab, rd->p);
+		symtab__free(tab);
+		return err;
+	}
+	err = reading__keep(rd, bin, tab, from_symtab);
+	if (err)
+		symtab__free(tab);
 	return err;
+}
+
+/* Step 2: every frame of a read binary gets its ELF address; mappings lose their
+ * capture-time identity (their build id tells builds apart from now on). */
+static int reading__addresses(struct reading *rd)
+{
+	struct profile *p = rd->p;
+	struct binary **of = calloc(p->nmappings ? p->nmappings : 1, sizeof(*of));
+
+	if (!of)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < rd->ntodo; i++)
+		of[rd->todo[i]->mapping] = rd->todo[i];
+	for (uint32_t i = 0; i < p->nlocations; i++) {
+		struct prof_location *l = &p->locations[i];
+		const struct binary *bin = l->mapping < p->nmappings ? of[l->mapping] : NULL;
+
+		if (bin)
+			l->address = binary__vaddr(bin, l->address);
+	}
+	for (uint32_t i = 0; i < p->nmappings; i++)
+		p->mappings[i].identity = 0;
+	free(of);
+	return 0;
+}
+
+static int reading__collect(struct reading *rd)
+{
+	struct binaries *b = rd->b;
+	uint32_t n = 0;
+
+	rd->todo = calloc(b->n + 1, sizeof(*rd->todo));
+	if (!rd->todo)
+		return -ENOMEM;
+	for (uint32_t i = 0; i <= b->n; i++) {
+		struct binary *bin = i < b->n ? b->items[i] : b->vdso;
+
+		/* Read once: its frames hold ELF addresses from then on. */
+		if (bin && bin->mapping != UINT32_MAX && !bin->read) {
+			bin->read = true;
+			rd->todo[n++] = bin;
+		}
+	}
+	rd->ntodo = n;
+	return 0;
+}
+
+int binaries__read(struct binaries *b, struct profile *p, const struct binaries_read_options *o,
+		   struct binary_symbols **symbols, size_t *nsymbols)
+{
+	static const struct binaries_read_options none;
+	struct reading rd = { .b = b, .p = p, .o = o ? o : &none };
+	int err;
+
+	rd.budget = rd.o->budget ? rd.o->budget : &binaries_budget_default;
+	rd.deadline = clock__monotonic_ns() + rd.budget->total_ns;
+	*symbols = NULL;
+	*nsymbols = 0;
+	err = reading__collect(&rd);
+	for (uint32_t i = 0; i < rd.ntodo && !err; i++)
+		err = reading__facts(&rd, rd.todo[i]);
+	if (!err)
+		err = reading__addresses(&rd);
+	for (uint32_t i = 0; i < rd.ntodo && !err; i++) {
+		err = reading__names(&rd, rd.todo[i]);
+		if (rd.o->progress)
+			rd.o->progress(rd.o->progress_ctx, i + 1, rd.ntodo);
+	}
+	if (!err)
+		err = profile__reindex(p);
+	free(rd.todo);
+	if (err) {
+		binary_symbols__free(rd.symbols, rd.nsymbols);
+		return err;
+	}
+	*symbols = rd.symbols;
+	*nsymbols = rd.nsymbols;
+	return 0;
 }

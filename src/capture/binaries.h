@@ -3,8 +3,11 @@
  * The binaries a capture met, each once however many processes map it, keyed by the
  * file's identity (device, inode). Each keeps an open descriptor from the moment it is
  * first seen, so it can still be read when the capture ends, after the processes that
- * mapped it (and their /proc entries) are gone. Its ELF facts (build id, segments) are
- * read on first sight: they turn every sampled file offset into an ELF address.
+ * mapped it (and their /proc entries) are gone. Nothing of its contents is read while
+ * sampling: a binary any user can write must never stall a capture. binaries__read reads
+ * them afterwards, each within caps: its ELF facts (build id, segments: every sampled
+ * file offset becomes an ELF address) and, where the caller keeps none for its build,
+ * its symbol table.
  */
 #ifndef SLIDEOPS_CAPTURE_BINARIES_H
 #define SLIDEOPS_CAPTURE_BINARIES_H
@@ -16,14 +19,15 @@
 #include "elf/elf_file.h"
 #include "profile/profile.h"
 
-struct store;
+struct symtab;
 
 struct binary {
 	dev_t dev;
 	uint64_t ino;
 	int fd;              /* -1 when it could not be opened */
 	char *path;          /* as the first process that mapped it saw it */
-	bool elf_ok;         /* info was read */
+	bool read;           /* binaries__read has been at it */
+	bool elf_ok;         /* info was read (by binaries__read) */
 	struct elf_info info;
 	enum mapping_kind kind;
 	uint32_t mapping;    /* index in the profile, UINT32_MAX until a frame falls in it */
@@ -52,17 +56,53 @@ struct binary *binaries__get_by_path(struct binaries *b, dev_t dev, uint64_t ino
 /* The [vdso] of this kernel (the same image in every process), read from our own. */
 struct binary *binaries__vdso(struct binaries *b);
 
-/* The ELF address of a file offset in bin, and bin's mapping in p (added when first
- * needed). UINT32_MAX on ENOMEM. */
+/* bin's mapping in p, added when first needed: its path and identity only, until
+ * binaries__read fills in the rest. UINT32_MAX on ENOMEM. */
 uint32_t binary__mapping(struct binary *bin, struct profile *p);
-uint64_t binary__vaddr(const struct binary *bin, uint64_t file_offset);
+
+/* What reading the binaries of one capture may cost. */
+struct binaries_budget {
+	uint64_t total_ns;        /* all binaries; past it the rest are not read */
+	uint64_t per_binary_ns;
+	uint64_t bytes;           /* read of one binary */
+	uint32_t sections;        /* section headers of one binary */
+	uint64_t symbols;         /* entries of one symbol table */
+};
+
+/* 4 s in all, 1 s and 512 MB a binary, 16384 sections, 8M symbols: a server's largest
+ * real binaries (a browser, a database with debug symbols) fit well within them. */
+extern const struct binaries_budget binaries_budget_default;
+
+/* A binary's own symbol table, read by this capture, for the caller to keep. */
+struct binary_symbols {
+	char build_id[BUILD_ID_HEX_MAX + 1];
+	bool from_symtab;         /* .symtab; false: .dynsym */
+	struct symtab *tab;
+};
+
+void binary_symbols__free(struct binary_symbols *s, size_t n);
+
+struct binaries_read_options {
+	const struct binaries_budget *budget; /* NULL: binaries_budget_default */
+	/* 1 when a table of this build is kept already (its symbols are not read again);
+	 * NULL: none is. */
+	int (*has_symbols)(void *ctx, const char *build_id);
+	void *ctx;
+	/* After each binary: done of total. May be NULL. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
 
 /*
- * When the capture ends: for every binary with frames in p, keep its symbol table in the
- * store by build id (.symtab, else .dynsym) unless it is there already; a binary without
- * a build id can be named by nothing later, so its frames get their names now. Returns 0
- * or -ENOMEM; a binary that cannot be read stays unnamed.
+ * After sampling, for every binary with frames in p: reads its ELF facts and fills in
+ * its mapping (build id, language, whether it has .symtab), turns its frames' file
+ * offsets into ELF addresses, and reads its symbol table (.symtab, else .dynsym) into
+ * *symbols when it has a build id the caller keeps nothing for. A binary without a build
+ * id can be named by nothing later, so its frames get their names now. A binary over a
+ * cap, or that cannot be read, is listed in p's header as not read, with the reason.
+ * 0 or -ENOMEM.
  */
-int binaries__finish(struct binaries *b, struct profile *p, struct store *store);
+int binaries__read(struct binaries *b, struct profile *p, const struct binaries_read_options *o,
+		   struct binary_symbols **symbols, size_t *nsymbols);
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * A capture, whatever the question: privileges, CPUs, the profile's header, kernel
- * frames and their names, progress on a terminal. Each question's engine (cpu.c, ...)
- * loads its own BPF programs and turns its records into samples.
+ * A capture, whatever the question: the table of questions, privileges, CPUs, the
+ * profile's header, kernel frames and their names. session.c runs a capture; each
+ * question's row (cpu.c, ...) says what its program is and how it attaches.
  */
 #include "capture/capture.h"
 
@@ -35,10 +35,16 @@
 
 #define KERNEL_MAPPING_PATH "[kernel.kallsyms]"
 
-/* What this build captures; the kernel may support more (`check` says which). */
-static const bool question_built[QUESTION__COUNT] = {
-	[QUESTION_CPU] = true,
+/* The engine's table of questions: what this build captures (the kernel may support
+ * more: `check` says which). A question is one row here, one C file, one BPF file. */
+static const struct capture_question *const questions[QUESTION__COUNT] = {
+	[QUESTION_CPU] = &capture_question_cpu,
 };
+
+const struct capture_question *capture_question__get(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT ? questions[q] : NULL;
+}
 
 bool capture__debug(void)
 {
@@ -97,16 +103,16 @@ bool capture__privileged(char *detail, size_t size)
 	return false;
 }
 
-int capture__preflight(enum question q)
+int capture__preflight(enum question q, const struct report *r)
 {
 	char detail[256];
 
-	if ((unsigned)q >= QUESTION__COUNT || !question_built[q]) {
-		msg_error(MSG_CAPTURE_NOT_AVAILABLE, question__id(q), question__title(q));
+	if (!capture__question_built(q)) {
+		report__error(r, MSG_CAPTURE_NOT_AVAILABLE, question__id(q), question__title(q));
 		return -EOPNOTSUPP;
 	}
 	if (!capture__privileged(detail, sizeof(detail))) {
-		msg_error(MSG_CAPTURE_NOT_PRIVILEGED, (unsigned)geteuid(), question__id(q));
+		report__error(r, MSG_CAPTURE_NOT_PRIVILEGED, (unsigned)geteuid(), question__id(q));
 		return -EPERM;
 	}
 	return 0;
@@ -114,7 +120,14 @@ int capture__preflight(enum question q)
 
 bool capture__question_built(enum question q)
 {
-	return (unsigned)q < QUESTION__COUNT && question_built[q];
+	return capture_question__get(q) != NULL;
+}
+
+bool capture__question_is_snapshot(enum question q)
+{
+	const struct capture_question *row = capture_question__get(q);
+
+	return row && row->snapshot;
 }
 
 /* "0-3,5,7-8" */
@@ -262,39 +275,4 @@ int capture__name_kernel_frames(struct profile *p, uint32_t kernel_mapping)
 	}
 	symtab__free(tab);
 	return err;
-}
-
-void capture__progress(const struct capture_options *opts, uint64_t left_ns)
-{
-	char line[256];
-
-	if (!opts->progress)
-		return;
-	msg_format(line, sizeof(line), MSG_CAPTURE_PROGRESS, question__id(opts->question),
-		   (unsigned long long)((left_ns + 999999999ULL) / 1000000000ULL));
-	fputs(line, stderr);
-	fflush(stderr);
-}
-
-void capture__progress_done(const struct capture_options *opts)
-{
-	if (!opts->progress)
-		return;
-	fputs(msg_text(MSG_CAPTURE_PROGRESS_CLEAR), stderr);
-	fflush(stderr);
-}
-
-int capture__run(const struct capture_options *opts, struct profile **out)
-{
-	int err = capture__preflight(opts->question);
-
-	if (err)
-		return err;
-	capture__quiet_libbpf();
-	switch (opts->question) {
-	case QUESTION_CPU:
-		return capture__cpu(opts, out);
-	default:
-		return -EOPNOTSUPP; /* refused by preflight */
-	}
 }

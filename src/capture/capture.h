@@ -1,36 +1,79 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A capture: load a question's BPF programs, sample every process on the machine for N
- * seconds, and turn raw events into a profile (pid -> process and owner, address ->
- * mapping + ELF address + build id). The rest of the program never sees BPF.
+ * The capture engine: load a question's BPF program, sample every process on the machine,
+ * and turn its records into a profile (pid -> process and owner, address -> mapping +
+ * file offset). The rest of the program never sees BPF.
+ *
+ * A capture session owns the whole lifecycle: open (load, attach: sampling begins), run
+ * in the caller's loop (a descriptor to poll, a step to call), stop early on request,
+ * end (detach, drain, the last records), free. Nothing here reads a binary's contents:
+ * a binary met while sampling is only opened (so it can still be read after the process
+ * is gone) and its frames keep their file offsets; binaries__read (binaries.h) reads them
+ * afterwards, within caps. Errors are reported through a struct report, never printed.
+ *
+ * Adding a question is one BPF file (bpf/QUESTION.bpf.c, including bpf/stack.h), one C
+ * file (src/capture/QUESTION.c, defining its struct capture_question) and one row in
+ * capture.c's table; its answer is a row of src/analysis/answer.c.
  */
 #ifndef SLIDEOPS_CAPTURE_H
 #define SLIDEOPS_CAPTURE_H
 
-#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "profile/profile.h"
+#include "util/messages.h"
 
+struct binaries;
+struct capture_session;
 struct owner_resolver;
-struct store;
 
-struct capture_options {
+struct capture_config {
 	enum question question;
-	unsigned seconds;
-	unsigned hz;
-	bool progress;                     /* a countdown on stderr */
-	volatile sig_atomic_t *stop;       /* set (by SIGINT) to end early and keep the rest */
+	unsigned seconds;            /* ignored by snapshot questions */
+	unsigned hz;                 /* where the question samples on a clock */
 	struct owner_resolver *owners;
-	struct store *store;               /* symbol tables are cached here by build id */
+	const struct report *report; /* where errors go; may be NULL */
 };
 
-/* 0 and *out; -errno with a message already printed. */
-int capture__run(const struct capture_options *opts, struct profile **out);
+/* This build captures q (-EOPNOTSUPP otherwise) and we run with the privileges a capture
+ * needs (-EPERM otherwise), each reported. */
+int capture__preflight(enum question q, const struct report *r);
 
-/* Before anything else: this build captures q (-EOPNOTSUPP otherwise) and we run with
- * the privileges a capture needs (-EPERM otherwise), each with a message printed. */
-int capture__preflight(enum question q);
+/* This build captures q (the kernel may support more: `check` says). */
+bool capture__question_built(enum question q);
+/* q takes no duration: it is a snapshot of a moment (threads). */
+bool capture__question_is_snapshot(enum question q);
+
+/* Loads the question's programs and attaches them: sampling has begun when it returns.
+ * NULL with errno set, the reason reported. */
+struct capture_session *capture_session__open(const struct capture_config *c);
+/* Readable (POLLIN) when records wait in the ring buffer. */
+int capture_session__fd(const struct capture_session *s);
+/* Milliseconds until capture_session__step must run at the latest. */
+int capture_session__timeout_ms(const struct capture_session *s);
+/* Drains the ring buffer. 0: sampling goes on; 1: it is over (the duration, or a stop);
+ * -errno, reported. */
+int capture_session__step(struct capture_session *s);
+/* Ends sampling at the next step, keeping what was sampled. Async-signal-safe. */
+void capture_session__stop(struct capture_session *s);
+/* Milliseconds sampled so far, and of how many. */
+void capture_session__elapsed(const struct capture_session *s, uint64_t *done_ms,
+			      uint64_t *total_ms);
+/*
+ * Detaches, takes the last records and the kernel's counters, and completes the profile:
+ * every sample in, kernel frames named (true only on this boot). Frames of binaries still
+ * hold file offsets until binaries__read. 0 or -errno, reported.
+ */
+int capture_session__end(struct capture_session *s);
+/* The profile and the binaries it met; both stay the session's. */
+struct profile *capture_session__profile(struct capture_session *s);
+struct binaries *capture_session__binaries(struct capture_session *s);
+/* Hands the profile over: the session no longer frees it. */
+struct profile *capture_session__take_profile(struct capture_session *s);
+/* Detaches whatever is still attached and frees. NULL is a no-op. */
+void capture_session__free(struct capture_session *s);
 
 /* ---- can this server be profiled (`slideops check`) ---- */
 

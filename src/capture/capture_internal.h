@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* What the questions' capture engines and `check` share inside src/capture/. */
+/* What the engine's parts (session, loader, questions, check) share inside src/capture/. */
 #ifndef SLIDEOPS_CAPTURE_INTERNAL_H
 #define SLIDEOPS_CAPTURE_INTERNAL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "capture/capture.h"
+#include "records.h"
 
 struct bpf_object;
+struct ring_buffer;
+struct processes;
+struct cgroups;
 
 /* libbpf's own messages go to stderr only with SLIDEOPS_DEBUG set: a refused load is
  * explained by our message, and `check` probes features that may well be missing. */
@@ -20,26 +25,82 @@ bool capture__debug(void);
  * says who we run as and, when not enough, what is missing. */
 bool capture__privileged(char *detail, size_t size);
 
-/* This build captures q (the kernel may support more: `check` says). */
-bool capture__question_built(enum question q);
-
 /* The online CPUs (/sys/devices/system/cpu/online): malloc'd ids into *cpus. */
 int capture__online_cpus(int **cpus, int *n);
 
 /* A cpu-clock perf event on one CPU for every task (pid -1), sampling at hz. fd or -errno. */
 int capture__open_cpu_clock(int cpu, unsigned hz);
 
+/* ---- loading a question's BPF object ---- */
+
+struct capture_question;
+
 /*
- * Loads obj (opened and configured: autoload, map sizes) with an in-kernel loader, so
- * the kernel's BTF is never parsed in user space. Fills the descriptors of its maps and
- * programs in the object's order (-1: a program not loaded); they are the caller's to
- * close. 0 or -errno; obj cannot be loaded again either way (close it).
+ * A question's BPF object in the kernel, however it was loaded: by the in-kernel loader
+ * (we own every descriptor) or by libbpf (the skeleton owns them). Maps and programs are
+ * found by name; every question's object has bpf/stack.h's: records, counters, on_exec,
+ * and one of on_exit / on_exit_facts.
  */
-int capture__load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *prog_fds,
-			    int nprogs);
+struct bpf_loaded {
+	const struct capture_question *q;
+	void *skel;       /* libbpf's load only */
+	int nmaps, nprogs;
+	int *map_fds, *prog_fds; /* -1: a program not loaded */
+	char **map_names, **prog_names;
+	int records, counters;   /* map descriptors */
+	int on_exec, on_exit;    /* program descriptors (on_exit: either variant) */
+};
+
+/* Loads q's object with its ring buffer sized (in-kernel loader first, then libbpf; each
+ * with the exit program that reads mappings, then without). 0 or -errno. */
+int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
+		     size_t ringbuf_size);
+/* A map's or program's descriptor by name; -1 when there is none. */
+int bpf_loaded__map(const struct bpf_loaded *l, const char *name);
+int bpf_loaded__prog(const struct bpf_loaded *l, const char *name);
+void bpf_loaded__close(struct bpf_loaded *l);
+
 /* Links owned by the returned descriptor: closing it detaches. fd or -errno. */
 int capture__attach_perf_event(int prog_fd, int perf_fd);
 int capture__attach_tracing(int prog_fd);
+
+/* ---- a question: one row of the engine's table ---- */
+
+struct capture_question {
+	enum question id;
+	bool snapshot;  /* no duration: one moment (threads) */
+	/* Opens (does not load) the question's skeleton: *skel for destroy, and its object. */
+	struct bpf_object *(*open)(void **skel);
+	void (*destroy)(void *skel);
+	/* Events a second on one CPU its ring buffer must hold a second of. */
+	uint64_t (*events_per_cpu)(const struct capture_config *c);
+	/* Attaches what makes its samples (the engine has attached exec and exit). Each
+	 * link goes through capture_session__add_link. 0 or -errno, reported. */
+	int (*attach)(struct capture_session *s, const struct bpf_loaded *l, const int *cpus,
+		      int ncpus);
+	/* For `check`: attaches briefly what attach would. 0, or -errno with detail. */
+	int (*probe)(const struct bpf_loaded *l, char *detail, size_t size);
+	/* A record of its own (kind >= RECORD_QUESTION). NULL: it sends samples only. */
+	int (*fold)(struct capture_session *s, const void *data, size_t size);
+	/* What each value stands for when the kernel sent 0 (cpu: one tick's period). */
+	void (*default_values)(const struct capture_config *c, int64_t values[RECORD_MAX_VALUES]);
+};
+
+/* The row of q, or NULL when this build does not capture it. */
+const struct capture_question *capture_question__get(enum question q);
+
+extern const struct capture_question capture_question_cpu;
+
+/* ---- what a question's attach and fold use of the session ---- */
+
+/* Keeps a link descriptor that makes samples: closed when sampling ends. 0 or -ENOMEM
+ * (then fd is closed). */
+int capture_session__add_link(struct capture_session *s, int fd);
+const struct report *capture_session__report(const struct capture_session *s);
+const struct capture_config *capture_session__config(const struct capture_session *s);
+struct processes *capture_session__processes(struct capture_session *s);
+
+/* ---- after sampling ---- */
 
 /* The header every profile of this server carries (hostname, kernel, CPUs, version). */
 int capture__fill_header(struct profile *p, unsigned ncpus, unsigned hz);
@@ -54,14 +115,5 @@ int capture__name_kernel_frames(struct profile *p, uint32_t kernel_mapping);
 /* The same, asking the kernel (ksym.bpf.c): 0, -ENOMEM, or -errno when the program
  * cannot run here (then /proc/kallsyms is read instead). */
 int capture__name_kernel_frames_bpf(struct profile *p, uint32_t kernel_mapping);
-
-/* Shows "N s left" on stderr once a second while a capture runs. */
-void capture__progress(const struct capture_options *opts, uint64_t left_ns);
-void capture__progress_done(const struct capture_options *opts);
-
-int capture__cpu(const struct capture_options *opts, struct profile **out);
-/* Loads the cpu question's programs and attaches them for a moment. 0, or -errno with
- * detail saying what failed. */
-int capture__cpu_probe(char *detail, size_t size);
 
 #endif

@@ -211,12 +211,43 @@ out_destroy:
 	return err;
 }
 
+/* A question this build captures: its own programs, loaded by the engine's loader and
+ * attached for a moment, as a capture would. */
+static int probe_built(const struct capture_question *row, char *detail, size_t size)
+{
+	struct bpf_loaded l;
+	int err, exec_link, exit_link;
+
+	err = bpf_loaded__load(&l, row, 256 << 10);
+	if (err) {
+		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
+		return err;
+	}
+	exec_link = capture__attach_tracing(l.on_exec);
+	exit_link = exec_link < 0 ? exec_link : capture__attach_tracing(l.on_exit);
+	if (exit_link < 0) {
+		err = exit_link;
+		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, "sched_process_exec/exit",
+			   strerror(-err));
+	} else {
+		err = row->probe(&l, detail, size);
+	}
+	if (exec_link >= 0)
+		close(exec_link);
+	if (exit_link >= 0)
+		close(exit_link);
+	bpf_loaded__close(&l);
+	return err;
+}
+
 /* What each question's programs need, tried for real. */
 static bool probe_question(enum question q, char *detail, size_t size)
 {
+	const struct capture_question *row = capture_question__get(q);
+
+	if (row)
+		return probe_built(row, detail, size) == 0;
 	switch (q) {
-	case QUESTION_CPU:
-		return capture__cpu_probe(detail, size) == 0;
 	case QUESTION_WALL:
 		return probe_program("probe_wall", detail, size) == 0;
 	case QUESTION_THREADS:

@@ -6,7 +6,7 @@
  * else a capture does. Light skeletons avoid it with a loader program that performs the
  * same relocations in the kernel (bpf_object__gen_loader records it); we run that loader
  * here, from the ordinary skeleton's object, and keep libbpf's load as the fallback for
- * kernels that cannot run it.
+ * kernels that cannot run it. One loader for every question's object.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,8 +18,9 @@
 #include <bpf/skel_internal.h>
 
 #include "capture/capture_internal.h"
+#include "util/messages.h"
 
-int capture__load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *prog_fds,
+static int load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *prog_fds,
 			    int nprogs)
 {
 	struct gen_loader_opts gen = { .sz = sizeof(gen) };
@@ -29,13 +30,15 @@ int capture__load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int
 	struct bpf_prog_desc *progs;
 	struct bpf_program *prog;
 	struct bpf_map *map;
-	int n_maps = 0, n_progs = 0, err;
+	int n_maps = 0, n_progs = 0, n_loaded = 0, err;
 	size_t size;
 
 	bpf_object__for_each_map(map, obj)
 		n_maps++;
-	bpf_object__for_each_program(prog, obj)
+	bpf_object__for_each_program(prog, obj) {
 		n_progs++;
+		n_loaded += bpf_program__autoload(prog);
+	}
 	if (n_maps != nmaps || n_progs != nprogs)
 		return -EINVAL;
 	err = bpf_object__gen_loader(obj, &gen);
@@ -44,9 +47,9 @@ int capture__load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int
 	if (err)
 		return err < 0 ? err : -EINVAL;
 
-	/* The loader's context: a header, then one descriptor per map and per program, in
-	 * the object's order (as bpftool lays out a light skeleton's). */
-	size = sizeof(*ctx) + nmaps * sizeof(*maps) + nprogs * sizeof(*progs);
+	/* The loader's context: a header, then one descriptor per map and per loaded
+	 * program, in the object's order (as bpftool lays out a light skeleton's). */
+	size = sizeof(*ctx) + nmaps * sizeof(*maps) + n_loaded * sizeof(*progs);
 	ctx = calloc(1, size);
 	if (!ctx)
 		return -ENOMEM;
@@ -62,14 +65,20 @@ int capture__load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int
 	if (!err) {
 		for (int i = 0; i < nmaps; i++)
 			map_fds[i] = maps[i].map_fd > 0 ? maps[i].map_fd : -1;
-		for (int i = 0; i < nprogs; i++)
-			prog_fds[i] = progs[i].prog_fd > 0 ? progs[i].prog_fd : -1;
+		int i = 0, k = 0;
+
+		/* Programs left out of the load have no descriptor of their own. */
+		bpf_object__for_each_program(prog, obj) {
+			prog_fds[i++] = bpf_program__autoload(prog) && progs[k].prog_fd > 0 ?
+						progs[k].prog_fd : -1;
+			k += bpf_program__autoload(prog);
+		}
 	} else {
 		/* What it made before failing is ours to close. */
 		for (int i = 0; i < nmaps; i++)
 			if (maps[i].map_fd > 0)
 				close(maps[i].map_fd);
-		for (int i = 0; i < nprogs; i++)
+		for (int i = 0; i < n_loaded; i++)
 			if (progs[i].prog_fd > 0)
 				close(progs[i].prog_fd);
 	}
@@ -89,4 +98,175 @@ int capture__attach_tracing(int prog_fd)
 	int fd = bpf_raw_tracepoint_open(NULL, prog_fd);
 
 	return fd < 0 ? -errno : fd;
+}
+
+static void bpf_loaded__init(struct bpf_loaded *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->records = l->counters = l->on_exec = l->on_exit = -1;
+}
+
+/* Names of obj's maps and programs in its order, as the descriptors are laid out. */
+static int bpf_loaded__names(struct bpf_loaded *l, struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	int i;
+
+	bpf_object__for_each_map(map, obj)
+		l->nmaps++;
+	bpf_object__for_each_program(prog, obj)
+		l->nprogs++;
+	l->map_fds = calloc(l->nmaps + 1, sizeof(*l->map_fds));
+	l->prog_fds = calloc(l->nprogs + 1, sizeof(*l->prog_fds));
+	l->map_names = calloc(l->nmaps + 1, sizeof(*l->map_names));
+	l->prog_names = calloc(l->nprogs + 1, sizeof(*l->prog_names));
+	if (!l->map_fds || !l->prog_fds || !l->map_names || !l->prog_names)
+		return -ENOMEM;
+	for (i = 0; i < l->nmaps; i++)
+		l->map_fds[i] = -1;
+	for (i = 0; i < l->nprogs; i++)
+		l->prog_fds[i] = -1;
+	i = 0;
+	bpf_object__for_each_map(map, obj)
+		if (!(l->map_names[i++] = strdup(bpf_map__name(map))))
+			return -ENOMEM;
+	i = 0;
+	bpf_object__for_each_program(prog, obj)
+		if (!(l->prog_names[i++] = strdup(bpf_program__name(prog))))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Opens q's object with its ring buffer sized and one of the two exit programs: the exit
+ * record's mappings need the task vma iterator (Linux 6.7); where the kernel refuses it,
+ * on_exit_facts sends the facts alone. */
+static struct bpf_object *open_object(const struct capture_question *q, void **skel,
+				      size_t ringbuf_size, bool with_vmas)
+{
+	struct bpf_object *obj = q->open(skel);
+	struct bpf_program *exit_vmas, *exit_facts;
+	struct bpf_map *records;
+
+	if (!obj)
+		return NULL;
+	records = bpf_object__find_map_by_name(obj, "records");
+	exit_vmas = bpf_object__find_program_by_name(obj, "on_exit");
+	exit_facts = bpf_object__find_program_by_name(obj, "on_exit_facts");
+	if (!records || !exit_vmas || !exit_facts ||
+	    bpf_map__set_max_entries(records, ringbuf_size)) {
+		q->destroy(*skel);
+		*skel = NULL;
+		errno = EINVAL;
+		return NULL;
+	}
+	bpf_program__set_autoload(exit_vmas, with_vmas);
+	bpf_program__set_autoload(exit_facts, !with_vmas);
+	return obj;
+}
+
+static int bpf_loaded__try(struct bpf_loaded *l, const struct capture_question *q,
+			   size_t ringbuf_size, bool with_vmas, bool in_kernel)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	void *skel = NULL;
+	struct bpf_object *obj = open_object(q, &skel, ringbuf_size, with_vmas);
+	int err, i;
+
+	if (!obj)
+		return -errno;
+	err = bpf_loaded__names(l, obj);
+	if (err)
+		goto out_destroy;
+	if (in_kernel) {
+		err = load_in_kernel(obj, l->map_fds, l->nmaps, l->prog_fds, l->nprogs);
+		goto out_destroy; /* the descriptors are ours; the skeleton is not needed */
+	}
+	err = bpf_object__load(obj);
+	if (err)
+		goto out_destroy;
+	i = 0;
+	bpf_object__for_each_map(map, obj)
+		l->map_fds[i++] = bpf_map__fd(map);
+	i = 0;
+	bpf_object__for_each_program(prog, obj)
+		l->prog_fds[i++] = bpf_program__fd(prog);
+	l->skel = skel;
+	return 0;
+
+out_destroy:
+	q->destroy(skel);
+	return err;
+}
+
+int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
+		     size_t ringbuf_size)
+{
+	int err = 0;
+
+	for (int attempt = 0; attempt < 4; attempt++) {
+		bool with_vmas = attempt % 2 == 0;
+
+		bpf_loaded__init(l);
+		l->q = q;
+		err = bpf_loaded__try(l, q, ringbuf_size, with_vmas, attempt < 2);
+		if (!err) {
+			l->records = bpf_loaded__map(l, "records");
+			l->counters = bpf_loaded__map(l, "counters");
+			l->on_exec = bpf_loaded__prog(l, "on_exec");
+			l->on_exit = bpf_loaded__prog(l, with_vmas ? "on_exit" : "on_exit_facts");
+			if (l->records >= 0 && l->counters >= 0 && l->on_exec >= 0 &&
+			    l->on_exit >= 0)
+				return 0;
+			err = -EINVAL;
+		}
+		if (capture__debug())
+			msg_error(MSG_CAPTURE_DEBUG_LOAD, attempt, strerror(-err));
+		bpf_loaded__close(l);
+		if (err == -EPERM || err == -EACCES || err == -ENOMEM)
+			break;
+	}
+	return err;
+}
+
+static int find_fd(const int *fds, char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && strcmp(names[i], name) == 0)
+			return fds[i];
+	return -1;
+}
+
+int bpf_loaded__map(const struct bpf_loaded *l, const char *name)
+{
+	return find_fd(l->map_fds, l->map_names, l->nmaps, name);
+}
+
+int bpf_loaded__prog(const struct bpf_loaded *l, const char *name)
+{
+	return find_fd(l->prog_fds, l->prog_names, l->nprogs, name);
+}
+
+void bpf_loaded__close(struct bpf_loaded *l)
+{
+	if (l->skel) {
+		l->q->destroy(l->skel);
+	} else {
+		for (int i = 0; l->map_fds && i < l->nmaps; i++)
+			if (l->map_fds[i] >= 0)
+				close(l->map_fds[i]);
+		for (int i = 0; l->prog_fds && i < l->nprogs; i++)
+			if (l->prog_fds[i] >= 0)
+				close(l->prog_fds[i]);
+	}
+	for (int i = 0; l->map_names && i < l->nmaps; i++)
+		free(l->map_names[i]);
+	for (int i = 0; l->prog_names && i < l->nprogs; i++)
+		free(l->prog_names[i]);
+	free(l->map_names);
+	free(l->prog_names);
+	free(l->map_fds);
+	free(l->prog_fds);
+	bpf_loaded__init(l);
 }

@@ -52,7 +52,8 @@ struct processes {
 	struct binaries *binaries;
 	struct cgroups *cgroups;
 	const char *proc_root;
-	uint64_t default_period_ns;
+	int64_t default_values[RECORD_MAX_VALUES];
+	uint32_t state_ids[3];   /* string ids of "", "running", "waiting" */
 	long page_size;
 	long ticks_per_s;
 
@@ -67,7 +68,7 @@ struct processes {
 struct processes *processes__new(struct profile *p, struct owner_resolver *owners,
 				 struct binaries *binaries, struct cgroups *cgroups,
 				 const char *proc_root, uint32_t kernel_mapping,
-				 uint64_t default_period_ns)
+				 const int64_t default_values[RECORD_MAX_VALUES])
 {
 	struct processes *ps = calloc(1, sizeof(*ps));
 
@@ -84,7 +85,17 @@ struct processes *processes__new(struct profile *p, struct owner_resolver *owner
 	ps->binaries = binaries;
 	ps->cgroups = cgroups;
 	ps->proc_root = proc_root;
-	ps->default_period_ns = default_period_ns;
+	memcpy(ps->default_values, default_values, sizeof(ps->default_values));
+	ps->state_ids[SAMPLE_STATE_NONE] = 0;
+	ps->state_ids[SAMPLE_STATE_RUNNING] = profile__intern(p, "running");
+	ps->state_ids[SAMPLE_STATE_WAITING] = profile__intern(p, "waiting");
+	if (ps->state_ids[SAMPLE_STATE_RUNNING] == UINT32_MAX ||
+	    ps->state_ids[SAMPLE_STATE_WAITING] == UINT32_MAX) {
+		hashmap__free(ps->index);
+		free(ps);
+		errno = ENOMEM;
+		return NULL;
+	}
 	ps->page_size = sysconf(_SC_PAGESIZE);
 	ps->ticks_per_s = sysconf(_SC_CLK_TCK);
 	ps->kernel_mapping = kernel_mapping;
@@ -313,8 +324,9 @@ static int processes__user_location(struct processes *ps, struct process *proc, 
 		offset = addr - v->start;
 	}
 	if (bin) {
+		/* The file offset: binaries__read makes it an ELF address after sampling. */
 		loc->mapping = binary__mapping(bin, ps->p);
-		loc->address = binary__vaddr(bin, offset);
+		loc->address = offset;
 	} else if (v && v->kind == VMA_ANON) {
 		loc->mapping = processes__special_mapping(ps, &ps->anon_mapping, "[anon]",
 							  MAPPING_ANON, LANGUAGE_OTHER, "");
@@ -334,16 +346,16 @@ static int processes__user_location(struct processes *ps, struct process *proc, 
  * one is taken off, so each points into its call instruction and names the caller even
  * when the call was the last instruction of its function.
  */
-static int processes__emit(struct processes *ps, struct process *proc, const struct cpu_sample *s)
+static int processes__emit(struct processes *ps, struct process *proc, const struct stack_sample *s)
 {
-	uint32_t locs[2 * CPU_MAX_STACK], n = 0;
+	uint32_t locs[2 * RECORD_MAX_STACK], n = 0;
 	uint32_t klen = s->kstack_len, ulen = s->ustack_len;
 	struct prof_labels labels = proc->labels;
-	int64_t values[2];
+	int64_t values[RECORD_MAX_VALUES];
 	uint32_t stack;
 	int err;
 
-	if (klen >= CPU_MAX_STACK || ulen >= CPU_MAX_STACK)
+	if (klen >= RECORD_MAX_STACK || ulen >= RECORD_MAX_STACK)
 		ps->stats.truncated++;
 	for (uint32_t i = 0; i < klen; i++) {
 		struct prof_location loc = { 0 };
@@ -383,15 +395,18 @@ static int processes__emit(struct processes *ps, struct process *proc, const str
 	labels.thread = profile__intern(ps->p, s->comm);
 	if (labels.thread == UINT32_MAX)
 		return -ENOMEM;
-	values[0] = 1;
-	values[1] = s->period_ns ? (int64_t)s->period_ns : (int64_t)ps->default_period_ns;
+	for (uint32_t i = 0; i < RECORD_MAX_VALUES; i++)
+		values[i] = s->values[i] ? s->values[i] : ps->default_values[i];
+	if (s->state <= SAMPLE_STATE_WAITING)
+		labels.state = ps->state_ids[s->state];
+	labels.lock = s->lock;
 	err = profile__add_sample(ps->p, stack, values, &labels);
 	if (!err)
 		ps->stats.samples++;
 	return err;
 }
 
-static int process__keep(struct process *proc, const struct cpu_sample *s, size_t size)
+static int process__keep(struct process *proc, const struct stack_sample *s, size_t size)
 {
 	struct pending *pd;
 
@@ -417,21 +432,21 @@ static int process__keep(struct process *proc, const struct cpu_sample *s, size_
 /* The facts of a process nothing else told us about, from its first sample: its name,
  * parent, terminal and cgroup (a later sample has only its thread's name). */
 static int process__facts_from_sample(struct processes *ps, struct process *proc,
-				      const struct cpu_sample *s)
+				      const struct stack_sample *s)
 {
 	struct proc_info info = { 0 };
 
 	info.pid = proc->tgid;
-	if (s->flags & CPU_SAMPLE_FIRST) {
-		snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, s->leader_comm);
+	if (s->flags & SAMPLE_FIRST) {
+		snprintf(info.comm, sizeof(info.comm), "%.*s", RECORD_COMM_LEN, s->leader_comm);
 		info.ppid = s->ppid;
 		info.tty_nr = s->tty_nr;
-		info.kthread = s->flags & CPU_SAMPLE_KTHREAD;
+		info.kthread = s->flags & SAMPLE_KTHREAD;
 		if (cgroups__path(ps->cgroups, s->cgroup_id, info.cgroup, sizeof(info.cgroup)) ==
 		    -ENOMEM)
 			return -ENOMEM;
 	} else {
-		snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, s->comm);
+		snprintf(info.comm, sizeof(info.comm), "%.*s", RECORD_COMM_LEN, s->comm);
 	}
 	ps->stats.unresolved++;
 	return process__set_facts(ps, proc, &info);
@@ -443,12 +458,12 @@ static int process__flush(struct processes *ps, struct process *proc)
 	int err = 0;
 
 	if (proc->npending && !proc->facts) {
-		const struct cpu_sample *best = proc->pending[0].record;
+		const struct stack_sample *best = proc->pending[0].record;
 
 		for (size_t i = 0; i < proc->npending; i++) {
-			const struct cpu_sample *s = proc->pending[i].record;
+			const struct stack_sample *s = proc->pending[i].record;
 
-			if (s->flags & CPU_SAMPLE_FIRST) {
+			if (s->flags & SAMPLE_FIRST) {
 				best = s;
 				break;
 			}
@@ -465,14 +480,14 @@ static int process__flush(struct processes *ps, struct process *proc)
 
 /* ---- records ---- */
 
-static bool sample__whole(const struct cpu_sample *s, size_t size)
+static bool sample__whole(const struct stack_sample *s, size_t size)
 {
-	return size >= CPU_SAMPLE_HEADER_SIZE && s->kstack_len <= CPU_MAX_STACK &&
-	       s->ustack_len <= CPU_MAX_STACK &&
-	       size >= CPU_SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len) * sizeof(__u64);
+	return size >= SAMPLE_HEADER_SIZE && s->kstack_len <= RECORD_MAX_STACK &&
+	       s->ustack_len <= RECORD_MAX_STACK &&
+	       size >= SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len) * sizeof(__u64);
 }
 
-int processes__sample(struct processes *ps, const struct cpu_sample *s, size_t size)
+int processes__sample(struct processes *ps, const struct stack_sample *s, size_t size)
 {
 	struct process *proc;
 	int err;
@@ -486,7 +501,7 @@ int processes__sample(struct processes *ps, const struct cpu_sample *s, size_t s
 		proc = processes__add(ps, s->tgid);
 		if (!proc)
 			return -ENOMEM;
-		err = process__sync(ps, proc, s->flags & CPU_SAMPLE_KTHREAD);
+		err = process__sync(ps, proc, s->flags & SAMPLE_KTHREAD);
 		if (err)
 			return err;
 		/*
@@ -503,7 +518,7 @@ int processes__sample(struct processes *ps, const struct cpu_sample *s, size_t s
 	}
 	if (proc->facts && (proc->maps_ok || s->ustack_len == 0))
 		return processes__emit(ps, proc, s);
-	return process__keep(proc, s, CPU_SAMPLE_HEADER_SIZE +
+	return process__keep(proc, s, SAMPLE_HEADER_SIZE +
 					      (s->kstack_len + s->ustack_len) * sizeof(__u64));
 }
 
@@ -513,13 +528,13 @@ static dev_t kernel_dev(uint32_t dev)
 }
 
 /* "/usr/bin/sleep" from the parts the kernel sent leaf first. */
-static void exe_path(const struct cpu_proc_event *e, char *buf, size_t size)
+static void exe_path(const struct process_record *e, char *buf, size_t size)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
 	for (uint32_t i = e->nexe_parts; i-- > 0 && len < size;) {
-		int n = snprintf(buf + len, size - len, "/%.*s", CPU_EXE_PART_LEN,
+		int n = snprintf(buf + len, size - len, "/%.*s", RECORD_EXE_PART_LEN,
 				 e->exe_parts[i]);
 
 		if (n < 0)
@@ -531,16 +546,16 @@ static void exe_path(const struct cpu_proc_event *e, char *buf, size_t size)
 /* The facts the kernel sent with an exit or an exec. comm: the process's name when the
  * event's is not the one its samples had (an exec's is the new image's). */
 static int process__facts_from_event(struct processes *ps, struct process *proc,
-				     const struct cpu_proc_event *e, const char *exe,
+				     const struct process_record *e, const char *exe,
 				     const char *comm)
 {
 	struct proc_info info = { 0 };
 
 	info.pid = proc->tgid;
 	info.ppid = e->ppid;
-	snprintf(info.comm, sizeof(info.comm), "%.*s", CPU_COMM_LEN, comm ? comm : e->comm);
+	snprintf(info.comm, sizeof(info.comm), "%.*s", RECORD_COMM_LEN, comm ? comm : e->comm);
 	snprintf(info.exe, sizeof(info.exe), "%s", exe);
-	info.kthread = e->flags & CPU_PROC_KTHREAD;
+	info.kthread = e->flags & PROCESS_RECORD_KTHREAD;
 	info.tty_nr = e->tty_nr;
 	if (ps->ticks_per_s > 0)
 		info.start_ticks = e->start_boottime_ns / (1000000000ULL / ps->ticks_per_s);
@@ -552,11 +567,11 @@ static int process__facts_from_event(struct processes *ps, struct process *proc,
 /* The mappings the kernel read at exit. Their files are known by identity only: a file
  * some other process mapped is open already; the executable can be opened by its path. */
 static int process__maps_from_exit(struct processes *ps, struct process *proc,
-				   const struct cpu_proc_event *e, size_t nvmas, const char *exe)
+				   const struct process_record *e, size_t nvmas, const char *exe)
 {
 	vma_list__clear(&proc->maps);
 	for (size_t i = 0; i < nvmas; i++) {
-		const struct cpu_vma *kv = &e->vmas[i];
+		const struct record_vma *kv = &e->vmas[i];
 		struct vma v = { 0 };
 
 		v.start = kv->start;
@@ -576,12 +591,12 @@ static int process__maps_from_exit(struct processes *ps, struct process *proc,
 	return 0;
 }
 
-int processes__exec(struct processes *ps, const struct cpu_proc_event *e, size_t size)
+int processes__exec(struct processes *ps, const struct process_record *e, size_t size)
 {
 	struct process *proc;
 	int err;
 
-	if (size < offsetof(struct cpu_proc_event, exe_parts))
+	if (size < offsetof(struct process_record, exe_parts))
 		return 0;
 	proc = processes__find(ps, e->tgid);
 	if (!proc)
@@ -593,10 +608,10 @@ int processes__exec(struct processes *ps, const struct cpu_proc_event *e, size_t
 	 */
 	err = 0;
 	if (proc->npending && !proc->facts) {
-		const struct cpu_sample *first = proc->pending[0].record;
-		char comm[CPU_COMM_LEN + 1];
+		const struct stack_sample *first = proc->pending[0].record;
+		char comm[RECORD_COMM_LEN + 1];
 
-		snprintf(comm, sizeof(comm), "%.*s", CPU_COMM_LEN, first->comm);
+		snprintf(comm, sizeof(comm), "%.*s", RECORD_COMM_LEN, first->comm);
 		err = process__facts_from_event(ps, proc, e, "", comm);
 	}
 	if (!err)
@@ -605,9 +620,9 @@ int processes__exec(struct processes *ps, const struct cpu_proc_event *e, size_t
 	return err;
 }
 
-int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t size)
+int processes__exit(struct processes *ps, const struct process_record *e, size_t size)
 {
-	size_t head = offsetof(struct cpu_proc_event, vmas), nvmas;
+	size_t head = offsetof(struct process_record, vmas), nvmas;
 	char exe[PATH_MAX];
 	struct process *proc;
 	int err = 0;
@@ -618,7 +633,7 @@ int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t
 	if (!proc)
 		return 0;
 	nvmas = e->nvmas;
-	if (nvmas > CPU_EXIT_MAX_VMAS || size < head + nvmas * sizeof(struct cpu_vma))
+	if (nvmas > RECORD_EXIT_MAX_VMAS || size < head + nvmas * sizeof(struct record_vma))
 		nvmas = 0;
 	if (proc->npending) {
 		exe_path(e, exe, sizeof(exe));
@@ -626,7 +641,7 @@ int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t
 			err = process__facts_from_event(ps, proc, e, exe, NULL);
 			ps->stats.from_exit++;
 		}
-		if (!err && !proc->maps_ok && (e->flags & CPU_PROC_HAS_MM))
+		if (!err && !proc->maps_ok && (e->flags & PROCESS_RECORD_HAS_MM))
 			err = process__maps_from_exit(ps, proc, e, nvmas, exe);
 		if (!err)
 			err = process__flush(ps, proc);

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../bpf/cpu.h"
+#include "records.h"
 
 struct profile;
 struct owner_resolver;
@@ -33,19 +33,21 @@ struct processes_stats {
 
 struct processes;
 
-/* kernel_mapping: p's mapping for kernel frames. default_period_ns: what a sample
- * stands for when the kernel did not say. */
+/* kernel_mapping: p's mapping for kernel frames. default_values: what each of a
+ * sample's values stands for when the kernel sent 0 (cpu: one tick's period). Frames of
+ * binaries get the binary's mapping and their file offset (binaries__read turns it into
+ * an ELF address after sampling). */
 struct processes *processes__new(struct profile *p, struct owner_resolver *owners,
 				 struct binaries *binaries, struct cgroups *cgroups,
 				 const char *proc_root, uint32_t kernel_mapping,
-				 uint64_t default_period_ns);
+				 const int64_t default_values[RECORD_MAX_VALUES]);
 void processes__free(struct processes *ps);
 
 /* One record of each kind, as the ring buffer hands it (size bytes). 0 or -ENOMEM;
  * a record too short to be what it says is ignored. */
-int processes__sample(struct processes *ps, const struct cpu_sample *s, size_t size);
-int processes__exec(struct processes *ps, const struct cpu_proc_event *e, size_t size);
-int processes__exit(struct processes *ps, const struct cpu_proc_event *e, size_t size);
+int processes__sample(struct processes *ps, const struct stack_sample *s, size_t size);
+int processes__exec(struct processes *ps, const struct process_record *e, size_t size);
+int processes__exit(struct processes *ps, const struct process_record *e, size_t size);
 
 /* Adds the samples still waiting. 0 or -ENOMEM. */
 int processes__finish(struct processes *ps);

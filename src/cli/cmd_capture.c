@@ -14,11 +14,13 @@
 #include "analysis/analysis.h"
 #include "analysis/flamegraph.h"
 #include "capture/capture.h"
+#include "pipeline/pipeline.h"
 #include "cli/cli.h"
 #include "proc/owner.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "symbols/symbolize.h"
+#include "util/clock.h"
 #include "util/messages.h"
 
 #define SECONDS_DEFAULT 30
@@ -41,15 +43,78 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-/* No SA_RESTART: the wait for the ring buffer returns at once and sees the flag. */
+/*
+ * The first SIGINT or SIGTERM ends sampling and the profile is still saved; they stay
+ * handled until it is. SA_RESETHAND makes a second one stop at once, as the signal does
+ * by default: the kernel closes every descriptor, so nothing stays attached, and a
+ * profile is only ever listed once it is whole. No SA_RESTART: the wait for the ring
+ * buffer returns at once and sees the flag.
+ */
 static void stop_signals(bool install)
 {
 	struct sigaction sa = { 0 };
 
 	sa.sa_handler = install ? on_stop_signal : SIG_DFL;
+	sa.sa_flags = install ? SA_RESETHAND : 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* What the pipeline says while it runs: a countdown and progress on a terminal, every
+ * error on stderr. */
+struct capture_view {
+	bool tty;
+	bool said_stopping;
+	bool line_open; /* a progress line is on the terminal */
+	enum question question;
+};
+
+static void view_clear(struct capture_view *v)
+{
+	if (v->line_open) {
+		fputs(msg_text(MSG_CAPTURE_PROGRESS_CLEAR), stderr);
+		v->line_open = false;
+	}
+}
+
+static void on_progress(void *ctx, const struct pipeline_progress *pr)
+{
+	struct capture_view *v = ctx;
+
+	if (!v->tty)
+		return;
+	if (stop_requested && pr->phase == PIPELINE_SAMPLING) {
+		if (!v->said_stopping)
+			fputs(msg_text(MSG_CAPTURE_STOPPING), stderr);
+		v->said_stopping = v->line_open = true;
+	} else if (pr->phase == PIPELINE_SAMPLING) {
+		uint64_t left_ms = pr->total > pr->done ? pr->total - pr->done : 0;
+		char line[256];
+
+		msg_format(line, sizeof(line), MSG_CAPTURE_PROGRESS, question__id(v->question),
+			   (unsigned long long)((left_ms + 999) / 1000));
+		fputs(line, stderr);
+		v->line_open = true;
+	} else if (pr->phase == PIPELINE_READING && pr->total) {
+		char line[256];
+
+		msg_format(line, sizeof(line), MSG_CAPTURE_READING, (unsigned long long)pr->done,
+			   (unsigned long long)pr->total);
+		view_clear(v);
+		fputs(line, stderr);
+		v->line_open = true;
+	} else {
+		view_clear(v);
+	}
+	fflush(stderr);
+}
+
+static void on_error(void *ctx, enum msg_id id, const char *text)
+{
+	(void)id;
+	view_clear(ctx);
+	fprintf(stderr, "slideops: %s\n", text);
 }
 
 static int parse_args(int argc, char **argv, struct capture_args *a)
@@ -93,24 +158,22 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 }
 
 /* The workspace's Services, so that their processes are grouped by them. */
-static struct owner_resolver *owners__load(struct store *s)
+static void services__load(struct store *s, struct service **svc, size_t *n)
 {
-	struct owner_resolver *owners;
-	struct service *svc = NULL;
-	size_t n = 0;
-	int err;
+	int err = store__list_services(s, svc, n);
 
-	err = store__list_services(s, &svc, &n);
 	if (err) {
 		msg_error(MSG_CAPTURE_SERVICES_FAILED, strerror(-err));
-		svc = NULL;
-		n = 0;
+		*svc = NULL;
+		*n = 0;
 	}
-	owners = owner_resolver__new("/proc", "/", svc, n);
-	services__free(svc, n);
-	if (!owners)
-		msg_error(MSG_OUT_OF_MEMORY);
-	return owners;
+}
+
+static int has_symbols(void *ctx, const char *build_id)
+{
+	return store__has_symbols(ctx, build_id, SYMBOLS_UPLOAD) == 1 ||
+	       store__has_symbols(ctx, build_id, SYMBOLS_SYMTAB) == 1 ||
+	       store__has_symbols(ctx, build_id, SYMBOLS_DYNSYM) == 1;
 }
 
 static void print_text(const char *id, const struct analysis *a, const char *flamegraph)
@@ -139,53 +202,44 @@ static int print_json(const char *id, const struct analysis *a, const char *flam
 	return 0;
 }
 
-/* Names, answer, the workspace, then what the user asked to see. */
-static int finish(struct store *s, struct profile *p, const struct capture_args *args,
-		  const struct cli_env *env)
+/* The workspace, then what the user asked to see. */
+static int finish(struct store *s, const struct pipeline_result *r,
+		  const struct capture_args *args, const struct cli_env *env,
+		  const struct pipeline_callbacks *cb)
 {
 	char id[STORE_ID_MAX];
-	struct analysis *a;
 	int err;
 
-	err = store__symbolize(s, p);
-	if (err) {
-		msg_error(MSG_CAPTURE_SYMBOLIZE_FAILED, strerror(-err));
+	err = pipeline_result__save(r, s, cb, id);
+	if (err)
 		return EXIT_FAIL;
-	}
-	a = analysis__new(p);
-	if (!a) {
-		msg_error(MSG_CAPTURE_ANALYSIS_FAILED, strerror(errno));
-		return EXIT_FAIL;
-	}
-	err = store__save_profile(s, p, a->answer, id);
-	if (err) {
-		msg_error(MSG_CAPTURE_SAVE_FAILED, store__dir(s), strerror(-err));
-		goto out_free;
-	}
 	if (args->flamegraph) {
-		err = flamegraph__write_file(p, args->flamegraph, FLAMEGRAPH_COLOUR_LANGUAGE);
+		err = flamegraph__write_file(r->profile, args->flamegraph,
+					     FLAMEGRAPH_COLOUR_LANGUAGE);
 		if (err)
 			msg_error(MSG_CAPTURE_FLAMEGRAPH_FAILED, args->flamegraph, strerror(-err));
 	}
 	if (env->json) {
-		int e = print_json(id, a, err ? NULL : args->flamegraph);
+		int e = print_json(id, r->analysis, err ? NULL : args->flamegraph);
 
 		if (!err)
 			err = e;
 	} else {
-		print_text(id, a, err ? NULL : args->flamegraph);
+		print_text(id, r->analysis, err ? NULL : args->flamegraph);
 	}
-
-out_free:
-	analysis__free(a);
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_capture(int argc, char **argv, const struct cli_env *env)
 {
-	struct capture_options opts = { 0 };
+	struct capture_view view = { .tty = env->tty };
+	struct pipeline_callbacks cb = { .progress = on_progress, .error = on_error, .ctx = &view };
+	struct symbol_lookup kept = { .get = store__symbols_get };
+	struct pipeline_options opts = { 0 };
+	struct pipeline_result result;
 	struct capture_args args;
-	struct profile *p = NULL;
+	struct service *svc = NULL;
+	size_t nsvc = 0;
 	struct store *s;
 	int err, rc;
 
@@ -195,31 +249,31 @@ int cmd_capture(int argc, char **argv, const struct cli_env *env)
 	}
 	if (parse_args(argc, argv, &args))
 		return EXIT_REFUSED;
+	view.question = args.question;
 	/* Said before anything is opened: the reason a capture cannot run is the news. */
-	if (capture__preflight(args.question))
+	if (capture__preflight(args.question, &(struct report){ .error = on_error, .ctx = &view }))
 		return EXIT_FAIL;
 	s = cli_open_store(env);
 	if (!s)
 		return EXIT_FAIL;
+	services__load(s, &svc, &nsvc);
+	kept.ctx = s;
 	opts.question = args.question;
 	opts.seconds = args.seconds;
 	opts.hz = args.hz;
-	opts.progress = env->tty;
-	opts.stop = &stop_requested;
-	opts.store = s;
-	opts.owners = owners__load(s);
-	if (!opts.owners) {
-		store__close(s);
-		return EXIT_FAIL;
-	}
+	opts.services = svc;
+	opts.nservices = nsvc;
+	opts.kept = &kept;
+	opts.has_symbols = has_symbols;
+	opts.has_symbols_ctx = s;
 
 	stop_signals(true);
-	err = capture__run(&opts, &p);
+	err = pipeline__run(&opts, &cb, &stop_requested, &result);
+	rc = err ? EXIT_FAIL : finish(s, &result, &args, env, &cb);
 	stop_signals(false);
-	rc = err ? EXIT_FAIL : finish(s, p, &args, env);
 
-	profile__free(p);
-	owner_resolver__free(opts.owners);
+	pipeline_result__release(&result);
+	services__free(svc, nsvc);
 	store__close(s);
 	return rc;
 }

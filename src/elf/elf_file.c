@@ -191,11 +191,16 @@ static int read_segments(const struct elf_reader *r, struct elf_info *info)
 
 int elf_info__read(int fd, struct elf_info *info)
 {
+	return elf_info__read_limited(fd, NULL, info);
+}
+
+int elf_info__read_limited(int fd, struct elf_limits *limits, struct elf_info *info)
+{
 	struct elf_reader r;
 	int err;
 
 	memset(info, 0, sizeof(*info));
-	err = elf_reader__open(&r, fd);
+	err = elf_reader__open_limited(&r, fd, limits);
 	if (err)
 		return err;
 	info->type = r.type;

@@ -17,6 +17,7 @@
 
 #define ELF_MAX_SEGMENTS 16
 
+struct elf_limits;
 struct elf_segment {
 	uint64_t offset, vaddr, filesz, memsz;
 	uint32_t flags; /* PF_X, PF_W, PF_R */
@@ -36,6 +37,8 @@ struct elf_info {
 
 /* 0; -ENOEXEC when fd is not a whole, readable ELF file; -errno on I/O errors. */
 int elf_info__read(int fd, struct elf_info *info);
+/* The same within limits (elf_reader.h; NULL: none), with their errors. */
+int elf_info__read_limited(int fd, struct elf_limits *limits, struct elf_info *info);
 
 /* The ELF virtual address of a file offset inside a PT_LOAD segment. false when none. */
 bool elf_info__offset_to_vaddr(const struct elf_info *info, uint64_t offset, uint64_t *vaddr);
@@ -54,6 +57,9 @@ typedef int (*elf_symbol_fn)(void *ctx, uint64_t addr, uint64_t size, const char
  * memory: the table and its strings are read in pieces, not mapped whole.
  * 0, -ENOENT (no such table), -ENOEXEC (corrupt), -errno. */
 int elf__each_symbol(int fd, enum elf_symbols_from from, elf_symbol_fn fn, void *ctx);
+/* The same within limits (elf_reader.h; NULL: none). */
+int elf__each_symbol_limited(int fd, enum elf_symbols_from from, struct elf_limits *limits,
+			     elf_symbol_fn fn, void *ctx);
 
 /*
  * What a binary is to a profile, by its path (DESIGN §5, §7). A runtime is a language's

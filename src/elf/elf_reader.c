@@ -7,6 +7,8 @@
  */
 #include "elf/elf_reader.h"
 
+#include "util/clock.h"
+
 #include <byteswap.h>
 #include <elf.h>
 #include <errno.h>
@@ -36,6 +38,13 @@ int elf_reader__pread(const struct elf_reader *r, void *buf, size_t len, uint64_
 
 	if (!elf_reader__in_file(r, off, len))
 		return -ENOEXEC;
+	if (r->limits) {
+		if (len > r->limits->bytes_left)
+			return -EFBIG;
+		r->limits->bytes_left -= len;
+		if (r->limits->deadline_ns && (uint64_t)clock__monotonic_ns() > r->limits->deadline_ns)
+			return -ETIMEDOUT;
+	}
 	while (len) {
 		ssize_t n = pread(r->fd, p, len, (off_t)off);
 
@@ -221,6 +230,8 @@ static int read_sections(struct elf_reader *r, const struct ehdr *eh, uint32_t *
 	if (eh->phnum == PN_XNUM)
 		*phnum = first.info;
 	err = -ENOEXEC;
+	if (r->limits && shnum > r->limits->max_sections)
+		return -E2BIG;
 	if (shnum == 0 || shnum > ELF_MAX_SECTIONS ||
 	    !elf_reader__in_file(r, eh->shoff, shnum * entsize))
 		goto out_free;
@@ -302,6 +313,11 @@ static int check_segments(const struct elf_reader *r, uint16_t phentsize)
 
 int elf_reader__open(struct elf_reader *r, int fd)
 {
+	return elf_reader__open_limited(r, fd, NULL);
+}
+
+int elf_reader__open_limited(struct elf_reader *r, int fd, struct elf_limits *limits)
+{
 	struct ehdr eh;
 	uint32_t shstrndx, phnum;
 	struct stat st;
@@ -309,6 +325,7 @@ int elf_reader__open(struct elf_reader *r, int fd)
 
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
+	r->limits = limits;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))

@@ -45,8 +45,21 @@ struct elf_phdr {
 	uint64_t align;
 };
 
+/*
+ * What reading one binary may cost. A capture reads binaries any user can write, so each
+ * has caps beyond the reader's own sanity bounds; an upload (a person's own file, up to
+ * 1 GB) has none but those. Every read counts against bytes_left.
+ */
+struct elf_limits {
+	uint32_t max_sections;  /* more: -E2BIG */
+	uint64_t max_symbols;   /* entries of one symbol table walked; more: -EOVERFLOW */
+	uint64_t bytes_left;    /* more: -EFBIG */
+	uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0: none; past it: -ETIMEDOUT */
+};
+
 struct elf_reader {
 	int fd;
+	struct elf_limits *limits; /* NULL: none */
 	uint64_t size;  /* of the file: every offset is checked against it */
 	bool is64;
 	bool swap;      /* the file's byte order is not the host's */
@@ -63,6 +76,9 @@ struct elf_reader {
 /* Reads and checks the headers of fd. 0, -ENOEXEC (not a whole, well-formed ELF file),
  * -ENOMEM, or -errno of a failed read. */
 int elf_reader__open(struct elf_reader *r, int fd);
+/* The same within limits (which may be NULL); they are updated as the file is read.
+ * Besides the errors above: -E2BIG, -EOVERFLOW, -EFBIG, -ETIMEDOUT (struct elf_limits). */
+int elf_reader__open_limited(struct elf_reader *r, int fd, struct elf_limits *limits);
 void elf_reader__close(struct elf_reader *r);
 
 /* Reads exactly len bytes at off: -ENOEXEC when they are not all inside the file. */

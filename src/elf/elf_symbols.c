@@ -17,6 +17,7 @@
 
 #define SYMTAB_CHUNK (64u << 10)
 #define STRTAB_WINDOW (64u << 10) /* also the longest name kept; longer ones are cut */
+#define STRTAB_WHOLE (16u << 20)
 
 int elf_reader__each_function(const struct elf_reader *r, uint32_t index,
 			      int (*fn)(const struct elf_func *f, void *ctx), void *ctx)
@@ -34,6 +35,8 @@ int elf_reader__each_function(const struct elf_reader *r, uint32_t index,
 	if (sh->entsize != 0 && sh->entsize != entsize)
 		return -ENOEXEC;
 	nsyms = sh->size / entsize;
+	if (r->limits && nsyms > r->limits->max_symbols)
+		return -EOVERFLOW;
 
 	buf = malloc(per_chunk * entsize);
 	if (!buf)
@@ -82,11 +85,17 @@ int elf_reader__each_function(const struct elf_reader *r, uint32_t index,
 	return err;
 }
 
-/* A window over a string table: names are read in 64 KB pieces, not the table whole. */
+/*
+ * A window over a string table. A table of up to STRTAB_WHOLE is read whole, once: the
+ * names of .dynsym and of most .symtab tables jump back and forth, and a 64 KB window
+ * would read the table again and again (gigabytes for a large C++ binary). A larger one
+ * (a 1 GB debug file's) is read in 64 KB pieces that slide forward.
+ */
 struct strtab_window {
 	const struct elf_reader *r;
 	uint64_t offset, size; /* of the string table in the file */
 	char *buf;
+	size_t cap;            /* bytes buf holds */
 	uint64_t start;        /* table offset of buf[0] */
 	size_t len;            /* bytes valid in buf */
 };
@@ -102,7 +111,7 @@ static int window__name(struct strtab_window *w, uint64_t off, const char **name
 	if (off < w->start || off >= w->start + w->len ||
 	    !memchr(w->buf + (off - w->start), '\0', w->len - (off - w->start))) {
 		w->start = off;
-		w->len = w->size - off < STRTAB_WINDOW ? (size_t)(w->size - off) : STRTAB_WINDOW;
+		w->len = w->size - off < w->cap ? (size_t)(w->size - off) : w->cap;
 		err = elf_reader__pread(w->r, w->buf, w->len, w->offset + off);
 		if (err) {
 			w->len = 0;
@@ -141,12 +150,18 @@ static int collect_function(const struct elf_func *f, void *ctx)
 
 int elf__each_symbol(int fd, enum elf_symbols_from from, elf_symbol_fn fn, void *ctx)
 {
+	return elf__each_symbol_limited(fd, from, NULL, fn, ctx);
+}
+
+int elf__each_symbol_limited(int fd, enum elf_symbols_from from, struct elf_limits *limits,
+			     elf_symbol_fn fn, void *ctx)
+{
 	struct collect c = { .fn = fn, .ctx = ctx };
 	struct elf_reader r;
 	const struct elf_shdr *sh, *strsh;
 	int index, err;
 
-	err = elf_reader__open(&r, fd);
+	err = elf_reader__open_limited(&r, fd, limits);
 	if (err)
 		return err;
 
@@ -175,7 +190,10 @@ int elf__each_symbol(int fd, enum elf_symbols_from from, elf_symbol_fn fn, void 
 	 * all point at one 64 KB name would make us copy gigabytes.
 	 */
 	c.budget = 4 * strsh->size + (1u << 20);
-	c.names.buf = malloc(STRTAB_WINDOW);
+	c.names.cap = strsh->size <= STRTAB_WHOLE ? (size_t)strsh->size : STRTAB_WINDOW;
+	if (c.names.cap < STRTAB_WINDOW)
+		c.names.cap = STRTAB_WINDOW;
+	c.names.buf = malloc(c.names.cap);
 	err = -ENOMEM;
 	if (!c.names.buf)
 		goto out_close;

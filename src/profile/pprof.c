@@ -43,6 +43,7 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__SlideopsHeader PbHeader;
+typedef Perftools__Profiles__NotRead PbNotRead;
 
 /* A decompressed profile larger than this is refused rather than read into memory. */
 #define PPROF_MAX_RAW (1ULL << 30)
@@ -319,6 +320,8 @@ struct enc_arrays {
 	PbLabel **label_ptrs;
 	char **string_table;
 	bool *mapping_named;
+	PbNotRead *not_read;
+	PbNotRead **not_read_ptrs;
 };
 
 static void enc_arrays__free(struct enc_arrays *a)
@@ -340,6 +343,8 @@ static void enc_arrays__free(struct enc_arrays *a)
 	free(a->label_ptrs);
 	free(a->string_table);
 	free(a->mapping_named);
+	free(a->not_read);
+	free(a->not_read_ptrs);
 }
 
 static void *calloc_n(size_t n, size_t size)
@@ -480,12 +485,28 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	hdr->lost = p->header.lost;
 	hdr->stacks_truncated = p->header.stacks_truncated;
 	hdr->tool_version = enc__str(e, p->header.tool_version);
+	a->not_read = calloc_n(p->header.nnot_read, sizeof(*a->not_read));
+	a->not_read_ptrs = calloc_n(p->header.nnot_read, sizeof(*a->not_read_ptrs));
+	if (!a->not_read || !a->not_read_ptrs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->header.nnot_read; i++) {
+		const struct prof_not_read *nr = &p->header.not_read[i];
+		PbNotRead *out = &a->not_read[i];
+
+		perftools__profiles__not_read__init(out);
+		out->path = enc__str(e, nr->path);
+		out->build_id = enc__str(e, nr->build_id);
+		out->reason = enc__str(e, nr->reason);
+		a->not_read_ptrs[i] = out;
+	}
+	hdr->n_not_read = p->header.nnot_read;
+	hdr->not_read = a->not_read_ptrs;
 	pb->slideops = hdr;
 
 	pb->time_nanos = p->header.started_at_ns;
 	pb->duration_nanos = p->header.duration_ns > INT64_MAX ? INT64_MAX :
 								 (int64_t)p->header.duration_ns;
-	if (p->header.question == QUESTION_CPU && p->header.sample_hz) {
+	if (question__clock_sampled(p->header.question) && p->header.sample_hz) {
 		/* Each cpu sample stands for one period of the sampling clock. */
 		period_type = &a->value_types[p->nvalues];
 		perftools__profiles__value_type__init(period_type);
@@ -799,7 +820,7 @@ static int dec__strings_and_question(struct decoder *d)
 	return 0;
 }
 
-static void dec__header(struct decoder *d)
+static int dec__header(struct decoder *d)
 {
 	const PbProfile *pb = d->pb;
 	const PbHeader *h = pb->slideops;
@@ -817,7 +838,19 @@ static void dec__header(struct decoder *d)
 		ph->lost = h->lost;
 		ph->stacks_truncated = h->stacks_truncated;
 		ph->tool_version = d->str[h->tool_version];
-		return;
+		for (size_t i = 0; i < h->n_not_read; i++) {
+			const PbNotRead *nr = h->not_read[i];
+
+			/* A damaged entry is left out: the rest of the profile stands. */
+			if (!str_ok(d, nr->path) || !str_ok(d, nr->build_id) ||
+			    !str_ok(d, nr->reason))
+				continue;
+			if (profile__add_not_read(d->p, pb->string_table[nr->path],
+						  pb->string_table[nr->build_id],
+						  pb->string_table[nr->reason]))
+				return -ENOMEM;
+		}
+		return 0;
 	}
 	ph->started_at_ns = pb->time_nanos;
 	ph->duration_ns = pb->duration_nanos > 0 ? (uint64_t)pb->duration_nanos : 0;
@@ -827,6 +860,7 @@ static void dec__header(struct decoder *d)
 	    strcmp(pb_str(d, pb->period_type->unit), "nanoseconds") == 0 && pb->period > 0 &&
 	    pb->period <= 1000000000LL)
 		ph->sample_hz = (uint32_t)((1000000000LL + pb->period / 2) / pb->period);
+	return 0;
 }
 
 /* A mapping's kind when the file does not say (another tool's pprof). */
@@ -1117,8 +1151,9 @@ static int dec__profile(struct decoder *d)
 	err = dec__strings_and_question(d);
 	if (err)
 		return err;
-	dec__header(d);
-	err = dec__mappings(d);
+	err = dec__header(d);
+	if (!err)
+		err = dec__mappings(d);
 	if (!err)
 		err = dec__functions(d);
 	if (!err)

@@ -13,22 +13,49 @@
 #include "util/hash.h"
 #include "util/hashmap.h"
 
-static const char *const question_ids[QUESTION__COUNT] = {
-	[QUESTION_CPU] = "cpu",
-	[QUESTION_WALL] = "wall",
-	[QUESTION_THREADS] = "threads",
-	[QUESTION_LOCKS] = "locks",
-	[QUESTION_MEMORY] = "memory",
+/*
+ * The profile's side of the table of questions (the capture engine's side is in
+ * src/capture/capture.c, the answers in src/analysis/answer.c): the product's own words
+ * for each (the spec's list), its value types (DESIGN §3; the answer weighs by the
+ * last), and how its values read.
+ */
+struct question_facts {
+	const char *id;
+	const char *title;
+	const char *value_types[PROFILE_MAX_VALUES][2];
+	bool share_of_server;   /* shares are of the server's CPU time (ncpus x seconds) */
+	bool clock_sampled;     /* each sample stands for one period of a sampling clock */
+	uint32_t folded_value;  /* the value a folded export counts */
 };
 
-/* The product's own words for the five questions (the spec's list). */
-static const char *const question_titles[QUESTION__COUNT] = {
-	[QUESTION_CPU] = "What is using the CPU",
-	[QUESTION_WALL] = "Where time goes, including waiting",
-	[QUESTION_THREADS] = "What every thread is doing right now",
-	[QUESTION_LOCKS] = "What is waiting on locks",
-	[QUESTION_MEMORY] = "Where memory grows",
+static const struct question_facts questions[QUESTION__COUNT] = {
+	[QUESTION_CPU] = { "cpu", "What is using the CPU",
+			   { { "samples", "count" }, { "cpu", "nanoseconds" } }, true, true, 0 },
+	[QUESTION_WALL] = { "wall", "Where time goes, including waiting",
+			    { { "wall", "nanoseconds" } }, false, false, 0 },
+	[QUESTION_THREADS] = { "threads", "What every thread is doing right now",
+			       { { "threads", "count" } }, false, false, 0 },
+	[QUESTION_LOCKS] = { "locks", "What is waiting on locks",
+			     { { "contentions", "count" }, { "delay", "nanoseconds" } }, false, false,
+			     1 },
+	[QUESTION_MEMORY] = { "memory", "Where memory grows", { { "grown", "bytes" } }, false,
+			      false, 0 },
 };
+
+bool question__share_of_server(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT && questions[q].share_of_server;
+}
+
+bool question__clock_sampled(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT && questions[q].clock_sampled;
+}
+
+uint32_t question__folded_value(enum question q)
+{
+	return (unsigned)q < QUESTION__COUNT ? questions[q].folded_value : 0;
+}
 
 static const char *const mapping_kinds[MAPPING_KIND__COUNT] = {
 	[MAPPING_EXE] = "exe",       [MAPPING_LIB] = "lib", [MAPPING_KERNEL] = "kernel",
@@ -66,17 +93,20 @@ static int names__parse(const char *const *names, int count, const char *name)
 
 const char *question__id(enum question q)
 {
-	return (unsigned)q < QUESTION__COUNT ? question_ids[q] : "";
+	return (unsigned)q < QUESTION__COUNT ? questions[q].id : "";
 }
 
 const char *question__title(enum question q)
 {
-	return (unsigned)q < QUESTION__COUNT ? question_titles[q] : "";
+	return (unsigned)q < QUESTION__COUNT ? questions[q].title : "";
 }
 
 int question__parse(const char *id)
 {
-	return names__parse(question_ids, QUESTION__COUNT, id);
+	for (int q = 0; id && q < QUESTION__COUNT; q++)
+		if (strcmp(questions[q].id, id) == 0)
+			return q;
+	return -1;
 }
 
 const char *mapping_kind__name(enum mapping_kind k)
@@ -115,15 +145,6 @@ int group_kind__parse(const char *name)
 	return names__parse(group_kinds, GROUP_KIND__COUNT, name);
 }
 
-/* The value types of each question (DESIGN §3); the answer weighs by the last. */
-static const char *const value_types[QUESTION__COUNT][PROFILE_MAX_VALUES][2] = {
-	[QUESTION_CPU] = { { "samples", "count" }, { "cpu", "nanoseconds" } },
-	[QUESTION_WALL] = { { "wall", "nanoseconds" } },
-	[QUESTION_THREADS] = { { "threads", "count" } },
-	[QUESTION_LOCKS] = { { "contentions", "count" }, { "delay", "nanoseconds" } },
-	[QUESTION_MEMORY] = { { "grown", "bytes" } },
-};
-
 struct profile *profile__new(enum question q)
 {
 	struct profile *p;
@@ -146,9 +167,9 @@ struct profile *profile__new(enum question q)
 
 	p->header.format_version = PROFILE_FORMAT_VERSION;
 	p->header.question = q;
-	for (uint32_t i = 0; i < PROFILE_MAX_VALUES && value_types[q][i][0]; i++) {
-		p->value_types[i].type = profile__intern(p, value_types[q][i][0]);
-		p->value_types[i].unit = profile__intern(p, value_types[q][i][1]);
+	for (uint32_t i = 0; i < PROFILE_MAX_VALUES && questions[q].value_types[i][0]; i++) {
+		p->value_types[i].type = profile__intern(p, questions[q].value_types[i][0]);
+		p->value_types[i].unit = profile__intern(p, questions[q].value_types[i][1]);
 		if (p->value_types[i].type == STRTAB_NONE || p->value_types[i].unit == STRTAB_NONE)
 			goto out_free;
 		p->nvalues = i + 1;
@@ -175,6 +196,7 @@ void profile__free(struct profile *p)
 	free(p->stack_locations);
 	free(p->stacks);
 	free(p->samples);
+	free(p->header.not_read);
 	free(p);
 }
 
@@ -221,6 +243,7 @@ static uint64_t mapping__hash(const struct prof_mapping *m)
 	uint64_t h = hash_u64(0, m->path);
 
 	h = hash_u64(h, m->build_id);
+	h = hash_u64(h, m->identity);
 	return hash_u64(h, m->kind);
 }
 
@@ -228,7 +251,8 @@ static bool mapping__equal(const void *key, uint32_t id, void *ctx)
 {
 	const struct prof_mapping *a = key, *b = &((struct profile *)ctx)->mappings[id];
 
-	return a->path == b->path && a->build_id == b->build_id && a->kind == b->kind;
+	return a->path == b->path && a->build_id == b->build_id && a->kind == b->kind &&
+	       a->identity == b->identity;
 }
 
 uint32_t profile__add_mapping(struct profile *p, const struct prof_mapping *m)
@@ -246,6 +270,23 @@ uint32_t profile__add_mapping(struct profile *p, const struct prof_mapping *m)
 	p->mappings[id] = *m;
 	p->nmappings++;
 	return id;
+}
+
+int profile__add_not_read(struct profile *p, const char *path, const char *build_id,
+			  const char *reason)
+{
+	struct prof_header *h = &p->header;
+	struct prof_not_read nr = {
+		.path = profile__intern(p, path),
+		.build_id = profile__intern(p, build_id ? build_id : ""),
+		.reason = profile__intern(p, reason),
+	};
+
+	if (nr.path == UINT32_MAX || nr.build_id == UINT32_MAX || nr.reason == UINT32_MAX ||
+	    ARRAY_RESERVE(h->not_read, h->cap_not_read, h->nnot_read, 1))
+		return -ENOMEM;
+	h->not_read[h->nnot_read++] = nr;
+	return 0;
 }
 
 /* ---- locations: by mapping, address and capture-time name ---- */
@@ -426,4 +467,38 @@ void profile__format_started_at(const struct profile *p, char *buf, size_t size)
 		if (size)
 			buf[0] = '\0';
 	}
+}
+
+int profile__reindex(struct profile *p)
+{
+	struct hashmap *mappings = hashmap__new(), *locations = hashmap__new();
+
+	if (!mappings || !locations)
+		goto out_nomem;
+	for (uint32_t i = 0; i < p->nmappings; i++) {
+		const struct prof_mapping *m = &p->mappings[i];
+		uint64_t h = mapping__hash(m);
+
+		if (hashmap__find(mappings, h, m, mapping__equal, p) == HASHMAP_NONE &&
+		    hashmap__insert(mappings, h, i))
+			goto out_nomem;
+	}
+	for (uint32_t i = 0; i < p->nlocations; i++) {
+		const struct prof_location *l = &p->locations[i];
+		uint64_t h = location__hash(l);
+
+		if (hashmap__find(locations, h, l, location__equal, p) == HASHMAP_NONE &&
+		    hashmap__insert(locations, h, i))
+			goto out_nomem;
+	}
+	hashmap__free(p->mapping_index);
+	hashmap__free(p->location_index);
+	p->mapping_index = mappings;
+	p->location_index = locations;
+	return 0;
+
+out_nomem:
+	hashmap__free(mappings);
+	hashmap__free(locations);
+	return -ENOMEM;
 }

@@ -38,6 +38,12 @@ enum question {
 const char *question__id(enum question q);
 const char *question__title(enum question q); /* "What is using the CPU" */
 int question__parse(const char *id);
+/* Shares are of the server's CPU time (ncpus x seconds), not of the profile's total. */
+bool question__share_of_server(enum question q);
+/* Each sample stands for one period of a sampling clock (pprof's period). */
+bool question__clock_sampled(enum question q);
+/* The value a folded export counts (cpu: samples; otherwise the question's unit). */
+uint32_t question__folded_value(enum question q);
 
 enum mapping_kind {
 	MAPPING_EXE,
@@ -94,6 +100,9 @@ struct prof_mapping {
 	enum language language;
 	bool has_symtab;    /* the file had .symtab when captured */
 	bool build_id_recorded; /* false: captured by a version that did not keep build ids */
+	/* While a capture runs: which file this is (its binaries are read only after
+	 * sampling, so two files at one path differ only by this). 0 otherwise; not stored. */
+	uint64_t identity;
 };
 
 struct prof_location {
@@ -134,6 +143,13 @@ struct prof_sample {
 	struct prof_labels labels;
 };
 
+/* A binary whose names or facts a capture did not read, and why (caps, time, errors). */
+struct prof_not_read {
+	uint32_t path;      /* string ids */
+	uint32_t build_id;
+	uint32_t reason;
+};
+
 struct prof_header {
 	uint32_t format_version;
 	enum question question;
@@ -147,6 +163,8 @@ struct prof_header {
 	uint64_t lost;           /* events the kernel could not hand over */
 	uint64_t stacks_truncated;
 	uint32_t tool_version;
+	struct prof_not_read *not_read;
+	uint32_t nnot_read, cap_not_read;
 };
 
 struct prof_value_type {
@@ -203,6 +221,17 @@ static inline const uint32_t *profile__stack(const struct profile *p, uint32_t s
 	*depth = p->stacks[stack].depth;
 	return p->stack_locations + p->stacks[stack].first;
 }
+
+/* Records that a binary was not read (path, build id, reason). 0 or -ENOMEM. */
+int profile__add_not_read(struct profile *p, const char *path, const char *build_id,
+			  const char *reason);
+
+/*
+ * Rebuilds the interning indexes after mappings or locations were changed in place
+ * (a capture fills in its binaries' facts and ELF addresses after sampling). Entries that
+ * became equal stay apart; later adds find the first. 0 or -ENOMEM.
+ */
+int profile__reindex(struct profile *p);
 
 /* Sum of value i over all samples. */
 int64_t profile__total(const struct profile *p, uint32_t value);

@@ -134,7 +134,11 @@ int profile__symbolize(struct profile *p, const struct symbol_lookup *src)
 		p->symbolized = true;
 
 	for (uint32_t i = 0; i < p->nmappings; i++) {
-		if (names[i].owns)
+		if (!names[i].owns)
+			continue;
+		if (src->release)
+			src->release(src->ctx, names[i].tab);
+		else
 			symtab__free(names[i].tab);
 	}
 	free(names);

@@ -13,9 +13,11 @@ struct symtab;
 
 /* Where tables are kept by build id (the workspace, or what a capture just read). */
 struct symbol_lookup {
-	/* The best table for build_id (an upload, then .symtab, then .dynsym): 0 and *out,
-	 * the caller's to free; -ENOENT when there is none; -errno. */
+	/* The best table for build_id (an upload, then .symtab, then .dynsym): 0 and *out;
+	 * -ENOENT when there is none; -errno. */
 	int (*get)(void *ctx, const char *build_id, struct symtab **out);
+	/* Gives back a table get handed out; NULL: the caller frees it (symtab__free). */
+	void (*release)(void *ctx, struct symtab *tab);
 	void *ctx;
 };
 

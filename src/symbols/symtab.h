@@ -42,6 +42,9 @@ const char *symtab__lookup(const struct symtab *tab, uint64_t addr, uint64_t *of
 /* The function symbols of one of an ELF file's tables (elf__each_symbol), as a table.
  * 0, -ENOENT (no such table), -ENOEXEC (corrupt), -errno. */
 int symtab__read_elf(int fd, enum elf_symbols_from from, struct symtab **out);
+/* The same within limits (elf/elf_reader.h; NULL: none), with their errors. */
+int symtab__read_elf_limited(int fd, enum elf_symbols_from from, struct elf_limits *limits,
+			     struct symtab **out);
 
 /* A compact, compressed form for the store, and back. deserialize checks everything
  * and returns NULL with errno EBADMSG for a blob that is not a whole table. */

@@ -62,3 +62,16 @@ int msg_format(char *buf, size_t size, enum msg_id id, ...)
 	va_end(ap);
 	return n;
 }
+
+void report__error(const struct report *r, enum msg_id id, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	if (!r || !r->error)
+		return;
+	va_start(ap, id);
+	vsnprintf(text, sizeof(text), msg_text(id), ap);
+	va_end(ap);
+	r->error(r->ctx, id, text);
+}

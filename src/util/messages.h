@@ -28,4 +28,16 @@ void msg_fprint(FILE *out, enum msg_id id, ...);
 /* Formats a message into buf, as snprintf. */
 int msg_format(char *buf, size_t size, enum msg_id id, ...);
 
+/*
+ * Where a library reports what went wrong, instead of printing it: the message and its
+ * text, formatted. The caller prints it, shows it in a page, or keeps it.
+ */
+struct report {
+	void (*error)(void *ctx, enum msg_id id, const char *text);
+	void *ctx;
+};
+
+/* Formats message id and hands it to r (nothing when r or r->error is NULL). */
+void report__error(const struct report *r, enum msg_id id, ...);
+
 #endif

@@ -95,7 +95,7 @@ static int setup(void **state)
 	e->cgroups = cgroups__new(NULL);
 	assert_true(e->owners && e->binaries && e->cgroups);
 	e->ps = processes__new(e->p, e->owners, e->binaries, e->cgroups, "/proc",
-			       e->kernel_mapping, 10101010);
+			       e->kernel_mapping, (int64_t[RECORD_MAX_VALUES]){ 1, 10101010 });
 	assert_non_null(e->ps);
 	*state = e;
 	return 0;
@@ -145,9 +145,9 @@ static void stop(struct child *c)
 
 /* A sample of c: leaf in spin_here (4 bytes in), called from main; kernel frames
  * above it when nkernel. */
-static struct cpu_sample sample_of(const struct child *c, unsigned nkernel)
+static struct stack_sample sample_of(const struct child *c, unsigned nkernel)
 {
-	struct cpu_sample s = { .kind = CPU_RECORD_SAMPLE, .pid = c->pid, .tgid = c->pid };
+	struct stack_sample s = { .kind = RECORD_SAMPLE, .pid = c->pid, .tgid = c->pid };
 	unsigned n = 0;
 
 	strcpy(s.comm, "fixprog");
@@ -157,13 +157,14 @@ static struct cpu_sample sample_of(const struct child *c, unsigned nkernel)
 	s.ips[n++] = c->spin + 4;
 	s.ips[n++] = c->ret;
 	s.ustack_len = 2;
-	s.period_ns = 10101010;
+	s.values[0] = 1;
+	s.values[1] = 10101010;
 	return s;
 }
 
-static size_t size_of(const struct cpu_sample *s)
+static size_t size_of(const struct stack_sample *s)
 {
-	return CPU_SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len) * sizeof(__u64);
+	return SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len) * sizeof(__u64);
 }
 
 /* The one sample's stack, leaf first, and it's from pid. */
@@ -187,6 +188,13 @@ static void assert_user_frames(struct env *e, const uint32_t *locs)
 	const struct prof_location *leaf = &e->p->locations[locs[0]];
 	const struct prof_location *caller = &e->p->locations[locs[1]];
 	const struct prof_mapping *m = &e->p->mappings[leaf->mapping];
+	struct binary_symbols *syms;
+	size_t nsyms;
+
+	/* Sampling keeps file offsets; the binaries are read after it. */
+	assert_int_equal(binaries__read(e->binaries, e->p, NULL, &syms, &nsyms), 0);
+	assert_int_equal(e->p->header.nnot_read, 0);
+	binary_symbols__free(syms, nsyms);
 
 	assert_string_equal(profile__str(e->p, m->path), e->bin);
 	assert_int_equal(m->kind, MAPPING_EXE);
@@ -202,13 +210,13 @@ static void test_live_process(void **state)
 {
 	struct env *e = *state;
 	struct child c;
-	struct cpu_sample s;
+	struct stack_sample s;
 	const uint32_t *locs;
 	uint32_t depth;
 
 	start(e, &c);
 	s = sample_of(&c, 2);
-	s.flags = CPU_SAMPLE_FIRST;
+	s.flags = SAMPLE_FIRST;
 	assert_int_equal(processes__sample(e->ps, &s, size_of(&s)), 0);
 	locs = only_stack(e, c.pid, &depth);
 	assert_int_equal(depth, 4);
@@ -224,9 +232,9 @@ static void test_live_process(void **state)
 
 /* Its exit record, as on_exit would send it for c: facts, and the executable mappings
  * read while c was alive. */
-static struct cpu_proc_event *exit_of(struct env *e, const struct child *c, size_t *size)
+static struct process_record *exit_of(struct env *e, const struct child *c, size_t *size)
 {
-	struct cpu_proc_event *ev = calloc(1, sizeof(*ev));
+	struct process_record *ev = calloc(1, sizeof(*ev));
 	struct vma_list l = { 0 };
 	char path[PATH_MAX], *part;
 	struct stat st;
@@ -235,8 +243,8 @@ static struct cpu_proc_event *exit_of(struct env *e, const struct child *c, size
 	assert_non_null(ev);
 	assert_int_equal(vma_list__read(&l, "/proc", c->pid), 0);
 	assert_int_equal(stat(e->bin, &st), 0);
-	ev->kind = CPU_RECORD_EXIT;
-	ev->flags = CPU_PROC_HAS_MM;
+	ev->kind = RECORD_EXIT;
+	ev->flags = PROCESS_RECORD_HAS_MM;
 	ev->tgid = c->pid;
 	ev->ppid = getpid();
 	strcpy(ev->comm, "fixprog");
@@ -245,11 +253,11 @@ static struct cpu_proc_event *exit_of(struct env *e, const struct child *c, size
 	/* Path components, leaf first, as the kernel walks them. */
 	snprintf(path, sizeof(path), "%s", e->bin);
 	while ((part = strrchr(path, '/')) && part[1]) {
-		snprintf(ev->exe_parts[ev->nexe_parts++], CPU_EXE_PART_LEN, "%s", part + 1);
+		snprintf(ev->exe_parts[ev->nexe_parts++], RECORD_EXE_PART_LEN, "%s", part + 1);
 		*part = '\0';
 	}
 	for (size_t i = 0; i < l.n; i++) {
-		struct cpu_vma *v = &ev->vmas[n];
+		struct record_vma *v = &ev->vmas[n];
 
 		if (l.vmas[i].kind != VMA_FILE)
 			continue;
@@ -263,15 +271,15 @@ static struct cpu_proc_event *exit_of(struct env *e, const struct child *c, size
 	}
 	ev->nvmas = n;
 	vma_list__clear(&l);
-	*size = offsetof(struct cpu_proc_event, vmas) + n * sizeof(struct cpu_vma);
+	*size = offsetof(struct process_record, vmas) + n * sizeof(struct record_vma);
 	return ev;
 }
 
 static void test_gone_before_read(void **state)
 {
 	struct env *e = *state;
-	struct cpu_proc_event *ev;
-	struct cpu_sample s;
+	struct process_record *ev;
+	struct stack_sample s;
 	const uint32_t *locs;
 	struct child c;
 	uint32_t depth;
@@ -282,7 +290,7 @@ static void test_gone_before_read(void **state)
 	stop(&c);
 	/* Its sample comes after it is gone: it waits for the exit record. */
 	s = sample_of(&c, 0);
-	s.flags = CPU_SAMPLE_FIRST;
+	s.flags = SAMPLE_FIRST;
 	assert_int_equal(processes__sample(e->ps, &s, size_of(&s)), 0);
 	assert_int_equal(e->p->nsamples, 0);
 	assert_int_equal(processes__exit(e->ps, ev, size), 0);
@@ -308,13 +316,13 @@ static void test_gone_before_read(void **state)
 static void test_only_samples(void **state)
 {
 	struct env *e = *state;
-	struct cpu_sample s;
+	struct stack_sample s;
 	struct child c;
 
 	start(e, &c);
 	stop(&c);
 	s = sample_of(&c, 1);
-	s.flags = CPU_SAMPLE_FIRST;
+	s.flags = SAMPLE_FIRST;
 	s.ppid = getpid();
 	strcpy(s.comm, "worker-thread");
 	strcpy(s.leader_comm, "fixprog");
@@ -331,7 +339,7 @@ static void test_only_samples(void **state)
 static void test_garbage_callers_dropped(void **state)
 {
 	struct env *e = *state;
-	struct cpu_sample s;
+	struct stack_sample s;
 	struct child c;
 	uint32_t depth;
 
@@ -361,7 +369,7 @@ static void test_dlopen_after_first_read(void **state)
 	const char *bin;
 	uint64_t plugin_vaddr, plugin_addr;
 	uint32_t depth;
-	struct cpu_sample s;
+	struct stack_sample s;
 	struct child c;
 	FILE *f;
 	int to_child[2], from_child[2];
@@ -399,7 +407,7 @@ static void test_dlopen_after_first_read(void **state)
 	assert_int_equal(fscanf(f, "%lx", (unsigned long *)&c.spin), 1);
 
 	/* First sight: its mappings are read, without the plugin. */
-	s = (struct cpu_sample){ .kind = CPU_RECORD_SAMPLE, .pid = c.pid, .tgid = c.pid,
+	s = (struct stack_sample){ .kind = RECORD_SAMPLE, .pid = c.pid, .tgid = c.pid,
 				 .ustack_len = 1, .ips = { c.spin } };
 	assert_int_equal(processes__sample(e->ps, &s, size_of(&s)), 0);
 	assert_int_equal(write(to_child[1], "x", 1), 1);
@@ -424,12 +432,12 @@ static void test_dlopen_after_first_read(void **state)
 static void test_short_records(void **state)
 {
 	struct env *e = *state;
-	struct cpu_sample s = { .kind = CPU_RECORD_SAMPLE, .tgid = 1, .ustack_len = 50 };
-	struct cpu_proc_event ev = { .kind = CPU_RECORD_EXIT, .tgid = 1, .nvmas = 100 };
+	struct stack_sample s = { .kind = RECORD_SAMPLE, .tgid = 1, .ustack_len = 50 };
+	struct process_record ev = { .kind = RECORD_EXIT, .tgid = 1, .nvmas = 100 };
 
-	assert_int_equal(processes__sample(e->ps, &s, CPU_SAMPLE_HEADER_SIZE + 8), 0);
+	assert_int_equal(processes__sample(e->ps, &s, SAMPLE_HEADER_SIZE + 8), 0);
 	assert_int_equal(processes__sample(e->ps, &s, 4), 0);
-	s.ustack_len = CPU_MAX_STACK + 1;
+	s.ustack_len = RECORD_MAX_STACK + 1;
 	assert_int_equal(processes__sample(e->ps, &s, sizeof(s)), 0);
 	assert_int_equal(processes__exit(e->ps, &ev, 8), 0);
 	assert_int_equal(processes__exec(e->ps, &ev, 8), 0);

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Every benchmark, each side by side with its peers in one run (see each run.sh).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+for b in cpu hostile symbols; do
+	echo "== bench/$b"
+	"$here/$b/run.sh"
+done

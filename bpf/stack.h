@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every question's BPF program shares (include it once, from bpf/QUESTION.bpf.c):
+ * the ring buffer and counters user space reads, the stacks of a sample and the facts
+ * of its process, and the exec and exit programs that follow sampled processes.
+ *
+ * A question's program fills the scratch sample's values and labels (stack__begin),
+ * then stack__send takes the current task's kernel and user stacks and sends it.
+ * At 99 Hz a ring buffer is exact (a stack map loses stacks to hash collisions) and
+ * cheap: user space drains it on a timer, so samples never wake it, except the first
+ * sample of a process, so that user space reads /proc/PID while the process exists.
+ *
+ * on_exec / on_exit follow the processes that were sampled: an exec makes their maps
+ * stale; an exit sends what user space needs to attribute a process it never managed to
+ * read (it may live for less than a poll interval): its facts and executable mappings,
+ * read here while the memory map still exists.
+ *
+ * Fields are read with BPF_CORE_READ even where a tp_btf program could dereference
+ * directly: each direct access makes the verifier look the kernel's BTF up by name
+ * (btf_nested_type_is_trusted), which cost half a second of load time.
+ */
+#ifndef SLIDEOPS_BPF_STACK_H
+#define SLIDEOPS_BPF_STACK_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "records.h"
+
+#define PF_KTHREAD 0x00200000
+#define VM_EXEC 0x00000004
+
+_Static_assert(sizeof(struct stack_sample) < 4096, "a sample must fit a per-CPU scratch value");
+_Static_assert((RECORD_EXE_MAX_PARTS & (RECORD_EXE_MAX_PARTS - 1)) == 0, "a mask the verifier relies on");
+_Static_assert((RECORD_EXIT_MAX_VMAS & (RECORD_EXIT_MAX_VMAS - 1)) == 0, "a mask the verifier relies on");
+
+/* Sized by user space: a second of backlog at the question's event rate. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} records SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RECORD_MAX_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Where a sample is assembled before its used part is copied into the ring buffer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_sample);
+} scratch SEC(".maps");
+
+/* Processes sampled so far (tgid -> 1): the first sample of one wakes user space, and
+ * only these get exec and exit records. LRU: a busy server's churn cannot fill it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} seen SEC(".maps");
+
+static __always_inline void count(__u32 counter)
+{
+	__u64 *value = bpf_map_lookup_elem(&counters, &counter);
+
+	if (value)
+		*value += 1;
+}
+
+/* tty_nr as /proc/PID/stat encodes it (new_encode_dev of the tty's device). */
+static __always_inline __u32 task_tty_nr(struct task_struct *task)
+{
+	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
+	__u32 major, minor;
+
+	if (!tty)
+		return 0;
+	major = BPF_CORE_READ(tty, driver, major);
+	minor = BPF_CORE_READ(tty, driver, minor_start) + BPF_CORE_READ(tty, index);
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+}
+
+/* The per-CPU sample a program fills, its values and labels cleared. NULL: none (the
+ * map lookup cannot fail for index 0, but the verifier wants the check). */
+static __always_inline struct stack_sample *stack__begin(void)
+{
+	__u32 zero = 0;
+	struct stack_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!s)
+		return NULL;
+	s->kind = RECORD_SAMPLE;
+	s->flags = 0;
+	s->values[0] = 0;
+	s->values[1] = 0;
+	s->lock = 0;
+	s->wait = 0;
+	s->state = SAMPLE_STATE_NONE;
+	s->lock_kind = 0;
+	return s;
+}
+
+/*
+ * Takes the current task's stacks into s, with its process's facts when this is its
+ * first sample, and sends it. ctx: the program's own context. kskip: kernel frames to
+ * leave out (a tracepoint's own bpf_trace_run frames). Every memory access counts: at
+ * 99 Hz nothing of this is in the cache when it runs (a map lookup costs a cache miss or
+ * more). The common path touches the scratch value, the seen map and the ring buffer;
+ * the process's facts (cgroup, parent, terminal, flags) are read only with its first
+ * sample.
+ */
+static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32 kskip)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	__u64 wakeup = BPF_RB_NO_WAKEUP;
+	long klen, ulen, size;
+	__u8 one = 1;
+
+	s->pid = (__u32)pid_tgid;
+	s->tgid = tgid;
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+
+	klen = bpf_get_stack(ctx, s->ips, RECORD_MAX_STACK * sizeof(__u64),
+			     kskip & BPF_F_SKIP_FIELD_MASK);
+	if (klen < 0) {
+		count(STACK_COUNTER_KSTACK_FAILED);
+		klen = 0;
+	}
+	klen /= sizeof(__u64);
+	if (klen > RECORD_MAX_STACK)
+		klen = RECORD_MAX_STACK;
+	/* A kernel thread has no user stack: 0 frames, not an error. */
+	ulen = bpf_get_stack(ctx, &s->ips[klen], RECORD_MAX_STACK * sizeof(__u64),
+			     BPF_F_USER_STACK);
+	if (ulen < 0) {
+		count(STACK_COUNTER_USTACK_FAILED);
+		ulen = 0;
+	}
+	ulen /= sizeof(__u64);
+	if (ulen > RECORD_MAX_STACK)
+		ulen = RECORD_MAX_STACK;
+	s->kstack_len = klen;
+	s->ustack_len = ulen;
+
+	if (!bpf_map_lookup_elem(&seen, &tgid)) {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		bpf_map_update_elem(&seen, &tgid, &one, BPF_ANY);
+		s->flags |= SAMPLE_FIRST;
+		if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+			s->flags |= SAMPLE_KTHREAD;
+		s->cgroup_id = bpf_get_current_cgroup_id();
+		s->ppid = BPF_CORE_READ(task, real_parent, tgid);
+		s->tty_nr = task_tty_nr(task);
+		BPF_CORE_READ_STR_INTO(&s->leader_comm, task, group_leader, comm);
+		wakeup = BPF_RB_FORCE_WAKEUP;
+	}
+
+	size = SAMPLE_HEADER_SIZE + (klen + ulen) * sizeof(__u64);
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	if (bpf_ringbuf_output(&records, s, size, wakeup)) {
+		count(STACK_COUNTER_LOST);
+		/* So that the next sample of it wakes user space again. */
+		if (s->flags & SAMPLE_FIRST)
+			bpf_map_delete_elem(&seen, &tgid);
+	}
+}
+
+/* Where exit and exec records are assembled: only their used part is sent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct process_record);
+} proc_scratch SEC(".maps");
+
+struct exe_walk {
+	struct dentry *dentry;
+	struct mount *mnt;
+	struct process_record *e;
+};
+
+/* One step of the walk from the executable's dentry to the root, crossing mount points
+ * as d_path does (tracepoints may not call the d_path helper). bpf_loop: a plain loop
+ * with these branches is more than the verifier will explore. */
+static long exe_walk_step(__u32 i, void *ctx)
+{
+	struct exe_walk *w = ctx;
+	struct process_record *e = w->e;
+	struct dentry *dentry = w->dentry;
+	struct mount *mnt = w->mnt;
+	struct dentry *mnt_root = BPF_CORE_READ(mnt, mnt.mnt_root);
+	struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
+	__u32 n = e->nexe_parts;
+
+	if (dentry == mnt_root) {
+		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+		if (up == mnt)
+			return 1; /* the root of the tree */
+		w->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = up;
+		return 0;
+	}
+	if (dentry == parent || n >= RECORD_EXE_MAX_PARTS)
+		return 1;
+	bpf_probe_read_kernel_str(e->exe_parts[n & (RECORD_EXE_MAX_PARTS - 1)], RECORD_EXE_PART_LEN,
+				  BPF_CORE_READ(dentry, d_name.name));
+	e->nexe_parts = n + 1;
+	w->dentry = parent;
+	return 0;
+}
+
+static __always_inline void exe_path_parts(struct process_record *e, struct file *exe)
+{
+	struct vfsmount *vfsmnt = BPF_CORE_READ(exe, f_path.mnt);
+	struct exe_walk w = {
+		.dentry = BPF_CORE_READ(exe, f_path.dentry),
+		.mnt = (void *)vfsmnt - bpf_core_field_offset(struct mount, mnt),
+		.e = e,
+	};
+
+	e->nexe_parts = 0;
+	bpf_loop(RECORD_EXE_MAX_PARTS + 8, exe_walk_step, &w, 0);
+}
+
+static __always_inline __u32 inode_dev(struct inode *inode)
+{
+	return BPF_CORE_READ(inode, i_sb, s_dev);
+}
+
+static __always_inline void proc_facts(struct process_record *e, struct task_struct *task)
+{
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+
+	e->flags = 0;
+	e->tgid = BPF_CORE_READ(task, tgid);
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e->tty_nr = task_tty_nr(task);
+	e->nvmas = 0;
+	e->nexe_parts = 0;
+	e->exe_dev = 0;
+	e->exe_ino = 0;
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->start_boottime_ns = BPF_CORE_READ(leader, start_boottime);
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), &leader->comm);
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		e->flags |= PROCESS_RECORD_KTHREAD;
+}
+
+static __always_inline void send_process_record(struct process_record *e, __u64 size)
+{
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	if (bpf_ringbuf_output(&records, e, size, BPF_RB_NO_WAKEUP))
+		count(STACK_COUNTER_EVENT_LOST);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
+	struct process_record *e;
+
+	if (!bpf_map_lookup_elem(&seen, &tgid))
+		return 0;
+	bpf_map_delete_elem(&seen, &tgid);
+	e = bpf_map_lookup_elem(&proc_scratch, &zero);
+	if (!e)
+		return 0;
+	e->kind = RECORD_EXEC;
+	proc_facts(e, task);
+	/* The facts only: the path parts and vmas are left out. */
+	send_process_record(e, offsetof(struct process_record, exe_parts));
+	return 0;
+}
+
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym __weak;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
+
+static __always_inline struct process_record *exit_begin(struct task_struct *task)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
+	struct process_record *e;
+	struct mm_struct *mm;
+	struct file *exe;
+
+	if (!bpf_map_lookup_elem(&seen, &tgid))
+		return NULL;
+	bpf_map_delete_elem(&seen, &tgid);
+	e = bpf_map_lookup_elem(&proc_scratch, &zero);
+	if (!e)
+		return NULL;
+	e->kind = RECORD_EXIT;
+	proc_facts(e, task);
+	mm = BPF_CORE_READ(task, mm);
+	if (!mm)
+		return e;
+	exe = BPF_CORE_READ(mm, exe_file);
+	if (exe) {
+		struct inode *inode = BPF_CORE_READ(exe, f_inode);
+
+		e->exe_dev = inode_dev(inode);
+		e->exe_ino = BPF_CORE_READ(inode, i_ino);
+		exe_path_parts(e, exe);
+	}
+	return e;
+}
+
+/*
+ * Runs before the exiting task lets go of its memory map (the tracepoint sits before
+ * exit_mm() on the kernels we run on; task->mm is checked all the same). group_dead:
+ * the last thread, so the whole process is ending.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *task, bool group_dead)
+{
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	struct process_record *e;
+	__u32 n = 0;
+
+	if (!group_dead)
+		return 0;
+	e = exit_begin(task);
+	if (!e)
+		return 0;
+	if (!BPF_CORE_READ(task, mm)) {
+		send_process_record(e, offsetof(struct process_record, vmas));
+		return 0;
+	}
+	e->flags |= PROCESS_RECORD_HAS_MM;
+	bpf_iter_task_vma_new(&it, task, 0);
+	while ((vma = bpf_iter_task_vma_next(&it))) {
+		struct file *file = BPF_CORE_READ(vma, vm_file);
+		struct record_vma *v;
+		struct inode *inode;
+
+		if (!(BPF_CORE_READ(vma, vm_flags) & VM_EXEC) || !file)
+			continue;
+		if (n >= RECORD_EXIT_MAX_VMAS) {
+			e->flags |= PROCESS_RECORD_VMAS_TRUNCATED;
+			break;
+		}
+		v = &e->vmas[n & (RECORD_EXIT_MAX_VMAS - 1)];
+		inode = BPF_CORE_READ(file, f_inode);
+		v->start = BPF_CORE_READ(vma, vm_start);
+		v->end = BPF_CORE_READ(vma, vm_end);
+		v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+		v->ino = BPF_CORE_READ(inode, i_ino);
+		v->dev = inode_dev(inode);
+		v->is_exe = v->ino == e->exe_ino && v->dev == e->exe_dev;
+		n++;
+	}
+	bpf_iter_task_vma_destroy(&it);
+	e->nvmas = n;
+	send_process_record(e, offsetof(struct process_record, vmas) + n * sizeof(struct record_vma));
+	return 0;
+}
+
+/* The same without mappings, for kernels without the vma iterator (before 6.7): user
+ * space loads this one when on_exit is refused. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_facts, struct task_struct *task, bool group_dead)
+{
+	struct process_record *e;
+
+	if (!group_dead)
+		return 0;
+	e = exit_begin(task);
+	if (e)
+		send_process_record(e, offsetof(struct process_record, vmas));
+	return 0;
+}
+
+#endif

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A capture session, whatever the question: load its object, attach the exec and exit
+ * programs then the question's own, drain the ring buffer in the caller's loop until the
+ * duration or a stop, detach, take the last records. The records become samples as they
+ * arrive (processes.c); binaries are only opened, never read, on this path.
+ *
+ * The ring buffer never wakes user space for a sample (only for a process's first), so
+ * the caller's loop runs on a timer: at most POLL_INTERVAL_MS between steps, which is
+ * also how soon a stop or the end of the duration is seen.
+ *
+ * Every BPF object is owned by a file descriptor of this process (links, perf events,
+ * maps): a profiler killed in any way leaves nothing attached.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "capture/binaries.h"
+#include "capture/capture_internal.h"
+#include "capture/cgroups.h"
+#include "capture/processes.h"
+#include "util/clock.h"
+#include "util/messages.h"
+
+#define POLL_INTERVAL_MS 100
+#define NSEC_PER_SEC 1000000000ULL
+/* Ring buffer: a second of events at ~1 kB each, so a slow /proc read or a burst of
+ * exits never loses one; at least 256 kB. */
+#define RINGBUF_PER_EVENT 1024ULL
+#define RINGBUF_MIN (256ULL << 10)
+#define RINGBUF_MAX (256ULL << 20)
+
+struct capture_session {
+	struct capture_config config;
+	const struct capture_question *q;
+	struct bpf_loaded bpf;
+	int process_links[2];   /* exec and exit; -1 when not attached */
+	int *links;             /* the question's: they make samples */
+	int nlinks, cap_links;
+	struct ring_buffer *rb;
+	struct profile *p;
+	struct binaries *binaries;
+	struct cgroups *cgroups;
+	struct processes *processes;
+	uint32_t kernel_mapping;
+	uint64_t counters[RECORD_MAX_COUNTERS];
+	uint64_t received;      /* sample records */
+	uint64_t start_ns, deadline_ns;
+	volatile sig_atomic_t stop;
+	bool sampling, ended;
+	int err;                /* from the record callback: -ENOMEM */
+};
+
+static uint64_t now_ns(void)
+{
+	return (uint64_t)clock__monotonic_ns();
+}
+
+static size_t ringbuf_size(uint64_t events_per_s)
+{
+	uint64_t want = events_per_s * RINGBUF_PER_EVENT, size = RINGBUF_MIN;
+
+	while (size < want && size < RINGBUF_MAX)
+		size <<= 1;
+	return size;
+}
+
+/* More descriptors than the default 1024: one stays open per binary met. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int capture_session__add_link(struct capture_session *s, int fd)
+{
+	if (s->nlinks == s->cap_links) {
+		int cap = s->cap_links ? s->cap_links * 2 : 16;
+		int *links = realloc(s->links, cap * sizeof(*links));
+
+		if (!links) {
+			close(fd);
+			report__error(s->config.report, MSG_OUT_OF_MEMORY);
+			return -ENOMEM;
+		}
+		s->links = links;
+		s->cap_links = cap;
+	}
+	s->links[s->nlinks++] = fd;
+	return 0;
+}
+
+const struct report *capture_session__report(const struct capture_session *s)
+{
+	return s->config.report;
+}
+
+const struct capture_config *capture_session__config(const struct capture_session *s)
+{
+	return &s->config;
+}
+
+struct processes *capture_session__processes(struct capture_session *s)
+{
+	return s->processes;
+}
+
+struct profile *capture_session__profile(struct capture_session *s)
+{
+	return s->p;
+}
+
+struct binaries *capture_session__binaries(struct capture_session *s)
+{
+	return s->binaries;
+}
+
+struct profile *capture_session__take_profile(struct capture_session *s)
+{
+	struct profile *p = s->p;
+
+	s->p = NULL;
+	return p;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct capture_session *s = ctx;
+	__u32 kind;
+	int err = 0;
+
+	if (size < sizeof(kind))
+		return 0;
+	memcpy(&kind, data, sizeof(kind));
+	switch (kind) {
+	case RECORD_SAMPLE:
+		s->received++;
+		err = processes__sample(s->processes, data, size);
+		break;
+	case RECORD_EXEC:
+		err = processes__exec(s->processes, data, size);
+		break;
+	case RECORD_EXIT:
+		err = processes__exit(s->processes, data, size);
+		break;
+	default:
+		if (kind >= RECORD_QUESTION && s->q->fold)
+			err = s->q->fold(s, data, size);
+		break;
+	}
+	if (err)
+		s->err = err;
+	return err;
+}
+
+/* Builds what the records are turned into: the profile, its kernel mapping, the tables
+ * of binaries, cgroups and processes. */
+static int capture_session__prepare(struct capture_session *s, int ncpus)
+{
+	const struct capture_config *c = &s->config;
+	int64_t defaults[RECORD_MAX_VALUES] = { 0 };
+
+	s->p = profile__new(c->question);
+	if (!s->p || capture__fill_header(s->p, ncpus, c->hz))
+		return -ENOMEM;
+	s->kernel_mapping = capture__kernel_mapping(s->p);
+	s->binaries = binaries__new();
+	s->cgroups = cgroups__new(NULL);
+	if (s->kernel_mapping == UINT32_MAX || !s->binaries || !s->cgroups)
+		return -ENOMEM;
+	if (s->q->default_values)
+		s->q->default_values(c, defaults);
+	s->processes = processes__new(s->p, c->owners, s->binaries, s->cgroups, "/proc",
+				      s->kernel_mapping, defaults);
+	return s->processes ? 0 : -ENOMEM;
+}
+
+static int capture_session__attach_processes(struct capture_session *s)
+{
+	s->process_links[0] = capture__attach_tracing(s->bpf.on_exec);
+	if (s->process_links[0] < 0)
+		return s->process_links[0];
+	s->process_links[1] = capture__attach_tracing(s->bpf.on_exit);
+	return s->process_links[1] < 0 ? s->process_links[1] : 0;
+}
+
+static void capture_session__detach_samples(struct capture_session *s)
+{
+	for (int i = 0; i < s->nlinks; i++)
+		close(s->links[i]);
+	s->nlinks = 0;
+	s->sampling = false;
+}
+
+static void capture_session__detach_processes(struct capture_session *s)
+{
+	for (int i = 0; i < 2; i++) {
+		if (s->process_links[i] >= 0)
+			close(s->process_links[i]);
+		s->process_links[i] = -1;
+	}
+}
+
+struct capture_session *capture_session__open(const struct capture_config *c)
+{
+	const struct capture_question *q = capture_question__get(c->question);
+	const struct report *r = c->report;
+	struct capture_session *s;
+	int *cpus = NULL, ncpus = 0, err;
+
+	if (!q) {
+		report__error(r, MSG_CAPTURE_NOT_AVAILABLE, question__id(c->question),
+			      question__title(c->question));
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		report__error(r, MSG_OUT_OF_MEMORY);
+		return NULL;
+	}
+	s->config = *c;
+	s->q = q;
+	s->process_links[0] = s->process_links[1] = -1;
+	capture__quiet_libbpf();
+
+	err = capture__online_cpus(&cpus, &ncpus);
+	if (err) {
+		report__error(r, MSG_CAPTURE_NO_CPUS, strerror(-err));
+		goto out_free;
+	}
+	raise_nofile();
+	err = capture_session__prepare(s, ncpus);
+	if (err) {
+		report__error(r, MSG_OUT_OF_MEMORY);
+		goto out_free;
+	}
+	err = bpf_loaded__load(&s->bpf, q, ringbuf_size(ncpus * q->events_per_cpu(c)));
+	if (err) {
+		report__error(r, MSG_CAPTURE_LOAD_FAILED, strerror(-err));
+		goto out_free;
+	}
+	s->rb = ring_buffer__new(s->bpf.records, on_record, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		report__error(r, MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
+		goto out_free;
+	}
+	/* Exec and exit first, so no sampled process can exit unseen. */
+	err = capture_session__attach_processes(s);
+	if (err) {
+		report__error(r, MSG_CAPTURE_ATTACH_FAILED, "sched_process_exec/exit",
+			      strerror(-err));
+		goto out_free;
+	}
+	s->sampling = true;
+	err = q->attach(s, &s->bpf, cpus, ncpus);
+	if (err)
+		goto out_free;
+	s->start_ns = now_ns();
+	s->deadline_ns = s->start_ns + (q->snapshot ? 0 : (uint64_t)c->seconds * NSEC_PER_SEC);
+	s->p->header.started_at_ns = clock__realtime_ns();
+	free(cpus);
+	return s;
+
+out_free:
+	free(cpus);
+	capture_session__free(s);
+	errno = -err;
+	return NULL;
+}
+
+int capture_session__fd(const struct capture_session *s)
+{
+	return s->rb ? ring_buffer__epoll_fd(s->rb) : -1;
+}
+
+int capture_session__timeout_ms(const struct capture_session *s)
+{
+	uint64_t now = now_ns(), left_ms;
+
+	if (!s->sampling || s->stop || now >= s->deadline_ns)
+		return 0;
+	left_ms = (s->deadline_ns - now + 999999) / 1000000;
+	return left_ms < POLL_INTERVAL_MS ? (int)left_ms : POLL_INTERVAL_MS;
+}
+
+void capture_session__stop(struct capture_session *s)
+{
+	s->stop = 1;
+}
+
+void capture_session__elapsed(const struct capture_session *s, uint64_t *done_ms,
+			      uint64_t *total_ms)
+{
+	uint64_t now = s->sampling || !s->p ? now_ns() : s->start_ns + s->p->header.duration_ns;
+
+	*total_ms = (s->deadline_ns - s->start_ns) / 1000000;
+	*done_ms = (now - s->start_ns) / 1000000;
+	if (*done_ms > *total_ms)
+		*done_ms = *total_ms;
+}
+
+int capture_session__step(struct capture_session *s)
+{
+	int r;
+
+	if (!s->sampling)
+		return 1;
+	r = ring_buffer__consume(s->rb);
+	if (s->err)
+		return s->err;
+	if (r < 0 && r != -EINTR) {
+		report__error(s->config.report, MSG_CAPTURE_RINGBUF_FAILED, strerror(-r));
+		return r;
+	}
+	if (s->stop || now_ns() >= s->deadline_ns) {
+		capture_session__detach_samples(s);
+		s->p->header.duration_ns = now_ns() - s->start_ns;
+		return 1;
+	}
+	return 0;
+}
+
+static void capture_session__read_counters(struct capture_session *s)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t *values;
+
+	if (ncpus <= 0)
+		return;
+	values = calloc(ncpus, sizeof(*values));
+	if (!values)
+		return;
+	for (uint32_t k = 0; k < RECORD_MAX_COUNTERS; k++) {
+		if (bpf_map_lookup_elem(s->bpf.counters, &k, values))
+			continue;
+		for (int i = 0; i < ncpus; i++)
+			s->counters[k] += values[i];
+	}
+	free(values);
+}
+
+static void capture_session__debug_stats(const struct capture_session *s)
+{
+	const struct processes_stats *st = processes__stats(s->processes);
+
+	if (!capture__debug())
+		return;
+	report__error(s->config.report, MSG_CAPTURE_DEBUG_STATS, (unsigned long long)s->received,
+		      (unsigned long long)s->counters[STACK_COUNTER_IDLE],
+		      (unsigned long long)s->counters[STACK_COUNTER_LOST],
+		      (unsigned long long)s->counters[STACK_COUNTER_KSTACK_FAILED],
+		      (unsigned long long)s->counters[STACK_COUNTER_USTACK_FAILED],
+		      (unsigned long long)s->counters[STACK_COUNTER_EVENT_LOST],
+		      (unsigned long long)st->samples, (unsigned long long)st->processes,
+		      (unsigned long long)st->from_exit, (unsigned long long)st->unresolved,
+		      (unsigned long long)st->unknown_frames, (unsigned long long)st->truncated);
+}
+
+int capture_session__end(struct capture_session *s)
+{
+	int err;
+
+	if (s->ended)
+		return -EINVAL;
+	s->ended = true;
+	if (s->sampling) {
+		capture_session__detach_samples(s);
+		s->p->header.duration_ns = now_ns() - s->start_ns;
+	}
+	/* What was sent before the last sample, and the exits that follow it. */
+	ring_buffer__consume(s->rb);
+	capture_session__detach_processes(s);
+	err = s->err;
+	if (!err) {
+		capture_session__read_counters(s);
+		err = processes__finish(s->processes);
+	}
+	if (!err)
+		err = capture__name_kernel_frames(s->p, s->kernel_mapping);
+	if (err) {
+		report__error(s->config.report, err == -ENOMEM ? MSG_OUT_OF_MEMORY :
+				 MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
+		return err;
+	}
+	s->p->header.lost = s->counters[STACK_COUNTER_LOST];
+	s->p->header.stacks_truncated = processes__stats(s->processes)->truncated;
+	capture_session__debug_stats(s);
+	return 0;
+}
+
+void capture_session__free(struct capture_session *s)
+{
+	if (!s)
+		return;
+	capture_session__detach_samples(s);
+	capture_session__detach_processes(s);
+	free(s->links);
+	ring_buffer__free(s->rb);
+	bpf_loaded__close(&s->bpf);
+	processes__free(s->processes);
+	cgroups__free(s->cgroups);
+	binaries__free(s->binaries);
+	profile__free(s->p);
+	free(s);
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pipeline: a capture session (src/capture), then the binaries it met read within
+ * their caps, names looked up (what the caller keeps first, then what was just read),
+ * and the analysis. See pipeline.h for the lifecycle.
+ */
+#include "pipeline/pipeline.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "capture/binaries.h"
+#include "capture/capture.h"
+#include "proc/owner.h"
+#include "store/store.h"
+#include "symbols/symtab.h"
+#include "util/clock.h"
+
+#define NSEC_PER_SEC 1000000000ULL
+
+static const char *const phase_names[PIPELINE_PHASE__COUNT] = {
+	[PIPELINE_SAMPLING] = "sampling",
+	[PIPELINE_READING] = "reading",
+	[PIPELINE_SAVING] = "saving",
+	[PIPELINE_DONE] = "done",
+	[PIPELINE_FAILED] = "failed",
+};
+
+const char *pipeline_phase__name(enum pipeline_phase phase)
+{
+	return (unsigned)phase < PIPELINE_PHASE__COUNT ? phase_names[phase] : "";
+}
+
+struct pipeline {
+	struct pipeline_options opts;
+	struct pipeline_callbacks cb;
+	struct report report;
+	struct owner_resolver *owners;
+	struct capture_session *session;
+	uint64_t next_progress_ns;
+	bool finished;
+};
+
+static void progress(const struct pipeline_callbacks *cb, enum pipeline_phase phase,
+		     uint64_t done, uint64_t total)
+{
+	struct pipeline_progress pr = { .phase = phase, .done = done, .total = total };
+
+	if (cb && cb->progress)
+		cb->progress(cb->ctx, &pr);
+}
+
+static void on_error(void *ctx, enum msg_id id, const char *text)
+{
+	const struct pipeline_callbacks *cb = ctx;
+
+	if (cb->error)
+		cb->error(cb->ctx, id, text);
+}
+
+static void sampling_progress(struct pipeline *pl)
+{
+	uint64_t done, total;
+
+	capture_session__elapsed(pl->session, &done, &total);
+	progress(&pl->cb, PIPELINE_SAMPLING, done, total);
+	pl->next_progress_ns = (uint64_t)clock__monotonic_ns() + NSEC_PER_SEC;
+}
+
+struct pipeline *pipeline__start(const struct pipeline_options *opts,
+				 const struct pipeline_callbacks *cb)
+{
+	static const struct pipeline_callbacks none;
+	struct capture_config config = { 0 };
+	struct pipeline *pl = calloc(1, sizeof(*pl));
+	int err;
+
+	if (!pl) {
+		if (cb && cb->error)
+			cb->error(cb->ctx, MSG_OUT_OF_MEMORY, msg_text(MSG_OUT_OF_MEMORY));
+		return NULL;
+	}
+	pl->opts = *opts;
+	pl->cb = cb ? *cb : none;
+	pl->report.error = on_error;
+	pl->report.ctx = &pl->cb;
+
+	err = capture__preflight(opts->question, &pl->report);
+	if (err)
+		goto out_free;
+	pl->owners = owner_resolver__new("/proc", "/", opts->services, opts->nservices);
+	if (!pl->owners) {
+		err = -ENOMEM;
+		report__error(&pl->report, MSG_OUT_OF_MEMORY);
+		goto out_free;
+	}
+	config.question = opts->question;
+	config.seconds = opts->seconds;
+	config.hz = opts->hz;
+	config.owners = pl->owners;
+	config.report = &pl->report;
+	pl->session = capture_session__open(&config);
+	if (!pl->session) {
+		err = -errno;
+		goto out_free;
+	}
+	sampling_progress(pl);
+	return pl;
+
+out_free:
+	pipeline__free(pl);
+	errno = -err;
+	return NULL;
+}
+
+int pipeline__fd(const struct pipeline *pl)
+{
+	return capture_session__fd(pl->session);
+}
+
+int pipeline__timeout_ms(const struct pipeline *pl)
+{
+	return capture_session__timeout_ms(pl->session);
+}
+
+int pipeline__step(struct pipeline *pl)
+{
+	int r = capture_session__step(pl->session);
+
+	if (r == 0 && (uint64_t)clock__monotonic_ns() >= pl->next_progress_ns)
+		sampling_progress(pl);
+	return r;
+}
+
+void pipeline__stop(struct pipeline *pl)
+{
+	capture_session__stop(pl->session);
+}
+
+/* Names: the caller's tables first (an upload names a build before its own .symtab),
+ * then the tables this capture just read, which are the caller's to keep afterwards. */
+struct names {
+	const struct symbol_lookup *kept;
+	const struct binary_symbols *fresh;
+	size_t nfresh;
+};
+
+static int names_get(void *ctx, const char *build_id, struct symtab **out)
+{
+	const struct names *n = ctx;
+	int err = -ENOENT;
+
+	if (n->kept) {
+		err = n->kept->get(n->kept->ctx, build_id, out);
+		if (err != -ENOENT)
+			return err;
+	}
+	for (size_t i = 0; i < n->nfresh; i++) {
+		if (strcmp(n->fresh[i].build_id, build_id) == 0) {
+			*out = n->fresh[i].tab;
+			return 0;
+		}
+	}
+	return err;
+}
+
+static void names_release(void *ctx, struct symtab *tab)
+{
+	const struct names *n = ctx;
+
+	for (size_t i = 0; i < n->nfresh; i++)
+		if (n->fresh[i].tab == tab)
+			return; /* ours: the result keeps it */
+	if (n->kept && n->kept->release)
+		n->kept->release(n->kept->ctx, tab);
+	else
+		symtab__free(tab);
+}
+
+static void reading_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	progress(ctx, PIPELINE_READING, done, total);
+}
+
+static int take_symbols(struct pipeline_result *out, struct binary_symbols *read, size_t n)
+{
+	out->symbols = calloc(n ? n : 1, sizeof(*out->symbols));
+	if (!out->symbols)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(out->symbols[i].build_id, read[i].build_id, sizeof(read[i].build_id));
+		out->symbols[i].from_symtab = read[i].from_symtab;
+		out->symbols[i].tab = read[i].tab;
+		read[i].tab = NULL;
+	}
+	out->nsymbols = n;
+	return 0;
+}
+
+int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
+{
+	struct binaries_read_options ro = {
+		.has_symbols = pl->opts.has_symbols,
+		.ctx = pl->opts.has_symbols_ctx,
+		.progress = reading_progress,
+		.progress_ctx = &pl->cb,
+	};
+	struct binary_symbols *read = NULL;
+	struct symbol_lookup lookup;
+	struct names names = { 0 };
+	struct profile *p;
+	size_t nread = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (pl->finished)
+		return -EINVAL;
+	pl->finished = true;
+	err = capture_session__end(pl->session);
+	if (err)
+		goto out_failed;
+	p = capture_session__profile(pl->session);
+	progress(&pl->cb, PIPELINE_READING, 0, 0);
+	err = binaries__read(capture_session__binaries(pl->session), p, &ro, &read, &nread);
+	if (err)
+		goto out_nomem;
+
+	names.kept = pl->opts.kept;
+	names.fresh = read;
+	names.nfresh = nread;
+	lookup.get = names_get;
+	lookup.release = names_release;
+	lookup.ctx = &names;
+	err = profile__symbolize(p, &lookup);
+	if (err)
+		goto out_nomem;
+	out->profile = capture_session__take_profile(pl->session);
+	out->analysis = analysis__new(out->profile);
+	if (!out->analysis) {
+		err = -ENOMEM;
+		goto out_nomem;
+	}
+	err = take_symbols(out, read, nread);
+	if (err)
+		goto out_nomem;
+	binary_symbols__free(read, nread);
+	return 0;
+
+out_nomem:
+	report__error(&pl->report, MSG_OUT_OF_MEMORY);
+out_failed:
+	binary_symbols__free(read, nread);
+	pipeline_result__release(out);
+	progress(&pl->cb, PIPELINE_FAILED, 0, 0);
+	return err;
+}
+
+void pipeline__free(struct pipeline *pl)
+{
+	if (!pl)
+		return;
+	capture_session__free(pl->session);
+	owner_resolver__free(pl->owners);
+	free(pl);
+}
+
+int pipeline__run(const struct pipeline_options *opts, const struct pipeline_callbacks *cb,
+		  volatile sig_atomic_t *stop, struct pipeline_result *out)
+{
+	struct pipeline *pl = pipeline__start(opts, cb);
+	int r = 0, err;
+
+	memset(out, 0, sizeof(*out));
+	if (!pl) {
+		err = -errno;
+		progress(cb, PIPELINE_FAILED, 0, 0);
+		return err;
+	}
+	while (r == 0) {
+		struct pollfd pfd = { .fd = pipeline__fd(pl), .events = POLLIN };
+
+		if (stop && *stop)
+			pipeline__stop(pl);
+		/* A signal cuts the wait short (EINTR): the next step sees the stop. */
+		poll(&pfd, 1, pipeline__timeout_ms(pl));
+		if (stop && *stop)
+			pipeline__stop(pl);
+		r = pipeline__step(pl);
+	}
+	if (r < 0) {
+		pipeline__free(pl);
+		progress(cb, PIPELINE_FAILED, 0, 0);
+		return r;
+	}
+	err = pipeline__finish(pl, out);
+	pipeline__free(pl);
+	return err;
+}
+
+void pipeline_result__release(struct pipeline_result *r)
+{
+	if (!r)
+		return;
+	analysis__free(r->analysis);
+	profile__free(r->profile);
+	for (size_t i = 0; r->symbols && i < r->nsymbols; i++)
+		symtab__free(r->symbols[i].tab);
+	free(r->symbols);
+	memset(r, 0, sizeof(*r));
+}
+
+int pipeline_result__save(const struct pipeline_result *r, struct store *s,
+			  const struct pipeline_callbacks *cb, char id[40])
+{
+	struct report report = { .error = on_error, .ctx = (void *)cb };
+	int err;
+
+	progress(cb, PIPELINE_SAVING, 0, r->nsymbols + 1);
+	for (size_t i = 0; i < r->nsymbols; i++) {
+		const struct pipeline_symbols *ps = &r->symbols[i];
+
+		err = store__put_symbols(s, ps->build_id,
+					 ps->from_symtab ? SYMBOLS_SYMTAB : SYMBOLS_DYNSYM, NULL,
+					 ps->tab);
+		if (err) {
+			if (cb)
+				report__error(&report, MSG_CAPTURE_SAVE_FAILED, store__dir(s),
+					      strerror(-err));
+			progress(cb, PIPELINE_FAILED, i, r->nsymbols + 1);
+			return err;
+		}
+		progress(cb, PIPELINE_SAVING, i + 1, r->nsymbols + 1);
+	}
+	err = store__save_profile(s, r->profile, r->analysis->answer, id);
+	if (err) {
+		if (cb)
+			report__error(&report, MSG_CAPTURE_SAVE_FAILED, store__dir(s), strerror(-err));
+		progress(cb, PIPELINE_FAILED, r->nsymbols, r->nsymbols + 1);
+		return err;
+	}
+	progress(cb, PIPELINE_DONE, r->nsymbols + 1, r->nsymbols + 1);
+	return 0;
+}
