@@ -29,7 +29,7 @@
 #define TOP_MAX 100000
 #define SECONDS_MAX 3600
 #define HZ_DEFAULT 99
-#define HZ_MAX 10000
+#define HZ_MAX 1000
 
 struct call {
 	struct server *srv;

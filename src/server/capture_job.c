@@ -11,15 +11,6 @@
 #include "store/store.h"
 #include "util/clock.h"
 
-/*
- * The pipeline's implementation is being built alongside this server. Until it is in
- * the library, these references are weak: the server still builds and runs, and the
- * capture endpoint says plainly that this build cannot capture.
- */
-#pragma weak pipeline__run
-#pragma weak pipeline_result__save
-#pragma weak pipeline_result__release
-
 static const char *const phase_names[] = {
 	[PIPELINE_SAMPLING] = "sampling",
 	[PIPELINE_READING] = "reading",
@@ -77,7 +68,8 @@ static int has_symbols(void *ctx, const char *build_id)
 	struct store *s = ctx;
 
 	return store__has_symbols(s, build_id, SYMBOLS_UPLOAD) == 1 ||
-	       store__has_symbols(s, build_id, SYMBOLS_SYMTAB) == 1;
+	       store__has_symbols(s, build_id, SYMBOLS_SYMTAB) == 1 ||
+	       store__has_symbols(s, build_id, SYMBOLS_DYNSYM) == 1;
 }
 
 /* Ends the job with phase, and an error text when it failed without saying why. */
@@ -105,6 +97,7 @@ static void *capture_job__main(void *arg)
 	struct pipeline_callbacks cb = { on_progress, on_error, job };
 	struct pipeline_options opts = { .question = job->question, .seconds = job->seconds,
 					 .hz = a->hz, .has_symbols = has_symbols };
+	struct symbol_lookup kept = { .get = store__symbols_get };
 	struct pipeline_result result = { 0 };
 	struct service *svc = NULL;
 	size_t nsvc = 0;
@@ -126,9 +119,10 @@ static void *capture_job__main(void *arg)
 	opts.services = svc;
 	opts.nservices = nsvc;
 	opts.has_symbols_ctx = s;
+	kept.ctx = s;
+	opts.kept = &kept;
 	err = pipeline__run(&opts, &cb, &job->stop, &result);
 	if (!err) {
-		on_progress(job, &(struct pipeline_progress){ PIPELINE_SAVING, 0, 1 });
 		err = pipeline_result__save(&result, s, &cb, id);
 		pipeline_result__release(&result);
 	}
@@ -149,10 +143,6 @@ int capture_job__start(struct capture_job *job, enum question q, unsigned second
 	char when[32];
 	int err;
 
-	if (!pipeline__run || !pipeline_result__save || !pipeline_result__release) {
-		view_error__set(e, 501, MSG_API_CAPTURE_NOT_BUILT);
-		return -1;
-	}
 	pthread_mutex_lock(&job->lock);
 	if (job->running) {
 		views__format_time(job->started_at_ns, when);
