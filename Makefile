@@ -43,7 +43,7 @@ TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
-	chromium lld libmicrohttpd-dev libgnutls28-dev nodejs npm curl
+	chromium lld libmicrohttpd-dev libgnutls28-dev nodejs curl
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
 
 .DELETE_ON_ERROR:
@@ -61,6 +61,9 @@ deps:
 		echo "installing:" $$missing; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@# npm for the browser tests: Debian's package, unless a nodejs that carries its own is installed.
+	$(Q)command -v npm >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
 
 bench-deps: deps
 	$(Q)missing=$$(for p in $(BENCH_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
@@ -175,10 +178,14 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
 	$(Q)tests/run.sh
 
-# `make run`: dependencies, build, the main job: a 10 s capture of this server.
+# `make run`: dependencies, build, a first 10 s CPU capture of this server (its answer
+# printed), then the workspace server in the foreground with the URL to open, until
+# Ctrl-C. LISTEN=ADDR:PORT serves elsewhere (default 127.0.0.1:7070).
+LISTEN ?= 127.0.0.1:7070
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(OUTPUT)/slideops capture cpu -d 10 --flamegraph $(OUTPUT)/flamegraph.html
+	$(Q)$(OUTPUT)/slideops capture cpu -d 10
+	$(Q)echo; exec $(OUTPUT)/slideops serve --listen $(LISTEN)
 
 bench: bench-deps all
 	$(Q)bench/run.sh

@@ -585,7 +585,7 @@ function functionsTable(doc, onPick) {
 				ev.preventDefault();
 				onPick(f.name);
 			});
-			body.append(h('tr', {}, h('td', { class: 'fn' }, name), h('td', {}, f.language),
+			body.append(h('tr', {}, h('td', { class: 'fn', title: f.name }, name), h('td', {}, f.language),
 				h('td', { class: 'num' }, pct(f.self)), h('td', { class: 'num' }, pct(f.total))));
 		}
 		head.querySelectorAll('th').forEach(th => th.dataset.sorted =
@@ -601,7 +601,7 @@ function sandwichView(el, tree, name, total) {
 	el.textContent = '';
 	const s = sandwich(tree, name);
 	const rows = list => h('table', { class: 'list' }, h('tbody', {}, list.slice(0, 15).map(([n, v]) =>
-		h('tr', {}, h('td', { class: 'fn' }, n), h('td', { class: 'num' }, pct(v / (s.total || 1)))))));
+		h('tr', {}, h('td', { class: 'fn', title: n }, n), h('td', { class: 'num' }, pct(v / (s.total || 1)))))));
 	el.append(h('h3', {}, 'Callers of ', h('span', { class: 'mono' }, name)), rows(s.callers),
 		h('p', { class: 'self' }, h('b', {}, name), ' ' + pct(s.total / (total || 1)) + ' of this profile'),
 		h('h3', {}, 'Called from it'), s.callees.length ? rows(s.callees) :
@@ -675,7 +675,7 @@ async function comparePage(m) {
 		link('/profiles/' + encodeURIComponent(s.id), s.server + ', ' + s.started_at.replace('T', ' ').replace('Z', ' UTC')),
 		' \u2014 ' + s.answer);
 	const fn = list => h('table', { class: 'list' }, h('tbody', {}, list.map(f => h('tr', {},
-		h('td', { class: 'fn' }, f.name), h('td', { class: 'num' }, pct(f.before)),
+		h('td', { class: 'fn', title: f.name }, f.name), h('td', { class: 'num' }, pct(f.before)),
 		h('td', { class: 'num' }, pct(f.after))))));
 	const fg = h('div', { class: 'fg', id: 'flamegraph' });
 	m.append(h('p', { class: 'answer', id: 'summary' }, doc.summary), side('Before', doc.before),
