@@ -14,6 +14,7 @@
 #include "analysis/analysis.h"
 #include "analysis/format.h"
 #include "analysis/outfile.h"
+#include "elf/elf_file.h"
 #include "profile/profile.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
@@ -42,6 +43,7 @@ struct node {
 	int64_t value;
 	uint8_t kind;
 	uint8_t language;
+	uint8_t system;        /* a runtime's or system library's frame (DESIGN §6) */
 };
 
 struct tree {
@@ -126,17 +128,35 @@ static uint32_t tree__child(struct tree *t, uint32_t parent, enum node_kind kind
 	return id;
 }
 
+/* Per mapping: a language runtime or a system library, the frames "Hide system code"
+ * folds into the user's function that called them. NULL on ENOMEM. */
+static uint8_t *system_mappings(const struct profile *p)
+{
+	uint8_t *sys = calloc(p->nmappings ? p->nmappings : 1, 1);
+
+	for (uint32_t i = 0; sys && i < p->nmappings; i++) {
+		const struct prof_mapping *m = &p->mappings[i];
+		const char *path = profile__str(p, m->path);
+
+		sys[i] = (m->kind == MAPPING_EXE || m->kind == MAPPING_LIB || m->kind == MAPPING_VDSO) &&
+			 (m->kind == MAPPING_VDSO || binary__is_runtime(path) ||
+			  binary__is_system_library(path));
+	}
+	return sys;
+}
+
 static int tree__build(struct tree *t, int64_t root_value)
 {
 	const struct profile *p = t->p;
 	uint32_t nstr = strtab__count(p->strings);
 	uint32_t main = profile__main_value(p);
 	uint32_t *group_of = malloc(sizeof(*group_of) * (nstr ? nstr : 1));
+	uint8_t *sys = system_mappings(p);
 	int err = -ENOMEM;
 
 	t->index = hashmap__new();
 	t->groups = malloc(sizeof(*t->groups) * (p->nsamples ? p->nsamples : 1));
-	if (!group_of || !t->index || !t->groups)
+	if (!group_of || !sys || !t->index || !t->groups)
 		goto out_free;
 	for (uint32_t i = 0; i < nstr; i++)
 		group_of[i] = NONE;
@@ -174,11 +194,14 @@ static int tree__build(struct tree *t, int64_t root_value)
 			if (node == NONE)
 				goto out_free;
 			t->nodes[node].value += v;
+			t->nodes[node].system = !l->file && l->mapping < p->nmappings &&
+						sys[l->mapping];
 		}
 	}
 	err = 0;
 
 out_free:
+	free(sys);
 	free(group_of);
 	return err;
 }
@@ -383,6 +406,10 @@ static int flamegraph__put_data(const struct tree *t, const struct order *o,
 
 		fprintf(out, i ? ",%d" : "%d", n->group == NONE ? -1 : (int)n->group);
 	}
+	fputs("],\"system\":[", out);
+	for (uint32_t i = 0; i < o->n; i++)
+		fputs(i ? (t->nodes[o->ids[i]].system ? ",1" : ",0") :
+			  (t->nodes[o->ids[i]].system ? "1" : "0"), out);
 	fputs("]}", out);
 	free(name_index);
 	return 0;

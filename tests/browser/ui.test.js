@@ -89,6 +89,17 @@ async function noInjectedScript(page) {
 		await page.locator('.legend').getByText(/^C\/C\+\+ /).waitFor();
 		await shot(page, '05-colour-by-language');
 
+		step = 'hide system code';
+		const fg = page.locator('#flamegraph');
+		const nodes = Number(await fg.getAttribute('data-nodes'));
+		await page.getByLabel('Hide system code').check();
+		await page.waitForSelector('#flamegraph[data-hide-system="1"][data-colour="language"]');
+		assert.ok(Number(await fg.getAttribute('data-nodes')) < nodes,
+			'hiding system code folded no frame');
+		await shot(page, '05b-hide-system-code');
+		await page.getByLabel('Hide system code').uncheck();
+		await page.waitForSelector('#flamegraph[data-hide-system="0"]');
+
 		step = 'search highlights every match with their share';
 		await page.getByLabel('Search').fill('^(ledger_settle_hot|post_invoices)$');
 		await page.waitForSelector('#flamegraph[data-matched]');

@@ -108,7 +108,8 @@ same_json "$WORK/body" "$WORK/cli"
 expect 200 GET "/api/profiles/$A/flamegraph"
 jq -e '(.depth | length) > 3 and (.depth | length) == (.value | length) and
 	(.name | length) == (.lang | length) and .depth[0] == 0 and .value[0] == .total and
-	.samples > 0 and .share_of > 0' "$WORK/body" >/dev/null ||
+	.samples > 0 and .share_of > 0 and (.system | length) == (.depth | length) and
+	any(.system[]; . == 1)' "$WORK/body" >/dev/null ||
 	fail "the flame graph tree is not whole: $(head -c 300 "$WORK/body")"
 
 # Exports: the same bytes the CLI writes.

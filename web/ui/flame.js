@@ -89,11 +89,59 @@ export function amountFn(data) {
 }
 
 /*
+ * "Hide system code": runtime and system-library frames (data.system, DESIGN §6's one
+ * predicate) folded into the user's function that called them. Their time stays in
+ * that function, as its own; what they called hangs beneath it. A new tree of the same
+ * shape as the API's.
+ */
+export function foldSystem(data) {
+	const t = layout(data);
+	const root = { name: data.name[0], lang: data.lang[0], group: data.group[0], value: 0,
+		kids: new Map() };
+	const at = new Array(t.N);
+	for (let i = 0; i < t.N; i++) {
+		if (i === 0) {
+			root.value = t.value[0];
+			at[0] = root;
+			continue;
+		}
+		const target = at[t.parent[i]];
+		if (t.depth[i] >= 3 && data.system[i]) {
+			at[i] = target;
+			continue;
+		}
+		let n = target.kids.get(t.nameOf[i]);
+		if (!n) {
+			n = { name: t.nameOf[i], lang: t.lang[i], group: t.group[i], value: 0, kids: new Map() };
+			target.kids.set(t.nameOf[i], n);
+		}
+		n.value += t.value[i];
+		at[i] = n;
+	}
+	const out = { ...data, name: [], depth: [], value: [], lang: [], group: [], system: [] };
+	const stack = [[root, 0]];
+	while (stack.length) {
+		const [n, d] = stack.pop();
+		out.name.push(n.name);
+		out.depth.push(d);
+		out.value.push(n.value);
+		out.lang.push(n.lang);
+		out.group.push(n.group);
+		out.system.push(0);
+		const kids = [...n.kids.values()].sort((a, b) => a.value - b.value);
+		for (const k of kids)
+			stack.push([k, d + 1]);
+	}
+	return out;
+}
+
+/*
  * Draws data into el. opts.diff: { before: data } for Compare: boxes are the after
  * profile's, coloured by the change in share of the server (red grew, blue shrank), and
  * grey where the change is within sampling error of the two captures.
  */
-export function flameGraph(el, data, opts = {}) {
+export function flameGraph(el, full, opts = {}) {
+	const data = opts.hideSystem && full.system ? foldSystem(full) : full;
 	const t = layout(data);
 	const { N, depth, value, x, end, parent, nameOf, lang, group } = t;
 	const names = data.names;
@@ -102,7 +150,7 @@ export function flameGraph(el, data, opts = {}) {
 	const nameAt = i => names[nameOf[i]] || '';
 	const langRgb = data.languages.map(l => rgb(l[1]));
 	const groupHue = data.groups.map(g => hash(g) % 360);
-	let zoom = 0, matches = null, mode = opts.diff ? 'change' : 'language';
+	let zoom = 0, matches = null, mode = opts.diff ? 'change' : opts.colour || 'language';
 	let colours = new Array(N), hits = [], charWidth = 7;
 
 	// ---- diff: the change in share of the server per node, and whether it is noise ----
@@ -141,8 +189,15 @@ export function flameGraph(el, data, opts = {}) {
 		h('option', { value: 'group' }, 'Group'));
 	const controls = h('div', { class: 'fg-controls' },
 		h('label', {}, 'Search ', search), matched, reset);
-	if (!opts.diff)
-		controls.append(h('label', {}, 'Colour by: ', colourSel));
+	if (!opts.diff) {
+		const hide = h('input', { type: 'checkbox', checked: !!opts.hideSystem });
+		controls.append(h('label', {}, 'Colour by: ', colourSel),
+			h('label', { title: 'Fold runtime and system-library frames into the function of ' +
+				'yours that called them' }, hide, ' Hide system code'));
+		hide.addEventListener('change', () => flameGraph(el, full, { ...opts,
+			hideSystem: hide.checked, colour: mode, search: search.value }));
+		colourSel.value = mode;
+	}
 	const legendEl = h('div', { class: 'legend' });
 	const crumbsEl = h('div', { class: 'crumbs' });
 	const canvas = h('canvas', { class: 'flame' });
@@ -400,12 +455,19 @@ export function flameGraph(el, data, opts = {}) {
 		legend();
 		draw();
 	});
-	const ro = new ResizeObserver(() => draw());
-	ro.observe(canvas);
+	if (el.resizeObserver)
+		el.resizeObserver.disconnect();
+	el.resizeObserver = new ResizeObserver(() => draw());
+	el.resizeObserver.observe(canvas);
 
 	el.dataset.colour = mode;
 	el.dataset.nodes = N;
+	el.dataset.hideSystem = opts.hideSystem ? '1' : '0';
 	legend();
+	if (opts.search) {
+		search.value = opts.search;
+		runSearch();
+	}
 	draw();
 	el.dataset.ready = '1';
 	return {
