@@ -44,7 +44,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
 	chromium lld libmicrohttpd-dev libgnutls28-dev nodejs curl
-BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
+BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time wrk bc
 
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.

@@ -305,6 +305,14 @@ static int store__migrate(struct store *s)
 	sqlite3_stmt *st;
 	int version, err;
 
+	/* Up to date, the common case: no write lock. Every request of the workspace server
+	 * opens the store, and an IMMEDIATE transaction each time made them queue. */
+	if (!prepare(s, "PRAGMA user_version", &st)) {
+		version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+		sqlite3_finalize(st);
+		if (version == SCHEMA_VERSION)
+			return 0;
+	}
 	/* IMMEDIATE: two first runs at once must not both create the tables. */
 	err = exec(s, "BEGIN IMMEDIATE");
 	if (err)
@@ -632,8 +640,24 @@ void profile_entries__free(struct profile_entry *e, size_t n)
 int store__set_answer(struct store *s, const char *id, const char *answer)
 {
 	sqlite3_stmt *st;
-	int err;
+	int err, rc;
 
+	/* Read first: every profile shown asks, the answer rarely changes (an upload), and
+	 * an UPDATE takes the write lock even when nothing changes, which made readers of a
+	 * busy workspace server wait on each other. */
+	err = prepare(s, "SELECT answer = ? FROM profiles WHERE id = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, answer ? answer : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int(st, 0)) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? -ENOENT : sql_err(s->db, rc);
 	err = prepare(s, "UPDATE profiles SET answer = ? WHERE id = ?", &st);
 	if (err)
 		return err;
