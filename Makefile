@@ -134,6 +134,12 @@ $(OUTPUT)/slideops: $(OUTPUT)/obj/src/cli/main.o $(OUTPUT)/libslideops.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
+# The binary under ASan+UBSan, for running integration tests against (the server's
+# request handling sees hostile input): SLIDEOPS=build/asan/slideops tests/integration/X.sh
+$(OUTPUT)/asan/slideops: $(OUTPUT)/obj/src/cli/main.o $(OUTPUT)/asan/libslideops.a
+	$(call msg,LINK-ASAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $^ $(LIBS) -o $@
+
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/libslideops.a
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)

@@ -142,4 +142,5 @@ expect 200 GET "/api/profiles/$A"
 # ---- not found, wrong method ----
 expect 404 GET /api/nothing/here
 expect 404 PUT /api/profiles
+stop_serve
 echo "ok"

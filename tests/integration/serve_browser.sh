@@ -41,3 +41,4 @@ SLIDEOPS_URL=$(grep -o 'http://[^ ]*' "$WORK/serve.out") UPLOAD_FILE="$WORK/<scr
 	WORKLOAD="$workload" ARTIFACTS=${ARTIFACTS:-$top/build/artifacts/browser} \
 	NODE_PATH="$top/tests/browser/node_modules" node "$top/tests/browser/ui.test.js" ||
 	fail "the browser test failed (screenshots in ${ARTIFACTS:-$top/build/artifacts/browser})"
+stop_serve

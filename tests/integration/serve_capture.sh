@@ -76,4 +76,5 @@ expect 400 POST /api/servers/local/capture -d '{"question": "heap"}'
 [ "$(jq -r .error "$WORK/body")" = "capture: 'heap' is not a question; use cpu, wall, threads, locks or memory" ] ||
 	fail "an unknown question said $(cat "$WORK/body")"
 expect 400 POST /api/servers/local/capture -d 'not json'
+stop_serve
 echo "ok"

@@ -50,3 +50,15 @@ PY
 
 # rss_peak_kb PID: the process's peak resident set (VmHWM), in kB.
 rss_peak_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
+
+# stop_serve: SIGTERM, as Ctrl-C; serve must exit 0 and, under a sanitizer build
+# (SLIDEOPS=build/asan/slideops), have reported nothing.
+stop_serve() {
+	local rc=0
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID" || rc=$?
+	[ "$rc" = 0 ] || fail "serve exited $rc on SIGTERM: $(tail -20 "$WORK/serve.err")"
+	! grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$WORK/serve.err" ||
+		fail "serve's sanitizers reported: $(head -40 "$WORK/serve.err")"
+	grep -q '^SlideOps stopped.$' "$WORK/serve.out" || fail "serve did not say it stopped"
+}
