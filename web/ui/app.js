@@ -609,6 +609,27 @@ function sandwichView(el, tree, name, total) {
 	el.scrollIntoView({ block: 'nearest' });
 }
 
+// Each question's own view, where its document carries one (DESIGN §8's added fields):
+// the thread dump (sets of threads in the same place), running against waiting.
+function questionView(doc) {
+	const parts = [];
+	if (doc.thread_sets && doc.thread_sets.length)
+		parts.push(h('section', { id: 'threads' }, h('h2', {}, 'Threads, by where they are'),
+			h('table', { class: 'list' }, h('thead', {}, h('tr', {}, h('th', {}, 'Threads'),
+				h('th', {}, 'State'), h('th', {}, 'Waiting in'), h('th', {}, 'Group'), h('th', {}, 'Stack'))),
+			h('tbody', {}, doc.thread_sets.map(t => h('tr', {}, h('td', { class: 'num' }, t.threads),
+				h('td', {}, t.state), h('td', { class: 'fn' }, t.wait || ''), h('td', {}, t.group),
+				h('td', { class: 'mono' }, Array.isArray(t.stack) ? t.stack.join(' \u2190 ') : t.stack || '')))))));
+	if (doc.groups.some(g => g.running_ns !== undefined))
+		parts.push(h('section', { id: 'running' }, h('h2', {}, 'Running and waiting'),
+			h('table', { class: 'list' }, h('thead', {}, h('tr', {}, h('th', {}, 'Group'),
+				h('th', {}, 'Running'), h('th', {}, 'Waiting'))),
+			h('tbody', {}, doc.groups.map(g => h('tr', {}, h('td', {}, g.label),
+				h('td', { class: 'num' }, valueWords('nanoseconds', g.running_ns || 0)),
+				h('td', { class: 'num' }, valueWords('nanoseconds', g.waiting_ns || 0))))))));
+	return parts;
+}
+
 function couldNotSee(doc) {
 	const items = [];
 	items.push(h('li', {}, doc.lost ? doc.lost + ' events were lost: the kernel produced them ' +
@@ -645,6 +666,7 @@ async function profilePage(m, id) {
 		h('p', { class: 'answer', id: 'answer' }, doc.answer),
 		strippedCard(doc, reload),
 		h('section', { id: 'groups' }, h('h2', {}, 'Groups'), groupsTable(doc)),
+		questionView(doc),
 		h('section', {}, h('h2', {}, 'Flame graph'), fg),
 		h('div', { class: 'two' },
 			h('section', { id: 'functions' }, h('h2', {}, 'Functions'),
