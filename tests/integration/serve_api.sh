@@ -4,7 +4,7 @@
 # site is refused; every response has the strict CSP; every document is the one the CLI
 # prints with --json; errors are the CLI's messages.
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/serve_lib.sh"
+source "$(dirname "$0")/serve-lib.bash"
 
 command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
 

@@ -5,7 +5,7 @@
 # debug file's name contain "<script>": they must show as text. Screenshots of each page
 # are kept in $ARTIFACTS (default build/artifacts/browser).
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/serve_lib.sh"
+source "$(dirname "$0")/serve-lib.bash"
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x /usr/bin/chromium ] || skip "Debian's chromium is not installed (make deps installs it)"

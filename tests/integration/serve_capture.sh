@@ -4,7 +4,7 @@
 # requests are answered while it samples; a second capture is refused naming the one
 # running; Stop ends sampling early and keeps what was sampled.
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/serve_lib.sh"
+source "$(dirname "$0")/serve-lib.bash"
 
 command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"

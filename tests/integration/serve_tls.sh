@@ -3,7 +3,7 @@
 # (the token would cross the network in clear), unless --insecure-http says so out loud;
 # with --tls-cert/--tls-key it serves HTTPS, and the cookie and Origin follow https.
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/serve_lib.sh"
+source "$(dirname "$0")/serve-lib.bash"
 
 command -v curl >/dev/null || skip "curl is not installed"
 command -v openssl >/dev/null || skip "openssl is not installed"

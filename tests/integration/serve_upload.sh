@@ -5,7 +5,7 @@
 # refused while streaming, and the server's memory stays bounded through both; the file
 # is gone once its names are read.
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/serve_lib.sh"
+source "$(dirname "$0")/serve-lib.bash"
 
 command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
 RSS_MAX_KB=$((64 * 1024))
