@@ -1,4 +1,5 @@
 # Shared by the serve_*.sh tests (not a test itself: tests/run.sh runs *.sh): a real
+# `slideops serve` on loopback, and curl.
 # Sourced after lib.sh.
 
 # start_serve: starts serve on a free loopback port with the test's workspace; sets
