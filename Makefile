@@ -12,7 +12,8 @@ PROTOC_C   ?= protoc-c
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
-LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -lmicrohttpd -lpthread -lm
+LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -liberty -lmicrohttpd \
+	      -lpthread -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 CFLAGS     += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -Ibpf -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \
@@ -43,13 +44,27 @@ TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
-	chromium lld libmicrohttpd-dev libgnutls28-dev nodejs curl
+	chromium lld libiberty-dev libmicrohttpd-dev libgnutls28-dev nodejs curl
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time wrk bc
 
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean
+.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root
+
+# $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
+# container, a minimal image, this machine), through sudo otherwise, and when neither is
+# there says so plainly. Building stays the caller's; only what needs root is elevated.
+as_root = if [ "$$(id -u)" = 0 ]; then $(1); \
+	elif command -v sudo >/dev/null 2>&1; then sudo $(1); \
+	else echo "make: this step needs root, and you are not root and sudo is not installed: run 'make $(MAKECMDGOALS)' as root, or install sudo" >&2; exit 1; fi
+
+# What `make run` does once built (as root): a first 10 s CPU capture of this server (its
+# answer printed), then the workspace server in the foreground with the URL to open,
+# until Ctrl-C. LISTEN=ADDR:PORT serves elsewhere (default 127.0.0.1:7070).
+LISTEN ?= 127.0.0.1:7070
+RUN_COMMAND := sh -c '$(OUTPUT)/slideops capture cpu -d 10 && echo && \
+	exec $(OUTPUT)/slideops serve --listen $(LISTEN)'
 
 all: $(OUTPUT)/slideops
 
@@ -59,11 +74,15 @@ deps:
 		| grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		$(call as_root,env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq && apt-get install -y -qq $$missing >/dev/null"); \
 	fi
 	@# npm for the browser tests: Debian's package, unless a nodejs that carries its own is installed.
-	$(Q)command -v npm >/dev/null || { apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
+	$(Q)command -v npm >/dev/null || $(call as_root,env DEBIAN_FRONTEND=noninteractive \
+		sh -c "apt-get update -qq && apt-get install -y -qq npm >/dev/null")
+
+# Only the elevation: what `make run` and `make test` use to become root, on its own.
+as-root:
+	$(Q)$(call as_root,true)
 
 bench-deps: deps
 	$(Q)missing=$$(for p in $(BENCH_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
@@ -163,35 +182,34 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
 
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
 $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/pprof.c \
-		$(wildcard src/util/*.c) $(PROTO_C)
+		src/symbols/lines.c $(wildcard src/util/*.c) $(PROTO_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		$(filter %.c,$^) -lprotobuf-c -lz -o $@
+		$(filter %.c,$^) -lprotobuf-c -ldw -lelf -lz -o $@
 
-# Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md.
+# Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md. The
+# profile reader gets 256 MB: its seeds include a gzip bomb it must refuse within that.
 fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
-	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=2048 \
+	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} \
+		-rss_limit_mb=$$( [ $$t = $(OUTPUT)/fuzz/fuzz_pprof ] && echo 256 || echo 2048) \
 		$$(mktemp -d) $$( [ $$t = $(OUTPUT)/fuzz/fuzz_elf ] && echo $(OUTPUT)/fuzz/seeds/elf) \
 		|| exit 1; done
 
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
 integration-test: $(OUTPUT)/slideops
 
-# `make test`: dependencies, build, every test. Must run as root (real BPF, real cgroups).
+# `make test`: dependencies, build, every test. The tests run as root (real BPF, real
+# cgroups): elevated with as_root.
 test: deps
 	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
-	$(Q)tests/run.sh
+	$(Q)$(call as_root,tests/run.sh)
 
-# `make run`: dependencies, build, a first 10 s CPU capture of this server (its answer
-# printed), then the workspace server in the foreground with the URL to open, until
-# Ctrl-C. LISTEN=ADDR:PORT serves elsewhere (default 127.0.0.1:7070).
-LISTEN ?= 127.0.0.1:7070
+# `make run`: dependencies, build, the main job (RUN_COMMAND, as root).
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(OUTPUT)/slideops capture cpu -d 10
-	$(Q)echo; exec $(OUTPUT)/slideops serve --listen $(LISTEN)
+	$(Q)$(call as_root,$(RUN_COMMAND))
 
 bench: bench-deps all
 	$(Q)bench/run.sh

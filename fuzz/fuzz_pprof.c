@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target over the pprof reader: whatever the bytes (gzip'd or plain
- * protobuf), pprof__decode must return 0, -EBADMSG or -ENOMEM without crashing,
+ * libFuzzer target over the readers of what the workspace keeps: the pprof reader and
+ * the line-table reader. Whatever the bytes (gzip'd or plain protobuf), pprof__decode
+ * must return 0, -EBADMSG or -ENOMEM without crashing, within -rss_limit_mb=256 (a gzip
+ * bomb among the seeds),
  * leaking or reading outside what it allocated. A profile it returns must hold only
  * indices in range, and must survive being written and read again unchanged in size
  * and totals: what the reader accepts, the writer can store.
@@ -25,6 +27,7 @@
 
 #include "profile/pprof.h"
 #include "profile/profile.h"
+#include "symbols/lines.h"
 
 static void check(int ok)
 {
@@ -73,6 +76,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len;
 	int err;
 
+	/* The line tables the store keeps come from the same place as the blobs. */
+	{
+		struct line_table *t = line_table__deserialize(data, size);
+
+		if (t) {
+			for (size_t i = 1; i < t->n; i++)
+				check(t->rows[i - 1].address < t->rows[i].address);
+			for (size_t i = 0; i < t->n; i++)
+				check(line_table__file(t, &t->rows[i]) != NULL);
+		}
+		line_table__free(t);
+	}
 	err = pprof__decode(data, size, &p);
 	check(err == 0 || err == -EBADMSG || err == -ENOMEM);
 	if (err) {
@@ -174,8 +189,38 @@ static struct profile *seed_profile(enum question q)
 	return p;
 }
 
+/*
+ * A gzip bomb: a whole, valid gzip stream of 1 GiB of zeros, about 1 MB on disk. The
+ * reader must refuse it within its budget (64 times the file), so the target runs
+ * under -rss_limit_mb=256; before the budget, 1 GiB went through.
+ */
+static void add_bomb_seed(const char *dir)
+{
+	static unsigned char zeros[1 << 16];
+	size_t cap = 2 << 20;
+	unsigned char *out = malloc(cap);
+	z_stream zs = { 0 };
+
+	if (!out || deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(out);
+		return;
+	}
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	for (int i = 0; i < (1 << 14) && zs.avail_out; i++) {
+		zs.next_in = zeros;
+		zs.avail_in = sizeof(zeros);
+		deflate(&zs, i == (1 << 14) - 1 ? Z_FINISH : Z_NO_FLUSH);
+	}
+	if (zs.avail_out)
+		add_seed(dir, "bomb-1GiB.pb.gz", out, zs.total_out);
+	deflateEnd(&zs);
+	free(out);
+}
+
 static void write_seeds(const char *dir)
 {
+	add_bomb_seed(dir);
 	for (int q = 0; q < QUESTION__COUNT; q++) {
 		struct profile *p = seed_profile((enum question)q);
 		char name[64];

@@ -18,6 +18,9 @@
 #
 #   sudo bench/cpu/run.sh                        3 rounds of 30 s (make bench-deps first)
 #   ROUNDS=2 SECONDS_RUN=10 sudo bench/cpu/run.sh   a shorter run
+#   BASELINE=/path/to/older/slideops sudo bench/cpu/run.sh
+#                                     also an earlier build ("baseline"), to see what a
+#                                     change costs against the same peers in the same run
 #
 # Not a test: the figures move with whatever else the machine runs. Run it on a quiet one.
 set -euo pipefail
@@ -31,6 +34,9 @@ WORKERS=${WORKERS:-$NCPUS}
 HZ=99
 
 [ "$(id -u)" = 0 ] || { echo "bench: run as root (the profilers need it)" >&2; exit 1; }
+BASELINE=${BASELINE:-}
+modes=(none slideops perf bpftrace)
+[ -n "$BASELINE" ] && modes+=(baseline)
 for tool in gcc perf bpftrace bpftool jq /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench-deps)" >&2; exit 1; }
 done
@@ -110,7 +116,7 @@ wait_ready() {
 	for i in $(seq 300); do
 		case $how in
 		bpftrace) grep -q Attaching "$dir/bpftrace.out" 2>/dev/null && sleep 0.2 && return 0 ;;
-		slideops) [ "$(ls -l /proc/"$pid"/fd 2>/dev/null | grep -c bpf_link)" -ge $((NCPUS + 2)) ] &&
+		slideops|baseline) [ "$(ls -l /proc/"$pid"/fd 2>/dev/null | grep -c bpf_link)" -ge $((NCPUS + 2)) ] &&
 			return 0 ;;
 		*) ls -l /proc/"$pid"/fd 2>/dev/null | grep -q perf_event && sleep 0.2 && return 0 ;;
 		esac
@@ -136,9 +142,10 @@ run() {
 	local mode=$1 round=$2 pid="" units stats="0 0" cpu=0 rss=0
 	rm -f "$dir/perf.data" "$dir/bpftrace.out" "$dir/time.txt"
 	case $mode in
-	slideops)
-		/usr/bin/time -v -o "$dir/time.txt" "$SLIDEOPS" capture cpu -d 86400 -F "$HZ" \
-			>/dev/null 2>"$dir/slideops.err" &
+	slideops|baseline)
+		/usr/bin/time -v -o "$dir/time.txt" \
+			"$( [ "$mode" = baseline ] && echo "$BASELINE" || echo "$SLIDEOPS")" \
+			capture cpu -d 86400 -F "$HZ" >/dev/null 2>"$dir/$mode.err" &
 		pid=$! ;;
 	perf)
 		/usr/bin/time -v -o "$dir/time.txt" perf record -a -g -F "$HZ" -o "$dir/perf.data" \
@@ -173,7 +180,6 @@ run() {
 	echo
 }
 
-modes=(none slideops perf bpftrace)
 echo "cpu profiling cost: $WORKERS workers, $SECONDS_RUN s a run, $ROUNDS rounds, $HZ Hz"
 for r in $(seq "$ROUNDS"); do
 	echo "round $r"
@@ -197,8 +203,8 @@ awk -v hz="$HZ" '
 	END {
 		for (k in u) { split(k, p, SUBSEP); if (p[2] != "none" && u[p[1], "none"]) loss[p[1], p[2]] = 1 - u[k] / u[p[1], "none"] }
 		printf "%-9s %14s %17s %12s %12s %14s\n", "profiler", "units/run", "work lost (med)", "cpu s/run", "peak rss kB", "bpf ns/sample"
-		split("none slideops perf bpftrace", order, " ")
-		for (k = 1; k <= 4; k++) {
+		split("none slideops perf bpftrace baseline", order, " ")
+		for (k = 1; k <= 5; k++) {
 			m = order[k]
 			if (!n[m]) continue
 			L[m] = m == "none" ? 0 : median(m)
@@ -207,7 +213,7 @@ awk -v hz="$HZ" '
 			C[m] = cpu[m] / n[m]; R[m] = rss[m]
 		}
 		printf "\nagainst perf record -a -g -F %d:\n", hz
-		for (k = 2; k <= 4; k++) {
+		for (k = 2; k <= 5; k++) {
 			m = order[k]
 			if (m == "perf" || !n[m]) continue
 			printf "  %-9s cpu %.2fx   peak rss %.2fx   work lost %.2f%% (perf %.2f%%)\n", m,

@@ -95,7 +95,7 @@ void analysis__print_card(const struct analysis *a, FILE *out)
 
 void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 {
-	fputs(a->answer, out);
+	msg_fputs(a->answer, out);
 	fputc('\n', out);
 	if (a->profile->header.lost)
 		msg_fprint(out, MSG_REPORT_LOST, (unsigned long long)a->profile->header.lost);

@@ -407,6 +407,12 @@ void comparison__print(const struct comparison *c, const char *id_before, const 
 			msg_fprint(out, MSG_COMPARE_GROUP_ROW, g->label, from, to, pts);
 		}
 	}
-	print_functions(out, MSG_COMPARE_GREW_TITLE, c->grew, c->ngrew);
-	print_functions(out, MSG_COMPARE_SHRANK_TITLE, c->shrank, c->nshrank);
+	/* For cpu, shares are of the server's CPU time, as the groups' are: said so. */
+	if (c->before->profile->header.question == QUESTION_CPU) {
+		print_functions(out, MSG_COMPARE_GREW_TITLE_CPU, c->grew, c->ngrew);
+		print_functions(out, MSG_COMPARE_SHRANK_TITLE_CPU, c->shrank, c->nshrank);
+	} else {
+		print_functions(out, MSG_COMPARE_GREW_TITLE, c->grew, c->ngrew);
+		print_functions(out, MSG_COMPARE_SHRANK_TITLE, c->shrank, c->nshrank);
+	}
 }

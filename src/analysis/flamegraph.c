@@ -15,6 +15,7 @@
 #include "analysis/format.h"
 #include "analysis/outfile.h"
 #include "elf/elf_file.h"
+#include "util/text.h"
 #include "profile/profile.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
@@ -218,7 +219,7 @@ static void tree__free(struct tree *t)
 /*
  * A JSON string that is also safe inside <script>: '<', '>' and '&' are escaped so no
  * name can close the script element or open a comment, and U+2028/2029 so older
- * parsers of JavaScript do not break a line in it.
+ * parsers of JavaScript do not break a line in it. Invalid UTF-8 reads as \xNN.
  */
 static void put_string(FILE *out, const char *s)
 {
@@ -234,6 +235,15 @@ static void put_string(FILE *out, const char *s)
 		} else if (c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9)) {
 			fprintf(out, "\\u%04x", c[2] == 0xa8 ? 0x2028 : 0x2029);
 			c += 2;
+		} else if (*c >= 0x80) {
+			/* Valid UTF-8 as it is; each invalid byte as the text \xNN, as everywhere. */
+			size_t n = text__utf8_sequence((const char *)c);
+
+			if (n)
+				fwrite(c, 1, n, out);
+			else
+				fprintf(out, "\\\\x%02x", *c);
+			c += n ? n - 1 : 0;
 		} else {
 			putc(*c, out);
 		}

@@ -20,6 +20,7 @@ int outfile__write(const char *path, int (*write)(const void *ctx, FILE *out), c
 		err = write(ctx, stdout);
 		return err ? err : (fflush(stdout) ? -errno : 0);
 	}
+	fflush(stdout); /* what is printed already goes before anything written to fd 1 */
 	/* Whole in memory first (a flame graph is a few MB): the file appears complete or not. */
 	mem = open_memstream(&data, &len);
 	if (!mem)
@@ -30,7 +31,7 @@ int outfile__write(const char *path, int (*write)(const void *ctx, FILE *out), c
 	if (fclose(mem) && !err)
 		err = -errno;
 	if (!err)
-		err = file__write_atomic(path, data, len, 0644);
+		err = file__write_output(path, data, len, 0644);
 	free(data);
 	return err;
 }

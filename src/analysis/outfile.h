@@ -2,7 +2,8 @@
 /*
  * Writing a view to a file the way the store writes profiles: into a temporary file
  * beside it, flushed to disk, then renamed, so nobody opens half a flame graph. "-" is
- * standard output (for pipes: `slideops show ID --export folded - | flamegraph.pl`).
+ * standard output (for pipes: `slideops show ID --export folded - | flamegraph.pl`), and
+ * a special file (/dev/null, a FIFO) is written in place (file__write_output).
  */
 #ifndef SLIDEOPS_ANALYSIS_OUTFILE_H
 #define SLIDEOPS_ANALYSIS_OUTFILE_H

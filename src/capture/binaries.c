@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "elf/elf_reader.h"
+#include "symbols/lines.h"
 #include "symbols/symtab.h"
 #include "util/clock.h"
 #include "util/hash.h"
@@ -253,7 +254,8 @@ struct binary *binaries__vdso(struct binaries *b)
 	return b->vdso;
 }
 
-uint32_t binary__mapping(struct binary *bin, struct profile *p)
+uint32_t binary__mapping(struct binary *bin, struct profile *p, uint64_t start, uint64_t limit,
+			 uint64_t offset)
 {
 	struct prof_mapping m = { 0 };
 
@@ -267,6 +269,9 @@ uint32_t binary__mapping(struct binary *bin, struct profile *p)
 	m.build_id_recorded = true;
 	/* Two files at one path (one replaced the other) are two mappings until read. */
 	m.identity = hash_u64(hash_u64(11, (uint64_t)bin->dev), bin->ino) | 1;
+	m.start = start;
+	m.limit = limit;
+	m.offset = offset;
 	bin->mapping = profile__add_mapping(p, &m);
 	return bin->mapping;
 }
@@ -286,6 +291,15 @@ void binary_symbols__free(struct binary_symbols *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		symtab__free(s[i].tab);
 	free(s);
+}
+
+void binaries_read_result__release(struct binaries_read_result *r)
+{
+	binary_symbols__free(r->symbols, r->nsymbols);
+	for (size_t i = 0; r->lines && i < r->nlines; i++)
+		line_table__free(r->lines[i].table);
+	free(r->lines);
+	memset(r, 0, sizeof(*r));
 }
 
 /* The caps for one binary, from now: its own time, and never past the whole budget's. */
@@ -339,6 +353,8 @@ static int binary__not_read(const struct binary *bin, struct profile *p,
 	return profile__add_not_read(p, bin->path, bin->elf_ok ? bin->info.build_id : "", reason);
 }
 
+static uint64_t binary__vaddr(const struct binary *bin, uint64_t file_offset);
+
 /* Fills in bin's mapping from its ELF facts. */
 static int binary__fill_mapping(const struct binary *bin, struct profile *p)
 {
@@ -350,6 +366,7 @@ static int binary__fill_mapping(const struct binary *bin, struct profile *p)
 	m->build_id = build_id;
 	m->language = binary__language(bin->path, &bin->info);
 	m->has_symtab = bin->info.has_symtab;
+	m->vaddr = m->limit ? binary__vaddr(bin, m->offset) : 0;
 	return 0;
 }
 
@@ -413,6 +430,8 @@ struct reading {
 	uint32_t ntodo;
 	struct binary_symbols *symbols;
 	size_t nsymbols, cap_symbols;
+	struct binary_lines *lines;
+	size_t nlines, cap_lines;
 };
 
 static int reading__keep(struct reading *rd, const struct binary *bin, struct symtab *tab,
@@ -492,6 +511,60 @@ static int reading__names(struct reading *rd, struct binary *bin)
 	return err;
 }
 
+/* Step 4 for one binary: the source lines of its sampled addresses, from its own DWARF
+ * or its installed debug file, within the same caps. A build without lines has none. */
+static int reading__lines(struct reading *rd, struct binary *bin)
+{
+	struct lines_caps caps = LINES_CAPS_DEFAULT;
+	struct line_table *table = NULL;
+	uint64_t *addrs = NULL, now = (uint64_t)clock__monotonic_ns();
+	size_t n = 0;
+	int err, fd;
+
+	if (!bin->elf_ok || !bin->info.build_id[0] || now >= rd->deadline)
+		return 0;
+	err = lines__sampled_addresses(rd->p, bin->mapping, &addrs, &n);
+	if (err || !n) {
+		free(addrs);
+		return err;
+	}
+	caps.max_bytes = rd->budget->bytes;
+	caps.max_ns = rd->budget->per_binary_ns < rd->deadline - now ?
+			      rd->budget->per_binary_ns : rd->deadline - now;
+	/* libdw reads the file as its own: a descriptor of our own, which it closes. */
+	fd = bin->info.debug_only || bin->info.has_symtab ? fcntl(bin->fd, F_DUPFD_CLOEXEC, 0) :
+							     -1;
+	err = fd >= 0 ? lines__read(fd, addrs, n, &caps, &table) : -ENODATA;
+	if (fd >= 0)
+		close(fd);
+	if (err == -ENODATA) {
+		fd = lines__open_debug_file(bin->info.build_id);
+		err = fd >= 0 ? lines__read(fd, addrs, n, &caps, &table) : -ENODATA;
+		if (fd >= 0)
+			close(fd);
+	}
+	free(addrs);
+	if (err == -ENOMEM)
+		return err;
+	if (err || !table)
+		return 0; /* no lines: the export has names without them */
+	if (rd->nlines == rd->cap_lines) {
+		size_t cap = rd->cap_lines ? rd->cap_lines * 2 : 16;
+		struct binary_lines *grown = realloc(rd->lines, cap * sizeof(*grown));
+
+		if (!grown) {
+			line_table__free(table);
+			return -ENOMEM;
+		}
+		rd->lines = grown;
+		rd->cap_lines = cap;
+	}
+	snprintf(rd->lines[rd->nlines].build_id, sizeof(rd->lines[0].build_id), "%s",
+		 bin->info.build_id);
+	rd->lines[rd->nlines++].table = table;
+	return 0;
+}
+
 /* Step 2: every frame of a read binary gets its ELF address; mappings lose their
  * capture-time identity (their build id tells builds apart from now on). */
 static int reading__addresses(struct reading *rd)
@@ -538,7 +611,7 @@ static int reading__collect(struct reading *rd)
 }
 
 int binaries__read(struct binaries *b, struct profile *p, const struct binaries_read_options *o,
-		   struct binary_symbols **symbols, size_t *nsymbols)
+		   struct binaries_read_result *out)
 {
 	static const struct binaries_read_options none;
 	struct reading rd = { .b = b, .p = p, .o = o ? o : &none };
@@ -546,8 +619,7 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 
 	rd.budget = rd.o->budget ? rd.o->budget : &binaries_budget_default;
 	rd.deadline = clock__monotonic_ns() + rd.budget->total_ns;
-	*symbols = NULL;
-	*nsymbols = 0;
+	memset(out, 0, sizeof(*out));
 	err = reading__collect(&rd);
 	for (uint32_t i = 0; i < rd.ntodo && !err; i++)
 		err = reading__facts(&rd, rd.todo[i]);
@@ -558,14 +630,16 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 		if (rd.o->progress)
 			rd.o->progress(rd.o->progress_ctx, i + 1, rd.ntodo);
 	}
+	for (uint32_t i = 0; i < rd.ntodo && !err; i++)
+		err = reading__lines(&rd, rd.todo[i]);
 	if (!err)
 		err = profile__reindex(p);
 	free(rd.todo);
-	if (err) {
-		binary_symbols__free(rd.symbols, rd.nsymbols);
-		return err;
-	}
-	*symbols = rd.symbols;
-	*nsymbols = rd.nsymbols;
-	return 0;
+	out->symbols = rd.symbols;
+	out->nsymbols = rd.nsymbols;
+	out->lines = rd.lines;
+	out->nlines = rd.nlines;
+	if (err)
+		binaries_read_result__release(out);
+	return err;
 }

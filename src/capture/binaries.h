@@ -56,9 +56,11 @@ struct binary *binaries__get_by_path(struct binaries *b, dev_t dev, uint64_t ino
 /* The [vdso] of this kernel (the same image in every process), read from our own. */
 struct binary *binaries__vdso(struct binaries *b);
 
-/* bin's mapping in p, added when first needed: its path and identity only, until
- * binaries__read fills in the rest. UINT32_MAX on ENOMEM. */
-uint32_t binary__mapping(struct binary *bin, struct profile *p);
+/* bin's mapping in p, added when first needed: its path, its identity and where the
+ * first process that sampled it had it mapped ([start, limit) at file offset offset),
+ * until binaries__read fills in the rest. UINT32_MAX on ENOMEM. */
+uint32_t binary__mapping(struct binary *bin, struct profile *p, uint64_t start, uint64_t limit,
+			 uint64_t offset);
 
 /* What reading the binaries of one capture may cost. */
 struct binaries_budget {
@@ -80,7 +82,22 @@ struct binary_symbols {
 	struct symtab *tab;
 };
 
+/* The source lines of a build's sampled addresses (libdw), for the caller to keep. */
+struct binary_lines {
+	char build_id[BUILD_ID_HEX_MAX + 1];
+	struct line_table *table;
+};
+
+/* What binaries__read read, for the caller to keep by build id. */
+struct binaries_read_result {
+	struct binary_symbols *symbols;
+	size_t nsymbols;
+	struct binary_lines *lines;
+	size_t nlines;
+};
+
 void binary_symbols__free(struct binary_symbols *s, size_t n);
+void binaries_read_result__release(struct binaries_read_result *r);
 
 struct binaries_read_options {
 	const struct binaries_budget *budget; /* NULL: binaries_budget_default */
@@ -96,13 +113,14 @@ struct binaries_read_options {
 /*
  * After sampling, for every binary with frames in p: reads its ELF facts and fills in
  * its mapping (build id, language, whether it has .symtab), turns its frames' file
- * offsets into ELF addresses, and reads its symbol table (.symtab, else .dynsym) into
- * *symbols when it has a build id the caller keeps nothing for. A binary without a build
- * id can be named by nothing later, so its frames get their names now. A binary over a
- * cap, or that cannot be read, is listed in p's header as not read, with the reason.
- * 0 or -ENOMEM.
+ * offsets into ELF addresses, reads its symbol table (.symtab, else .dynsym) into
+ * out->symbols when it has a build id the caller keeps nothing for, and the source lines
+ * of its sampled addresses (from its DWARF, or its installed debug file's) into
+ * out->lines. A binary without a build id can be named by nothing later, so its frames
+ * get their names now. A binary over a cap, or that cannot be read, is listed in p's
+ * header as not read, with the reason. 0 or -ENOMEM.
  */
 int binaries__read(struct binaries *b, struct profile *p, const struct binaries_read_options *o,
-		   struct binary_symbols **symbols, size_t *nsymbols);
+		   struct binaries_read_result *out);
 
 #endif

@@ -325,7 +325,7 @@ static int processes__user_location(struct processes *ps, struct process *proc, 
 	}
 	if (bin) {
 		/* The file offset: binaries__read makes it an ELF address after sampling. */
-		loc->mapping = binary__mapping(bin, ps->p);
+		loc->mapping = binary__mapping(bin, ps->p, v->start, v->end, v->offset);
 		loc->address = offset;
 	} else if (v && v->kind == VMA_ANON) {
 		loc->mapping = processes__special_mapping(ps, &ps->anon_mapping, "[anon]",

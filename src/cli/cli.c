@@ -3,10 +3,12 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/json_text.h"
 #include "store/store.h"
 #include "util/messages.h"
 #include "views/views.h"
@@ -27,15 +29,85 @@ int cli_parse_long(const char *cmd, const char *opt, const char *text, long min,
 	return 0;
 }
 
-void cli_print_json(json_t *doc)
+static bool json_printed;
+
+int cli_print_json(json_t *doc)
 {
+	int err;
+
 	if (!doc) {
-		msg_error(MSG_OUT_OF_MEMORY);
-		return;
+		msg_error(MSG_JSON_FAILED);
+		return -1;
 	}
-	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_printed = true;
+	err = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					    JSON_REAL_PRECISION(10));
 	fputc('\n', stdout);
 	json_decref(doc);
+	if (err || fflush(stdout) || ferror(stdout)) {
+		msg_error(MSG_OUTPUT_FAILED, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+void cli_print_json_error(void)
+{
+	const char *hint, *error = msg_last_error(&hint);
+	json_t *doc;
+
+	if (json_printed || !error)
+		return;
+	doc = json_object();
+	if (!doc)
+		return;
+	json_object_set_new(doc, "error", json_text(error));
+	json_object_set_new(doc, "hint", hint ? json_text(hint) : json_null());
+	cli_print_json(doc);
+}
+
+/* Says why the workspace in dir cannot be opened, and what to do. */
+static void open_failed(const char *dir, int err)
+{
+	uid_t owner;
+	const char *path = store__problem(&owner);
+	struct passwd *pw;
+	char uid[32];
+
+	switch (err) {
+	case EPROTO:
+		msg_error(MSG_STORE_NEWER_WORKSPACE, dir);
+		return;
+	case EPERM:
+		pw = getpwuid(owner);
+		snprintf(uid, sizeof(uid), "%u", (unsigned)owner);
+		msg_error(MSG_STORE_NOT_OWNED, path, pw ? pw->pw_name : uid, dir);
+		return;
+	case EACCES:
+		if (!*path)
+			break;
+		msg_error(MSG_STORE_OTHERS_WRITE, path, path);
+		return;
+	case ELOOP:
+		msg_error(MSG_STORE_LINK, path, dir);
+		return;
+	case EUCLEAN:
+		msg_error(MSG_STORE_INDEX_MISSING, dir, dir, dir);
+		return;
+	case EBADMSG:
+		msg_error(MSG_STORE_INDEX_DAMAGED, dir, dir);
+		return;
+	case ENOTDIR:
+		msg_error(MSG_DATA_DIR_NOT_DIR, dir);
+		return;
+	case ENOSPC:
+		msg_error(MSG_DATA_DIR_FULL, dir);
+		return;
+	case EROFS:
+		msg_error(MSG_DATA_DIR_READ_ONLY, dir);
+		return;
+	}
+	msg_error(MSG_DATA_DIR_UNUSABLE, dir, strerror(err));
 }
 
 struct store *cli_open_store(const struct cli_env *env)
@@ -43,10 +115,18 @@ struct store *cli_open_store(const struct cli_env *env)
 	const char *dir = env->data_dir ? env->data_dir : store__default_dir();
 	struct store *s = store__open(dir);
 
-	if (!s && errno == EPROTO)
-		msg_error(MSG_STORE_NEWER_WORKSPACE, dir);
-	else if (!s)
-		msg_error(MSG_DATA_DIR_UNUSABLE, dir, strerror(errno));
+	if (!s)
+		open_failed(dir, errno);
+	return s;
+}
+
+struct store *cli_open_store_read(const struct cli_env *env)
+{
+	const char *dir = env->data_dir ? env->data_dir : store__default_dir();
+	struct store *s = store__open_read(dir);
+
+	if (!s)
+		open_failed(dir, errno);
 	return s;
 }
 
@@ -81,6 +161,6 @@ bool cli_wants_help(int argc, char **argv)
 
 int cli_print_view_error(const struct view_error *e)
 {
-	fprintf(stderr, "slideops: %s\n", e->text);
+	msg_error_text(e->id, e->text);
 	return e->status == 400 || e->status == 413 ? EXIT_REFUSED : EXIT_FAIL;
 }

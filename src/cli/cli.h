@@ -27,11 +27,20 @@ struct cli_env {
 int cli_parse_long(const char *cmd, const char *opt, const char *text, long min, long max,
 		   long *out);
 
-/* Prints doc as one JSON document on stdout and releases it. */
-void cli_print_json(json_t *doc);
+/* Prints doc as one JSON document on stdout and releases it. NULL (a document that
+ * could not be built) or a failed write: says so, and returns -1; the command then
+ * exits non-zero. 0 when printed. */
+int cli_print_json(json_t *doc);
 
-/* Opens the workspace store (creating the data dir); prints why not and returns NULL. */
+/* With --json, after a failed command that printed no document: {"error", "hint"} on
+ * stdout, from the first error it said. */
+void cli_print_json_error(void);
+
+/* Opens the workspace store to write (creating the data dir); prints why not (and what
+ * to do) and returns NULL. */
 struct store *cli_open_store(const struct cli_env *env);
+/* The same to read: creates nothing, needs no free space, works read-only. */
+struct store *cli_open_store_read(const struct cli_env *env);
 
 /* The value of option argv[*i] ("-d 5", "--duration 5", "--duration=5"; short_opt may
  * be NULL), or NULL when argv[*i] is not that option. When its value is missing, prints

@@ -13,6 +13,8 @@
 
 #include "analysis/analysis.h"
 #include "analysis/flamegraph.h"
+#include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "capture/capture.h"
 #include "pipeline/pipeline.h"
 #include "cli/cli.h"
@@ -21,6 +23,7 @@
 #include "store/store.h"
 #include "symbols/symbolize.h"
 #include "util/clock.h"
+#include "util/file.h"
 #include "util/messages.h"
 
 #define SECONDS_DEFAULT 30
@@ -112,9 +115,8 @@ static void on_progress(void *ctx, const struct pipeline_progress *pr)
 
 static void on_error(void *ctx, enum msg_id id, const char *text)
 {
-	(void)id;
 	view_clear(ctx);
-	fprintf(stderr, "slideops: %s\n", text);
+	msg_error_text(id, text);
 }
 
 static int parse_args(int argc, char **argv, struct capture_args *a)
@@ -190,7 +192,7 @@ static int print_json(const char *id, const struct analysis *a, const char *flam
 {
 	json_t *doc = analysis__to_json(a, id);
 
-	if (doc && flamegraph && json_object_set_new(doc, "flamegraph", json_string(flamegraph))) {
+	if (doc && flamegraph && json_object_set_new(doc, "flamegraph", json_text(flamegraph))) {
 		json_decref(doc);
 		doc = NULL;
 	}
@@ -198,8 +200,7 @@ static int print_json(const char *id, const struct analysis *a, const char *flam
 		msg_error(MSG_OUT_OF_MEMORY);
 		return -ENOMEM;
 	}
-	cli_print_json(doc);
-	return 0;
+	return cli_print_json(doc);
 }
 
 /* The workspace, then what the user asked to see. */
@@ -230,6 +231,30 @@ static int finish(struct store *s, const struct pipeline_result *r,
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
+/* The flame graph's path can be written, and the workspace has room for a profile. */
+static int check_outputs(struct store *s, const struct capture_args *args)
+{
+	char free_text[32], need_text[32];
+	uint64_t available = 0;
+	int err;
+
+	if (args->flamegraph) {
+		err = file__check_output(args->flamegraph);
+		if (err) {
+			msg_error(MSG_CAPTURE_OUTPUT_UNUSABLE, args->flamegraph, strerror(-err));
+			return err;
+		}
+	}
+	err = store__free_space(s, STORE_SAVE_BYTES_MIN, &available);
+	if (err == -ENOSPC) {
+		format_bytes((int64_t)available, free_text, sizeof(free_text));
+		format_bytes(STORE_SAVE_BYTES_MIN, need_text, sizeof(need_text));
+		msg_error(MSG_CAPTURE_NO_SPACE_BEFORE, store__dir(s), free_text, need_text);
+		return err;
+	}
+	return 0;
+}
+
 int cmd_capture(int argc, char **argv, const struct cli_env *env)
 {
 	struct capture_view view = { .tty = env->tty };
@@ -256,6 +281,11 @@ int cmd_capture(int argc, char **argv, const struct cli_env *env)
 	s = cli_open_store(env);
 	if (!s)
 		return EXIT_FAIL;
+	/* Before sampling: a capture that could not be kept or shown is not taken. */
+	if (check_outputs(s, &args)) {
+		store__close(s);
+		return EXIT_FAIL;
+	}
 	services__load(s, &svc, &nsvc);
 	kept.ctx = s;
 	opts.question = args.question;

@@ -60,10 +60,7 @@ int cmd_check(int argc, char **argv, const struct cli_env *env)
 	}
 	capture__check(&r);
 	if (env->json) {
-		json_t *doc = views__check(&r);
-
-		cli_print_json(doc);
-		if (!doc)
+		if (cli_print_json(views__check(&r)))
 			return EXIT_FAIL;
 	} else {
 		print_text(&r);

@@ -44,6 +44,10 @@ static int compare__parse(int argc, char **argv, const char *ids[2], long *top)
 			return -1;
 		}
 	}
+	if (nids == 1) {
+		msg_error(MSG_COMPARE_ONE_ID, argv[0], ids[0]);
+		return -1;
+	}
 	if (nids < 2) {
 		msg_error(MSG_USAGE_MISSING_ARGUMENT, argv[0], msg_text(MSG_COMPARE_ARGUMENT_IDS),
 			  argv[0]);
@@ -68,7 +72,7 @@ int cmd_compare(int argc, char **argv, const struct cli_env *env)
 	}
 	if (compare__parse(argc, argv, ids, &top))
 		return EXIT_REFUSED;
-	s = cli_open_store(env);
+	s = cli_open_store_read(env);
 	if (!s)
 		return EXIT_FAIL;
 	for (int i = 0; i < 2; i++)
@@ -89,8 +93,7 @@ int cmd_compare(int argc, char **argv, const struct cli_env *env)
 	if (env->json) {
 		json_t *doc = comparison__to_json(c, ids[0], ids[1]);
 
-		rc = doc ? EXIT_OK : EXIT_FAIL;
-		cli_print_json(doc);
+		rc = cli_print_json(doc) ? EXIT_FAIL : EXIT_OK;
 	} else {
 		comparison__print(c, ids[0], ids[1], stdout);
 		rc = EXIT_OK;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
@@ -38,6 +39,41 @@ static void print_entries(const struct profile_entry *e, size_t n)
 	}
 }
 
+/* slideops profiles delete ID: the index row first, then the file. */
+static int profiles_delete(int argc, char **argv, const struct cli_env *env)
+{
+	struct store *s;
+	int err;
+
+	if (argc < 3) {
+		msg_error(MSG_USAGE_MISSING_ARGUMENT, "profiles delete",
+			  msg_text(MSG_PROFILES_WORD_ID), "profiles");
+		return EXIT_REFUSED;
+	}
+	if (argc > 3) {
+		msg_error(MSG_USAGE_EXTRA_ARGUMENT, "profiles delete", argv[3]);
+		return EXIT_REFUSED;
+	}
+	s = cli_open_store(env);
+	if (!s)
+		return EXIT_FAIL;
+	err = store__delete_profile(s, argv[2]);
+	store__close(s);
+	if (err == -ENOENT) {
+		msg_error(MSG_SHOW_NO_SUCH_PROFILE, argv[2]);
+		return EXIT_FAIL;
+	}
+	if (err) {
+		msg_error(MSG_PROFILES_DELETE_FAILED, argv[2], strerror(-err));
+		return EXIT_FAIL;
+	}
+	if (env->json)
+		return cli_print_json(json_pack("{s:o}", "deleted", json_text(argv[2]))) ?
+			       EXIT_FAIL : EXIT_OK;
+	msg_print(MSG_PROFILES_DELETED, argv[2]);
+	return EXIT_OK;
+}
+
 int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 {
 	struct profile_entry *entries;
@@ -49,6 +85,12 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 		msg_print(MSG_HELP_PROFILES);
 		return EXIT_OK;
 	}
+	if (argc > 1 && strcmp(argv[1], "delete") == 0)
+		return profiles_delete(argc, argv, env);
+	if (argc > 1 && strcmp(argv[1], "list") == 0) {
+		argv++;
+		argc--;
+	}
 	if (argc > 1) {
 		if (argv[1][0] == '-' && argv[1][1])
 			msg_error(MSG_USAGE_UNKNOWN_OPTION, "profiles", argv[1], "profiles");
@@ -57,7 +99,7 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 		return EXIT_REFUSED;
 	}
 
-	s = cli_open_store(env);
+	s = cli_open_store_read(env);
 	if (!s)
 		return EXIT_FAIL;
 	err = store__list_profiles(s, &entries, &n);
@@ -69,9 +111,9 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 	store__close(s);
 
 	if (env->json)
-		cli_print_json(views__profiles(entries, n));
+		err = cli_print_json(views__profiles(entries, n));
 	else
 		print_entries(entries, n);
 	profile_entries__free(entries, n);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -2,24 +2,19 @@
 /*
  * slideops remove: takes the profiler off this server, as "Remove the profiler" does in
  * the UI. Removes the installed profiler (DATA/profiler/), the capture files left
- * behind (DATA/captures/) and unfinished temporary files of captures being saved
- * ("*.tmp-*" in DATA/ and DATA/profiles/). Keeps the workspace: its index, profiles,
- * Services and debug symbols.
+ * behind (DATA/captures/) and the files of saves that never finished, as the index lists
+ * them. Keeps the workspace: its index, profiles, Services and debug symbols. Only in a
+ * workspace: a directory without our index, or not its owner's alone, is refused.
  *
  * Trees are removed through directory descriptors without following symbolic links, so
  * a link planted in DATA/captures can never make us delete what it points at.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
@@ -31,9 +26,6 @@ static void print_report(const struct remove_report *rep)
 	size_t i;
 	json_t *item;
 
-	json_array_foreach(rep->failed, i, item)
-		msg_error(MSG_REMOVE_FAILED, json_string_value(json_object_get(item, "path")),
-			  json_string_value(json_object_get(item, "error")));
 	json_array_foreach(rep->removed, i, item) {
 		unsigned long long files = json_integer_value(json_object_get(item, "files"));
 		const char *path = json_string_value(json_object_get(item, "path"));
@@ -52,7 +44,9 @@ int cmd_remove(int argc, char **argv, const struct cli_env *env)
 {
 	const char *data = env->data_dir ? env->data_dir : store__default_dir();
 	struct remove_report rep = { 0 };
-	struct stat st;
+	struct store *s;
+	size_t i;
+	json_t *item;
 	int err;
 
 	if (cli_wants_help(argc, argv)) {
@@ -66,28 +60,44 @@ int cmd_remove(int argc, char **argv, const struct cli_env *env)
 			msg_error(MSG_USAGE_EXTRA_ARGUMENT, "remove", argv[1]);
 		return EXIT_REFUSED;
 	}
-	err = views__remove_profiler(data, &rep);
-	if (err == -ENOMEM && (!rep.removed || !rep.failed)) {
+	/* Only a workspace, checked as every command checks it: a directory that is not
+	 * one is not ours to clean, whatever it holds. */
+	s = store__open_existing(data);
+	if (!s && errno == ENOENT && !*store__problem(NULL)) {
+		if (env->json)
+			return cli_print_json(json_pack("{s:[], s:o}", "removed", "kept",
+							json_text(data))) ? EXIT_FAIL : EXIT_OK;
+		msg_print(MSG_REMOVE_NOTHING);
+		return EXIT_OK;
+	}
+	if (!s && errno == ENOENT) {
+		msg_error(MSG_REMOVE_NOT_WORKSPACE, data);
+		return EXIT_REFUSED;
+	}
+	if (!s) {
+		s = cli_open_store(env); /* says why, as every command does */
+		store__close(s);
+		return EXIT_FAIL;
+	}
+	err = views__remove_profiler(s, &rep);
+	store__close(s);
+	if (!rep.removed || !rep.failed) {
 		msg_error(MSG_OUT_OF_MEMORY);
 		json_decref(rep.removed);
 		json_decref(rep.failed);
 		return EXIT_FAIL;
 	}
+	json_array_foreach(rep.failed, i, item)
+		msg_error(MSG_REMOVE_FAILED, json_string_value(json_object_get(item, "path")),
+			  json_string_value(json_object_get(item, "error")));
 	if (env->json) {
-		size_t i;
-		json_t *item;
-
-		json_array_foreach(rep.failed, i, item)
-			msg_error(MSG_REMOVE_FAILED,
-				  json_string_value(json_object_get(item, "path")),
-				  json_string_value(json_object_get(item, "error")));
-		cli_print_json(views__remove_document(data, &rep));
+		if (cli_print_json(views__remove_document(data, &rep)))
+			err = -EIO;
 	} else {
 		print_report(&rep);
 		if (!json_array_size(rep.removed) && !err)
 			msg_print(MSG_REMOVE_NOTHING);
-		if (stat(data, &st) == 0)
-			msg_print(MSG_REMOVE_KEPT, data);
+		msg_print(MSG_REMOVE_KEPT, data);
 	}
 	json_decref(rep.removed);
 	json_decref(rep.failed);

@@ -9,8 +9,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
@@ -62,10 +65,31 @@ static bool valid_value(enum service_match m, const char *v)
 	return true;
 }
 
+/* Whether anything on this server matches svc now: a unit known to systemd, a program
+ * that exists. Containers come and go; they are not checked. -1 when not checked. */
+static int service_matches_now(const struct service *svc)
+{
+	char path[PATH_MAX];
+	const char *dot;
+
+	if (svc->match == SERVICE_BY_EXE)
+		return access(svc->value, X_OK) == 0;
+	if (svc->match != SERVICE_BY_UNIT)
+		return -1;
+	dot = strrchr(svc->value, '.');
+	snprintf(path, sizeof(path), "/run/systemd/units/invocation:%s%s", svc->value,
+		 dot ? "" : ".service");
+	if (access(path, F_OK) == 0)
+		return 1;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/system.slice/%s%s", svc->value,
+		 dot ? "" : ".service");
+	return access(path, F_OK) == 0;
+}
+
 static json_t *service_json(const struct service *s)
 {
-	return json_pack("{s:s, s:s, s:s}", "name", s->name, "match", match_keys[s->match],
-			 "value", s->value);
+	return json_pack("{s:o, s:s, s:o}", "name", json_text(s->name), "match",
+			 match_keys[s->match], "value", json_text(s->value));
 }
 
 static int services_add(int argc, char **argv, const struct cli_env *env)
@@ -73,7 +97,7 @@ static int services_add(int argc, char **argv, const struct cli_env *env)
 	struct service svc = { 0 };
 	struct store *st;
 	const char *name = NULL;
-	int nmatch = 0, err;
+	int nmatch = 0, err, matches;
 
 	for (int i = 2; i < argc; i++) {
 		static const struct {
@@ -151,11 +175,23 @@ static int services_add(int argc, char **argv, const struct cli_env *env)
 		msg_error(MSG_SERVICE_ADD_FAILED, name, strerror(-err));
 		return EXIT_FAIL;
 	}
-	if (env->json)
-		cli_print_json(json_pack("{s:o}", "added", service_json(&svc)));
-	else
+	matches = service_matches_now(&svc);
+	if (env->json) {
+		json_t *doc = json_pack("{s:o}", "added", service_json(&svc));
+
+		if (doc && matches >= 0)
+			json_object_set_new(doc, "matches_now", json_boolean(matches));
+		if (cli_print_json(doc))
+			return EXIT_FAIL;
+	} else {
 		msg_print(MSG_SERVICE_ADDED, name, msg_text(match_words[svc.match]), svc.value,
 			  name);
+		/* Said, not refused: a Service may be declared before it is deployed. */
+		if (matches == 0 && svc.match == SERVICE_BY_UNIT)
+			msg_print(MSG_SERVICE_NO_SUCH_UNIT, svc.value, name);
+		else if (matches == 0)
+			msg_print(MSG_SERVICE_NO_SUCH_EXE, svc.value, name);
+	}
 	return EXIT_OK;
 }
 
@@ -171,7 +207,7 @@ static int services_list(int argc, char **argv, const struct cli_env *env)
 		msg_error(MSG_USAGE_EXTRA_ARGUMENT, "services list", argv[2]);
 		return EXIT_REFUSED;
 	}
-	st = cli_open_store(env);
+	st = cli_open_store_read(env);
 	if (!st)
 		return EXIT_FAIL;
 	err = store__list_services(st, &svc, &n);
@@ -188,7 +224,7 @@ static int services_list(int argc, char **argv, const struct cli_env *env)
 				list = NULL;
 			}
 		}
-		cli_print_json(list ? json_pack("{s:o}", "services", list) : NULL);
+		err = cli_print_json(list ? json_pack("{s:o}", "services", list) : NULL);
 	} else if (!n) {
 		msg_print(MSG_SERVICE_LIST_EMPTY);
 	} else {
@@ -199,7 +235,7 @@ static int services_list(int argc, char **argv, const struct cli_env *env)
 				  msg_text(match_words[svc[i].match]), svc[i].value);
 	}
 	services__free(svc, n);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 static int services_remove(int argc, char **argv, const struct cli_env *env)
@@ -243,8 +279,9 @@ static int services_remove(int argc, char **argv, const struct cli_env *env)
 	}
 	if (env->json) {
 		if (!removed)
-			removed = json_pack("{s:s}", "name", argv[2]);
-		cli_print_json(json_pack("{s:o}", "removed", removed));
+			removed = json_pack("{s:o}", "name", json_text(argv[2]));
+		if (cli_print_json(json_pack("{s:o}", "removed", removed)))
+			return EXIT_FAIL;
 	} else {
 		msg_print(MSG_SERVICE_REMOVED, argv[2]);
 	}

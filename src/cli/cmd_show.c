@@ -16,11 +16,13 @@
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "symbols/symbolize.h"
+#include "util/file.h"
 #include "util/messages.h"
 #include "views/views.h"
 
@@ -131,7 +133,7 @@ static void show__print(const char *id, const struct analysis *a, size_t top)
 	analysis__print_report(a, stdout, top);
 }
 
-static int show__write_files(const struct show_opts *o, const struct profile *p)
+static int show__write_files(const struct show_opts *o, struct profile *p, struct store *s)
 {
 	int err;
 
@@ -143,8 +145,10 @@ static int show__write_files(const struct show_opts *o, const struct profile *p)
 		}
 	}
 	if (o->export == EXPORT_PPROF) {
-		/* pprof is binary: to a terminal it would be noise, so "-" is not offered. */
-		err = pprof__write_file(p, true, o->export_path);
+		/* Lines where the workspace keeps them; without, the export has names only. */
+		err = store__add_lines(s, p);
+		if (!err)
+			err = pprof__write_file(p, true, o->export_path);
 	} else if (o->export == EXPORT_FOLDED) {
 		err = folded__write_file(p, o->export_path);
 	} else {
@@ -172,19 +176,19 @@ int cmd_show(int argc, char **argv, const struct cli_env *env)
 	}
 	if (show__parse(argc, argv, &o))
 		return EXIT_REFUSED;
-	s = cli_open_store(env);
+	s = cli_open_store_read(env);
 	if (!s)
 		return EXIT_FAIL;
 	rc = show__load(s, o.id, &p, &a);
 	if (rc)
 		goto out_close;
-	if (show__write_files(&o, p)) {
+	if (show__write_files(&o, p, s)) {
 		rc = EXIT_FAIL;
 		goto out_free;
 	}
 	/* A file written to standard output is the output: nothing else goes there. */
-	to_stdout = (o.flamegraph && strcmp(o.flamegraph, "-") == 0) ||
-		    (o.export == EXPORT_FOLDED && strcmp(o.export_path, "-") == 0);
+	to_stdout = (o.flamegraph && file__is_stdout(o.flamegraph)) ||
+		    (o.export != EXPORT_NONE && file__is_stdout(o.export_path));
 	if (to_stdout)
 		goto out_free;
 	if (env->json) {
@@ -192,15 +196,14 @@ int cmd_show(int argc, char **argv, const struct cli_env *env)
 					    analysis__to_json(a, o.id);
 
 		if (doc && o.flamegraph)
-			json_object_set_new(doc, "flamegraph", json_string(o.flamegraph));
+			json_object_set_new(doc, "flamegraph", json_text(o.flamegraph));
 		if (doc && o.export != EXPORT_NONE)
 			json_object_set_new(doc, "export",
-					    json_pack("{s:s, s:s}", "format",
+					    json_pack("{s:s, s:o}", "format",
 						      export_names[o.export], "path",
-						      o.export_path));
-		if (!doc)
+						      json_text(o.export_path)));
+		if (cli_print_json(doc))
 			rc = EXIT_FAIL;
-		cli_print_json(doc);
 	} else {
 		show__print(o.id, a, (size_t)o.top);
 		if (o.flamegraph || o.export != EXPORT_NONE)

@@ -18,9 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "elf/elf_file.h"
 #include "store/store.h"
+#include "symbols/lines.h"
 #include "symbols/symtab.h"
 #include "util/messages.h"
 #include "views/views.h"
@@ -40,21 +42,30 @@ static int refuse_argument(const char *cmd, const char *arg)
  * Reads the names of the file at path: EXIT_OK with *tab and info filled, or prints why
  * not and returns the exit code.
  */
-static int read_upload(const char *path, struct elf_info *info, struct symtab **tab)
+/*
+ * Opens the file at path and reads its names: the descriptor (the names kept, its lines
+ * are read from it too) with *tab and info filled, or prints why not and returns -1 with
+ * the exit code in *rc.
+ */
+static int read_upload(const char *path, struct elf_info *info, struct symtab **tab, int *rc)
 {
 	struct view_error e;
-	int fd, err;
+	int fd;
 
 	*tab = NULL;
 	/* O_NONBLOCK: a FIFO given by mistake must not hang the command. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		msg_error(MSG_SYMBOLS_CANNOT_READ, path, strerror(errno));
-		return EXIT_FAIL;
+		*rc = EXIT_FAIL;
+		return -1;
 	}
-	err = views__read_upload(fd, path, info, tab, &e);
-	close(fd);
-	return err ? cli_print_view_error(&e) : EXIT_OK;
+	if (views__read_upload(fd, path, info, tab, &e)) {
+		close(fd);
+		*rc = cli_print_view_error(&e);
+		return -1;
+	}
+	return fd;
 }
 
 static int symbols_upload(int argc, char **argv, const struct cli_env *env)
@@ -65,7 +76,7 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 	struct symtab *tab;
 	struct store *s;
 	json_t *doc;
-	int ret;
+	int fd, ret;
 
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !path) {
@@ -82,8 +93,8 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 		return EXIT_REFUSED;
 	}
 
-	ret = read_upload(path, &info, &tab);
-	if (ret != EXIT_OK)
+	fd = read_upload(path, &info, &tab, &ret);
+	if (fd < 0)
 		return ret;
 	name = basename(path);
 	if (!*name) /* a path that ends in a slash */
@@ -91,23 +102,29 @@ static int symbols_upload(int argc, char **argv, const struct cli_env *env)
 
 	s = cli_open_store(env);
 	if (!s) {
+		close(fd);
 		symtab__free(tab);
 		return EXIT_FAIL;
 	}
-	doc = views__keep_upload(s, &info, name, tab, &e);
+	doc = views__keep_upload(s, &info, name, tab, fd, &e);
 	store__close(s);
+	close(fd);
 	if (!doc) {
 		symtab__free(tab);
 		return cli_print_view_error(&e);
 	}
-	if (env->json)
-		cli_print_json(doc);
-	else
-		msg_print(MSG_SYMBOLS_UPLOADED, (unsigned long long)tab->nsyms, info.build_id, name);
-	if (!env->json)
+	ret = EXIT_OK;
+	if (env->json) {
+		if (cli_print_json(doc))
+			ret = EXIT_FAIL;
+	} else {
+		msg_print(json_integer_value(json_object_get(doc, "lines")) ?
+				  MSG_SYMBOLS_UPLOADED_LINES : MSG_SYMBOLS_UPLOADED,
+			  (unsigned long long)tab->nsyms, info.build_id, name);
 		json_decref(doc);
+	}
 	symtab__free(tab);
-	return EXIT_OK;
+	return ret;
 }
 
 static int symbols_list(int argc, char **argv, const struct cli_env *env)
@@ -120,7 +137,7 @@ static int symbols_list(int argc, char **argv, const struct cli_env *env)
 
 	if (argc > 2)
 		return refuse_argument("symbols list", argv[2]);
-	s = cli_open_store(env);
+	s = cli_open_store_read(env);
 	if (!s)
 		return EXIT_FAIL;
 	err = store__list_uploads(s, &e, &n);
@@ -142,7 +159,7 @@ static int symbols_list(int argc, char **argv, const struct cli_env *env)
 		}
 	}
 	upload_entries__free(e, n);
-	return EXIT_OK;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 static int symbols_delete(int argc, char **argv, const struct cli_env *env)

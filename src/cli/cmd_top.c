@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/format.h"
+#include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "proc/owner.h"
 #include "proc/proc.h"
@@ -32,7 +33,7 @@ static void load_services(const struct cli_env *env, struct service **svc, size_
 
 	*svc = NULL;
 	*n = 0;
-	s = store__open(dir);
+	s = store__open_read(dir);
 	if (!s) {
 		msg_error(MSG_TOP_NO_SERVICES, dir, strerror(errno));
 		return;
@@ -49,10 +50,7 @@ static void load_services(const struct cli_env *env, struct service **svc, size_
 static int print_rows(const struct top_row *rows, size_t n, const struct cli_env *env)
 {
 	if (env->json) {
-		json_t *doc = views__top(rows, n);
-
-		cli_print_json(doc);
-		return doc ? EXIT_OK : EXIT_FAIL;
+		return cli_print_json(views__top(rows, n)) ? EXIT_FAIL : EXIT_OK;
 	}
 	msg_print(n ? MSG_TOP_HEADER : MSG_TOP_NONE);
 	for (size_t i = 0; i < n; i++) {

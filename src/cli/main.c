@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 			env.json = true;
 		} else if (strcmp(argv[i], "--data") == 0) {
 			if (i + 1 >= argc) {
-				msg_error(MSG_USAGE_MISSING_VALUE, "slideops", "--data");
+				msg_error(MSG_USAGE_MISSING_DATA);
 				return EXIT_REFUSED;
 			}
 			env.data_dir = argv[++i];
@@ -43,6 +43,12 @@ int main(int argc, char **argv)
 		}
 	}
 	argv[n] = NULL;
+	msg_set_json(env.json);
+	if (env.data_dir && !*env.data_dir) {
+		msg_error(MSG_USAGE_EMPTY_DATA);
+		cli_print_json_error();
+		return EXIT_REFUSED;
+	}
 
 	if (n == 0 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0 ||
 	    strcmp(argv[0], "help") == 0) {
@@ -53,10 +59,16 @@ int main(int argc, char **argv)
 		msg_print(MSG_VERSION, SLIDEOPS_VERSION);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[0], commands[i].name) == 0)
-			return commands[i].run(n, argv, &env);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[0], commands[i].name) == 0) {
+			int rc = commands[i].run(n, argv, &env);
 
+			if (rc != EXIT_OK)
+				cli_print_json_error();
+			return rc;
+		}
+	}
 	msg_error(MSG_USAGE_UNKNOWN_COMMAND, argv[0]);
+	cli_print_json_error();
 	return EXIT_REFUSED;
 }

@@ -229,9 +229,10 @@ static int read_sections(struct elf_reader *r, const struct ehdr *eh, uint32_t *
 		*shstrndx = first.link;
 	if (eh->phnum == PN_XNUM)
 		*phnum = first.info;
-	err = -ENOEXEC;
+	err = -E2BIG;
 	if (r->limits && shnum > r->limits->max_sections)
-		return -E2BIG;
+		goto out_free;
+	err = -ENOEXEC;
 	if (shnum == 0 || shnum > ELF_MAX_SECTIONS ||
 	    !elf_reader__in_file(r, eh->shoff, shnum * entsize))
 		goto out_free;

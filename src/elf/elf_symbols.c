@@ -120,8 +120,11 @@ static int window__name(struct strtab_window *w, uint64_t off, const char **name
 	}
 	*name = w->buf + (off - w->start);
 	end = memchr(*name, '\0', w->len - (off - w->start));
-	/* A name running off the table (corrupt) or past the window (huge) is cut there. */
+	/* A name running off the table (corrupt) or past the window (huge) is cut there, and
+	 * no name is kept longer than a window, however the table was read. */
 	*len = end ? (size_t)(end - *name) : w->len - (off - w->start);
+	if (*len > STRTAB_WINDOW)
+		*len = STRTAB_WINDOW;
 	return *len > 0;
 }
 

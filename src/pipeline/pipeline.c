@@ -12,10 +12,12 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/format.h"
 #include "capture/binaries.h"
 #include "capture/capture.h"
 #include "proc/owner.h"
 #include "store/store.h"
+#include "symbols/lines.h"
 #include "symbols/symtab.h"
 #include "util/clock.h"
 
@@ -185,18 +187,28 @@ static void reading_progress(void *ctx, uint64_t done, uint64_t total)
 	progress(ctx, PIPELINE_READING, done, total);
 }
 
-static int take_symbols(struct pipeline_result *out, struct binary_symbols *read, size_t n)
+/* The tables binaries__read read become the result's. */
+static int take_tables(struct pipeline_result *out, struct binaries_read_result *read)
 {
-	out->symbols = calloc(n ? n : 1, sizeof(*out->symbols));
-	if (!out->symbols)
+	out->symbols = calloc(read->nsymbols ? read->nsymbols : 1, sizeof(*out->symbols));
+	out->lines = calloc(read->nlines ? read->nlines : 1, sizeof(*out->lines));
+	if (!out->symbols || !out->lines)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(out->symbols[i].build_id, read[i].build_id, sizeof(read[i].build_id));
-		out->symbols[i].from_symtab = read[i].from_symtab;
-		out->symbols[i].tab = read[i].tab;
-		read[i].tab = NULL;
+	for (size_t i = 0; i < read->nsymbols; i++) {
+		memcpy(out->symbols[i].build_id, read->symbols[i].build_id,
+		       sizeof(out->symbols[i].build_id));
+		out->symbols[i].from_symtab = read->symbols[i].from_symtab;
+		out->symbols[i].tab = read->symbols[i].tab;
+		read->symbols[i].tab = NULL;
 	}
-	out->nsymbols = n;
+	out->nsymbols = read->nsymbols;
+	for (size_t i = 0; i < read->nlines; i++) {
+		memcpy(out->lines[i].build_id, read->lines[i].build_id,
+		       sizeof(out->lines[i].build_id));
+		out->lines[i].table = read->lines[i].table;
+		read->lines[i].table = NULL;
+	}
+	out->nlines = read->nlines;
 	return 0;
 }
 
@@ -208,11 +220,10 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 		.progress = reading_progress,
 		.progress_ctx = &pl->cb,
 	};
-	struct binary_symbols *read = NULL;
+	struct binaries_read_result read = { 0 };
 	struct symbol_lookup lookup;
 	struct names names = { 0 };
 	struct profile *p;
-	size_t nread = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -224,13 +235,13 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 		goto out_failed;
 	p = capture_session__profile(pl->session);
 	progress(&pl->cb, PIPELINE_READING, 0, 0);
-	err = binaries__read(capture_session__binaries(pl->session), p, &ro, &read, &nread);
+	err = binaries__read(capture_session__binaries(pl->session), p, &ro, &read);
 	if (err)
 		goto out_nomem;
 
 	names.kept = pl->opts.kept;
-	names.fresh = read;
-	names.nfresh = nread;
+	names.fresh = read.symbols;
+	names.nfresh = read.nsymbols;
 	lookup.get = names_get;
 	lookup.release = names_release;
 	lookup.ctx = &names;
@@ -243,16 +254,16 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 		err = -ENOMEM;
 		goto out_nomem;
 	}
-	err = take_symbols(out, read, nread);
+	err = take_tables(out, &read);
 	if (err)
 		goto out_nomem;
-	binary_symbols__free(read, nread);
+	binaries_read_result__release(&read);
 	return 0;
 
 out_nomem:
 	report__error(&pl->report, MSG_OUT_OF_MEMORY);
 out_failed:
-	binary_symbols__free(read, nread);
+	binaries_read_result__release(&read);
 	pipeline_result__release(out);
 	progress(&pl->cb, PIPELINE_FAILED, 0, 0);
 	return err;
@@ -309,38 +320,62 @@ void pipeline_result__release(struct pipeline_result *r)
 	for (size_t i = 0; r->symbols && i < r->nsymbols; i++)
 		symtab__free(r->symbols[i].tab);
 	free(r->symbols);
+	for (size_t i = 0; r->lines && i < r->nlines; i++)
+		line_table__free(r->lines[i].table);
+	free(r->lines);
 	memset(r, 0, sizeof(*r));
+}
+
+/* Why a save failed, in words: a full disk says how much the profile needed. */
+static void save_failed(const struct pipeline_result *r, struct store *s,
+			const struct pipeline_callbacks *cb, int err)
+{
+	struct report report = { .error = on_error, .ctx = (void *)cb };
+	uint64_t available = 0, needed = 0;
+	char free_text[32], need_text[32];
+
+	if (!cb)
+		return;
+	if (err != -ENOSPC || store__profile_bytes(r->profile, &needed)) {
+		report__error(&report, MSG_CAPTURE_SAVE_FAILED, store__dir(s), strerror(-err));
+		return;
+	}
+	store__free_space(s, 0, &available);
+	format_bytes((int64_t)available, free_text, sizeof(free_text));
+	format_bytes((int64_t)needed, need_text, sizeof(need_text));
+	report__error(&report, MSG_CAPTURE_NO_SPACE, store__dir(s), free_text, need_text);
 }
 
 int pipeline_result__save(const struct pipeline_result *r, struct store *s,
 			  const struct pipeline_callbacks *cb, char id[40])
 {
-	struct report report = { .error = on_error, .ctx = (void *)cb };
-	int err;
+	size_t total = r->nsymbols + r->nlines + 1, done = 0;
+	int err = 0;
 
-	progress(cb, PIPELINE_SAVING, 0, r->nsymbols + 1);
-	for (size_t i = 0; i < r->nsymbols; i++) {
+	progress(cb, PIPELINE_SAVING, 0, total);
+	for (size_t i = 0; i < r->nsymbols && !err; i++, done++) {
 		const struct pipeline_symbols *ps = &r->symbols[i];
 
 		err = store__put_symbols(s, ps->build_id,
 					 ps->from_symtab ? SYMBOLS_SYMTAB : SYMBOLS_DYNSYM, NULL,
 					 ps->tab);
-		if (err) {
-			if (cb)
-				report__error(&report, MSG_CAPTURE_SAVE_FAILED, store__dir(s),
-					      strerror(-err));
-			progress(cb, PIPELINE_FAILED, i, r->nsymbols + 1);
-			return err;
-		}
-		progress(cb, PIPELINE_SAVING, i + 1, r->nsymbols + 1);
+		progress(cb, PIPELINE_SAVING, done + 1, total);
 	}
-	err = store__save_profile(s, r->profile, r->analysis->answer, id);
+	/* A line table that cannot be kept costs the export its lines, not the profile. */
+	for (size_t i = 0; i < r->nlines && !err; i++, done++) {
+		int e = store__put_lines(s, r->lines[i].build_id, r->lines[i].table);
+
+		if (e == -ENOSPC)
+			err = e;
+		progress(cb, PIPELINE_SAVING, done + 1, total);
+	}
+	if (!err)
+		err = store__save_profile(s, r->profile, r->analysis->answer, id);
 	if (err) {
-		if (cb)
-			report__error(&report, MSG_CAPTURE_SAVE_FAILED, store__dir(s), strerror(-err));
-		progress(cb, PIPELINE_FAILED, r->nsymbols, r->nsymbols + 1);
+		save_failed(r, s, cb, err);
+		progress(cb, PIPELINE_FAILED, done, total);
 		return err;
 	}
-	progress(cb, PIPELINE_DONE, r->nsymbols + 1, r->nsymbols + 1);
+	progress(cb, PIPELINE_DONE, total, total);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include "util/messages.h"
 
 struct analysis;
+struct line_table;
 struct service;
 struct store;
 struct symtab;
@@ -83,11 +84,19 @@ struct pipeline_symbols {
 	struct symtab *tab;
 };
 
+/* The source lines of a build's sampled addresses, for the caller to keep. */
+struct pipeline_lines {
+	char build_id[BUILD_ID_HEX_MAX + 1];
+	struct line_table *table;
+};
+
 struct pipeline_result {
 	struct profile *profile;     /* symbolized; header.not_read lists the binaries not read */
 	struct analysis *analysis;   /* groups, answer, functions, card */
 	struct pipeline_symbols *symbols; /* tables read from binaries, to keep by build id */
 	size_t nsymbols;
+	struct pipeline_lines *lines; /* line tables read from binaries, likewise */
+	size_t nlines;
 };
 
 struct pipeline;
@@ -125,8 +134,8 @@ int pipeline__run(const struct pipeline_options *opts, const struct pipeline_cal
 void pipeline_result__release(struct pipeline_result *r);
 
 /*
- * Keeps a result in the workspace: its symbol tables by build id, then the profile with
- * its answer. Writes the new profile's id. 0 or -errno (reported; -ENOSPC: nothing is
+ * Keeps a result in the workspace: its symbol and line tables by build id, then the
+ * profile with its answer. Writes the new profile's id. 0 or -errno (reported; -ENOSPC: nothing is
  * kept half-written).
  */
 int pipeline_result__save(const struct pipeline_result *r, struct store *s,

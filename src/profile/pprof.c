@@ -45,8 +45,17 @@ typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__SlideopsHeader PbHeader;
 typedef Perftools__Profiles__NotRead PbNotRead;
 
-/* A decompressed profile larger than this is refused rather than read into memory. */
-#define PPROF_MAX_RAW (1ULL << 30)
+/*
+ * The budget for inflating a blob: never more than PPROF_MAX_RAW, and never more than
+ * PPROF_MAX_RATIO times the compressed size (with PPROF_MIN_RAW for small ones). Our
+ * profiles compress 3 to 10 times; deflate can reach 1032 times, which is how a 1 MB
+ * file asks for a gigabyte. A blob over budget is refused before it is read further.
+ */
+#define PPROF_MAX_RAW (256ULL << 20)
+#define PPROF_MAX_RATIO 64
+#define PPROF_MIN_RAW (1ULL << 20)
+/* A compressed file larger than this is refused before it is read. */
+#define PPROF_MAX_FILE (PPROF_MAX_RAW / 2)
 /* Labels one sample can carry (pid, tid, comm, thread, group, group_kind, exe, state,
  * wait, lock, lock_kind). */
 #define MAX_LABELS 11
@@ -92,69 +101,90 @@ static int gzip__compress(const void *in, size_t len, void **out, size_t *out_le
 }
 
 /*
- * Inflates one whole gzip member. A stream that ends early, fails its CRC or length
- * check, or has bytes after its end is not a whole profile: -EBADMSG.
+ * Inflates one whole gzip member into out (out_cap bytes), or, with out NULL, only
+ * counts its bytes (into a small scratch buffer) and checks it whole. A stream that
+ * ends early, fails its CRC or length check, or has bytes after its end is not a whole
+ * profile: -EBADMSG; one longer than budget: -EBADMSG as soon as it passes it.
  */
-static int gzip__decompress(const void *in, size_t len, void **out, size_t *out_len)
+static int gzip__inflate(const void *in, size_t len, unsigned char *out, uint64_t budget,
+			 size_t *out_len)
 {
+	static unsigned char scratch[1 << 16];
 	z_stream zs = { 0 };
-	size_t cap = len < (1 << 16) ? (1 << 18) : len * 4, used = 0;
-	unsigned char *buf, *nbuf;
+	uint64_t total = 0;
 	int ret, err = -EBADMSG;
 
 	if (inflateInit2(&zs, 15 + 16) != Z_OK)
 		return -ENOMEM;
-	if (cap > PPROF_MAX_RAW)
-		cap = PPROF_MAX_RAW;
-	buf = malloc(cap);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out_end;
-	}
 	zs.next_in = (Bytef *)in;
 	for (;;) {
 		size_t in_left = len - (size_t)((const char *)zs.next_in - (const char *)in);
+		uint64_t room = out ? budget - total : sizeof(scratch);
+		uInt before;
 
-		if (used == cap) {
-			if (cap >= PPROF_MAX_RAW)
-				goto out_free; /* too large to be ours */
-			cap = cap * 2 > PPROF_MAX_RAW ? PPROF_MAX_RAW : cap * 2;
-			nbuf = realloc(buf, cap);
-			if (!nbuf) {
-				err = -ENOMEM;
-				goto out_free;
-			}
-			buf = nbuf;
-		}
 		zs.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
-		zs.next_out = buf + used;
-		zs.avail_out = cap - used > UINT_MAX ? UINT_MAX : (uInt)(cap - used);
+		zs.next_out = out ? out + total : scratch;
+		zs.avail_out = room > UINT_MAX ? UINT_MAX : (uInt)room;
+		before = zs.avail_out;
 		ret = inflate(&zs, Z_NO_FLUSH);
-		used = (size_t)(zs.next_out - buf);
+		total += before - zs.avail_out;
+		if (total > budget)
+			goto out_end; /* over budget: a bomb, or not ours */
 		if (ret == Z_STREAM_END)
 			break;
-		if (ret == Z_OK)
-			continue;
 		if (ret == Z_MEM_ERROR) {
 			err = -ENOMEM;
-			goto out_free;
+			goto out_end;
 		}
-		/* No progress with room left to write: the input ended before the stream. */
-		if (ret != Z_BUF_ERROR || zs.avail_out != 0)
-			goto out_free;
+		if (ret == Z_OK && (zs.avail_out == 0 || before != zs.avail_out))
+			continue;
+		/* No progress: the input ended before the stream, or out is full. */
+		if (ret != Z_BUF_ERROR && ret != Z_OK)
+			goto out_end;
+		if (zs.avail_out != 0 || (out && total == budget))
+			goto out_end;
 	}
 	if ((const char *)zs.next_in != (const char *)in + len)
-		goto out_free; /* bytes after the stream */
-	inflateEnd(&zs);
-	*out = buf;
-	*out_len = used;
-	return 0;
-
-out_free:
-	free(buf);
+		goto out_end; /* bytes after the stream */
+	*out_len = (size_t)total;
+	err = 0;
 out_end:
 	inflateEnd(&zs);
 	return err;
+}
+
+/*
+ * Twice: once to count and check (nothing kept), once into a buffer of exactly that
+ * size. A gzip bomb is refused after the first pass has streamed through its budget,
+ * with nothing allocated for it.
+ */
+static int gzip__decompress(const void *in, size_t len, void **out, size_t *out_len)
+{
+	uint64_t budget = (uint64_t)len * PPROF_MAX_RATIO;
+	unsigned char *buf;
+	size_t n, got;
+	int err;
+
+	if (budget < PPROF_MIN_RAW)
+		budget = PPROF_MIN_RAW;
+	if (budget > PPROF_MAX_RAW)
+		budget = PPROF_MAX_RAW;
+	err = gzip__inflate(in, len, NULL, budget, &n);
+	if (err)
+		return err;
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return -ENOMEM;
+	err = gzip__inflate(in, len, buf, n, &got);
+	if (!err && got != n)
+		err = -EBADMSG;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*out_len = n;
+	return 0;
 }
 
 /* ---- encoding ---- */
@@ -200,7 +230,7 @@ static int64_t enc__str(struct encoder *e, uint32_t id)
 }
 
 struct function_key {
-	int64_t name, filename;
+	int64_t name, filename, start_line;
 };
 
 static bool function__equal(const void *key, uint32_t id, void *ctx)
@@ -208,17 +238,18 @@ static bool function__equal(const void *key, uint32_t id, void *ctx)
 	const struct function_key *k = key;
 	const struct encoder *e = ctx;
 
-	return e->functions[id].name == k->name && e->functions[id].filename == k->filename;
+	return e->functions[id].name == k->name && e->functions[id].filename == k->filename &&
+	       e->functions[id].start_line == k->start_line;
 }
 
 /*
- * The id of the Function (name, filename), adding it when new. One Function per name
- * and file (start_line stays 0): pprof tells functions apart by start line too, and a
- * function sampled at many lines must stay one function. The line goes on the Line.
+ * The id of the Function (name, filename, start line), adding it when new: a function
+ * sampled at many lines stays one function; the line goes on the Line.
  */
-static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename)
+static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename,
+			      int64_t start_line)
 {
-	struct function_key k = { name, filename };
+	struct function_key k = { name, filename, start_line };
 	uint64_t h = hash_u64(hash_u64(7, (uint64_t)name), (uint64_t)filename);
 	uint32_t id = hashmap__find(e->function_index, h, &k, function__equal, e);
 
@@ -245,6 +276,7 @@ static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename)
 	e->functions[id].name = name;
 	e->functions[id].system_name = name;
 	e->functions[id].filename = filename;
+	e->functions[id].start_line = start_line;
 	e->nfunctions++;
 	return (uint64_t)id + 1;
 }
@@ -320,6 +352,9 @@ struct enc_arrays {
 	PbLabel **label_ptrs;
 	char **string_table;
 	bool *mapping_named;
+	bool *mapping_lines;
+	uint64_t *mapping_lo, *mapping_hi; /* ELF addresses seen, for unrecorded ranges */
+	int64_t *mapping_weight;
 	PbNotRead *not_read;
 	PbNotRead **not_read_ptrs;
 };
@@ -343,6 +378,10 @@ static void enc_arrays__free(struct enc_arrays *a)
 	free(a->label_ptrs);
 	free(a->string_table);
 	free(a->mapping_named);
+	free(a->mapping_lines);
+	free(a->mapping_lo);
+	free(a->mapping_hi);
+	free(a->mapping_weight);
 	free(a->not_read);
 	free(a->not_read_ptrs);
 }
@@ -351,6 +390,53 @@ static void *calloc_n(size_t n, size_t size)
 {
 	/* calloc(0, ...) may return NULL; one element keeps "NULL means ENOMEM" true. */
 	return calloc(n ? n : 1, size);
+}
+
+/* Where a location was in the process its mapping was recorded from: what pprof's
+ * memory_start, memory_limit and file_offset describe. */
+static uint64_t enc__runtime_address(const struct profile *p, const struct prof_location *l)
+{
+	const struct prof_mapping *m;
+
+	if (l->mapping >= p->nmappings)
+		return l->address;
+	m = &p->mappings[l->mapping];
+	if (!m->limit || l->address < m->vaddr || l->address - m->vaddr >= m->limit - m->start)
+		return l->address;
+	return m->start + (l->address - m->vaddr);
+}
+
+static const struct enc_arrays *order_arrays;
+static const struct profile *order_profile;
+
+static int mapping_rank(const struct prof_mapping *m)
+{
+	return m->kind == MAPPING_EXE ? 0 : m->kind == MAPPING_KERNEL ? 2 : 1;
+}
+
+static int mapping_order__cmp(const void *x, const void *y)
+{
+	const PbMapping *a = *(PbMapping *const *)x, *b = *(PbMapping *const *)y;
+	const struct prof_mapping *ma = &order_profile->mappings[a->id - 1],
+				  *mb = &order_profile->mappings[b->id - 1];
+	int64_t wa = order_arrays->mapping_weight[a->id - 1],
+		wb = order_arrays->mapping_weight[b->id - 1];
+
+	if (mapping_rank(ma) != mapping_rank(mb))
+		return mapping_rank(ma) - mapping_rank(mb);
+	if (wa != wb)
+		return wa > wb ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static void enc__order_mappings(const struct profile *p, struct enc_arrays *a)
+{
+	/* qsort has no context argument; encoding is not reentrant across threads here. */
+	order_profile = p;
+	order_arrays = a;
+	qsort(a->mapping_ptrs, p->nmappings, sizeof(*a->mapping_ptrs), mapping_order__cmp);
+	order_profile = NULL;
+	order_arrays = NULL;
 }
 
 static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct enc_arrays *a)
@@ -364,6 +450,10 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	a->mappings = calloc_n(p->nmappings, sizeof(*a->mappings));
 	a->mapping_ptrs = calloc_n(p->nmappings, sizeof(*a->mapping_ptrs));
 	a->mapping_named = calloc_n(p->nmappings, sizeof(*a->mapping_named));
+	a->mapping_lines = calloc_n(p->nmappings, sizeof(*a->mapping_lines));
+	a->mapping_lo = calloc_n(p->nmappings, sizeof(*a->mapping_lo));
+	a->mapping_hi = calloc_n(p->nmappings, sizeof(*a->mapping_hi));
+	a->mapping_weight = calloc_n(p->nmappings, sizeof(*a->mapping_weight));
 	a->locations = calloc_n(p->nlocations, sizeof(*a->locations));
 	a->location_ptrs = calloc_n(p->nlocations, sizeof(*a->location_ptrs));
 	a->lines = calloc_n(p->nlocations, sizeof(*a->lines));
@@ -375,7 +465,8 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	a->label_ptrs = calloc_n((size_t)p->nsamples * MAX_LABELS, sizeof(*a->label_ptrs));
 	a->location_ids = calloc_n(p->nstack_locations, sizeof(*a->location_ids));
 	if (!a->value_types || !a->value_type_ptrs || !a->mappings || !a->mapping_ptrs ||
-	    !a->mapping_named || !a->locations || !a->location_ptrs || !a->lines ||
+	    !a->mapping_named || !a->mapping_lines || !a->mapping_lo || !a->mapping_hi ||
+	    !a->mapping_weight || !a->locations || !a->location_ptrs || !a->lines ||
 	    !a->line_ptrs || !a->samples || !a->sample_ptrs || !a->values || !a->labels ||
 	    !a->label_ptrs || !a->location_ids)
 		return -ENOMEM;
@@ -392,37 +483,67 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		pb->default_sample_type = a->value_types[profile__main_value(p)].type;
 
 	/* Locations first: a mapping has_functions when all of its locations are named. */
-	for (uint32_t i = 0; i < p->nmappings; i++)
+	for (uint32_t i = 0; i < p->nmappings; i++) {
 		a->mapping_named[i] = true;
+		a->mapping_lo[i] = UINT64_MAX;
+	}
 	for (uint32_t i = 0; i < p->nlocations; i++) {
 		const struct prof_location *l = &p->locations[i];
 		PbLocation *loc = &a->locations[i];
-		uint32_t name = l->function;
+		uint32_t name = l->function, file = l->file;
+		int64_t line_no = l->line, start_line = 0;
 
 		if (e->with_names && l->name)
 			name = l->name;
+		/* Source lines from the line tables, for exports (interpreter frames carry
+		 * their own). */
+		if (e->with_names && !file && l->src_file) {
+			file = l->src_file;
+			line_no = l->src_line;
+			start_line = l->start_line;
+		}
 		perftools__profiles__location__init(loc);
 		loc->id = (uint64_t)i + 1;
 		loc->mapping_id = (uint64_t)l->mapping + 1;
-		loc->address = l->address;
-		if (name || l->file) {
+		loc->address = e->with_names ? enc__runtime_address(p, l) : l->address;
+		if (name || file) {
 			PbLine *line = &a->lines[i];
 
 			perftools__profiles__line__init(line);
-			line->function_id =
-				enc__function(e, enc__str(e, name), enc__str(e, l->file));
-			line->line = l->line;
+			line->function_id = enc__function(e, enc__str(e, name), enc__str(e, file),
+							  start_line);
+			line->line = line_no;
 			a->line_ptrs[i] = line;
 			loc->n_line = 1;
 			loc->line = &a->line_ptrs[i];
-		} else if (l->mapping < p->nmappings) {
-			a->mapping_named[l->mapping] = false;
+		}
+		if (l->mapping < p->nmappings) {
+			if (!name)
+				a->mapping_named[l->mapping] = false;
+			if (file && line_no > 0)
+				a->mapping_lines[l->mapping] = true;
+			if (l->address < a->mapping_lo[l->mapping])
+				a->mapping_lo[l->mapping] = l->address;
+			if (l->address > a->mapping_hi[l->mapping])
+				a->mapping_hi[l->mapping] = l->address;
 		}
 		a->location_ptrs[i] = loc;
 	}
 	pb->n_location = p->nlocations;
 	pb->location = a->location_ptrs;
 
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const uint32_t *locs;
+		uint32_t depth;
+
+		locs = profile__stack(p, p->samples[i].stack, &depth);
+		for (uint32_t j = 0; j < depth; j++) {
+			uint32_t m = p->locations[locs[j]].mapping;
+
+			if (m < p->nmappings)
+				a->mapping_weight[m] += p->samples[i].values[0];
+		}
+	}
 	for (uint32_t i = 0; i < p->nmappings; i++) {
 		const struct prof_mapping *m = &p->mappings[i];
 		PbMapping *pm = &a->mappings[i];
@@ -432,12 +553,29 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		pm->filename = enc__str(e, m->path);
 		pm->build_id = enc__str(e, m->build_id);
 		pm->has_functions = a->mapping_named[i];
+		pm->has_filenames = a->mapping_lines[i];
+		pm->has_line_numbers = a->mapping_lines[i];
+		pm->memory_start = m->start;
+		pm->memory_limit = m->limit;
+		pm->file_offset = m->offset;
+		pm->slideops_vaddr = m->vaddr;
+		if (e->with_names && !m->limit && a->mapping_lo[i] <= a->mapping_hi[i]) {
+			/* Not recorded: the range of the ELF addresses it was sampled at. */
+			pm->memory_start = a->mapping_lo[i] & ~0xfffULL;
+			pm->memory_limit = a->mapping_hi[i] + 1;
+			pm->file_offset = 0;
+			pm->slideops_vaddr = pm->memory_start;
+		}
 		pm->slideops_kind = enc__literal(e, mapping_kind__name(m->kind));
 		pm->slideops_language = enc__literal(e, language__name(m->language));
 		pm->slideops_has_symtab = m->has_symtab;
 		pm->slideops_build_id_recorded = m->build_id_recorded;
 		a->mapping_ptrs[i] = pm;
 	}
+	/* pprof takes the first mapping for the main binary: an export puts the busiest
+	 * executable first, then the rest by weight, the kernel last. */
+	if (e->with_names)
+		enc__order_mappings(p, a);
 	pb->n_mapping = p->nmappings;
 	pb->mapping = a->mapping_ptrs;
 
@@ -485,6 +623,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	hdr->lost = p->header.lost;
 	hdr->stacks_truncated = p->header.stacks_truncated;
 	hdr->tool_version = enc__str(e, p->header.tool_version);
+	hdr->runtime_addresses = e->with_names;
 	a->not_read = calloc_n(p->header.nnot_read, sizeof(*a->not_read));
 	a->not_read_ptrs = calloc_n(p->header.nnot_read, sizeof(*a->not_read_ptrs));
 	if (!a->not_read || !a->not_read_ptrs)
@@ -581,38 +720,29 @@ int pprof__write_file(const struct profile *p, bool with_names, const char *path
 	err = pprof__encode(p, with_names, &data, &len);
 	if (err)
 		return err;
-	err = file__write_atomic(path, data, len, 0666);
+	fflush(stdout);
+	err = file__write_output(path, data, len, 0644);
 	free(data);
 	return err;
 }
 
-int pprof__read_file(const char *path, struct profile **out)
+int pprof__read_fd(int fd, struct profile **out)
 {
 	struct stat st;
 	char *data;
 	size_t got = 0;
-	int fd, err = 0;
+	int err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	*out = NULL;
+	if (fstat(fd, &st))
 		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
-		goto out_close;
-	}
-	if ((uint64_t)st.st_size > PPROF_MAX_RAW) {
-		err = -EFBIG;
-		goto out_close;
-	}
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > PPROF_MAX_FILE)
+		return -EFBIG;
 	data = malloc((size_t)st.st_size + 1);
-	if (!data) {
-		err = -ENOMEM;
-		goto out_close;
-	}
+	if (!data)
+		return -ENOMEM;
 	while (got < (size_t)st.st_size) {
 		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
 
@@ -629,7 +759,17 @@ int pprof__read_file(const char *path, struct profile **out)
 	if (!err)
 		err = pprof__decode(data, got, out);
 	free(data);
-out_close:
+	return err;
+}
+
+int pprof__read_file(const char *path, struct profile **out)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	err = pprof__read_fd(fd, out);
 	close(fd);
 	return err;
 }
@@ -922,6 +1062,12 @@ static int dec__mappings(struct decoder *d)
 		else
 			m.language = m.kind == MAPPING_KERNEL ? LANGUAGE_KERNEL : LANGUAGE_OTHER;
 		m.has_symtab = pm->slideops_has_symtab;
+		m.start = pm->memory_start;
+		m.limit = pm->memory_limit > pm->memory_start ? pm->memory_limit : 0;
+		m.offset = pm->file_offset;
+		m.vaddr = d->ours ? pm->slideops_vaddr : pm->file_offset;
+		if (!m.limit)
+			m.start = m.offset = m.vaddr = 0;
 		/* pprof keeps build ids; only our own early captures may lack them. */
 		m.build_id_recorded = d->ours ? pm->slideops_build_id_recorded : true;
 
@@ -1010,9 +1156,14 @@ static int dec__locations(struct decoder *d)
 			pm = pb->mapping[pos];
 			l.mapping = d->mapping_of[pos];
 			l.address = pl->address;
-			/* Others record run-time addresses; the model keeps file-relative ones. */
+			/* Others (and our exports) record run-time addresses; the model keeps
+			 * file-relative ones. */
 			if (!d->ours && pm->memory_start && pl->address >= pm->memory_start)
 				l.address = pl->address - pm->memory_start + pm->file_offset;
+			else if (d->ours && d->pb->slideops->runtime_addresses &&
+				 pm->memory_limit > pm->memory_start &&
+				 pl->address >= pm->memory_start && pl->address < pm->memory_limit)
+				l.address = pl->address - pm->memory_start + pm->slideops_vaddr;
 		} else {
 			l.mapping = dec__anon_mapping(d);
 			l.address = pl->address;

@@ -18,11 +18,16 @@ struct profile;
  * 0 or -errno; *out is malloc'd.
  */
 int pprof__encode(const struct profile *p, bool with_names, void **out, size_t *len);
-/* Written to a temporary file beside path, fsync'd, then renamed. */
+/* To path as file__write_output writes: "-" is standard output, a special file is
+ * written in place, a regular file replaced atomically. */
 int pprof__write_file(const struct profile *p, bool with_names, const char *path);
 
 /* 0, -EBADMSG (not a whole profile of ours or pprof's), -ENOMEM. */
 int pprof__decode(const void *data, size_t len, struct profile **out);
 int pprof__read_file(const char *path, struct profile **out);
+/* The same from an open regular file (-EINVAL for anything else; -EFBIG when too large
+ * to be read). Inflating is bounded by size and by ratio: a gzip bomb is -EBADMSG after
+ * at most 64 times the file's size (256 MB at most) in memory. */
+int pprof__read_fd(int fd, struct profile **out);
 
 #endif

@@ -100,6 +100,11 @@ struct prof_mapping {
 	enum language language;
 	bool has_symtab;    /* the file had .symtab when captured */
 	bool build_id_recorded; /* false: captured by a version that did not keep build ids */
+	/* Where one process had it mapped, as /proc/PID/maps says (pprof's memory_start,
+	 * memory_limit, file_offset), and the ELF address at start: a location's run-time
+	 * address is start + (address - vaddr). All 0 when not recorded (profiles before
+	 * format 2, kernel and anonymous memory): exports then use ELF addresses. */
+	uint64_t start, limit, offset, vaddr;
 	/* While a capture runs: which file this is (its binaries are read only after
 	 * sampling, so two files at one path differ only by this). 0 otherwise; not stored. */
 	uint64_t identity;
@@ -116,6 +121,10 @@ struct prof_location {
 	uint32_t name;      /* string id: the function, or "app+0x4a1f20" when unnamed */
 	bool named;
 	enum language language;
+	/* Filled by profile__add_lines from the line tables kept by build id; not stored. */
+	uint32_t src_file;  /* string id of the source file */
+	int64_t src_line;
+	int64_t start_line; /* where its function starts */
 };
 
 struct prof_stack {

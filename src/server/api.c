@@ -17,6 +17,7 @@
 #include "analysis/analysis.h"
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
+#include "analysis/json_text.h"
 #include "capture/capture.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
@@ -272,9 +273,9 @@ static void delete_profile(struct call *c)
 	if (err == -ENOENT)
 		reply__msg(c->r, 404, MSG_SHOW_NO_SUCH_PROFILE, c->parts[1]);
 	else if (err)
-		reply__msg(c->r, 500, MSG_API_DELETE_FAILED, c->parts[1], strerror(-err));
+		reply__msg(c->r, 500, MSG_PROFILES_DELETE_FAILED, c->parts[1], strerror(-err));
 	else
-		ok(c, json_pack("{s:s}", "deleted", c->parts[1]));
+		ok(c, json_pack("{s:o}", "deleted", json_text(c->parts[1])));
 }
 
 /* A document too large for jansson's tree (the flame graph): written to memory. */
@@ -374,7 +375,10 @@ static void export(struct call *c)
 		goto out;
 	}
 	if (pprof) {
-		err = pprof__encode(p, true, &data, &len);
+		/* Lines where the workspace keeps them; without, the export has names only. */
+		err = store__add_lines(s, p);
+		if (!err)
+			err = pprof__encode(p, true, &data, &len);
 		if (!err && fwrite(data, 1, len, out) != len)
 			err = -EIO;
 		free(data);
@@ -490,6 +494,7 @@ static void remove_profiler(struct call *c)
 {
 	struct remove_report rep = { 0 };
 	struct view_error e;
+	struct store *s;
 	char when[32];
 	int err;
 
@@ -501,7 +506,11 @@ static void remove_profiler(struct call *c)
 		fail(c, &e);
 		return;
 	}
-	err = views__remove_profiler(c->srv->data_dir, &rep);
+	s = open_store(c);
+	if (!s)
+		return;
+	err = views__remove_profiler(s, &rep);
+	store__close(s);
 	if (err && json_array_size(rep.failed)) {
 		json_t *first = json_array_get(rep.failed, 0);
 
@@ -582,16 +591,16 @@ static void upload(struct call *c)
 		fail(c, &e);
 		return;
 	}
-	/* The names are read: the file goes now, not when the connection ends. */
-	upload__free(u);
-	c->req->upload = NULL;
 	s = open_store(c);
 	if (!s) {
 		symtab__free(tab);
 		return;
 	}
-	doc = views__keep_upload(s, &info, name, tab, &e);
+	doc = views__keep_upload(s, &info, name, tab, u->fd, &e);
 	store__close(s);
+	/* The names and lines are read: the file goes now, not when the connection ends. */
+	upload__free(u);
+	c->req->upload = NULL;
 	symtab__free(tab);
 	if (doc)
 		ok(c, doc);

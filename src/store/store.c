@@ -31,13 +31,14 @@
 #include <unistd.h>
 
 #include "profile/pprof.h"
+#include "symbols/lines.h"
 #include "symbols/symbolize.h"
 #include "symbols/symtab.h"
 #include "util/file.h"
 #include "util/clock.h"
 
 /* Bump with a migration in store__migrate whenever the schema changes. */
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define BUSY_TIMEOUT_MS 10000
 /* A temporary blob older than this was left by a crash, not by a save in progress. */
 #define STALE_TMP_SECONDS 3600
@@ -47,7 +48,11 @@
 struct store {
 	char *dir;
 	char *profiles_dir;
-	sqlite3 *db;
+	int dir_fd;        /* DIR, opened once, O_NOFOLLOW, checked */
+	int profiles_fd;   /* DIR/profiles; -1 when there is none yet (reading) */
+	bool writable;
+	bool create;
+	sqlite3 *db;       /* NULL: no workspace there yet (reading) */
 };
 
 /*
@@ -80,9 +85,9 @@ static const char schema_v1[] =
 	"  value TEXT NOT NULL,"
 	"  added_at_ns INTEGER NOT NULL);";
 
-/* v2: the servers of the workspace. The machine the workspace runs on is one of them
+/* v3: the servers of the workspace. The machine the workspace runs on is one of them
  * ("this server"); agents on other machines add theirs. */
-static const char schema_v2[] =
+static const char schema_v3[] =
 	"CREATE TABLE servers ("
 	"  id TEXT PRIMARY KEY,"
 	"  hostname TEXT NOT NULL,"
@@ -171,6 +176,8 @@ static int select_rows(struct store *s, const char *sql, size_t elem_size,
 
 	*out = NULL;
 	*n = 0;
+	if (!s->db)
+		return 0; /* no workspace there yet: nothing in it */
 	err = prepare(s, sql, &st);
 	if (err)
 		return err;
@@ -243,7 +250,9 @@ static int mkdir_p(const char *path, mode_t mode)
 	char buf[PATH_MAX];
 	size_t len = strlen(path);
 
-	if (len == 0 || len >= sizeof(buf))
+	if (len == 0)
+		return -ENOENT;
+	if (len >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, path, len + 1);
 	for (char *p = buf + 1; *p; p++) {
@@ -259,147 +268,277 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-static int profile_exists(struct store *s, const char *id);
+static int store__migrate(struct store *s, bool write, size_t blobs);
 
-/*
- * Removes what a crash left behind: temporary blobs, and blobs renamed into place but
- * never indexed (or unlisted but not yet unlinked). Only files older than an hour, so
- * a save in progress in another process is never touched. Best effort; run by saves,
- * which are rare, so listing stays a read of the index alone.
- */
-static void store__sweep(struct store *s)
+static char problem_path[PATH_MAX];
+static uid_t problem_uid;
+
+const char *store__problem(uid_t *owner)
 {
-	size_t suffix_len = strlen(BLOB_SUFFIX);
-	DIR *d = opendir(s->profiles_dir);
-	time_t now = time(NULL);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char id[STORE_ID_MAX];
-		struct stat st;
-
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode) || now - st.st_mtime <= STALE_TMP_SECONDS)
-			continue;
-		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
-			unlinkat(dirfd(d), de->d_name, 0);
-			continue;
-		}
-		if (len <= suffix_len || len - suffix_len >= STORE_ID_MAX ||
-		    strcmp(de->d_name + len - suffix_len, BLOB_SUFFIX) != 0)
-			continue;
-		memcpy(id, de->d_name, len - suffix_len);
-		id[len - suffix_len] = '\0';
-		if (profile_exists(s, id) == 0)
-			unlinkat(dirfd(d), de->d_name, 0);
-	}
-	closedir(d);
+	if (owner)
+		*owner = problem_uid;
+	return problem_path;
 }
 
-/* Creates the schema, or checks a workspace a newer slideops made. */
-static int store__migrate(struct store *s)
+static int problem(int err, const struct store *s, const char *name, uid_t uid)
 {
-	sqlite3_stmt *st;
-	int version, err;
+	int n = snprintf(problem_path, sizeof(problem_path), "%s%s%s", s->dir, name ? "/" : "",
+			 name ? name : "");
 
-	/* Up to date, the common case: no write lock. Every request of the workspace server
-	 * opens the store, and an IMMEDIATE transaction each time made them queue. */
-	if (!prepare(s, "PRAGMA user_version", &st)) {
-		version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-		sqlite3_finalize(st);
-		if (version == SCHEMA_VERSION)
-			return 0;
-	}
-	/* IMMEDIATE: two first runs at once must not both create the tables. */
-	err = exec(s, "BEGIN IMMEDIATE");
-	if (err)
-		return err;
-	err = prepare(s, "PRAGMA user_version", &st);
-	if (err)
-		goto out_rollback;
-	version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-	sqlite3_finalize(st);
-	if (version < 0) {
-		err = -EIO;
-		goto out_rollback;
-	}
-	if (version > SCHEMA_VERSION) {
-		err = -EPROTO; /* a newer slideops made this workspace */
-		goto out_rollback;
-	}
-	if (version == 0) {
-		err = exec(s, schema_v1);
-		if (err)
-			goto out_rollback;
-	}
-	if (version < 2) {
-		char sql[64];
-
-		err = exec(s, schema_v2);
-		if (err)
-			goto out_rollback;
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", SCHEMA_VERSION);
-		err = exec(s, sql);
-		if (err)
-			goto out_rollback;
-	}
-	return exec(s, "COMMIT");
-
-out_rollback:
-	exec(s, "ROLLBACK");
+	if (n < 0 || (size_t)n >= sizeof(problem_path))
+		problem_path[sizeof(problem_path) - 1] = '\0';
+	problem_uid = uid;
 	return err;
 }
 
-struct store *store__open(const char *dir)
+/*
+ * Everything the workspace keeps must be ours alone: a file another user owns or may
+ * write could be a link planted to make root write through it, or an index edited to
+ * make us delete or read what it names. Files readable by others are made ours alone
+ * (profiles name processes and functions): best effort, a read-only workspace keeps its
+ * modes.
+ */
+static int check_entry(struct store *s, int dirfd, const char *rel, const char *name,
+		       bool want_dir, bool must_be_ours_type)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s%s", rel ? rel : "", rel ? "/" : "", name);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	if (st.st_uid != geteuid())
+		return problem(-EPERM, s, path, st.st_uid);
+	if (must_be_ours_type && (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+		return problem(-ELOOP, s, path, st.st_uid);
+	if (!S_ISLNK(st.st_mode) && (st.st_mode & 022))
+		return problem(-EACCES, s, path, st.st_uid);
+	if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && (st.st_mode & 077))
+		fchmodat(dirfd, name, S_ISDIR(st.st_mode) ? 0700 : 0600, 0);
+	return 0;
+}
+
+static bool is_blob_name(const char *name)
+{
+	size_t len = strlen(name), slen = strlen(BLOB_SUFFIX);
+
+	return len > slen && strcmp(name + len - slen, BLOB_SUFFIX) == 0;
+}
+
+/* Checks every entry of a directory of the workspace; counts the profile blobs. */
+static int check_dir(struct store *s, int fd, const char *rel, size_t *blobs)
+{
+	struct dirent *de;
+	int dup_fd = dup(fd), err = 0;
+	DIR *d;
+
+	if (dup_fd < 0)
+		return -errno;
+	d = fdopendir(dup_fd);
+	if (!d) {
+		close(dup_fd);
+		return -errno;
+	}
+	while (!err && (de = readdir(d))) {
+		bool ours = strncmp(de->d_name, "workspace.db", 12) == 0 ||
+			    strcmp(de->d_name, "profiles") == 0;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (blobs && is_blob_name(de->d_name))
+			(*blobs)++;
+		err = check_entry(s, fd, rel, de->d_name, strcmp(de->d_name, "profiles") == 0,
+				  rel ? true : ours);
+	}
+	closedir(d);
+	return err;
+}
+
+static int check_dir_itself(struct store *s, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_uid != geteuid())
+		return problem(-EPERM, s, NULL, st.st_uid);
+	if (st.st_mode & 022)
+		return problem(-EACCES, s, NULL, st.st_uid);
+	if (st.st_mode & 077)
+		fchmod(fd, 0700);
+	return 0;
+}
+
+static int open_dir_nofollow(int at, const char *path)
+{
+	int fd = openat(at, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Opens (or, writing, creates) DIR and DIR/profiles, checked. */
+static int store__open_dirs(struct store *s, bool create, size_t *blobs)
+{
+	int err;
+
+	s->dir_fd = open_dir_nofollow(AT_FDCWD, s->dir);
+	if (s->dir_fd == -ENOENT && create) {
+		/* Profiles name processes and paths: the workspace is its owner's alone. */
+		err = mkdir_p(s->dir, 0700);
+		if (err)
+			return err;
+		s->dir_fd = open_dir_nofollow(AT_FDCWD, s->dir);
+	}
+	if (s->dir_fd == -ENOTDIR) {
+		struct stat st;
+
+		/* O_NOFOLLOW|O_DIRECTORY says ENOTDIR for a link to a directory. */
+		if (lstat(s->dir, &st) == 0 && S_ISLNK(st.st_mode))
+			s->dir_fd = -ELOOP;
+	}
+	if (s->dir_fd == -ELOOP)
+		return problem(-ELOOP, s, NULL, 0);
+	if (s->dir_fd < 0)
+		return s->dir_fd;
+	err = check_dir_itself(s, s->dir_fd);
+	if (!err)
+		err = check_dir(s, s->dir_fd, NULL, NULL);
+	if (err)
+		return err;
+	s->profiles_fd = open_dir_nofollow(s->dir_fd, "profiles");
+	if (s->profiles_fd == -ENOENT && create) {
+		if (mkdirat(s->dir_fd, "profiles", 0700) && errno != EEXIST)
+			return -errno;
+		s->profiles_fd = open_dir_nofollow(s->dir_fd, "profiles");
+	}
+	if (s->profiles_fd == -ENOENT)
+		return 0;
+	if (s->profiles_fd < 0)
+		return s->profiles_fd == -ELOOP || s->profiles_fd == -ENOTDIR ?
+			       problem(-ELOOP, s, "profiles", 0) :
+			       s->profiles_fd;
+	return check_dir(s, s->profiles_fd, "profiles", blobs);
+}
+
+/* The SQLite name of a file in the workspace: through our checked directory fd, so
+ * nothing swapped in under the directory's path is opened. */
+static void db_path(const struct store *s, char *buf, size_t size, bool uri)
+{
+	if (uri)
+		snprintf(buf, size, "file:/proc/self/fd/%d/workspace.db?immutable=1", s->dir_fd);
+	else
+		snprintf(buf, size, "/proc/self/fd/%d/workspace.db", s->dir_fd);
+}
+
+static int store__open_db(struct store *s, bool write, size_t blobs)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int rc, err, flags;
+
+	if (fstatat(s->dir_fd, "workspace.db", &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno != ENOENT)
+			return -errno;
+		/* Blobs without an index: recreating it would make the sweep take them. */
+		if (blobs)
+			return problem(-EUCLEAN, s, "workspace.db", 0);
+		if (!write)
+			return 0; /* no workspace yet: an empty one, created by nothing */
+		if (!s->create)
+			return problem(-ENOENT, s, "workspace.db", 0);
+		rc = openat(s->dir_fd, "workspace.db",
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (rc < 0 && errno != EEXIST)
+			return -errno;
+		if (rc >= 0)
+			close(rc);
+	} else if (st.st_size == 0 && blobs) {
+		return problem(-EUCLEAN, s, "workspace.db", 0);
+	}
+
+	/* No SQLITE_OPEN_NOFOLLOW: the path is a link to our directory by design, and the file
+	 * itself was checked above. */
+	flags = write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	db_path(s, path, sizeof(path), false);
+	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	if (rc == SQLITE_OK && !write &&
+	    sqlite3_exec(s->db, "PRAGMA user_version", NULL, NULL, NULL) != SQLITE_OK) {
+		/* A read-only directory holding a WAL index: read it as the file stands. */
+		sqlite3_close_v2(s->db);
+		s->db = NULL;
+		db_path(s, path, sizeof(path), true);
+		rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_URI, NULL);
+	}
+	if (rc != SQLITE_OK)
+		return sql_err(s->db, rc);
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(s->db, 1);
+	if (!write)
+		return 0;
+	/* A rollback journal, not WAL: reading then needs no shared-memory file, so a
+	 * read-only or full workspace can still be listed and shown. */
+	exec(s, "PRAGMA journal_mode = DELETE");
+	err = exec(s, "PRAGMA synchronous = FULL");
+	return err;
+}
+
+static struct store *store__open_mode(const char *dir, bool write, bool create)
 {
 	struct store *s;
-	char *db_path = NULL;
-	int err = -ENOMEM, rc;
+	size_t blobs = 0;
+	int err = -ENOMEM;
 
+	problem_path[0] = '\0';
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto out_err;
+	s->dir_fd = s->profiles_fd = -1;
+	s->writable = write;
+	s->create = create;
 	s->dir = strdup(dir);
-	if (!s->dir || asprintf(&s->profiles_dir, "%s/profiles", dir) < 0 ||
-	    asprintf(&db_path, "%s/workspace.db", dir) < 0) {
+	if (!s->dir || asprintf(&s->profiles_dir, "%s/profiles", dir) < 0) {
 		s->profiles_dir = NULL;
-		db_path = NULL;
 		goto out_free;
 	}
-	/* Profiles name processes and paths: the workspace is its owner's alone. */
-	err = mkdir_p(dir, 0700);
+	err = *dir ? 0 : -ENOENT;
 	if (!err)
-		err = mkdir_p(s->profiles_dir, 0700);
-	if (err)
-		goto out_free;
-
-	rc = sqlite3_open_v2(db_path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-	if (rc != SQLITE_OK) {
-		err = sql_err(s->db, rc);
-		goto out_free;
+		err = store__open_dirs(s, create, &blobs);
+	if (err == -ENOENT && !write) {
+		err = 0; /* nothing there yet: an empty workspace to read */
+		goto out_ok;
 	}
-	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-	sqlite3_extended_result_codes(s->db, 1);
-	/* WAL: readers (show, the UI) never wait for a capture being saved. A filesystem
-	 * without shared memory keeps the rollback journal, which is also safe. */
-	exec(s, "PRAGMA journal_mode = WAL");
-	err = exec(s, "PRAGMA synchronous = FULL");
 	if (!err)
-		err = store__migrate(s);
+		err = store__open_db(s, write, blobs);
+	if (!err && s->db)
+		err = store__migrate(s, write, blobs);
+	/* A damaged index beside profiles: the same refusal as a missing one. */
+	if (err == -EBADMSG && blobs)
+		err = problem(-EUCLEAN, s, "workspace.db", 0);
 	if (err)
 		goto out_free;
-	free(db_path);
+out_ok:
 	return s;
 
 out_free:
-	free(db_path);
 	store__close(s);
 out_err:
 	errno = -err;
 	return NULL;
+}
+
+struct store *store__open(const char *dir)
+{
+	return store__open_mode(dir, true, true);
+}
+
+struct store *store__open_read(const char *dir)
+{
+	return store__open_mode(dir, false, false);
+}
+
+struct store *store__open_existing(const char *dir)
+{
+	return store__open_mode(dir, true, false);
 }
 
 void store__close(struct store *s)
@@ -407,6 +546,10 @@ void store__close(struct store *s)
 	if (!s)
 		return;
 	sqlite3_close_v2(s->db);
+	if (s->profiles_fd >= 0)
+		close(s->profiles_fd);
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
 	free(s->dir);
 	free(s->profiles_dir);
 	free(s);
@@ -417,44 +560,135 @@ const char *store__dir(const struct store *s)
 	return s->dir;
 }
 
-/* ---- profiles ---- */
-
-/* Writes data to a new temporary file in the profiles directory, fsync'd. */
-static int write_tmp(struct store *s, const void *data, size_t len, char *tmp, size_t size)
+int store__dirfd(const struct store *s)
 {
-	char prefix[PATH_MAX];
-	int fd, err;
+	return s->dir_fd;
+}
 
-	if ((size_t)snprintf(prefix, sizeof(prefix), "%s/", s->profiles_dir) >= sizeof(prefix))
-		return -ENAMETOOLONG;
-	fd = file__create_tmp(prefix, 0600, tmp, size);
-	if (fd < 0)
-		return fd;
-	err = file__write_all(fd, data, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
+bool store__exists(const struct store *s)
+{
+	return s->db != NULL;
+}
+
+int store__free_space(struct store *s, uint64_t needed, uint64_t *available)
+{
+	int err;
+
+	*available = 0;
+	if (s->dir_fd < 0)
+		return -ENOENT;
+	err = file__free_bytes(s->dir_fd, available);
 	if (err)
-		unlink(tmp);
+		return err;
+	return *available < needed ? -ENOSPC : 0;
+}
+
+/* ---- the schema ---- */
+
+/* v2: saves in progress (pending), so that a sweep or `remove` only ever deletes files
+ * this workspace said it was making; line tables by build id for exports. */
+static const char schema_v2[] =
+	"CREATE TABLE pending ("
+	"  blob TEXT PRIMARY KEY,"
+	"  tmp TEXT NOT NULL,"
+	"  started_at_ns INTEGER NOT NULL);"
+	"CREATE TABLE lines ("
+	"  build_id TEXT PRIMARY KEY,"
+	"  addresses INTEGER NOT NULL,"
+	"  stored_at_ns INTEGER NOT NULL,"
+	"  data BLOB NOT NULL);";
+
+/* Creates the schema, or brings an older one up to date; refuses one a newer slideops
+ * made, and an empty index beside profile blobs (it was emptied or replaced). */
+static int store__migrate(struct store *s, bool write, size_t blobs)
+{
+	sqlite3_stmt *st;
+	int version, err, rc;
+
+	err = prepare(s, "PRAGMA user_version", &st);
+	if (err)
+		return err;
+	rc = sqlite3_step(st);
+	version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (version < 0)
+		return sql_err(s->db, rc) == -EBADMSG ? -EBADMSG : -EIO;
+	if (version > SCHEMA_VERSION)
+		return -EPROTO; /* a newer slideops made this workspace */
+	if (version == 0 && blobs)
+		return problem(-EUCLEAN, s, "workspace.db", 0);
+	if (version == SCHEMA_VERSION)
+		return 0;
+	/* A reader reads an older schema as it is: what v2 added (pending saves, line
+	 * tables) reads as none. */
+	if (!write)
+		return 0;
+
+	/* IMMEDIATE: two first runs at once must not both create the tables. */
+	err = exec(s, "BEGIN IMMEDIATE");
+	if (err)
+		return err;
+	err = prepare(s, "PRAGMA user_version", &st);
+	if (err)
+		goto out_rollback;
+	version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (version < 0 || version > SCHEMA_VERSION) {
+		err = version < 0 ? -EIO : -EPROTO;
+		goto out_rollback;
+	}
+	if (version < 1)
+		err = exec(s, schema_v1);
+	if (!err && version < 2)
+		err = exec(s, schema_v2);
+	if (!err && version < 3)
+		err = exec(s, schema_v3);
+	if (!err) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", SCHEMA_VERSION);
+		err = exec(s, sql);
+	}
+	if (err)
+		goto out_rollback;
+	return exec(s, "COMMIT");
+
+out_rollback:
+	exec(s, "ROLLBACK");
 	return err;
 }
 
-/* Moves tmp to path unless path exists (-EEXIST). */
-static int rename_noreplace(const char *tmp, const char *path)
+/* A reader's store may have no index yet: it lists nothing and finds nothing. */
+static int need_db(struct store *s, bool write)
 {
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
-		return -errno;
-	/* A filesystem without RENAME_NOREPLACE: link refuses an existing name too. */
-	if (link(tmp, path))
-		return -errno;
-	unlink(tmp);
+	if (!s->db)
+		return write ? -EROFS : -ENOENT;
+	if (write && !s->writable)
+		return -EROFS;
 	return 0;
 }
 
+/* ---- profiles ---- */
+
 static int profile_exists(struct store *s, const char *id)
+{
+	sqlite3_stmt *st;
+	int rc, err;
+
+	err = prepare(s, "SELECT 1 FROM profiles WHERE id = ?1 UNION ALL"
+			 " SELECT 1 FROM pending WHERE blob = ?1 || '" BLOB_SUFFIX "'", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : sql_err(s->db, rc);
+}
+
+/* 1 when the index lists id (0 when not, -errno). */
+static int profile_indexed(struct store *s, const char *id)
 {
 	sqlite3_stmt *st;
 	int rc, err;
@@ -468,6 +702,99 @@ static int profile_exists(struct store *s, const char *id)
 	if (rc == SQLITE_ROW)
 		return 1;
 	return rc == SQLITE_DONE ? 0 : sql_err(s->db, rc);
+}
+
+/* Forgets a save that is over (done, failed, or swept). */
+static int pending_forget(struct store *s, const char *blob)
+{
+	sqlite3_stmt *st;
+	int err = prepare(s, "DELETE FROM pending WHERE blob = ?", &st);
+
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, blob, -1, SQLITE_STATIC);
+	return run(s, st);
+}
+
+/* A name this store wrote itself: no slash, no dot-dot, not empty. */
+static bool plain_name(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+int store__leftovers(struct store *s, int64_t older_than_ns,
+		     int (*found)(void *ctx, const char *path, uint64_t bytes), void *ctx)
+{
+	sqlite3_stmt *st;
+	char **names = NULL;
+	size_t n = 0;
+	int err, rc;
+
+	err = need_db(s, true);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (s->profiles_fd < 0)
+		return 0;
+	err = prepare(s, "SELECT blob, tmp FROM pending WHERE started_at_ns < ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, older_than_ns);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char **grown = realloc(names, sizeof(*names) * (n + 2));
+
+		if (!grown) {
+			err = -ENOMEM;
+			break;
+		}
+		names = grown;
+		names[n] = xstrdup(sqlite3_column_text(st, 0));
+		names[n + 1] = xstrdup(sqlite3_column_text(st, 1));
+		n += 2;
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; !err && i < n; i += 2) {
+		for (size_t j = i; j < i + 2; j++) {
+			char id[STORE_ID_MAX + sizeof(BLOB_SUFFIX)], path[PATH_MAX];
+			size_t len = names[j] ? strlen(names[j]) : 0;
+			struct stat stt;
+
+			if (!plain_name(names[j]))
+				continue;
+			/* The blob of a save that did get indexed stays. */
+			if (j == i && len > strlen(BLOB_SUFFIX) && len < sizeof(id)) {
+				memcpy(id, names[j], len - strlen(BLOB_SUFFIX));
+				id[len - strlen(BLOB_SUFFIX)] = '\0';
+				if (profile_indexed(s, id) != 0)
+					continue;
+			}
+			if (fstatat(s->profiles_fd, names[j], &stt, AT_SYMLINK_NOFOLLOW) ||
+			    !S_ISREG(stt.st_mode))
+				continue;
+			if (unlinkat(s->profiles_fd, names[j], 0)) {
+				err = -errno;
+				break;
+			}
+			snprintf(path, sizeof(path), "%s/%s", s->profiles_dir, names[j]);
+			if (found)
+				err = found(ctx, path, (uint64_t)stt.st_size);
+		}
+		if (!err)
+			err = pending_forget(s, names[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+/*
+ * Removes what a crash left behind: the files of saves this workspace started more
+ * than an hour ago and never finished. Nothing else: a file the index does not name is
+ * not ours to delete. Best effort; run by saves, which are rare.
+ */
+static void store__sweep(struct store *s)
+{
+	store__leftovers(s, clock__realtime_ns() - STALE_TMP_SECONDS * 1000000000LL, NULL, NULL);
 }
 
 /* "20261202-150405-cpu-1a2b": when it started (UTC), what it asks, and 16 random bits. */
@@ -485,18 +812,97 @@ static void make_id(const struct profile *p, int64_t started_at_ns, char id[STOR
 	snprintf(id, STORE_ID_MAX, "%s-%s-%04x", when, question__id(p->header.question), r);
 }
 
+/* Claims a fresh id and says, in the index, which two files the save will make. */
+static int pending_begin(struct store *s, const struct profile *p, int64_t started_at_ns,
+			 char id[STORE_ID_MAX], char *blob, size_t blob_size, char *tmp,
+			 size_t tmp_size)
+{
+	sqlite3_stmt *st;
+	uint64_t r;
+	int err, tries;
+
+	err = exec(s, "BEGIN IMMEDIATE");
+	if (err)
+		return err;
+	for (tries = 0; tries < 64; tries++) {
+		make_id(p, started_at_ns, id);
+		err = profile_exists(s, id);
+		if (err <= 0)
+			break;
+	}
+	if (!err && tries == 64)
+		err = -EEXIST;
+	if (err)
+		goto out_rollback;
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		r = (uint64_t)clock__realtime_ns();
+	snprintf(blob, blob_size, "%s" BLOB_SUFFIX, id);
+	snprintf(tmp, tmp_size, "%s" TMP_PREFIX "%016llx", blob, (unsigned long long)r);
+	err = prepare(s, "INSERT INTO pending (blob, tmp, started_at_ns) VALUES (?, ?, ?)", &st);
+	if (err)
+		goto out_rollback;
+	sqlite3_bind_text(st, 1, blob, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, tmp, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, clock__realtime_ns());
+	err = run(s, st);
+	if (!err)
+		err = exec(s, "COMMIT");
+	if (!err)
+		return 0;
+out_rollback:
+	exec(s, "ROLLBACK");
+	id[0] = '\0';
+	return err;
+}
+
+/* Writes data to the new file name in the profiles directory, fsync'd. */
+static int write_new(struct store *s, const char *name, const void *data, size_t len)
+{
+	int fd, err;
+
+	fd = openat(s->profiles_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	err = file__write_all(fd, data, len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (err)
+		unlinkat(s->profiles_fd, name, 0);
+	return err;
+}
+
+/* Moves tmp to blob unless blob exists (-EEXIST). */
+static int rename_noreplace(int dirfd, const char *tmp, const char *blob)
+{
+	if (renameat2(dirfd, tmp, dirfd, blob, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* A filesystem without RENAME_NOREPLACE: link refuses an existing name too. */
+	if (linkat(dirfd, tmp, dirfd, blob, 0))
+		return -errno;
+	unlinkat(dirfd, tmp, 0);
+	return 0;
+}
+
 static int index_profile(struct store *s, const struct profile *p, const char *answer,
 			 const char *id, const char *blob, int64_t started_at_ns)
 {
 	sqlite3_stmt *st;
 	int err;
 
+	err = exec(s, "BEGIN IMMEDIATE");
+	if (err)
+		return err;
 	err = prepare(s,
 		      "INSERT INTO profiles (id, question, server, started_at_ns, duration_ns,"
 		      " answer, blob, saved_at_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 		      &st);
 	if (err)
-		return err;
+		goto out_rollback;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, question__id(p->header.question), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, profile__str(p, p->header.hostname), -1, SQLITE_STATIC);
@@ -506,71 +912,86 @@ static int index_profile(struct store *s, const struct profile *p, const char *a
 	sqlite3_bind_text(st, 6, answer ? answer : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, blob, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 8, clock__realtime_ns());
-	/* One statement is its own transaction: listed whole, or not at all. */
-	return run(s, st);
+	err = run(s, st);
+	if (!err)
+		err = pending_forget(s, blob);
+	/* Listed whole and no longer pending, or neither. */
+	if (!err)
+		err = exec(s, "COMMIT");
+	if (!err)
+		return 0;
+out_rollback:
+	exec(s, "ROLLBACK");
+	return err;
+}
+
+/* Room for the index row and its journal beside the blob. */
+#define INDEX_BYTES_MARGIN (256u << 10)
+
+int store__profile_bytes(const struct profile *p, uint64_t *bytes)
+{
+	void *data = NULL;
+	size_t len;
+	int err = pprof__encode(p, false, &data, &len);
+
+	free(data);
+	if (!err)
+		*bytes = (uint64_t)len * 2 + INDEX_BYTES_MARGIN; /* the blob, then its rename */
+	return err;
 }
 
 int store__save_profile(struct store *s, const struct profile *p, const char *answer,
 			char id[STORE_ID_MAX])
 {
-	char tmp[PATH_MAX], path[PATH_MAX], blob[STORE_ID_MAX + sizeof(BLOB_SUFFIX)];
+	char tmp[PATH_MAX], blob[STORE_ID_MAX + sizeof(BLOB_SUFFIX)];
 	int64_t started_at_ns = p->header.started_at_ns ? p->header.started_at_ns : clock__realtime_ns();
 	void *data = NULL;
 	size_t len;
-	int err, tries;
+	int err;
 
 	id[0] = '\0';
+	err = need_db(s, true);
+	if (err)
+		return err;
 	store__sweep(s);
 	err = pprof__encode(p, false, &data, &len);
 	if (err)
 		return err;
-	err = write_tmp(s, data, len, tmp, sizeof(tmp));
-	free(data);
-	if (err)
+	err = pending_begin(s, p, started_at_ns, id, blob, sizeof(blob), tmp, sizeof(tmp));
+	if (err) {
+		free(data);
 		return err;
-
-	/* A fresh id: neither indexed nor on disk (rename refuses an existing file). */
-	for (tries = 0; tries < 64; tries++) {
-		make_id(p, started_at_ns, id);
-		err = profile_exists(s, id);
-		if (err < 0)
-			goto out_unlink_tmp;
-		if (err)
-			continue;
-		snprintf(blob, sizeof(blob), "%s" BLOB_SUFFIX, id);
-		snprintf(path, sizeof(path), "%s/%s", s->profiles_dir, blob);
-		err = rename_noreplace(tmp, path);
-		if (err != -EEXIST)
-			break;
 	}
-	if (tries == 64)
-		err = -EEXIST;
-	if (err)
-		goto out_unlink_tmp;
-
-	err = file__fsync_dir(s->profiles_dir);
+	err = write_new(s, tmp, data, len);
+	free(data);
+	if (!err)
+		err = rename_noreplace(s->profiles_fd, tmp, blob);
+	if (!err && fsync(s->profiles_fd) && errno != EINVAL)
+		err = -errno;
 	if (!err)
 		err = index_profile(s, p, answer, id, blob, started_at_ns);
 	if (err) {
-		unlink(path);
-		file__fsync_dir(s->profiles_dir);
+		/* Nothing half-written stays: neither file, nor (when the index can still
+		 * be written) the note that they were being made. */
+		unlinkat(s->profiles_fd, tmp, 0);
+		unlinkat(s->profiles_fd, blob, 0);
+		fsync(s->profiles_fd);
+		pending_forget(s, blob);
 		id[0] = '\0';
 	}
-	return err;
-
-out_unlink_tmp:
-	unlink(tmp);
-	id[0] = '\0';
 	return err;
 }
 
 int store__load_profile(struct store *s, const char *id, struct profile **out)
 {
-	char path[PATH_MAX];
+	const char *blob;
 	sqlite3_stmt *st;
-	int rc, err;
+	int rc, err, fd;
 
 	*out = NULL;
+	err = need_db(s, false);
+	if (err)
+		return err;
 	err = prepare(s, "SELECT blob FROM profiles WHERE id = ?", &st);
 	if (err)
 		return err;
@@ -581,16 +1002,24 @@ int store__load_profile(struct store *s, const char *id, struct profile **out)
 		return rc == SQLITE_DONE ? -ENOENT : sql_err(s->db, rc);
 	}
 	/* The blob's name is ours, but an edited index must not lead outside the dir. */
-	if (strchr((const char *)sqlite3_column_text(st, 0), '/') ||
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", s->profiles_dir,
-			     (const char *)sqlite3_column_text(st, 0)) >= sizeof(path)) {
+	blob = (const char *)sqlite3_column_text(st, 0);
+	if (!plain_name(blob) || s->profiles_fd < 0) {
 		sqlite3_finalize(st);
-		return -EBADMSG;
+		return s->profiles_fd < 0 ? -ENODATA : -EBADMSG;
 	}
+	fd = openat(s->profiles_fd, blob, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
 	sqlite3_finalize(st);
-	err = pprof__read_file(path, out);
-	/* Listed but gone or unreadable as a profile: the profile is damaged, not absent. */
-	if (err == -ENOENT || err == -EINVAL || err == -EFBIG)
+	if (err == -ENOENT)
+		return -ENODATA; /* listed, but its file is gone */
+	if (err == -ELOOP)
+		return -EBADMSG;
+	if (err)
+		return err;
+	err = pprof__read_fd(fd, out);
+	close(fd);
+	/* Listed but unreadable as a profile: the profile is damaged, not absent. */
+	if (err == -EINVAL || err == -EFBIG)
 		err = -EBADMSG;
 	return err;
 }
@@ -640,24 +1069,11 @@ void profile_entries__free(struct profile_entry *e, size_t n)
 int store__set_answer(struct store *s, const char *id, const char *answer)
 {
 	sqlite3_stmt *st;
-	int err, rc;
+	int err;
 
-	/* Read first: every profile shown asks, the answer rarely changes (an upload), and
-	 * an UPDATE takes the write lock even when nothing changes, which made readers of a
-	 * busy workspace server wait on each other. */
-	err = prepare(s, "SELECT answer = ? FROM profiles WHERE id = ?", &st);
+	err = need_db(s, true);
 	if (err)
 		return err;
-	sqlite3_bind_text(st, 1, answer ? answer : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_int(st, 0)) {
-		sqlite3_finalize(st);
-		return 0;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? -ENOENT : sql_err(s->db, rc);
 	err = prepare(s, "UPDATE profiles SET answer = ? WHERE id = ?", &st);
 	if (err)
 		return err;
@@ -669,13 +1085,54 @@ int store__set_answer(struct store *s, const char *id, const char *answer)
 	return err;
 }
 
-int store__delete_profile(struct store *s, const char *id)
+int store__refresh_answer(struct store *s, const char *id, const char *answer)
 {
 	char path[PATH_MAX];
+	sqlite3_stmt *st;
+	sqlite3 *db = NULL;
+	bool same;
+	int rc;
+
+	if (!s->db)
+		return -ENOENT;
+	if (prepare(s, "SELECT answer FROM profiles WHERE id = ?", &st))
+		return -EIO;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	same = rc == SQLITE_ROW &&
+	       strcmp((const char *)sqlite3_column_text(st, 0) ?: "", answer ?: "") == 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW || same)
+		return rc == SQLITE_ROW ? 0 : -ENOENT;
+	if (s->writable)
+		return store__set_answer(s, id, answer);
+	/* A reader writes only when the words changed, and only if it can. */
+	db_path(s, path, sizeof(path), false);
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+		rc = sqlite3_prepare_v2(db, "UPDATE profiles SET answer = ? WHERE id = ?", -1, &st,
+					NULL);
+	}
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, answer ? answer : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_finalize(st);
+	}
+	sqlite3_close_v2(db);
+	return rc == SQLITE_OK ? 0 : -EROFS;
+}
+
+int store__delete_profile(struct store *s, const char *id)
+{
 	char *blob = NULL;
 	sqlite3_stmt *st;
 	int rc, err;
 
+	err = need_db(s, true);
+	if (err)
+		return err;
 	err = exec(s, "BEGIN IMMEDIATE");
 	if (err)
 		return err;
@@ -704,9 +1161,8 @@ int store__delete_profile(struct store *s, const char *id)
 	if (err)
 		goto out_rollback;
 	/* Unlisted first, then removed: a crash in between leaves only an unlisted file. */
-	if (!strchr(blob, '/') &&
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", s->profiles_dir, blob) < sizeof(path))
-		unlink(path);
+	if (plain_name(blob) && s->profiles_fd >= 0 && unlinkat(s->profiles_fd, blob, 0) == 0)
+		fsync(s->profiles_fd);
 	free(blob);
 	return 0;
 
@@ -744,6 +1200,9 @@ int store__put_symbols(struct store *s, const char *build_id, enum symbol_source
 	err = build_id__norm(build_id, bid);
 	if (err)
 		return err;
+	err = need_db(s, true);
+	if (err)
+		return err;
 	err = symtab__serialize(tab, &blob, &len);
 	if (err)
 		return err;
@@ -774,7 +1233,7 @@ int store__has_symbols(struct store *s, const char *build_id, enum symbol_source
 	sqlite3_stmt *st;
 	int rc, err;
 
-	if (build_id__norm(build_id, bid))
+	if (build_id__norm(build_id, bid) || !s->db)
 		return 0;
 	err = prepare(s, "SELECT 1 FROM symbols WHERE build_id = ? AND source = ?", &st);
 	if (err)
@@ -796,7 +1255,7 @@ int store__get_symbols(struct store *s, const char *build_id, struct symtab **ou
 	int rc, err;
 
 	*out = NULL;
-	if (build_id__norm(build_id, bid))
+	if (build_id__norm(build_id, bid) || !s->db)
 		return -ENOENT;
 	err = prepare(s,
 		      "SELECT source, data FROM symbols WHERE build_id = ?"
@@ -830,6 +1289,100 @@ int store__symbolize(struct store *s, struct profile *p)
 	struct symbol_lookup lookup = { .get = store__symbols_get, .ctx = s };
 
 	return profile__symbolize(p, &lookup);
+}
+
+/* ---- line tables ---- */
+
+int store__put_lines(struct store *s, const char *build_id, const struct line_table *t)
+{
+	char bid[BUILD_ID_HEX_MAX + 1];
+	struct line_table *kept = NULL, *merged = NULL;
+	sqlite3_stmt *st;
+	void *blob = NULL;
+	size_t len;
+	int err;
+
+	err = need_db(s, true);
+	if (err)
+		return err;
+	err = build_id__norm(build_id, bid);
+	if (err)
+		return err;
+	/* A capture's exact rows join those kept for the build; a whole table (an upload)
+	 * replaces them, and is not replaced by exact rows. */
+	if (t->exact && store__get_lines(s, bid, &kept) == 0) {
+		if (!kept->exact) {
+			line_table__free(kept);
+			return 0;
+		}
+		merged = line_table__merge(kept, t);
+		line_table__free(kept);
+		if (!merged)
+			return -ENOMEM;
+		t = merged;
+	}
+	err = line_table__serialize(t, &blob, &len);
+	if (!err && len > INT_MAX)
+		err = -EFBIG;
+	if (!err)
+		err = prepare(s,
+			      "INSERT OR REPLACE INTO lines (build_id, addresses, stored_at_ns, data)"
+			      " VALUES (?, ?, ?, ?)",
+			      &st);
+	if (err) {
+		free(blob);
+		line_table__free(merged);
+		return err;
+	}
+	sqlite3_bind_text(st, 1, bid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)t->n);
+	sqlite3_bind_int64(st, 3, clock__realtime_ns());
+	sqlite3_bind_blob(st, 4, blob, (int)len, free);
+	line_table__free(merged);
+	return run(s, st);
+}
+
+int store__get_lines(struct store *s, const char *build_id, struct line_table **out)
+{
+	char bid[BUILD_ID_HEX_MAX + 1];
+	sqlite3_stmt *st;
+	int rc, err;
+
+	*out = NULL;
+	if (build_id__norm(build_id, bid) || !s->db)
+		return -ENOENT;
+	err = prepare(s, "SELECT data FROM lines WHERE build_id = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, bid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? -ENOENT : sql_err(s->db, rc);
+	}
+	errno = 0;
+	*out = line_table__deserialize(sqlite3_column_blob(st, 0),
+				       (size_t)sqlite3_column_bytes(st, 0));
+	err = *out ? 0 : (errno == ENOMEM ? -ENOMEM : -EBADMSG);
+	sqlite3_finalize(st);
+	return err;
+}
+
+int store__keep_lines(void *store, const char *build_id, const struct line_table *t)
+{
+	return store__put_lines(store, build_id, t);
+}
+
+static int store__lines_get(void *store, const char *build_id, struct line_table **out)
+{
+	return store__get_lines(store, build_id, out);
+}
+
+int store__add_lines(struct store *s, struct profile *p)
+{
+	struct lines_lookup lookup = { .get = store__lines_get, .ctx = s };
+
+	return profile__add_lines(p, &lookup);
 }
 
 static int upload_row(sqlite3_stmt *st, void *elem)
@@ -877,6 +1430,9 @@ int store__delete_upload(struct store *s, const char *id, char deleted[BUILD_ID_
 	deleted[0] = '\0';
 	if (build_id__norm(id, prefix))
 		return -ENOENT;
+	err = need_db(s, true);
+	if (err)
+		return err;
 	err = exec(s, "BEGIN IMMEDIATE");
 	if (err)
 		return err;
@@ -938,6 +1494,9 @@ int store__add_service(struct store *s, const struct service *svc)
 	if (!svc->name || !*svc->name || !svc->value || !*svc->value ||
 	    (unsigned)svc->match > SERVICE_BY_EXE)
 		return -EINVAL;
+	err = need_db(s, true);
+	if (err)
+		return err;
 	err = prepare(s,
 		      "INSERT INTO services (name, match, value, added_at_ns) VALUES (?, ?, ?, ?)",
 		      &st);
@@ -955,6 +1514,9 @@ int store__remove_service(struct store *s, const char *name)
 	sqlite3_stmt *st;
 	int err;
 
+	err = need_db(s, true);
+	if (err)
+		return err == -EROFS && !s->db ? -ENOENT : err;
 	err = prepare(s, "DELETE FROM services WHERE name = ?", &st);
 	if (err)
 		return err;
@@ -995,11 +1557,28 @@ int store__list_services(struct store *s, struct service **out, size_t *n)
 
 /* ---- servers ---- */
 
+/* A reader may open a workspace an older slideops made: its tables are as they were. */
+static bool table_exists(struct store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found;
+
+	if (prepare(s, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", &st))
+		return false;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
 int store__put_server(struct store *s, const struct server_entry *srv)
 {
 	sqlite3_stmt *st;
 	int err;
 
+	err = need_db(s, true);
+	if (err)
+		return err;
 	err = prepare(s, "INSERT INTO servers (id, hostname, this_server, added_at_ns) "
 			 "VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
 			 "hostname = excluded.hostname, this_server = excluded.this_server",
@@ -1039,6 +1618,11 @@ static void server_rows__free(void *rows, size_t n)
 
 int store__list_servers(struct store *s, struct server_entry **out, size_t *n)
 {
+	*out = NULL;
+	*n = 0;
+	/* A reader of a workspace without an index, or of one from before servers: none. */
+	if (need_db(s, false) || !table_exists(s, "servers"))
+		return 0;
 	return select_rows(s, "SELECT id, hostname, this_server, added_at_ns FROM servers "
 			      "ORDER BY this_server DESC, hostname",
 			   sizeof(**out), server_row, server_rows__free, (void **)out, n);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "proc/owner.h"
 #include "profile/profile.h"
@@ -26,10 +27,51 @@ struct symtab;
  * (~/.local/share/slideops). Returns a static buffer. */
 const char *store__default_dir(void);
 
-/* Opens (creating) the store in dir. NULL with errno set. */
+/*
+ * Opens (creating) the store in dir, to read and write. The directory is opened once,
+ * O_NOFOLLOW, and everything in it is checked: NULL with errno set to
+ *   EPERM    it, or something in it, is owned by another user (store__problem: which)
+ *   EACCES   it, or something in it, may be written by other users
+ *   ELOOP    a link (or a file of the wrong type) where the index or profiles/ should be
+ *   EUCLEAN  profile blobs are there but the index is missing, empty or damaged: it is
+ *            never recreated over them
+ *   EPROTO   a newer slideops made it
+ * A new workspace is created 0700, its files 0600; a workspace readable by others is
+ * made its owner's alone.
+ */
 struct store *store__open(const char *dir);
+/* The same checks, to read only: creates nothing, writes nothing, needs no free space,
+ * and works on a read-only workspace. A directory that does not exist (yet) reads as an
+ * empty workspace. */
+struct store *store__open_read(const char *dir);
+/* To read and write a workspace that exists: ENOENT when dir is not one (no index), and
+ * store__problem() names what is missing. Creates nothing. */
+struct store *store__open_existing(const char *dir);
 void store__close(struct store *s);
 const char *store__dir(const struct store *s);
+/* The path that made the last open fail (EPERM, EACCES, ELOOP, EUCLEAN), and its owner. */
+const char *store__problem(uid_t *owner);
+/* The workspace directory's fd (-1 when a reader found none). */
+int store__dirfd(const struct store *s);
+/* False when a reader found no workspace there. */
+bool store__exists(const struct store *s);
+/*
+ * Free space where the workspace keeps profiles: 0 when at least needed bytes can be
+ * written, -ENOSPC when not; *available is what there is. A capture calls it before it
+ * samples (with STORE_SAVE_BYTES_MIN) and, when a save fails with -ENOSPC, reports
+ * store__profile_bytes() as what it needed.
+ */
+#define STORE_SAVE_BYTES_MIN (4u << 20)
+int store__free_space(struct store *s, uint64_t needed, uint64_t *available);
+/* The bytes saving p takes: its blob (written, then renamed) and the index row. */
+int store__profile_bytes(const struct profile *p, uint64_t *bytes);
+/*
+ * Files of saves this workspace began before older_than_ns and never finished, as its
+ * index lists them: each is removed and reported to found (which may be NULL) with its
+ * path and size. Nothing the index does not name is touched. 0 or -errno.
+ */
+int store__leftovers(struct store *s, int64_t older_than_ns,
+		     int (*found)(void *ctx, const char *path, uint64_t bytes), void *ctx);
 
 /* ---- profiles ---- */
 
@@ -37,7 +79,8 @@ const char *store__dir(const struct store *s);
  * into id. 0 or -errno (-ENOSPC on a full disk, nothing listed then). */
 int store__save_profile(struct store *s, const struct profile *p, const char *answer,
 			char id[STORE_ID_MAX]);
-/* 0, -ENOENT (no such id), -EBADMSG (the blob is not a whole profile), -errno. */
+/* 0, -ENOENT (no such id), -ENODATA (listed, but its file is gone), -EBADMSG (the
+ * file is not a whole profile, or is too large for its size), -errno. */
 int store__load_profile(struct store *s, const char *id, struct profile **out);
 
 struct profile_entry {
@@ -54,6 +97,9 @@ int store__list_profiles(struct store *s, struct profile_entry **out, size_t *n)
 void profile_entries__free(struct profile_entry *e, size_t n);
 /* Replaces the stored answer (names change it after an upload). */
 int store__set_answer(struct store *s, const char *id, const char *answer);
+/* The same from a reader: writes only when the answer changed, and only if the
+ * workspace can be written (best effort). */
+int store__refresh_answer(struct store *s, const char *id, const char *answer);
 int store__delete_profile(struct store *s, const char *id);
 
 /* ---- symbol tables, keyed by build id (lowercase hex) ---- */
@@ -77,6 +123,24 @@ int store__get_symbols(struct store *s, const char *build_id, struct symtab **ou
 int store__symbols_get(void *store, const char *build_id, struct symtab **out);
 /* Names p's locations from the tables kept here (profile__symbolize). 0 or -ENOMEM. */
 int store__symbolize(struct store *s, struct profile *p);
+
+/* ---- line tables, keyed by build id (symbols/lines.h) ---- */
+
+struct line_table;
+
+/*
+ * Keeps a build's line table. Exact rows (a capture's, read after sampling with
+ * lines__read) join those already kept for the build; a whole table (an upload's)
+ * replaces them and is kept over later exact rows. 0 or -errno.
+ */
+int store__put_lines(struct store *s, const char *build_id, const struct line_table *t);
+/* 0 and *out (the caller's to free), -ENOENT, -EBADMSG, -ENOMEM. */
+int store__get_lines(struct store *s, const char *build_id, struct line_table **out);
+/* Fills the source file and line of p's locations from the tables kept here (exports
+ * read only the workspace). 0 or -ENOMEM. */
+int store__add_lines(struct store *s, struct profile *p);
+/* store__put_lines for lines__read_profile's keep (store is the struct store). */
+int store__keep_lines(void *store, const char *build_id, const struct line_table *t);
 
 struct upload_entry {
 	char *file_name;

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Readable names for mangled ones: C++ ("_ZN6ledger4postEi" is "ledger::post(int)") and
- * Rust's legacy mangling ("core::fmt::write", its hash dropped). Uses the C++ runtime's
- * own demangler, loaded when first needed: every system with C++ programs on it has one,
- * and one without simply shows names as they are.
+ * Readable names for mangled ones: C++ ("_ZN6ledger4postEi" is "ledger::post(int)"),
+ * Rust's legacy mangling ("core::fmt::write", its hash dropped) and Rust v0
+ * ("_RNvCs..._7mycrate4main" is "mycrate::main"), with libiberty's demangler.
  */
 #ifndef SLIDEOPS_SYMBOLS_DEMANGLE_H
 #define SLIDEOPS_SYMBOLS_DEMANGLE_H

@@ -28,6 +28,8 @@
 /* More than any real binary holds; a stored blob claiming more is not trusted. */
 #define SYMTAB_MAX_SYMS (64u << 20)
 #define SYMTAB_MAX_NAMES (2ull << 30)
+#define SYMTAB_MAX_RATIO 128
+#define SYMTAB_MIN_BUDGET (1ull << 20)
 
 struct symtab *symtab__new(void)
 {
@@ -495,9 +497,12 @@ struct symtab *symtab__deserialize(const void *blob, size_t len)
 	    names_len < nsyms * 2 || payload_len < names_len ||
 	    payload_len - names_len < nsyms * 2 || payload_len - names_len > nsyms * 20)
 		goto out;
-	/* deflate packs at most about 1032:1; a header promising more is lying, and would
-	 * only make us allocate for it. */
-	if (payload_len / 1032 > len - SYMTAB_HEADER_LEN + 1)
+	/* The budget: names compress 3 to 10 times, deflate at most about 1032 times. A
+	 * header promising more than SYMTAB_MAX_RATIO times the blob (or 1 MB for a small
+	 * one) is refused before anything is allocated for it: an index edited into a
+	 * bomb costs nothing. */
+	if (payload_len > SYMTAB_MIN_BUDGET &&
+	    payload_len / SYMTAB_MAX_RATIO > len - SYMTAB_HEADER_LEN + 1)
 		goto out;
 
 	err = ENOMEM;

@@ -8,7 +8,9 @@
 #ifndef SLIDEOPS_UTIL_FILE_H
 #define SLIDEOPS_UTIL_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define FILE_TMP_MARK ".tmp-"
@@ -25,5 +27,25 @@ int file__create_tmp(const char *prefix, mode_t mode, char *tmp, size_t size);
 
 /* Puts data at path as described above; path is untouched on any error. 0 or -errno. */
 int file__write_atomic(const char *path, const void *data, size_t len, mode_t mode);
+
+/*
+ * Output a person asked for, at path: "-" (and /dev/stdout, /dev/fd/N, /proc/self/fd/N)
+ * is our own descriptor; a special file (/dev/null, a FIFO, a terminal) is written in
+ * place, never replaced; a regular file (or a link of ours to one: the link stays) is
+ * replaced atomically as above, keeping its mode and owner; a new file gets mode. A link
+ * another user made is never followed: it is replaced. 0 or -errno.
+ */
+int file__write_output(const char *path, const void *data, size_t len, mode_t mode);
+
+/* True when file__write_output(path) would write to standard output. */
+bool file__is_stdout(const char *path);
+
+/* Whether file__write_output(path) can succeed, without creating anything: -EISDIR,
+ * -ENOENT (no such directory), -EACCES, -EROFS, -ENOTDIR, or 0. For a capture, before
+ * it samples. */
+int file__check_output(const char *path);
+
+/* The bytes that can still be written on the filesystem of fd. 0 or -errno. */
+int file__free_bytes(int fd, uint64_t *bytes);
 
 #endif

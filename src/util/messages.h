@@ -4,12 +4,15 @@
 #define SLIDEOPS_UTIL_MESSAGES_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 enum msg_id {
 #define MSG(id, text) MSG_##id,
+#define HINT(id, text)
 #include "util/messages.def"
+#undef HINT
 #undef MSG
 	MSG__COUNT,
 };
@@ -17,15 +20,32 @@ enum msg_id {
 /* The format string of a message. */
 const char *msg_text(enum msg_id id);
 
-/* Prints "slideops: MESSAGE\n" to stderr. */
+/* What to do about a message, when the table has a HINT for it; NULL otherwise. */
+const char *msg_hint(enum msg_id id);
+
+/* Prints "slideops: MESSAGE\n" to stderr ("slideops: MESSAGE. HINT" when it has one).
+ * Every %s argument is escaped (util/text.h), in every printer below but msg_format. */
 void msg_error(enum msg_id id, ...);
 void msg_verror(enum msg_id id, va_list ap);
+/* A message a library formatted (struct report), printed as msg_error prints: escaped
+ * for the terminal, with its hint, kept for --json. */
+void msg_error_text(enum msg_id id, const char *text);
 
 /* Prints the message (and a newline) to stdout, or to out. */
 void msg_print(enum msg_id id, ...);
 void msg_fprint(FILE *out, enum msg_id id, ...);
 
-/* Formats a message into buf, as snprintf. */
+/* vfprintf with each %s argument escaped for a terminal. */
+void msg_vfprint_escaped(FILE *out, const char *fmt, va_list ap);
+
+/* fputs of machine-made text, escaped for a terminal. */
+void msg_fputs(const char *s, FILE *out);
+
+/* --json: errors are also kept, the first one and its hint, for {"error", "hint"}. */
+void msg_set_json(bool on);
+const char *msg_last_error(const char **hint);
+
+/* Formats a message into buf, as snprintf (nothing escaped: the text may go to JSON). */
 int msg_format(char *buf, size_t size, enum msg_id id, ...);
 
 /*

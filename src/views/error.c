@@ -2,6 +2,8 @@
 /* Errors as data: a message of the table, formatted once, with the status it maps to. */
 #include "views/views.h"
 
+#include "analysis/json_text.h"
+
 #include <stdio.h>
 #include <time.h>
 
@@ -25,17 +27,11 @@ void view_error__set(struct view_error *e, int status, enum msg_id id, ...)
 
 json_t *view_error__json(const struct view_error *e)
 {
-	json_t *doc = json_object();
-	json_t *text = json_string(e->text);
+	const char *hint = msg_hint(e->id);
 
-	/* A name in a message may not be UTF-8: say the message with it replaced. */
-	if (!text)
-		text = json_string("?");
-	if (!doc || !text || json_object_set_new(doc, "error", text)) {
-		json_decref(doc);
-		return NULL;
-	}
-	return doc;
+	/* A name in a message may not be UTF-8: json_text replaces what is not. */
+	return json_pack("{s:o, s:o}", "error", json_text(e->text), "hint",
+			 hint ? json_text(hint) : json_null());
 }
 
 void views__format_time(int64_t ns, char buf[32])

@@ -20,7 +20,7 @@ json_t *views__profiles(const struct profile_entry *e, size_t n)
 		json_t *item;
 
 		views__format_time(e[i].started_at_ns, when);
-		item = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o}", "id", e[i].id, "question",
+		item = json_pack("{s:o, s:s, s:o, s:s, s:I, s:o}", "id", json_text(e[i].id), "question",
 				 question__id(e[i].question), "server", json_text(e[i].server),
 				 "started_at", when, "seconds",
 				 (json_int_t)whole_seconds(e[i].duration_ns), "answer",
@@ -42,9 +42,9 @@ json_t *views__uploads(const struct upload_entry *e, size_t n)
 		json_t *item;
 
 		views__format_time(e[i].uploaded_at_ns, when);
-		item = json_pack("{s:o, s:I, s:s, s:s}", "file_name", json_text(e[i].file_name),
+		item = json_pack("{s:o, s:I, s:o, s:s}", "file_name", json_text(e[i].file_name),
 				 "functions", (json_int_t)e[i].functions, "build_id",
-				 e[i].build_id, "uploaded_at", when);
+				 json_text(e[i].build_id), "uploaded_at", when);
 		if (!item || json_array_append_new(list, item)) {
 			json_decref(list);
 			list = NULL;

@@ -26,8 +26,12 @@ int views__load_profile(struct store *s, const char *id, struct profile **out_p,
 		view_error__set(e, 404, MSG_SHOW_NO_SUCH_PROFILE, id);
 		return -1;
 	}
+	if (err == -ENODATA) {
+		view_error__set(e, 500, MSG_SHOW_MISSING_BLOB, id, store__dir(s), id);
+		return -1;
+	}
 	if (err == -EBADMSG) {
-		view_error__set(e, 500, MSG_SHOW_DAMAGED_PROFILE, id);
+		view_error__set(e, 500, MSG_SHOW_DAMAGED_PROFILE, id, id);
 		return -1;
 	}
 	if (err) {
@@ -48,7 +52,7 @@ int views__load_profile(struct store *s, const char *id, struct profile **out_p,
 	}
 	/* What `profiles` lists follows the names known now; a read-only workspace keeps
 	 * the old sentence, which is no reason to fail. */
-	store__set_answer(s, id, a->answer);
+	store__refresh_answer(s, id, a->answer);
 	*out_p = p;
 	*out_a = a;
 	return 0;

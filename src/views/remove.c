@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Remove the profiler: removes the installed profiler (DATA/profiler/), the capture files
- * left behind (DATA/captures/) and unfinished temporary files of captures being saved
- * ("*.tmp-*" in DATA/ and DATA/profiles/). Keeps the workspace: its index, profiles,
- * Services and debug symbols.
+ * left behind (DATA/captures/) and the files of saves that never finished, as the index
+ * lists them. Keeps the workspace: its index, profiles, Services and debug symbols.
  *
  * Trees are removed through directory descriptors without following symbolic links, so
  * a link planted in DATA/captures can never make us delete what it points at.
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "analysis/json_text.h"
+#include "store/store.h"
 
 struct removal {
 	unsigned long long files;
@@ -67,12 +67,6 @@ static int remove_tree(int dirfd, const char *name, struct removal *r)
 	return err;
 }
 
-/* Leftovers of an atomic write: "ID.pb.gz.tmp-1a2b3c4d" (written, fsync'd, renamed). */
-static bool is_temporary(const char *name)
-{
-	return strstr(name, ".tmp-") != NULL;
-}
-
 static int note(json_t *list, json_t *item)
 {
 	if (!item || json_array_append_new(list, item))
@@ -93,36 +87,14 @@ static int failed(struct remove_report *rep, const char *path, int err)
 	return err;
 }
 
-/* The temporary files directly in dir (DATA or DATA/profiles). */
-static int remove_temporaries(const char *dir_path, struct remove_report *rep)
+static int leftover(void *ctx, const char *path, uint64_t bytes)
 {
-	struct dirent *de;
-	int err = 0;
-	DIR *dir;
+	struct removal r = { .files = 1, .bytes = bytes };
 
-	dir = opendir(dir_path);
-	if (!dir)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(dir))) {
-		struct removal r = { 0 };
-		char path[PATH_MAX];
-		int e;
-
-		if (!is_temporary(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir_path, de->d_name);
-		e = remove_tree(dirfd(dir), de->d_name, &r);
-		if (!e)
-			e = removed(rep, path, &r);
-		else
-			failed(rep, path, e);
-		err = err ? err : e;
-	}
-	closedir(dir);
-	return err;
+	return removed(ctx, path, &r);
 }
 
-int views__remove_profiler(const char *data, struct remove_report *rep)
+int views__remove_profiler(struct store *s, struct remove_report *rep)
 {
 	static const char *const trees[] = { "profiler", "captures" };
 	char path[PATH_MAX];
@@ -136,26 +108,24 @@ int views__remove_profiler(const char *data, struct remove_report *rep)
 		struct removal r = { 0 };
 		struct stat st;
 
-		snprintf(path, sizeof(path), "%s/%s", data, trees[i]);
-		if (lstat(path, &st))
+		snprintf(path, sizeof(path), "%s/%s", store__dir(s), trees[i]);
+		if (fstatat(store__dirfd(s), trees[i], &st, AT_SYMLINK_NOFOLLOW))
 			continue;
-		e = remove_tree(AT_FDCWD, path, &r);
+		e = remove_tree(store__dirfd(s), trees[i], &r);
 		if (!e)
 			e = removed(rep, path, &r);
 		else
 			failed(rep, path, e);
 		err = err ? err : e;
 	}
-	e = remove_temporaries(data, rep);
-	err = err ? err : e;
-	snprintf(path, sizeof(path), "%s/profiles", data);
-	e = remove_temporaries(path, rep);
+	/* Files of saves that never finished, as the index lists them; nothing else. */
+	e = store__leftovers(s, INT64_MAX, leftover, rep);
+	if (e)
+		failed(rep, store__dir(s), e);
 	return err ? err : e;
 }
 
 json_t *views__remove_document(const char *data, struct remove_report *rep)
 {
-	json_t *doc = json_pack("{s:O, s:o}", "removed", rep->removed, "kept", json_text(data));
-
-	return doc;
+	return json_pack("{s:O, s:o}", "removed", rep->removed, "kept", json_text(data));
 }

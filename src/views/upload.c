@@ -14,7 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/json_text.h"
 #include "store/store.h"
+#include "symbols/lines.h"
 #include "symbols/symtab.h"
 
 #define BUILD_ID_PREFIX_MIN 12
@@ -28,6 +30,10 @@ int views__read_upload(int fd, const char *path, struct elf_info *info, struct s
 	*tab = NULL;
 	if (fstat(fd, &st) < 0) {
 		view_error__set(e, 500, MSG_SYMBOLS_CANNOT_READ, path, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		view_error__set(e, 400, MSG_SYMBOLS_IS_DIRECTORY, path);
 		return -1;
 	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > VIEWS_UPLOAD_MAX_BYTES) {
@@ -78,9 +84,23 @@ int views__read_upload(int fd, const char *path, struct elf_info *info, struct s
 	return -1;
 }
 
-json_t *views__keep_upload(struct store *s, const struct elf_info *info, const char *file_name,
-			   const struct symtab *tab, struct view_error *e)
+/* The source lines of the upload (its DWARF line program), kept by build id for pprof
+ * exports. A file without DWARF simply has none: the upload is about names. */
+static size_t keep_lines(struct store *s, int fd, const char *build_id)
 {
+	struct line_table *t = NULL;
+	size_t n = 0;
+
+	if (lines__read(fd, NULL, 0, NULL, &t) == 0 && store__put_lines(s, build_id, t) == 0)
+		n = t->n;
+	line_table__free(t);
+	return n;
+}
+
+json_t *views__keep_upload(struct store *s, const struct elf_info *info, const char *file_name,
+			   const struct symtab *tab, int fd, struct view_error *e)
+{
+	size_t lines = 0;
 	json_t *doc;
 	int err;
 
@@ -89,11 +109,11 @@ json_t *views__keep_upload(struct store *s, const struct elf_info *info, const c
 		view_error__set(e, 500, MSG_SYMBOLS_UPLOAD_FAILED, file_name, strerror(-err));
 		return NULL;
 	}
-	doc = json_pack("{s:s, s:I, s:s}", "build_id", info->build_id, "functions",
-			(json_int_t)tab->nsyms, "file_name", file_name);
-	if (!doc) /* a file name that is not UTF-8 */
-		doc = json_pack("{s:s, s:I, s:s}", "build_id", info->build_id, "functions",
-				(json_int_t)tab->nsyms, "file_name", "?");
+	if (fd >= 0)
+		lines = keep_lines(s, fd, info->build_id);
+	doc = json_pack("{s:o, s:I, s:o, s:I}", "build_id", json_text(info->build_id), "functions",
+			(json_int_t)tab->nsyms, "file_name", json_text(file_name), "lines",
+			(json_int_t)lines);
 	if (!doc)
 		view_error__set(e, 500, MSG_OUT_OF_MEMORY);
 	return doc;
@@ -137,7 +157,7 @@ json_t *views__delete_upload(struct store *s, const char *arg, struct view_error
 		view_error__set(e, 500, MSG_SYMBOLS_DELETE_FAILED, id, strerror(-err));
 		return NULL;
 	}
-	doc = json_pack("{s:s}", "deleted", deleted);
+	doc = json_pack("{s:o}", "deleted", json_text(deleted));
 	if (!doc)
 		view_error__set(e, 500, MSG_OUT_OF_MEMORY);
 	return doc;

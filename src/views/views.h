@@ -88,10 +88,11 @@ json_t *views__compare(struct store *s, const char *id_a, const char *id_b, size
  */
 int views__read_upload(int fd, const char *path, struct elf_info *info, struct symtab **tab,
 		       struct view_error *e);
-/* Keeps tab under info's build id as an upload named file_name; the document says what
- * was named: {"build_id", "functions", "file_name"}. NULL with e set. */
+/* Keeps tab under info's build id as an upload named file_name, and the source lines of
+ * the file open at fd (-1: none); the document says what was named: {"build_id",
+ * "functions", "file_name", "lines"}. NULL with e set. */
 json_t *views__keep_upload(struct store *s, const struct elf_info *info, const char *file_name,
-			   const struct symtab *tab, struct view_error *e);
+			   const struct symtab *tab, int fd, struct view_error *e);
 /* A build id, whole or its first 12 hex digits or more, lowercased into out. */
 bool views__parse_build_id(const char *arg, char out[BUILD_ID_HEX_MAX + 1]);
 /* {"deleted": BUILD_ID}. NULL with e set. */
@@ -105,12 +106,12 @@ struct remove_report {
 };
 
 /*
- * Removes the profiler (DATA/profiler), capture files (DATA/captures) and the temporary
- * files of unfinished saves from the workspace in data, keeping the workspace itself.
- * 0 when all went, else the first -errno (what failed is in report->failed). The
- * document: {"removed": [...], "kept": DATA}.
+ * Removes the profiler (DATA/profiler), capture files (DATA/captures) and the files of
+ * unfinished saves from the workspace s, keeping the workspace itself. 0 when all went,
+ * else the first -errno (what failed is in report->failed). The document:
+ * {"removed": [...], "kept": DATA}.
  */
-int views__remove_profiler(const char *data, struct remove_report *report);
+int views__remove_profiler(struct store *s, struct remove_report *report);
 json_t *views__remove_document(const char *data, struct remove_report *report);
 
 #endif

@@ -119,18 +119,6 @@ beta=$(start_in_cgroup "$cg_beta" "$WORK/beta")
 start_in_cgroup "$cg_gamma" bash -c "while :; do '$WORK/gamma'; sleep 0.03; done" >/dev/null
 sleep 0.5
 
-# The BPF programs process $1 holds, from its descriptors' fdinfo.
-held_programs() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u; }
-# Waits until the capture $1 samples: it holds a BPF link for exec, for exit, and for
-# each CPU's perf event.
-wait_attached() {
-	for _ in $(seq 200); do
-		[ "$(ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'bpf_link')" -ge $((NCPUS + 2)) ] &&
-			return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 alpha0=$(cpu_ticks "$alpha") beta0=$(cpu_ticks "$beta") t0=$(date +%s.%N)
 "$SLIDEOPS" capture cpu -d "$SECONDS_CAPTURE" --json > "$WORK/capture.json" 2> "$WORK/capture.err" &
@@ -222,10 +210,7 @@ wait_attached "$cap" || fail "the capture never started sampling"
 progs=$(held_programs "$cap")
 kill -9 "$cap"
 wait "$cap" 2>/dev/null || true
-sleep 1
-for p in $progs; do
-	bpftool prog show id "$p" >/dev/null 2>&1 && fail "BPF program $p is still loaded after the profiler was killed"
-done
+assert_unloaded "the profiler was killed" "$progs"
 
 # Not root: a plain refusal that says what is missing, before anything is opened.
 if setpriv --reuid=65534 --regid=65534 --clear-groups "$SLIDEOPS" capture cpu -d 1 \

@@ -104,13 +104,14 @@ PY
 "$SLIDEOPS" show "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$WORK/capture.json")" \
 	| grep -q "Binaries not read" || fail "show does not say which binaries were not read"
 
-attached() { bpftool prog show 2>/dev/null | grep -c 'name on_tick' || true; }
-
 echo "== SIGTERM during a long capture keeps what was sampled"
 before=$("$SLIDEOPS" profiles --json | json 'len(d["profiles"])')
 "$SLIDEOPS" capture cpu -d 120 > "$WORK/term.out" 2> "$WORK/term.err" &
 pid=$!
-sleep 3
+defer "kill -9 $pid 2>/dev/null"
+wait_attached "$pid" || fail "the capture never started sampling: $(cat "$WORK/term.err")"
+progs=$(held_programs "$pid")
+sleep 2
 kill -TERM "$pid"
 wait "$pid" || fail "the capture ended with $? after SIGTERM: $(cat "$WORK/term.err")"
 grep -q '^Profile ' "$WORK/term.out" || fail "no profile after SIGTERM: $(cat "$WORK/term.out")"
@@ -118,7 +119,7 @@ after=$("$SLIDEOPS" profiles --json | json 'len(d["profiles"])')
 [ "$after" = $((before + 1)) ] || fail "SIGTERM did not keep the profile ($before -> $after)"
 seconds=$("$SLIDEOPS" profiles --json | json 'd["profiles"][0]["seconds"]')
 [ "$seconds" -lt 120 ] || fail "the profile says it ran $seconds s: the signal did not end it"
-[ "$(attached)" = 0 ] || fail "a BPF program is still attached after SIGTERM"
+assert_unloaded "SIGTERM" "$progs"
 
 echo "== a second signal stops at once, leaving nothing attached"
 # The first ends sampling; the second lands while the capture reads huge-symtab (a
@@ -126,14 +127,17 @@ echo "== a second signal stops at once, leaving nothing attached"
 before=$("$SLIDEOPS" profiles --json | json 'len(d["profiles"])')
 "$SLIDEOPS" capture cpu -d 120 > /dev/null 2>&1 &
 pid=$!
-sleep 3
+defer "kill -9 $pid 2>/dev/null"
+wait_attached "$pid" || fail "the capture never started sampling"
+progs=$(held_programs "$pid")
+sleep 2
 kill -TERM "$pid"
 sleep 0.3
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 echo "exit status $rc"
 [ "$rc" = 143 ] || fail "a second signal did not stop the capture at once (exit status $rc)"
-[ "$(attached)" = 0 ] || fail "a BPF program is still attached after a second signal"
+assert_unloaded "a second signal" "$progs"
 after=$("$SLIDEOPS" profiles --json | json 'len(d["profiles"])')
 [ "$after" = "$before" ] || fail "a profile was kept after the second signal"
 # Whatever it kept is whole: every profile listed opens.

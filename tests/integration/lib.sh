@@ -51,3 +51,29 @@ start_in_cgroup() {
 
 # json EXPR < doc: a Python expression over the document d (jq works too: make deps has it).
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+
+# The BPF programs process $1 holds, from its descriptors' fdinfo.
+held_programs() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u; }
+# Waits until the cpu capture $1 samples: it holds a BPF link for exec, for exit, and for
+# each CPU's perf event.
+wait_attached() {
+	local ncpus
+	ncpus=$(getconf _NPROCESSORS_ONLN)
+	for _ in $(seq 200); do
+		[ "$(ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'bpf_link')" -ge $((ncpus + 2)) ] &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
+# Fails unless every BPF program of the list $2 (held_programs of a profiler) is gone:
+# nothing of the profiler stays loaded or attached once it has ended ($1 says how).
+assert_unloaded() {
+	local p
+	sleep 0.5
+	for p in $2; do
+		bpftool prog show id "$p" >/dev/null 2>&1 &&
+			fail "BPF program $p is still loaded after $1"
+	done
+	return 0
+}

@@ -6,14 +6,33 @@
 # delete takes a unique prefix of 12 hex or more; the file itself is never kept.
 source "$(dirname "$0")/lib.sh"
 
-# expect_refusal MESSAGE FILE: exit 2, and exactly "slideops: MESSAGE" on stderr.
+# The spec's what-to-do after each of its refusals.
+declare -A HINT=(
+	["this is not an ELF binary or debug file"]="Upload the Linux binary or its \`.debug\` file, not an archive or a source file"
+	["the file is stripped too"]="Upload the unstripped build, or the debug file made from it"
+)
+
+# expect_refusal MESSAGE FILE: exit 2, and "slideops: MESSAGE" word for word on stderr,
+# followed by what to do; with --json, {"error": MESSAGE, "hint": WHAT_TO_DO} on stdout.
 expect_refusal() {
-	local want=$1 file=$2 rc=0
+	local want=$1 file=$2 rc=0 got
 	"$SLIDEOPS" symbols upload "$file" >"$WORK/out" 2>"$WORK/err" || rc=$?
 	[ "$rc" = 2 ] || fail "upload of $(basename "$file"): exit $rc, want 2 ($(cat "$WORK/err"))"
-	[ "$(cat "$WORK/err")" = "slideops: $want" ] ||
-		fail "upload of $(basename "$file") said '$(cat "$WORK/err")', want 'slideops: $want'"
+	got=$(cat "$WORK/err")
+	[ "${got#"slideops: $want. "}" != "$got" ] ||
+		fail "upload of $(basename "$file") said '$got', want 'slideops: $want. ...'"
+	if [ -n "${HINT[$want]:-}" ]; then
+		[ "$got" = "slideops: $want. ${HINT[$want]}" ] ||
+			fail "upload of $(basename "$file") said '$got', want the spec's what-to-do"
+	fi
 	[ ! -s "$WORK/out" ] || fail "a refused upload printed on stdout: $(cat "$WORK/out")"
+	rc=0
+	"$SLIDEOPS" --json symbols upload "$file" >"$WORK/out" 2>/dev/null || rc=$?
+	[ "$rc" = 2 ] || fail "upload --json of $(basename "$file"): exit $rc, want 2"
+	[ "$(json 'd["error"]' <"$WORK/out")" = "$want" ] ||
+		fail "upload --json of $(basename "$file"): $(cat "$WORK/out")"
+	[ "$(json 'd["hint"] is not None' <"$WORK/out")" = True ] ||
+		fail "upload --json of $(basename "$file") has no hint: $(cat "$WORK/out")"
 }
 
 build_id_of() { readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3; exit }'; }
@@ -102,7 +121,11 @@ expect_refusal "$not_elf" app.cut
 head -c $(($(stat -c %s app.debug) - 1)) app.debug > app.debug.cut
 expect_refusal "$not_elf" app.debug.cut
 mkdir -p somedir
-expect_refusal "$not_elf" somedir
+# A directory is said to be one, not "not an ELF".
+rc=0
+"$SLIDEOPS" symbols upload somedir >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" = 2 ] || fail "upload of a directory: exit $rc"
+grep -q "somedir is a directory" "$WORK/err" || fail "upload of a directory said: $(cat "$WORK/err")"
 expect_refusal "the file has no build id, so SlideOps cannot tell which build it names" app-noid
 expect_refusal "the file is stripped too" app-stripped
 # .dynsym alone is not names for a build: a stripped library is refused too.

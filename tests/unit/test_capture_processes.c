@@ -188,13 +188,12 @@ static void assert_user_frames(struct env *e, const uint32_t *locs)
 	const struct prof_location *leaf = &e->p->locations[locs[0]];
 	const struct prof_location *caller = &e->p->locations[locs[1]];
 	const struct prof_mapping *m = &e->p->mappings[leaf->mapping];
-	struct binary_symbols *syms;
-	size_t nsyms;
+	struct binaries_read_result read;
 
 	/* Sampling keeps file offsets; the binaries are read after it. */
-	assert_int_equal(binaries__read(e->binaries, e->p, NULL, &syms, &nsyms), 0);
+	assert_int_equal(binaries__read(e->binaries, e->p, NULL, &read), 0);
 	assert_int_equal(e->p->header.nnot_read, 0);
-	binary_symbols__free(syms, nsyms);
+	binaries_read_result__release(&read);
 
 	assert_string_equal(profile__str(e->p, m->path), e->bin);
 	assert_int_equal(m->kind, MAPPING_EXE);

@@ -221,6 +221,14 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 		assert_str_id_equal(a, lx->lock_kind, b, ly->lock_kind);
 	}
 	assert_int_equal(a->nstacks, b->nstacks);
+	assert_int_equal(a->header.nnot_read, b->header.nnot_read);
+	for (uint32_t i = 0; i < a->header.nnot_read; i++) {
+		const struct prof_not_read *x = &a->header.not_read[i], *y = &b->header.not_read[i];
+
+		assert_str_id_equal(a, x->path, b, y->path);
+		assert_str_id_equal(a, x->build_id, b, y->build_id);
+		assert_str_id_equal(a, x->reason, b, y->reason);
+	}
 }
 
 static void test_round_trip_keeps_everything(void **state)
@@ -231,6 +239,9 @@ static void test_round_trip_keeps_everything(void **state)
 	size_t len;
 
 	(void)state;
+	/* What the capture did not read is part of the profile too. */
+	assert_int_equal(profile__add_not_read(p, "/opt/app/huge", "", "too many sections"), 0);
+	assert_int_equal(profile__add_not_read(p, "/usr/bin/slow", "ab12", "took too long"), 0);
 	assert_int_equal(pprof__encode(p, false, &data, &len), 0);
 	assert_true(len > 20);
 	assert_int_equal(((unsigned char *)data)[0], 0x1f); /* gzip */

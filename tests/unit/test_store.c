@@ -124,7 +124,7 @@ static size_t count_files(const char *dir)
 	return n;
 }
 
-static void test_open_makes_a_versioned_wal_workspace(void **state)
+static void test_open_makes_a_versioned_private_workspace(void **state)
 {
 	struct fixture *f = *state;
 	char path[256];
@@ -141,12 +141,19 @@ static void test_open_makes_a_versioned_wal_workspace(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	assert_int_equal(sqlite3_column_int(st, 0), 3);
 	sqlite3_finalize(st);
+	/* A rollback journal: readers need no shared-memory file, so a read-only or full
+	 * workspace can still be read. */
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "delete");
 	sqlite3_finalize(st);
+	/* Its owner's alone. */
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	assert_int_equal(stat(f->dir, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0700);
 
 	/* A workspace made by a newer slideops is refused, not misread. */
 	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL),
@@ -289,9 +296,25 @@ static void make_old_file(const char *dir, const char *name, time_t age)
 	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
 }
 
+/* Notes a save in progress in the index, as a save that crashed would have left it. */
+static void add_pending(const char *dir, const char *blob, const char *tmp, int64_t age_s)
+{
+	char path[256], sql[512];
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/workspace.db", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO pending (blob, tmp, started_at_ns) VALUES ('%s', '%s', %lld)", blob,
+		 tmp, (long long)(time(NULL) - age_s) * 1000000000LL);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
 /* What a crash left (a temporary blob; a blob renamed but never indexed) is swept by a
- * later save once it is old enough not to be another process's save in progress. */
-static void test_save_sweeps_what_a_crash_left(void **state)
+ * later save once it is old enough not to be another process's save in progress; and
+ * only that: a file the index does not say this workspace was making stays. */
+static void test_save_sweeps_only_what_the_index_began(void **state)
 {
 	struct fixture *f = *state;
 	struct profile *p = make_profile("h", 1796223845, 5);
@@ -302,20 +325,155 @@ static void test_save_sweeps_what_a_crash_left(void **state)
 	snprintf(blob, sizeof(blob), "%s.pb.gz", old_id);
 	/* Indexed blobs stay however old they are. */
 	make_old_file(dir, blob, 7200);
-	make_old_file(dir, ".tmp-0123456789abcdef", 7200);
+	make_old_file(dir, "20200101-000000-cpu-dead.pb.gz.tmp-0123456789abcdef", 7200);
 	make_old_file(dir, "20200101-000000-cpu-dead.pb.gz", 7200);
-	make_old_file(dir, ".tmp-fedcba9876543210", 10);
-	make_old_file(dir, "20200101-000000-cpu-beef.pb.gz", 10);
+	add_pending(f->dir, "20200101-000000-cpu-dead.pb.gz",
+		    "20200101-000000-cpu-dead.pb.gz.tmp-0123456789abcdef", 7200);
+	make_old_file(dir, "20200101-000000-cpu-beef.pb.gz.tmp-fedcba9876543210", 10);
+	add_pending(f->dir, "20200101-000000-cpu-beef.pb.gz",
+		    "20200101-000000-cpu-beef.pb.gz.tmp-fedcba9876543210", 10);
+	/* Not ours: old, named like ours, but never in the index. */
+	make_old_file(dir, ".tmp-0123456789abcdef", 7200);
+	make_old_file(dir, "20200101-000000-cpu-f00d.pb.gz", 7200);
 	make_old_file(dir, "notes.txt", 7200);
+	/* An edited index cannot lead the sweep out of the directory. */
+	add_pending(f->dir, "../notes.txt", "../../etc/passwd", 7200);
 
 	assert_int_equal(store__save_profile(f->s, p, "", id), 0);
-	assert_false(exists(dir, ".tmp-0123456789abcdef"));
+	assert_false(exists(dir, "20200101-000000-cpu-dead.pb.gz.tmp-0123456789abcdef"));
 	assert_false(exists(dir, "20200101-000000-cpu-dead.pb.gz"));
-	assert_true(exists(dir, ".tmp-fedcba9876543210"));
-	assert_true(exists(dir, "20200101-000000-cpu-beef.pb.gz"));
+	assert_true(exists(dir, "20200101-000000-cpu-beef.pb.gz.tmp-fedcba9876543210"));
+	assert_true(exists(dir, ".tmp-0123456789abcdef"));
+	assert_true(exists(dir, "20200101-000000-cpu-f00d.pb.gz"));
 	assert_true(exists(dir, "notes.txt"));
 	assert_true(exists(dir, blob));
 	profile__free(p);
+}
+
+/* An index emptied, deleted or replaced while blobs are there: refused, never recreated
+ * over them (the next save's sweep would have taken them all), and nothing touched. */
+static void test_emptied_index_with_blobs_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct profile *p = make_profile("h", 1796223845, 5);
+	char path[256], dir[128], id[STORE_ID_MAX], blob[STORE_ID_MAX + 8];
+
+	assert_int_equal(store__save_profile(f->s, p, "", id), 0);
+	store__close(f->s);
+	f->s = NULL;
+	snprintf(dir, sizeof(dir), "%s/profiles", f->dir);
+	snprintf(blob, sizeof(blob), "%s.pb.gz", id);
+	snprintf(path, sizeof(path), "%s/workspace.db", f->dir);
+
+	write_file(path, "", 0);
+	errno = 0;
+	assert_null(store__open(f->dir));
+	assert_int_equal(errno, EUCLEAN);
+	assert_null(store__open_read(f->dir));
+	assert_int_equal(errno, EUCLEAN);
+	assert_int_equal(unlink(path), 0);
+	assert_null(store__open(f->dir));
+	assert_int_equal(errno, EUCLEAN);
+	assert_false(exists(f->dir, "workspace.db"));
+	{
+		static const char damaged[] = "SQLite format 3\0 but not really: damaged bytes";
+
+		write_file(path, damaged, sizeof(damaged));
+	}
+	assert_null(store__open(f->dir));
+	assert_int_equal(errno, EUCLEAN);
+	assert_true(exists(dir, blob));
+	profile__free(p);
+}
+
+/* A workspace another user owns, or with links planted in it: refused before anything
+ * is opened through it. A workspace others may read is made its owner's alone. */
+static void test_workspace_of_another_user_or_with_links_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	char path[256], target[256];
+	struct stat sb;
+
+	store__close(f->s);
+	f->s = NULL;
+	snprintf(path, sizeof(path), "%s/workspace.db", f->dir);
+	snprintf(target, sizeof(target), "%s.target", f->dir);
+	write_file(target, "x", 1);
+
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(chmod(path, 0644), 0);
+	f->s = store__open_read(f->dir);
+	assert_non_null(f->s);
+	assert_int_equal(stat(f->dir, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0700);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	store__close(f->s);
+	f->s = NULL;
+
+	assert_int_equal(chmod(f->dir, 0777), 0);
+	errno = 0;
+	assert_null(store__open(f->dir));
+	assert_int_equal(errno, EACCES);
+	assert_int_equal(chmod(f->dir, 0700), 0);
+
+	/* workspace.db planted as a link to a file root must not write. */
+	assert_int_equal(rename(path, target), 0);
+	assert_int_equal(symlink(target, path), 0);
+	errno = 0;
+	assert_null(store__open(f->dir));
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rename(target, path), 0);
+
+	if (geteuid() == 0) {
+		/* Owned by another user (nobody), as a --data DIR someone else prepared. */
+		assert_int_equal(chown(f->dir, 65534, 65534), 0);
+		errno = 0;
+		assert_null(store__open(f->dir));
+		assert_int_equal(errno, EPERM);
+		assert_null(store__open_read(f->dir));
+		assert_int_equal(errno, EPERM);
+		assert_int_equal(chown(f->dir, 0, 0), 0);
+		snprintf(path, sizeof(path), "%s/profiles", f->dir);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_null(store__open(f->dir));
+		assert_int_equal(errno, EPERM);
+		assert_non_null(strstr(store__problem(NULL), "/profiles"));
+		assert_int_equal(chown(path, 0, 0), 0);
+	}
+	/* The data directory itself a link: not followed. */
+	snprintf(path, sizeof(path), "%s.link", f->dir);
+	assert_int_equal(symlink(f->dir, path), 0);
+	errno = 0;
+	assert_null(store__open(path));
+	assert_int_equal(errno, ELOOP);
+	unlink(path);
+	unlink(target);
+	f->s = store__open(f->dir);
+	assert_non_null(f->s);
+}
+
+/* Listing creates nothing: a --data DIR that is not there stays not there. */
+static void test_reading_creates_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct profile_entry *e;
+	char path[256];
+	size_t n;
+	struct store *s;
+
+	snprintf(path, sizeof(path), "%s/not-yet", f->dir);
+	s = store__open_read(path);
+	assert_non_null(s);
+	assert_false(store__exists(s));
+	assert_int_equal(store__list_profiles(s, &e, &n), 0);
+	assert_int_equal(n, 0);
+	store__close(s);
+	assert_false(exists(f->dir, "not-yet"));
+	/* And `remove` finds no workspace there to clean. */
+	assert_null(store__open_existing(path));
+	assert_int_equal(errno, ENOENT);
 }
 
 static void test_damaged_blob_is_refused(void **state)
@@ -343,9 +501,9 @@ static void test_damaged_blob_is_refused(void **state)
 	assert_int_equal(store__load_profile(f->s, id, &q), -EBADMSG);
 	write_file(path, "", 0);
 	assert_int_equal(store__load_profile(f->s, id, &q), -EBADMSG);
-	/* Listed, but the blob is gone: damaged, not absent. */
+	/* Listed, but the blob is gone: said as such, not as damage. */
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(store__load_profile(f->s, id, &q), -EBADMSG);
+	assert_int_equal(store__load_profile(f->s, id, &q), -ENODATA);
 	/* Put back, it reads again. */
 	write_file(path, buf, (size_t)sb.st_size);
 	assert_int_equal(store__load_profile(f->s, id, &q), 0);
@@ -425,6 +583,76 @@ static void test_full_disk_lists_nothing(void **state)
 	store__close(s);
 	profile__free(big);
 	profile__free(small);
+	assert_int_equal(umount2(mnt, MNT_DETACH), 0);
+}
+
+/* A workspace on a filesystem that is full, then read-only: still listed and shown. */
+static void test_read_only_and_full_workspace_still_read(void **state)
+{
+	struct fixture *f = *state;
+	char mnt[128], filler[192], dir[192], id[STORE_ID_MAX];
+	struct profile *p, *q;
+	struct profile_entry *e;
+	struct store *s;
+	size_t n;
+	int fd;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipping: mounting a tmpfs needs root\n");
+		skip();
+	}
+	snprintf(mnt, sizeof(mnt), "%s/tiny", f->dir);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	if (mount("slideops-test", mnt, "tmpfs", MS_NOSUID | MS_NODEV, "size=512k,mode=0700")) {
+		fprintf(stderr, "skipping: cannot mount a tmpfs: %s\n", strerror(errno));
+		skip();
+	}
+	snprintf(dir, sizeof(dir), "%s/ws", mnt);
+	s = store__open(dir);
+	assert_non_null(s);
+	p = make_profile("h", 1796223845, 10);
+	assert_int_equal(store__save_profile(s, p, "kept", id), 0);
+	store__close(s);
+
+	/* Full to the last block. */
+	snprintf(filler, sizeof(filler), "%s/filler", mnt);
+	fd = open(filler, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	{
+		static char block[512];
+
+		while (write(fd, block, sizeof(block)) > 0)
+			;
+	}
+	close(fd);
+	s = store__open_read(dir);
+	assert_non_null(s);
+	assert_int_equal(store__list_profiles(s, &e, &n), 0);
+	assert_int_equal(n, 1);
+	profile_entries__free(e, n);
+	assert_int_equal(store__load_profile(s, id, &q), 0);
+	profile__free(q);
+	{
+		uint64_t avail;
+
+		assert_int_equal(store__free_space(s, STORE_SAVE_BYTES_MIN, &avail), -ENOSPC);
+		assert_true(avail < STORE_SAVE_BYTES_MIN);
+	}
+	store__close(s);
+
+	/* Read-only. */
+	assert_int_equal(mount(NULL, mnt, NULL, MS_REMOUNT | MS_RDONLY, NULL), 0);
+	s = store__open_read(dir);
+	assert_non_null(s);
+	assert_int_equal(store__list_profiles(s, &e, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(e[0].answer, "kept");
+	profile_entries__free(e, n);
+	assert_int_equal(store__load_profile(s, id, &q), 0);
+	profile__free(q);
+	assert_int_equal(store__refresh_answer(s, id, "new words"), -EROFS);
+	store__close(s);
+	profile__free(p);
 	assert_int_equal(umount2(mnt, MNT_DETACH), 0);
 }
 
@@ -671,7 +899,14 @@ static void test_default_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_open_makes_a_versioned_wal_workspace, setup,
+		cmocka_unit_test_setup_teardown(test_emptied_index_with_blobs_is_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_workspace_of_another_user_or_with_links_is_refused,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reading_creates_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_only_and_full_workspace_still_read, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_open_makes_a_versioned_private_workspace, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_a_dir_many_levels_deep_is_made, setup,
 						teardown),
@@ -679,7 +914,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_same_second_distinct_ids_and_shared_workspace,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_blob_is_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_save_sweeps_what_a_crash_left, setup,
+		cmocka_unit_test_setup_teardown(test_save_sweeps_only_what_the_index_began, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_full_disk_lists_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symbols_by_build_id_uploads_first, setup,

@@ -352,7 +352,9 @@ static void test_demangle(void **state)
 	assert_demangles("compute_totals", NULL);
 	assert_demangles("main.settleLedger", NULL);
 	assert_demangles("_Znotreally!", NULL);
-	assert_demangles("_RNvCs1234_7mycrate4main", NULL);
+	/* Rust v0. */
+	assert_demangles("_RNvCs15kBYyAo9fc_7mycrate4main", "mycrate::main");
+	assert_demangles("_RNvNtCs1234_7mycrate3foo3bar", "mycrate::foo::bar");
 	assert_demangles(NULL, NULL);
 }
 

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Line tables from DWARF with libdw. See lines.h.
+ *
+ * An exact read asks libdw per address (dwarf_addrdie, dwarf_getsrc_die, and the
+ * enclosing function's declaration line from dwarf_getscopes): a capture samples a few
+ * thousand addresses per binary. A ranges read walks every CU's line program once.
+ * Both check the clock every few hundred steps, so a huge or hostile file costs at most
+ * caps->max_ns.
+ */
+#include "symbols/lines.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile/profile.h"
+#include "util/clock.h"
+#include "util/strtab.h"
+
+const struct lines_caps LINES_CAPS_DEFAULT = {
+	.max_bytes = 1ULL << 30,
+	.max_ns = 2000000000ULL,
+	.max_rows = 4u << 20,
+};
+
+#define LINES_MAGIC "SOLINES1"
+#define LINES_MAX_ROWS (16u << 20)
+#define CLOCK_EVERY 256
+
+static struct line_table *table__new(bool exact)
+{
+	struct line_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->exact = exact;
+	t->files = strtab__new();
+	if (!t->files) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void line_table__free(struct line_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	strtab__free(t->files);
+	free(t);
+}
+
+static int table__push(struct line_table *t, size_t *cap, const struct line_row *r)
+{
+	if (t->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct line_row *n = realloc(t->rows, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->rows = n;
+		*cap = ncap;
+	}
+	t->rows[t->n++] = *r;
+	return 0;
+}
+
+static int row__cmp(const void *a, const void *b)
+{
+	const struct line_row *x = a, *y = b;
+
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* Sorted, one row per address: of rows at one address, the last with a line wins (an
+ * end of sequence there gives way to the next sequence's start). */
+static void table__sort(struct line_table *t)
+{
+	size_t out = 0;
+
+	if (!t->n)
+		return;
+	qsort(t->rows, t->n, sizeof(*t->rows), row__cmp);
+	for (size_t i = 1; i < t->n; i++) {
+		if (t->rows[i].address == t->rows[out].address) {
+			if (t->rows[i].line)
+				t->rows[out] = t->rows[i];
+		} else {
+			t->rows[++out] = t->rows[i];
+		}
+	}
+	t->n = out + 1;
+}
+
+static bool over_time(const struct lines_caps *caps, uint64_t t0, size_t step)
+{
+	return step % CLOCK_EVERY == 0 && (uint64_t)clock__monotonic_ns() - t0 > caps->max_ns;
+}
+
+/* The declaration line of the innermost function around pc in cu; [*lo, *hi) is the
+ * range of the function, when known, for rows that need no lookup of their own. */
+static uint32_t function_start(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Addr *lo, Dwarf_Addr *hi)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes), line = 0;
+
+	*lo = *hi = 0;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			if (dwarf_decl_line(&scopes[i], &line) != 0)
+				line = 0;
+			if (tag == DW_TAG_subprogram && (dwarf_lowpc(&scopes[i], lo) ||
+							 dwarf_highpc(&scopes[i], hi)))
+				*lo = *hi = 0;
+			break;
+		}
+	}
+	free(scopes);
+	return line > 0 ? (uint32_t)line : 0;
+}
+
+static int read_exact(Dwarf *dbg, const uint64_t *addrs, size_t n, const struct lines_caps *caps,
+		      uint64_t t0, struct line_table *t)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < n && t->n < caps->max_rows; i++) {
+		Dwarf_Die cu;
+		Dwarf_Line *l;
+		struct line_row r = { .address = addrs[i] };
+		const char *src;
+		int line = 0;
+
+		if (over_time(caps, t0, i + 1)) {
+			t->truncated = true;
+			break;
+		}
+		if (!dwarf_addrdie(dbg, addrs[i], &cu))
+			continue;
+		l = dwarf_getsrc_die(&cu, addrs[i]);
+		if (!l || dwarf_lineno(l, &line) || line <= 0)
+			continue;
+		src = dwarf_linesrc(l, NULL, NULL);
+		r.line = (uint32_t)line;
+		r.file = strtab__intern(t->files, src ? src : "");
+		if (r.file == STRTAB_NONE)
+			return -ENOMEM;
+		{
+			Dwarf_Addr lo, hi;
+
+			r.start_line = function_start(&cu, addrs[i], &lo, &hi);
+		}
+		if (table__push(t, &cap, &r))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int read_ranges(Dwarf *dbg, const struct lines_caps *caps, uint64_t t0,
+		       struct line_table *t)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0, step = 0;
+
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nlines;
+
+		if (dwarf_offdie(dbg, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &nlines) == 0) {
+			for (size_t i = 0; i < nlines; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				struct line_row r = { 0 };
+				Dwarf_Addr addr;
+				bool end = false;
+				const char *src;
+				int line = 0;
+
+				if (over_time(caps, t0, ++step) || t->n >= caps->max_rows) {
+					t->truncated = true;
+					goto out;
+				}
+				if (!l || dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &line) ||
+				    dwarf_lineendsequence(l, &end))
+					continue;
+				r.address = addr;
+				if (!end && line > 0) {
+					src = dwarf_linesrc(l, NULL, NULL);
+					r.line = (uint32_t)line;
+					r.file = strtab__intern(t->files, src ? src : "");
+					if (r.file == STRTAB_NONE)
+						return -ENOMEM;
+				}
+				if (table__push(t, &cap, &r))
+					return -ENOMEM;
+			}
+		}
+		off = next;
+	}
+out:
+	table__sort(t);
+	/* Function starts: one scope lookup per function, reused for its other rows. */
+	{
+		Dwarf_Addr lo = 0, hi = 0;
+		uint32_t start = 0;
+
+		for (size_t i = 0; i < t->n; i++) {
+			Dwarf_Die cu;
+
+			if (!t->rows[i].line)
+				continue;
+			if (t->rows[i].address >= lo && t->rows[i].address < hi) {
+				t->rows[i].start_line = start;
+				continue;
+			}
+			if (over_time(caps, t0, ++step)) {
+				t->truncated = true;
+				break;
+			}
+			start = 0;
+			lo = hi = 0;
+			if (dwarf_addrdie(dbg, t->rows[i].address, &cu))
+				start = function_start(&cu, t->rows[i].address, &lo, &hi);
+			t->rows[i].start_line = start;
+		}
+	}
+	return 0;
+}
+
+int lines__read(int fd, const uint64_t *addrs, size_t n, const struct lines_caps *caps,
+		struct line_table **out)
+{
+	uint64_t t0 = (uint64_t)clock__monotonic_ns();
+	struct line_table *t;
+	struct stat st;
+	Dwarf *dbg;
+	int err;
+
+	*out = NULL;
+	if (!caps)
+		caps = &LINES_CAPS_DEFAULT;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENODATA;
+	if ((uint64_t)st.st_size > caps->max_bytes)
+		return -EFBIG;
+	t = table__new(addrs != NULL);
+	if (!t)
+		return -ENOMEM;
+	dbg = dwarf_begin(fd, DWARF_C_READ);
+	if (!dbg) {
+		line_table__free(t);
+		return -ENODATA;
+	}
+	err = addrs ? read_exact(dbg, addrs, n, caps, t0, t) : read_ranges(dbg, caps, t0, t);
+	dwarf_end(dbg);
+	if (!err && addrs)
+		table__sort(t);
+	if (!err && t->n == 0)
+		err = -ENODATA;
+	if (err) {
+		line_table__free(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int lines__sampled_addresses(const struct profile *p, uint32_t m, uint64_t **addrs, size_t *n)
+{
+	uint64_t *a = malloc(sizeof(*a) * (p->nlocations ? p->nlocations : 1));
+	size_t k = 0, out = 0;
+
+	*addrs = NULL;
+	*n = 0;
+	if (!a)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nlocations; i++)
+		if (p->locations[i].mapping == m)
+			a[k++] = p->locations[i].address;
+	qsort(a, k, sizeof(*a), u64_cmp);
+	for (size_t i = 0; i < k; i++)
+		if (!out || a[out - 1] != a[i])
+			a[out++] = a[i];
+	*addrs = a;
+	*n = out;
+	return 0;
+}
+
+int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t mapping),
+			void *open_ctx,
+			int (*keep)(void *ctx, const char *build_id, const struct line_table *t),
+			void *keep_ctx, const struct lines_caps *caps)
+{
+	int kept = 0;
+
+	for (uint32_t m = 0; m < p->nmappings; m++) {
+		const struct prof_mapping *pm = &p->mappings[m];
+		const char *bid = profile__str(p, pm->build_id);
+		struct line_table *t = NULL;
+		uint64_t *addrs;
+		size_t n;
+		int fd, err;
+
+		if (!*bid || pm->kind == MAPPING_KERNEL || pm->kind == MAPPING_ANON ||
+		    pm->kind == MAPPING_JIT)
+			continue;
+		/* A build seen in an earlier mapping was read with it. */
+		for (uint32_t j = 0; j < m; j++)
+			if (p->mappings[j].build_id == pm->build_id)
+				goto next;
+		err = lines__sampled_addresses(p, m, &addrs, &n);
+		if (err)
+			return err;
+		fd = n ? open(open_ctx, m) : -ENOENT;
+		if (fd < 0)
+			fd = n ? lines__open_debug_file(bid) : fd;
+		err = fd >= 0 ? lines__read(fd, addrs, n, caps, &t) : fd;
+		if (fd >= 0)
+			close(fd);
+		free(addrs);
+		if (err == -ENOMEM)
+			return err;
+		if (!err && keep(keep_ctx, bid, t) == 0)
+			kept++;
+		line_table__free(t);
+next:;
+	}
+	return kept;
+}
+
+int lines__open_debug_file(const char *build_id)
+{
+	char path[256];
+	size_t len = build_id ? strlen(build_id) : 0;
+	int fd;
+
+	if (len < 4 || len > 128 || strspn(build_id, "0123456789abcdef") != len)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", build_id,
+		 build_id + 2);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+const struct line_row *line_table__find(const struct line_table *t, uint64_t address)
+{
+	size_t lo = 0, hi = t ? t->n : 0;
+
+	/* The last row at or before address. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].address <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	if (t->exact && t->rows[lo - 1].address != address)
+		return NULL;
+	return t->rows[lo - 1].line ? &t->rows[lo - 1] : NULL;
+}
+
+const char *line_table__file(const struct line_table *t, const struct line_row *r)
+{
+	return strtab__get(t->files, r->file);
+}
+
+struct line_table *line_table__merge(const struct line_table *a, const struct line_table *b)
+{
+	struct line_table *t = table__new(true);
+	size_t cap = 0;
+
+	if (!t)
+		return NULL;
+	for (int k = 0; k < 2; k++) {
+		const struct line_table *src = k ? b : a;
+
+		for (size_t i = 0; src && i < src->n; i++) {
+			struct line_row r = src->rows[i];
+
+			r.file = strtab__intern(t->files, line_table__file(src, &src->rows[i]));
+			if (r.file == STRTAB_NONE || table__push(t, &cap, &r)) {
+				line_table__free(t);
+				return NULL;
+			}
+		}
+	}
+	/* b's rows come later: the sort keeps the last row with a line per address. */
+	qsort(t->rows, t->n, sizeof(*t->rows), row__cmp);
+	table__sort(t);
+	return t;
+}
+
+/* ---- stored form: magic, flags, nfiles, nrows, the files (NUL-terminated), the rows
+ * (address u64, file u32, line u32, start_line u32; little-endian) ---- */
+
+#define ROW_BYTES 20
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)p[i] << (8 * i);
+	return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+int line_table__serialize(const struct line_table *t, void **out, size_t *len)
+{
+	uint32_t nfiles = strtab__count(t->files);
+	size_t size = 8 + 12, pos;
+	unsigned char *buf;
+
+	for (uint32_t i = 0; i < nfiles; i++)
+		size += strlen(strtab__get(t->files, i)) + 1;
+	size += t->n * ROW_BYTES;
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, LINES_MAGIC, 8);
+	put_u32(buf + 8, t->exact ? 1 : 0);
+	put_u32(buf + 12, nfiles);
+	put_u32(buf + 16, (uint32_t)t->n);
+	pos = 20;
+	for (uint32_t i = 0; i < nfiles; i++) {
+		const char *f = strtab__get(t->files, i);
+		size_t l = strlen(f) + 1;
+
+		memcpy(buf + pos, f, l);
+		pos += l;
+	}
+	for (size_t i = 0; i < t->n; i++, pos += ROW_BYTES) {
+		put_u64(buf + pos, t->rows[i].address);
+		put_u32(buf + pos + 8, t->rows[i].file);
+		put_u32(buf + pos + 12, t->rows[i].line);
+		put_u32(buf + pos + 16, t->rows[i].start_line);
+	}
+	*out = buf;
+	*len = size;
+	return 0;
+}
+
+struct line_table *line_table__deserialize(const void *data, size_t len)
+{
+	const unsigned char *in = data;
+	uint32_t flags, nfiles, nrows;
+	struct line_table *t = NULL;
+	size_t pos = 20;
+	int err = EBADMSG;
+
+	if (!in || len < 20 || memcmp(in, LINES_MAGIC, 8) != 0)
+		goto out;
+	flags = get_u32(in + 8);
+	nfiles = get_u32(in + 12);
+	nrows = get_u32(in + 16);
+	/* Every count against the bytes there are, before anything is allocated for it. */
+	if (flags > 1 || nrows > LINES_MAX_ROWS || nfiles > len - 20 ||
+	    (uint64_t)nrows * ROW_BYTES > len - 20)
+		goto out;
+	err = ENOMEM;
+	t = table__new(flags == 1);
+	if (!t)
+		goto out;
+	err = EBADMSG;
+	for (uint32_t i = 0; i < nfiles; i++) {
+		const unsigned char *nul = memchr(in + pos, '\0', len - pos);
+
+		if (!nul)
+			goto out;
+		/* The first file is "", as a strtab's first string; the others are distinct. */
+		if (i == 0 && nul != in + pos)
+			goto out;
+		if (i) {
+			uint32_t id = strtab__intern(t->files, (const char *)in + pos);
+
+			if (id == STRTAB_NONE) {
+				err = ENOMEM;
+				goto out;
+			}
+			if (id != i)
+				goto out;
+		}
+		pos = (size_t)(nul - in) + 1;
+	}
+	if (nfiles == 0 || len - pos != (size_t)nrows * ROW_BYTES)
+		goto out;
+	err = ENOMEM;
+	t->rows = malloc(sizeof(*t->rows) * (nrows ? nrows : 1));
+	if (!t->rows)
+		goto out;
+	err = EBADMSG;
+	for (uint32_t i = 0; i < nrows; i++, pos += ROW_BYTES) {
+		struct line_row *r = &t->rows[i];
+
+		r->address = get_u64(in + pos);
+		r->file = get_u32(in + pos + 8);
+		r->line = get_u32(in + pos + 12);
+		r->start_line = get_u32(in + pos + 16);
+		if (r->file >= nfiles || (i && r->address <= t->rows[i - 1].address))
+			goto out;
+		t->n++;
+	}
+	return t;
+
+out:
+	line_table__free(t);
+	errno = err;
+	return NULL;
+}
+
+int profile__add_lines(struct profile *p, const struct lines_lookup *lookup)
+{
+	for (uint32_t m = 0; m < p->nmappings; m++) {
+		const struct prof_mapping *pm = &p->mappings[m];
+		struct line_table *t = NULL;
+		int err;
+
+		if (!pm->build_id || !*profile__str(p, pm->build_id) || pm->kind == MAPPING_KERNEL)
+			continue;
+		err = lookup->get(lookup->ctx, profile__str(p, pm->build_id), &t);
+		if (err == -ENOMEM)
+			return err;
+		if (err || !t)
+			continue;
+		for (uint32_t i = 0; i < p->nlocations; i++) {
+			struct prof_location *l = &p->locations[i];
+			const struct line_row *r;
+
+			if (l->mapping != m || l->file)
+				continue; /* interpreter frames carry their own */
+			r = line_table__find(t, l->address);
+			if (!r)
+				continue;
+			l->src_file = profile__intern(p, line_table__file(t, r));
+			if (l->src_file == UINT32_MAX) {
+				line_table__free(t);
+				return -ENOMEM;
+			}
+			l->src_line = r->line;
+			l->start_line = r->start_line;
+		}
+		line_table__free(t);
+	}
+	return 0;
+}
