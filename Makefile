@@ -47,9 +47,14 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	chromium lld libiberty-dev libmicrohttpd-dev libgnutls28-dev nodejs curl
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time wrk bc
 
+# BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
+TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
+TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(TEST_BPF_SRCS))
+TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TEST_BPF_SRCS))
+
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
-.SECONDARY: $(BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(TEST_BPF_OBJS)
 .PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
@@ -106,6 +111,22 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
 $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(wildcard bpf/*.h tests/bpf/*.h) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
+		-Itests/bpf -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/tests/bpf/%.skel.h: $(OUTPUT)/tests/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# The unit test that loads the Python walker into the kernel.
+$(OUTPUT)/tests/test_python_bpf $(OUTPUT)/asan/tests/test_python_bpf: $(TEST_BPF_SKELS)
+$(OUTPUT)/tests/test_python_bpf $(OUTPUT)/asan/tests/test_python_bpf: \
+	CFLAGS += -I$(OUTPUT)/tests/bpf -Itests/bpf -Ibpf
 
 $(OUTPUT)/gen/profile.pb-c.c $(OUTPUT)/gen/profile.pb-c.h: src/profile/profile.proto
 	$(call msg,PROTO,$@)
@@ -180,6 +201,17 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
 		$(filter %.c,$^) -lelf -lz -o $@
 	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/elf 2>/dev/null
 
+# The fuzz target over the unwind table builder (.eh_frame / .debug_frame and the cache
+# files); its seeds are fuzz/make-seeds.sh's ELF files and real binaries' frame sections.
+$(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src/unwind/*.c) \
+		src/elf/elf_reader.c $(wildcard src/util/*.c)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$(filter-out src/unwind/maps.c,$^)) -lz -o $@
+	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/unwind unwind 2>/dev/null
+
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
 $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/pprof.c \
 		src/symbols/lines.c $(wildcard src/util/*.c) $(PROTO_C)
@@ -189,13 +221,24 @@ $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/p
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -lprotobuf-c -ldw -lelf -lz -o $@
 
+# The fuzz target over CPython binaries (src/unwind/python.c) and code records.
+$(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unwind/python.c \
+		$(wildcard src/elf/*.c src/util/*.c)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -lelf -lz -o $@
+	$(Q)fuzz/make-python-seeds.sh $(OUTPUT)/fuzz/seeds/python 2>/dev/null
+
 # Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md. The
 # profile reader gets 256 MB: its seeds include a gzip bomb it must refuse within that.
-fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
-	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} \
+fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind \
+		$(OUTPUT)/fuzz/fuzz_python
+	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \
+		$$t -max_total_time=$${FUZZ_SECONDS:-60} \
 		-rss_limit_mb=$$( [ $$t = $(OUTPUT)/fuzz/fuzz_pprof ] && echo 256 || echo 2048) \
-		$$(mktemp -d) $$( [ $$t = $(OUTPUT)/fuzz/fuzz_elf ] && echo $(OUTPUT)/fuzz/seeds/elf) \
-		|| exit 1; done
+		$$(mktemp -d) $$( [ -d $$seeds ] && echo $$seeds) || exit 1; done
 
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
 integration-test: $(OUTPUT)/slideops
@@ -203,7 +246,8 @@ integration-test: $(OUTPUT)/slideops
 # `make test`: dependencies, build, every test. The tests run as root (real BPF, real
 # cgroups): elevated with as_root.
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
+	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof \
+		$(OUTPUT)/fuzz/fuzz_unwind $(OUTPUT)/fuzz/fuzz_python
 	$(Q)$(call as_root,tests/run.sh)
 
 # `make run`: dependencies, build, the main job (RUN_COMMAND, as root).
