@@ -196,6 +196,8 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, int status, enum 
 /* "/?token=T": the token becomes a cookie, and the address bar loses it. */
 static enum MHD_Result sign_in(struct MHD_Connection *conn, const char *token)
 {
+	const union MHD_ConnectionInfo *tls =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_PROTOCOL);
 	struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
 	char cookie[200];
 	enum MHD_Result ret;
@@ -203,8 +205,9 @@ static enum MHD_Result sign_in(struct MHD_Connection *conn, const char *token)
 	if (!resp)
 		return MHD_NO;
 	add_common_headers(resp);
-	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict", COOKIE_NAME,
-		 token);
+	/* Secure over TLS: the cookie never goes back over plain HTTP. */
+	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict%s", COOKIE_NAME,
+		 token, tls ? "; Secure" : "");
 	MHD_add_response_header(resp, "Set-Cookie", cookie);
 	MHD_add_response_header(resp, "Location", "/");
 	MHD_add_response_header(resp, "Cache-Control", "no-store");

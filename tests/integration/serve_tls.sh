@@ -42,5 +42,7 @@ code=$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token"
 code=$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" \
 	-H "Origin: https://127.0.0.1:$port" -X DELETE "https://127.0.0.1:$port/api/symbols/000000000000")
 [ "$code" = 404 ] || fail "this server's own https Origin was refused (HTTP $code)"
+curl -sk -D "$WORK/headers" -o /dev/null "https://127.0.0.1:$port/?token=$token"
+grep -i '^Set-Cookie:' "$WORK/headers" | grep -qi '; Secure' || fail "the cookie over TLS is not Secure"
 
 echo "ok"
