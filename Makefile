@@ -12,7 +12,8 @@ PROTOC_C   ?= protoc-c
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
-LIBS       := -lbpf -lelf -ldw -lz -llz4 -lsqlite3 -ljansson -lprotobuf-c -liberty -lm
+LIBS       := -lbpf -lelf -ldw -lz -llz4 -lsqlite3 -ljansson -lprotobuf-c -liberty \
+	      -lmicrohttpd -lpthread -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 CFLAGS     += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -Ibpf -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \
@@ -43,8 +44,9 @@ TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
-	chromium lld libiberty-dev libc6-dbg liblz4-dev
-BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools
+	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
+	curl
+BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
 TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
@@ -63,8 +65,12 @@ as_root = if [ "$$(id -u)" = 0 ]; then $(1); \
 	elif command -v sudo >/dev/null 2>&1; then sudo $(1); \
 	else echo "make: this step needs root, and you are not root and sudo is not installed: run 'make $(MAKECMDGOALS)' as root, or install sudo" >&2; exit 1; fi
 
-# What `make run` does once built (as root).
-RUN_COMMAND := $(OUTPUT)/slideops capture cpu -d 10 --flamegraph $(OUTPUT)/flamegraph.html
+# What `make run` does once built (as root): a first 10 s CPU capture of this server (its
+# answer printed), then the workspace server in the foreground with the URL to open,
+# until Ctrl-C. LISTEN=ADDR:PORT serves elsewhere (default 127.0.0.1:7070).
+LISTEN ?= 127.0.0.1:7070
+RUN_COMMAND := sh -c '$(OUTPUT)/slideops capture cpu -d 10 && echo && \
+	exec $(OUTPUT)/slideops serve --listen $(LISTEN)'
 
 all: $(OUTPUT)/slideops
 
@@ -76,6 +82,9 @@ deps:
 		echo "installing:" $$missing; \
 		$(call as_root,env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq && apt-get install -y -qq $$missing >/dev/null"); \
 	fi
+	@# npm for the browser tests: Debian's package, unless a nodejs that carries its own is installed.
+	$(Q)command -v npm >/dev/null || $(call as_root,env DEBIAN_FRONTEND=noninteractive \
+		sh -c "apt-get update -qq && apt-get install -y -qq npm >/dev/null")
 
 # Only the elevation: what `make run` and `make test` use to become root, on its own.
 as-root:
@@ -138,7 +147,7 @@ $(OUTPUT)/obj/%.o: %.c $(GENERATED)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/obj/web/assets.o: web/assets.S $(wildcard web/*.html web/*.js web/*.css)
+$(OUTPUT)/obj/web/assets.o: web/assets.S $(wildcard web/*.html web/ui/*)
 	$(call msg,AS,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Iweb -c $< -o $@
@@ -165,6 +174,12 @@ $(OUTPUT)/asan/libslideops.a: $(ASAN_OBJS)
 $(OUTPUT)/slideops: $(OUTPUT)/obj/src/cli/main.o $(OUTPUT)/libslideops.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+# The binary under ASan+UBSan, for running integration tests against (the server's
+# request handling sees hostile input): SLIDEOPS=build/asan/slideops tests/integration/X.sh
+$(OUTPUT)/asan/slideops: $(OUTPUT)/obj/src/cli/main.o $(OUTPUT)/asan/libslideops.a
+	$(call msg,LINK-ASAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $^ $(LIBS) -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/libslideops.a
 	$(call msg,TEST,$@)

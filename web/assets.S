@@ -1,7 +1,21 @@
-/* The web assets, embedded into the binary as NUL-terminated strings. */
+/* The web assets, embedded into the binary (each NUL-terminated, with an _end label
+ * before the NUL for its size). Nothing is fetched from elsewhere at run time. */
 	.section .rodata
 	.global flamegraph_html
 flamegraph_html:
 	.incbin "flamegraph.html"
 	.byte 0
+
+	.macro asset name, file
+	.global \name, \name\()_end
+\name:
+	.incbin "\file"
+\name\()_end:
+	.byte 0
+	.endm
+
+	asset web_index_html, "ui/index.html"
+	asset web_app_js, "ui/app.js"
+	asset web_app_css, "ui/app.css"
+	asset web_flame_js, "ui/flame.js"
 	.section .note.GNU-stack,"",@progbits

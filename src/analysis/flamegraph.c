@@ -15,6 +15,7 @@
 #include "analysis/format.h"
 #include "analysis/outfile.h"
 #include "analysis/waits.h"
+#include "elf/elf_file.h"
 #include "util/text.h"
 #include "profile/profile.h"
 #include "util/hash.h"
@@ -44,6 +45,7 @@ struct node {
 	int64_t value;
 	uint8_t kind;
 	uint8_t language;
+	uint8_t system;        /* a runtime's or system library's frame (DESIGN §6) */
 };
 
 struct tree {
@@ -128,17 +130,35 @@ static uint32_t tree__child(struct tree *t, uint32_t parent, enum node_kind kind
 	return id;
 }
 
+/* Per mapping: a language runtime or a system library, the frames "Hide system code"
+ * folds into the user's function that called them. NULL on ENOMEM. */
+static uint8_t *system_mappings(const struct profile *p)
+{
+	uint8_t *sys = calloc(p->nmappings ? p->nmappings : 1, 1);
+
+	for (uint32_t i = 0; sys && i < p->nmappings; i++) {
+		const struct prof_mapping *m = &p->mappings[i];
+		const char *path = profile__str(p, m->path);
+
+		sys[i] = (m->kind == MAPPING_EXE || m->kind == MAPPING_LIB || m->kind == MAPPING_VDSO) &&
+			 (m->kind == MAPPING_VDSO || binary__is_runtime(path) ||
+			  binary__is_system_library(path));
+	}
+	return sys;
+}
+
 static int tree__build(struct tree *t, int64_t root_value)
 {
 	const struct profile *p = t->p;
 	uint32_t nstr = strtab__count(p->strings);
 	uint32_t main = profile__main_value(p);
 	uint32_t *group_of = malloc(sizeof(*group_of) * (nstr ? nstr : 1));
+	uint8_t *sys = system_mappings(p);
 	int err = -ENOMEM;
 
 	t->index = hashmap__new();
 	t->groups = malloc(sizeof(*t->groups) * (p->nsamples ? p->nsamples : 1));
-	if (!group_of || !t->index || !t->groups)
+	if (!group_of || !sys || !t->index || !t->groups)
 		goto out_free;
 	for (uint32_t i = 0; i < nstr; i++)
 		group_of[i] = NONE;
@@ -176,11 +196,14 @@ static int tree__build(struct tree *t, int64_t root_value)
 			if (node == NONE)
 				goto out_free;
 			t->nodes[node].value += v;
+			t->nodes[node].system = !l->file && l->mapping < p->nmappings &&
+						sys[l->mapping];
 		}
 	}
 	err = 0;
 
 out_free:
+	free(sys);
 	free(group_of);
 	return err;
 }
@@ -289,6 +312,23 @@ static int tree__preorder(const struct tree *t, struct order *o)
 	return 0;
 }
 
+/* Samples taken: the sum of a value counted in "count" where the question has one, else
+ * the distinct stacks sampled (fewer than the samples: a cautious count). */
+static uint64_t flamegraph__samples(const struct profile *p)
+{
+	uint64_t n = 0;
+
+	for (uint32_t v = 0; v < p->nvalues; v++) {
+		if (strcmp(profile__str(p, p->value_types[v].unit), "count") != 0)
+			continue;
+		for (uint32_t i = 0; i < p->nsamples; i++)
+			if (p->samples[i].values[v] > 0)
+				n += (uint64_t)p->samples[i].values[v];
+		return n;
+	}
+	return p->nsamples;
+}
+
 static int flamegraph__put_data(const struct tree *t, const struct order *o,
 				const struct analysis *a, enum flamegraph_colour colour, FILE *out)
 {
@@ -317,6 +357,10 @@ static int flamegraph__put_data(const struct tree *t, const struct order *o,
 	put_string(out, a->answer);
 	fputs(",\"unit\":", out);
 	put_string(out, a->unit);
+	/* share_of: what shares of the server are of; samples: how many the shares rest on,
+	 * for the web UI's compare to tell a change from sampling error. */
+	fprintf(out, ",\"share_of\":%lld,\"samples\":%llu", (long long)a->share_of,
+		(unsigned long long)flamegraph__samples(p));
 	fprintf(out, ",\"total\":%lld,\"colour\":", (long long)a->total);
 	put_string(out, flamegraph_colour__name(colour));
 
@@ -373,6 +417,10 @@ static int flamegraph__put_data(const struct tree *t, const struct order *o,
 
 		fprintf(out, i ? ",%d" : "%d", n->group == NONE ? -1 : (int)n->group);
 	}
+	fputs("],\"system\":[", out);
+	for (uint32_t i = 0; i < o->n; i++)
+		fputs(i ? (t->nodes[o->ids[i]].system ? ",1" : ",0") :
+			  (t->nodes[o->ids[i]].system ? "1" : "0"), out);
 	fputs("]}", out);
 	free(name_index);
 	return 0;
@@ -383,7 +431,9 @@ struct write_args {
 	enum flamegraph_colour colour;
 };
 
-int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour colour)
+/* The tree as JSON; page: write it into the page around it (the HTML file). */
+static int flamegraph__emit(const struct profile *p, FILE *out, enum flamegraph_colour colour,
+			    bool page)
 {
 	const char *mark = strstr(flamegraph_html, PLACEHOLDER);
 	struct tree t = { .p = p };
@@ -391,7 +441,7 @@ int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour
 	struct analysis *a;
 	int err;
 
-	if (!mark)
+	if (page && !mark)
 		return -EINVAL; /* the build embedded a page without its placeholder */
 	a = analysis__new(p);
 	if (!a)
@@ -400,9 +450,11 @@ int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour
 	if (!err)
 		err = tree__preorder(&t, &o);
 	if (!err) {
-		fwrite(flamegraph_html, 1, (size_t)(mark - flamegraph_html), out);
+		if (page)
+			fwrite(flamegraph_html, 1, (size_t)(mark - flamegraph_html), out);
 		err = flamegraph__put_data(&t, &o, a, colour, out);
-		fputs(mark + strlen(PLACEHOLDER), out);
+		if (page)
+			fputs(mark + strlen(PLACEHOLDER), out);
 	}
 	if (!err && ferror(out))
 		err = -EIO;
@@ -411,6 +463,16 @@ int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour
 	tree__free(&t);
 	analysis__free(a);
 	return err;
+}
+
+int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour colour)
+{
+	return flamegraph__emit(p, out, colour, true);
+}
+
+int flamegraph__write_data(const struct profile *p, FILE *out, enum flamegraph_colour colour)
+{
+	return flamegraph__emit(p, out, colour, false);
 }
 
 static int flamegraph__write_cb(const void *ctx, FILE *out)

@@ -11,6 +11,7 @@
 #include "analysis/json_text.h"
 #include "store/store.h"
 #include "util/messages.h"
+#include "views/views.h"
 
 int cli_parse_long(const char *cmd, const char *opt, const char *text, long min, long max,
 		   long *out)
@@ -156,4 +157,10 @@ bool cli_wants_help(int argc, char **argv)
 			return true;
 	}
 	return false;
+}
+
+int cli_print_view_error(const struct view_error *e)
+{
+	msg_error_text(e->id, e->text);
+	return e->status == 400 || e->status == 413 ? EXIT_REFUSED : EXIT_FAIL;
 }

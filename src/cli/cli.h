@@ -48,6 +48,12 @@ struct store *cli_open_store_read(const struct cli_env *env);
 const char *cli_option_value(int argc, char **argv, int *i, const char *short_opt,
 			     const char *long_opt, bool *bad);
 
+struct view_error;
+
+/* Prints a library error as every error is printed ("slideops: MESSAGE") and returns
+ * the exit code its status maps to (refused input: 2, else 1). */
+int cli_print_view_error(const struct view_error *e);
+
 /* True when argv has -h/--help; then the command prints its help. */
 bool cli_wants_help(int argc, char **argv);
 
@@ -60,7 +66,8 @@ bool cli_wants_help(int argc, char **argv);
 	X(compare, COMPARE)                                                             \
 	X(symbols, SYMBOLS)                                                             \
 	X(services, SERVICES)                                                           \
-	X(remove, REMOVE)
+	X(remove, REMOVE)                                                               \
+	X(serve, SERVE)
 
 #define X(name, NAME) int cmd_##name(int argc, char **argv, const struct cli_env *env);
 CLI_COMMANDS(X)

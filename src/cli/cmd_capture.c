@@ -176,15 +176,6 @@ static void services__load(struct store *s, struct service **svc, size_t *n)
 	}
 }
 
-/* A build needs no reading when its full names are kept: an upload, or a .symtab (an
- * installed debug file's included). One kept from .dynsym alone is read again, in case
- * its debug file has been installed since. */
-static int has_symbols(void *ctx, const char *build_id)
-{
-	return store__has_symbols(ctx, build_id, SYMBOLS_UPLOAD) == 1 ||
-	       store__has_symbols(ctx, build_id, SYMBOLS_SYMTAB) == 1;
-}
-
 static void print_text(const char *id, const struct analysis *a, const char *flamegraph)
 {
 	msg_print(MSG_CAPTURE_PROFILE_ID, id);
@@ -301,7 +292,7 @@ int cmd_capture(int argc, char **argv, const struct cli_env *env)
 	opts.services = svc;
 	opts.nservices = nsvc;
 	opts.kept = &kept;
-	opts.has_symbols = has_symbols;
+	opts.has_symbols = store__keeps_full_names;
 	opts.has_symbols_ctx = s;
 
 	stop_signals(true);

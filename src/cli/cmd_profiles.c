@@ -13,43 +13,12 @@
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
-
-/* "2026-12-02T15:04:05Z" (UTC): the JSON contract's form, also shown to people. */
-static void format_time(int64_t ns, char buf[32])
-{
-	time_t t = (time_t)(ns / 1000000000LL);
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		buf[0] = '\0';
-}
+#include "views/views.h"
 
 /* Whole seconds, rounded: a capture ended early by Ctrl-C says how long it ran. */
 static long long whole_seconds(uint64_t ns)
 {
 	return (long long)((ns + 500000000ULL) / 1000000000ULL);
-}
-
-static json_t *entries_json(const struct profile_entry *e, size_t n)
-{
-	json_t *list = json_array();
-	char when[32];
-
-	for (size_t i = 0; list && i < n; i++) {
-		json_t *item;
-
-		format_time(e[i].started_at_ns, when);
-		item = json_pack("{s:o, s:s, s:o, s:s, s:I, s:o}", "id", json_text(e[i].id),
-				 "question", question__id(e[i].question), "server",
-				 json_text(e[i].server), "started_at", when, "seconds",
-				 (json_int_t)whole_seconds(e[i].duration_ns), "answer",
-				 json_text(e[i].answer));
-		if (json_array_append_new(list, item)) {
-			json_decref(list);
-			list = NULL;
-		}
-	}
-	return list ? json_pack("{s:o}", "profiles", list) : NULL;
 }
 
 static void print_entries(const struct profile_entry *e, size_t n)
@@ -62,7 +31,7 @@ static void print_entries(const struct profile_entry *e, size_t n)
 	}
 	msg_print(MSG_PROFILES_HEADER);
 	for (size_t i = 0; i < n; i++) {
-		format_time(e[i].started_at_ns, when);
+		views__format_time(e[i].started_at_ns, when);
 		msg_print(MSG_PROFILES_ROW, e[i].id, question__id(e[i].question), e[i].server,
 			  when, whole_seconds(e[i].duration_ns));
 		if (e[i].answer[0])
@@ -142,7 +111,7 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 	store__close(s);
 
 	if (env->json)
-		err = cli_print_json(entries_json(entries, n));
+		err = cli_print_json(views__profiles(entries, n));
 	else
 		print_entries(entries, n);
 	profile_entries__free(entries, n);

@@ -9,115 +9,45 @@
  * Trees are removed through directory descriptors without following symbolic links, so
  * a link planted in DATA/captures can never make us delete what it points at.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "analysis/format.h"
 #include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
+#include "views/views.h"
 
-struct removal {
-	unsigned long long files;
-	unsigned long long bytes;
-};
-
-/* Removes name (in dirfd) and, for a directory, everything under it. 0 or -errno. */
-static int remove_tree(int dirfd, const char *name, struct removal *r)
+/* Says what was removed and what could not be, in words. */
+static void print_report(const struct remove_report *rep)
 {
-	struct dirent *de;
-	struct stat st;
-	int fd, err = 0;
-	DIR *dir;
+	size_t i;
+	json_t *item;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(dirfd, name, 0))
-			return errno == ENOENT ? 0 : -errno;
-		r->files++;
-		r->bytes += st.st_size;
-		return 0;
+	json_array_foreach(rep->removed, i, item) {
+		unsigned long long files = json_integer_value(json_object_get(item, "files"));
+		const char *path = json_string_value(json_object_get(item, "path"));
+		char size[FORMAT_MAX];
+
+		format_bytes(json_integer_value(json_object_get(item, "bytes")), size,
+			     sizeof(size));
+		if (files == 1)
+			msg_print(MSG_REMOVE_REMOVED_ONE, path, size);
+		else
+			msg_print(MSG_REMOVE_REMOVED, path, files, size);
 	}
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	while ((de = readdir(dir))) {
-		int e;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		e = remove_tree(fd, de->d_name, r);
-		if (e && !err)
-			err = e;
-	}
-	closedir(dir);
-	if (!err && unlinkat(dirfd, name, AT_REMOVEDIR) && errno != ENOENT)
-		err = -errno;
-	return err;
-}
-
-static json_t *removed_json(const char *path, const struct removal *r)
-{
-	return json_pack("{s:o, s:I, s:I}", "path", json_text(path), "files", (json_int_t)r->files,
-			 "bytes", (json_int_t)r->bytes);
-}
-
-/* Reports one removal, in JSON or in words. */
-static int report(json_t *list, const struct cli_env *env, const char *path,
-		  const struct removal *r)
-{
-	char size[FORMAT_MAX];
-
-	if (env->json)
-		return json_array_append_new(list, removed_json(path, r));
-	format_bytes((int64_t)r->bytes, size, sizeof(size));
-	if (r->files == 1)
-		msg_print(MSG_REMOVE_REMOVED_ONE, path, size);
-	else
-		msg_print(MSG_REMOVE_REMOVED, path, r->files, size);
-	return 0;
-}
-
-struct leftovers {
-	json_t *list;
-	const struct cli_env *env;
-	bool any;
-};
-
-static int report_leftover(void *ctx, const char *path, uint64_t bytes)
-{
-	struct leftovers *l = ctx;
-	struct removal r = { .files = 1, .bytes = bytes };
-
-	l->any = true;
-	return report(l->list, l->env, path, &r) ? -ENOMEM : 0;
 }
 
 int cmd_remove(int argc, char **argv, const struct cli_env *env)
 {
-	static const char *const trees[] = { "profiler", "captures" };
 	const char *data = env->data_dir ? env->data_dir : store__default_dir();
-	struct leftovers left = { .env = env };
-	char path[PATH_MAX];
+	struct remove_report rep = { 0 };
 	struct store *s;
-	json_t *list = NULL;
-	bool any = false;
-	int err = 0, e;
+	size_t i;
+	json_t *item;
+	int err;
 
 	if (cli_wants_help(argc, argv)) {
 		msg_print(MSG_HELP_REMOVE);
@@ -149,49 +79,27 @@ int cmd_remove(int argc, char **argv, const struct cli_env *env)
 		store__close(s);
 		return EXIT_FAIL;
 	}
-	if (env->json) {
-		list = json_array();
-		if (!list) {
-			store__close(s);
-			msg_error(MSG_OUT_OF_MEMORY);
-			return EXIT_FAIL;
-		}
-	}
-
-	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
-		struct removal r = { 0 };
-		struct stat st;
-
-		snprintf(path, sizeof(path), "%s/%s", data, trees[i]);
-		if (fstatat(store__dirfd(s), trees[i], &st, AT_SYMLINK_NOFOLLOW))
-			continue;
-		e = remove_tree(store__dirfd(s), trees[i], &r);
-		if (e) {
-			msg_error(MSG_REMOVE_FAILED, path, strerror(-e));
-			err = err ? err : e;
-			continue;
-		}
-		any = true;
-		if (report(list, env, path, &r))
-			err = -ENOMEM;
-	}
-	/* Files of saves that never finished, as the index lists them; nothing else. */
-	left.list = list;
-	e = store__leftovers(s, INT64_MAX, report_leftover, &left);
-	if (e) {
-		msg_error(MSG_REMOVE_FAILED, store__dir(s), strerror(-e));
-		err = err ? err : e;
-	}
-	any = any || left.any;
+	err = views__remove_profiler(s, &rep);
 	store__close(s);
-
+	if (!rep.removed || !rep.failed) {
+		msg_error(MSG_OUT_OF_MEMORY);
+		json_decref(rep.removed);
+		json_decref(rep.failed);
+		return EXIT_FAIL;
+	}
+	json_array_foreach(rep.failed, i, item)
+		msg_error(MSG_REMOVE_FAILED, json_string_value(json_object_get(item, "path")),
+			  json_string_value(json_object_get(item, "error")));
 	if (env->json) {
-		if (cli_print_json(json_pack("{s:o, s:o}", "removed", list, "kept", json_text(data))))
+		if (cli_print_json(views__remove_document(data, &rep)))
 			err = -EIO;
 	} else {
-		if (!any && !err)
+		print_report(&rep);
+		if (!json_array_size(rep.removed) && !err)
 			msg_print(MSG_REMOVE_NOTHING);
 		msg_print(MSG_REMOVE_KEPT, data);
 	}
+	json_decref(rep.removed);
+	json_decref(rep.failed);
 	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -24,6 +24,7 @@
 #include "symbols/symbolize.h"
 #include "util/file.h"
 #include "util/messages.h"
+#include "views/views.h"
 
 #define TOP_DEFAULT 10
 #define TOP_MAX 100000
@@ -52,44 +53,12 @@ struct show_opts {
 
 int show__load(struct store *s, const char *id, struct profile **out_p, struct analysis **out_a)
 {
-	struct profile *p = NULL;
-	struct analysis *a;
-	int err;
+	struct view_error e;
 
-	err = store__load_profile(s, id, &p);
-	if (err == -ENOENT) {
-		msg_error(MSG_SHOW_NO_SUCH_PROFILE, id);
+	if (views__load_profile(s, id, out_p, out_a, &e)) {
+		cli_print_view_error(&e);
 		return EXIT_FAIL;
 	}
-	if (err == -ENODATA) {
-		msg_error(MSG_SHOW_MISSING_BLOB, id, store__dir(s), id);
-		return EXIT_FAIL;
-	}
-	if (err == -EBADMSG) {
-		msg_error(MSG_SHOW_DAMAGED_PROFILE, id, id);
-		return EXIT_FAIL;
-	}
-	if (err) {
-		msg_error(MSG_SHOW_LOAD_FAILED, id, strerror(-err));
-		return EXIT_FAIL;
-	}
-	err = store__symbolize(s, p);
-	if (err) {
-		msg_error(MSG_SHOW_SYMBOLIZE_FAILED, id, strerror(-err));
-		profile__free(p);
-		return EXIT_FAIL;
-	}
-	a = analysis__new(p);
-	if (!a) {
-		msg_error(MSG_OUT_OF_MEMORY);
-		profile__free(p);
-		return EXIT_FAIL;
-	}
-	/* What `profiles` lists follows the names known now; a read-only workspace keeps
-	 * the old sentence, which is no reason to fail. */
-	store__refresh_answer(s, id, a->answer);
-	*out_p = p;
-	*out_a = a;
 	return EXIT_OK;
 }
 

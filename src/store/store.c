@@ -38,7 +38,7 @@
 #include "util/clock.h"
 
 /* Bump with a migration in store__migrate whenever the schema changes. */
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define BUSY_TIMEOUT_MS 10000
 /* A temporary blob older than this was left by a crash, not by a save in progress. */
 #define STALE_TMP_SECONDS 3600
@@ -83,6 +83,15 @@ static const char schema_v1[] =
 	"  name TEXT PRIMARY KEY,"
 	"  match TEXT NOT NULL,"
 	"  value TEXT NOT NULL,"
+	"  added_at_ns INTEGER NOT NULL);";
+
+/* v3: the servers of the workspace. The machine the workspace runs on is one of them
+ * ("this server"); agents on other machines add theirs. */
+static const char schema_v3[] =
+	"CREATE TABLE servers ("
+	"  id TEXT PRIMARY KEY,"
+	"  hostname TEXT NOT NULL,"
+	"  this_server INTEGER NOT NULL DEFAULT 0,"
 	"  added_at_ns INTEGER NOT NULL);";
 
 static const char *const match_names[] = {
@@ -632,6 +641,8 @@ static int store__migrate(struct store *s, bool write, size_t blobs)
 		err = exec(s, schema_v1);
 	if (!err && version < 2)
 		err = exec(s, schema_v2);
+	if (!err && version < 3)
+		err = exec(s, schema_v3);
 	if (!err) {
 		char sql[64];
 
@@ -1280,6 +1291,12 @@ int store__get_symbols(struct store *s, const char *build_id, struct symtab **ou
  * An upload names first; what it cannot name (a debug file has no PLT, and knows no
  * function it was not given) the binary's own table, kept at capture, still does.
  */
+int store__keeps_full_names(void *store, const char *build_id)
+{
+	return store__has_symbols(store, build_id, SYMBOLS_UPLOAD) == 1 ||
+	       store__has_symbols(store, build_id, SYMBOLS_SYMTAB) == 1;
+}
+
 int store__symbols_get(void *store, const char *build_id, struct symtab **out)
 {
 	enum symbol_source src;
@@ -1569,4 +1586,77 @@ int store__list_services(struct store *s, struct service **out, size_t *n)
 {
 	return select_rows(s, "SELECT name, match, value FROM services ORDER BY name",
 			   sizeof(**out), service_row, service_rows__free, (void **)out, n);
+}
+
+/* ---- servers ---- */
+
+/* A reader may open a workspace an older slideops made: its tables are as they were. */
+static bool table_exists(struct store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found;
+
+	if (prepare(s, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", &st))
+		return false;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+int store__put_server(struct store *s, const struct server_entry *srv)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = need_db(s, true);
+	if (err)
+		return err;
+	err = prepare(s, "INSERT INTO servers (id, hostname, this_server, added_at_ns) "
+			 "VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+			 "hostname = excluded.hostname, this_server = excluded.this_server",
+		      &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, srv->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, srv->hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, srv->this_server);
+	sqlite3_bind_int64(st, 4, clock__realtime_ns());
+	return run(s, st);
+}
+
+static int server_row(sqlite3_stmt *st, void *row)
+{
+	struct server_entry *e = row;
+	const char *id = (const char *)sqlite3_column_text(st, 0);
+
+	snprintf(e->id, sizeof(e->id), "%s", id ? id : "");
+	e->hostname = strdup((const char *)sqlite3_column_text(st, 1) ?: "");
+	e->this_server = sqlite3_column_int(st, 2) != 0;
+	e->added_at_ns = sqlite3_column_int64(st, 3);
+	return e->hostname ? 1 : -ENOMEM;
+}
+
+void server_entries__free(struct server_entry *e, size_t n)
+{
+	for (size_t i = 0; e && i < n; i++)
+		free(e[i].hostname);
+	free(e);
+}
+
+static void server_rows__free(void *rows, size_t n)
+{
+	server_entries__free(rows, n);
+}
+
+int store__list_servers(struct store *s, struct server_entry **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	/* A reader of a workspace without an index, or of one from before servers: none. */
+	if (need_db(s, false) || !table_exists(s, "servers"))
+		return 0;
+	return select_rows(s, "SELECT id, hostname, this_server, added_at_ns FROM servers "
+			      "ORDER BY this_server DESC, hostname",
+			   sizeof(**out), server_row, server_rows__free, (void **)out, n);
 }

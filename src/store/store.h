@@ -119,6 +119,12 @@ int store__has_symbols(struct store *s, const char *build_id, enum symbol_source
 int store__get_symbols(struct store *s, const char *build_id, struct symtab **out,
 		       enum symbol_source *src);
 
+/* 1 when a build's full names are kept (an upload, or a .symtab, an installed debug
+ * file's included), so a capture need not read them again; a build kept from .dynsym
+ * alone is read again, in case its debug file has been installed since. The pipeline's
+ * has_symbols (store is the struct store). */
+int store__keeps_full_names(void *store, const char *build_id);
+
 /* The store as where profile__symbolize finds its names. */
 int store__symbols_get(void *store, const char *build_id, struct symtab **out);
 /* Names p's locations from the tables kept here (profile__symbolize). 0 or -ENOMEM. */
@@ -162,5 +168,20 @@ int store__add_service(struct store *s, const struct service *svc);
 /* -ENOENT when there is none of that name. */
 int store__remove_service(struct store *s, const char *name);
 int store__list_services(struct store *s, struct service **out, size_t *n);
+
+/* ---- servers ---- */
+
+struct server_entry {
+	char id[STORE_ID_MAX];   /* "local" for this server */
+	char *hostname;
+	bool this_server;        /* the machine the workspace runs on */
+	int64_t added_at_ns;
+};
+
+/* Adds the server, or updates its hostname. */
+int store__put_server(struct store *s, const struct server_entry *srv);
+/* This server first, then by hostname. */
+int store__list_servers(struct store *s, struct server_entry **out, size_t *n);
+void server_entries__free(struct server_entry *e, size_t n);
 
 #endif

@@ -141,7 +141,7 @@ static void test_open_makes_a_versioned_private_workspace(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	assert_int_equal(sqlite3_column_int(st, 0), 3);
 	sqlite3_finalize(st);
 	/* A rollback journal: readers need no shared-memory file, so a read-only or full
 	 * workspace can still be read. */
@@ -807,6 +807,29 @@ static void test_whole_id_wins_over_longer(void **state)
 	symtab__free(t);
 }
 
+/* This server is kept once however often serve starts, and renamed with its host. */
+static void test_servers(void **state)
+{
+	struct fixture *f = *state;
+	struct server_entry srv = { .id = "local", .hostname = "db-1", .this_server = true };
+	struct server_entry other = { .id = "agent-7", .hostname = "app-1" };
+	struct server_entry *e;
+	size_t n;
+
+	assert_int_equal(store__put_server(f->s, &srv), 0);
+	srv.hostname = "db-2";
+	assert_int_equal(store__put_server(f->s, &srv), 0);
+	assert_int_equal(store__put_server(f->s, &other), 0);
+	assert_int_equal(store__list_servers(f->s, &e, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(e[0].id, "local");
+	assert_string_equal(e[0].hostname, "db-2");
+	assert_true(e[0].this_server);
+	assert_string_equal(e[1].hostname, "app-1");
+	assert_false(e[1].this_server);
+	server_entries__free(e, n);
+}
+
 static void test_services(void **state)
 {
 	struct fixture *f = *state;
@@ -902,6 +925,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_whole_id_wins_over_longer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_services, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_servers, setup, teardown),
 		cmocka_unit_test(test_default_dir),
 	};
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The workspace server, side by side with a peer in one run:
+#
+#   1. wrk against the profile list (NPROFILES stored, 10k by default) and one profile,
+#      beside python3's http.server serving the very same documents as static files
+#      (the floor for "a JSON document over HTTP" on this machine): requests per second,
+#      p99 latency, and serve's peak RSS;
+#   2. a 1 GB upload of debug symbols (a debug file padded to 1 GB) through the API:
+#      wall time and serve's peak RSS, beside `cp` of the same file (the disk's floor).
+#
+# Targets (issue 12): upload peak RSS <= 64 MB.
+#
+#   bench/serve/run.sh            (make bench-deps first; root: it takes one capture)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
+NPROFILES=${NPROFILES:-10000}
+SECONDS_EACH=${SECONDS_EACH:-5}
+work=$(mktemp -d /tmp/slideops-bench-serve.XXXXXX)
+data=$work/data
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+command -v wrk >/dev/null || { echo "bench/serve: wrk is missing: make bench-deps" >&2; exit 1; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# ---- a workspace with NPROFILES profiles: one capture, its index row copied ----
+SLIDEOPS_DATA=$data "$SLIDEOPS" capture cpu -d 2 >/dev/null
+id=$(SLIDEOPS_DATA=$data "$SLIDEOPS" profiles --json | jq -r '.profiles[0].id')
+sqlite3 "$data/workspace.db" <<SQL
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $NPROFILES - 1)
+INSERT INTO profiles (id, question, server, started_at_ns, duration_ns, answer, blob, saved_at_ns)
+SELECT id || '-' || i, question, server, started_at_ns - i * 1000000000, duration_ns, answer, blob,
+       saved_at_ns FROM profiles, n WHERE profiles.id = '$id';
+SQL
+
+port=$(free_port)
+SLIDEOPS_DATA=$data "$SLIDEOPS" serve --listen "127.0.0.1:$port" > "$work/serve.out" 2>&1 &
+serve=$!
+pids+=("$serve")
+for _ in $(seq 100); do grep -q token= "$work/serve.out" && break; sleep 0.1; done
+grep -q token= "$work/serve.out" || { echo "serve did not start" >&2; exit 1; }
+token=$(sed -n 's/.*token=//p' "$work/serve.out")
+base=http://127.0.0.1:$port
+
+# The peer: the same documents as files.
+mkdir -p "$work/static"
+curl -s -H "Authorization: Bearer $token" "$base/api/profiles" > "$work/static/list.json"
+curl -s -H "Authorization: Bearer $token" "$base/api/profiles/$id" > "$work/static/one.json"
+[ "$(jq '.profiles | length' "$work/static/list.json")" = "$NPROFILES" ] || { echo "the list is not $NPROFILES long" >&2; exit 1; }
+pport=$(free_port)
+(cd "$work/static" && exec python3 -m http.server --bind 127.0.0.1 "$pport" >/dev/null 2>&1) &
+pids+=("$!")
+sleep 0.5
+
+# bench NAME URL [header]: "rps p99_ms"
+bench() {
+	local out
+	out=$(wrk -t2 -c8 -d"${SECONDS_EACH}s" --latency ${3:+-H "$3"} "$2")
+	local rps p99
+	rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
+	p99=$(awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 }
+		else if (v ~ /ms$/) sub(/ms$/, "", v); else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }
+		print v }' <<<"$out")
+	echo "$rps $p99"
+}
+
+echo "== serve: $NPROFILES profiles stored; wrk -t2 -c8 ${SECONDS_EACH}s each"
+printf '%-28s %10s %10s   %s\n' "document" "req/s" "p99 ms" "vs python3 http.server (same bytes)"
+for doc in "list:/api/profiles:list.json" "one profile:/api/profiles/$id:one.json"; do
+	IFS=: read -r name path file <<<"$doc"
+	read -r rps p99 < <(bench "$name" "$base$path" "Authorization: Bearer $token")
+	read -r prps pp99 < <(bench "$name" "http://127.0.0.1:$pport/$file")
+	printf '%-28s %10s %10s   peer %s req/s, p99 %s ms: %.2fx the peer'"'"'s rate\n' \
+		"$name ($(stat -c %s "$work/static/$file") B)" "$rps" "$p99" "$prps" "$pp99" \
+		"$(echo "$rps / $prps" | bc -l)"
+done
+echo "serve peak RSS after wrk: $(( $(awk '/^VmHWM:/ { print $2 }' /proc/$serve/status) / 1024 )) MB"
+
+# ---- 1 GB upload ----
+cat > "$work/app.c" <<'C'
+int f(int x) { return x * 3; }
+int main(int argc, char **argv) { (void)argv; return f(argc); }
+C
+gcc -g -Wl,--build-id -o "$work/app" "$work/app.c"
+objcopy --only-keep-debug "$work/app" "$work/app.debug"
+size=$(stat -c %s "$work/app.debug")
+{ cat "$work/app.debug"; head -c $(( (1 << 30) - size )) /dev/zero; } > "$work/app-1g.debug"
+sync
+# The upload's own peak: VmHWM starts again from the current RSS.
+echo 5 > "/proc/$serve/clear_refs"
+rss_before=$(( $(awk '/^VmRSS:/ { print $2 }' /proc/$serve/status) / 1024 ))
+t0=$(date +%s.%N)
+cp "$work/app-1g.debug" "$work/copy.debug"; sync
+t1=$(date +%s.%N)
+rm -f "$work/copy.debug"
+code=$(curl -s -o "$work/up.json" -w '%{http_code}' -H "Authorization: Bearer $token" \
+	-H 'Content-Type: application/octet-stream' -X POST -T "$work/app-1g.debug" \
+	"$base/api/symbols?name=app-1g.debug")
+t2=$(date +%s.%N)
+[ "$code" = 200 ] || { echo "the 1 GB upload failed: $code $(cat "$work/up.json")" >&2; exit 1; }
+up=$(echo "$t2 - $t1" | bc -l)
+cpt=$(echo "$t1 - $t0" | bc -l)
+printf '== upload of 1 GB through the API: %.2f s, serve peak RSS %d MB during it (%d MB before; target <= 64); cp of the same file: %.2f s (%.2fx)\n' \
+	"$up" "$(( $(awk '/^VmHWM:/ { print $2 }' /proc/$serve/status) / 1024 ))" "$rss_before" "$cpt" "$(echo "$up / $cpt" | bc -l)"
+# CPU per request, which a busy shared machine changes less than the rate.
+t=$(awk '{ print $14 + $15 }' /proc/$serve/stat)
+for _ in $(seq 10); do curl -s -o /dev/null -H "Authorization: Bearer $token" "$base/api/profiles"; done
+printf '== serve CPU per profile list of %d: %d ms\n' "$NPROFILES" \
+	$(( ($(awk '{ print $14 + $15 }' /proc/$serve/stat) - t) * 1000 / $(getconf CLK_TCK) / 10 ))

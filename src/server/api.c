@@ -1,0 +1,701 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The JSON API (docs/api.md): the same documents the command line prints with --json,
+ * built by the same functions (src/views), and its errors in the same words. Each
+ * request opens the workspace for itself: SQLite in WAL mode lets readers go on while a
+ * capture is being saved.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "analysis/flamegraph.h"
+#include "analysis/folded.h"
+#include "analysis/json_text.h"
+#include "capture/capture.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
+#include "server/server_internal.h"
+#include "store/store.h"
+#include "symbols/symtab.h"
+
+#define PATH_PARTS 6
+#define TOP_DEFAULT 10
+#define TOP_MAX 100000
+#define SECONDS_MAX 3600
+#define HZ_DEFAULT 99
+#define HZ_MAX 1000
+
+struct call {
+	struct server *srv;
+	struct MHD_Connection *conn;
+	const char *method;
+	const char *url;
+	struct request *req;
+	struct reply *r;
+	char *parts[PATH_PARTS]; /* the path after /api/, split at '/' */
+	int nparts;
+	char buf[1024];
+};
+
+static bool is(const struct call *c, const char *method, int nparts, ...)
+{
+	va_list ap;
+	bool match = strcmp(c->method, method) == 0 && c->nparts == nparts;
+
+	va_start(ap, nparts);
+	for (int i = 0; match && i < nparts; i++) {
+		const char *want = va_arg(ap, const char *);
+
+		if (want && strcmp(want, c->parts[i]) != 0)
+			match = false;
+	}
+	va_end(ap);
+	return match;
+}
+
+static const char *arg(const struct call *c, const char *name)
+{
+	return MHD_lookup_connection_value(c->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static void ok(struct call *c, json_t *doc)
+{
+	c->r->status = doc ? 200 : 500;
+	c->r->doc = doc;
+}
+
+static void fail(struct call *c, const struct view_error *e)
+{
+	reply__error(c->r, e);
+}
+
+static int number(struct call *c, const char *name, const char *text, long min, long max,
+		  long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text ? text : "", &end, 10);
+	if (!text || !*text || *end || errno || v < min || v > max) {
+		reply__msg(c->r, 400, MSG_API_BAD_NUMBER, text ? text : "", min, max, name);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static struct store *open_store(struct call *c)
+{
+	struct store *s = store__open(c->srv->data_dir);
+
+	if (!s && errno == EPROTO)
+		reply__msg(c->r, 500, MSG_STORE_NEWER_WORKSPACE, c->srv->data_dir);
+	else if (!s)
+		reply__msg(c->r, 500, MSG_DATA_DIR_UNUSABLE, c->srv->data_dir, strerror(errno));
+	return s;
+}
+
+/* ---- servers ---- */
+
+static json_t *server_json(const struct server_entry *e)
+{
+	char when[32];
+
+	views__format_time(e->added_at_ns, when);
+	return json_pack("{s:s, s:s, s:s, s:b, s:s}", "id", e->id, "name",
+			 e->this_server ? "this server" : e->hostname, "hostname", e->hostname,
+			 "this_server", e->this_server, "added_at", when);
+}
+
+static void list_servers(struct call *c)
+{
+	struct server_entry *e;
+	struct store *s = open_store(c);
+	json_t *list;
+	size_t n;
+	int err;
+
+	if (!s)
+		return;
+	err = store__list_servers(s, &e, &n);
+	store__close(s);
+	if (err) {
+		reply__msg(c->r, 500, MSG_DATA_DIR_UNUSABLE, c->srv->data_dir, strerror(-err));
+		return;
+	}
+	list = json_array();
+	for (size_t i = 0; list && i < n; i++)
+		if (json_array_append_new(list, server_json(&e[i]))) {
+			json_decref(list);
+			list = NULL;
+		}
+	server_entries__free(e, n);
+	ok(c, list ? json_pack("{s:o}", "servers", list) : NULL);
+}
+
+/* Only this server answers today; agents bring the others. */
+static bool known_server(struct call *c, const char *id)
+{
+	if (strcmp(id, THIS_SERVER_ID) == 0)
+		return true;
+	reply__msg(c->r, 404, MSG_API_NO_SUCH_SERVER, id);
+	return false;
+}
+
+static void get_server(struct call *c)
+{
+	struct server_entry e = { .id = THIS_SERVER_ID, .hostname = c->srv->hostname,
+				  .this_server = true };
+
+	if (known_server(c, c->parts[1]))
+		ok(c, server_json(&e));
+}
+
+static void check(struct call *c)
+{
+	struct check_result r;
+
+	capture__check(&r);
+	ok(c, views__check(&r));
+}
+
+static void top(struct call *c)
+{
+	struct service *svc = NULL;
+	struct top_row *rows;
+	size_t n, nsvc = 0;
+	long limit = TOP_DEFAULT;
+	struct store *s;
+	int err;
+
+	if (arg(c, "n") && number(c, "n", arg(c, "n"), 1, TOP_MAX, &limit))
+		return;
+	/* A workspace that cannot be read costs the Service groups, not the listing. */
+	s = store__open(c->srv->data_dir);
+	if (s && store__list_services(s, &svc, &nsvc)) {
+		svc = NULL;
+		nsvc = 0;
+	}
+	store__close(s);
+	err = views__top_read(svc, nsvc, (size_t)limit, &rows, &n);
+	services__free(svc, nsvc);
+	if (err) {
+		reply__msg(c->r, 500, MSG_PROC_UNREADABLE, "/proc", strerror(-err));
+		return;
+	}
+	ok(c, views__top(rows, n));
+	free(rows);
+}
+
+/* ---- profiles ---- */
+
+/* Keeps the entries that match the question and server filters (NULL: any). */
+static size_t filter_entries(struct profile_entry *e, size_t n, const char *question,
+			     const char *server)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool keep = (!question || strcmp(question__id(e[i].question), question) == 0) &&
+			    (!server || strcmp(e[i].server, server) == 0);
+
+		if (keep) {
+			struct profile_entry t = e[kept];
+
+			e[kept++] = e[i];
+			e[i] = t;
+		}
+	}
+	return kept;
+}
+
+static void list_profiles(struct call *c, const char *server)
+{
+	struct profile_entry *e;
+	struct store *s = open_store(c);
+	size_t n, kept;
+	int err;
+
+	if (!s)
+		return;
+	err = store__list_profiles(s, &e, &n);
+	store__close(s);
+	if (err) {
+		reply__msg(c->r, 500, MSG_PROFILES_LIST_FAILED, c->srv->data_dir, strerror(-err));
+		return;
+	}
+	kept = filter_entries(e, n, arg(c, "question"), server ? server : arg(c, "server"));
+	ok(c, views__profiles(e, kept));
+	profile_entries__free(e, n);
+}
+
+static void show(struct call *c)
+{
+	struct analysis *a = NULL;
+	struct profile *p = NULL;
+	struct view_error e;
+	struct store *s;
+	long top = -1;
+
+	if (arg(c, "top") && number(c, "top", arg(c, "top"), 0, TOP_MAX, &top))
+		return;
+	s = open_store(c);
+	if (!s)
+		return;
+	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
+		fail(c, &e);
+	} else {
+		ok(c, top >= 0 ? analysis__to_json_top(a, c->parts[1], (size_t)top) :
+				 analysis__to_json(a, c->parts[1]));
+	}
+	analysis__free(a);
+	profile__free(p);
+	store__close(s);
+}
+
+static void delete_profile(struct call *c)
+{
+	struct store *s = open_store(c);
+	int err;
+
+	if (!s)
+		return;
+	err = store__delete_profile(s, c->parts[1]);
+	store__close(s);
+	if (err == -ENOENT)
+		reply__msg(c->r, 404, MSG_SHOW_NO_SUCH_PROFILE, c->parts[1]);
+	else if (err)
+		reply__msg(c->r, 500, MSG_PROFILES_DELETE_FAILED, c->parts[1], strerror(-err));
+	else
+		ok(c, json_pack("{s:o}", "deleted", json_text(c->parts[1])));
+}
+
+/* A document too large for jansson's tree (the flame graph): written to memory. */
+static void raw_json(struct call *c, char *text, size_t len)
+{
+	json_t *doc = json_loadb(text, len, 0, NULL);
+
+	/* Parsed back: one reply path for every document. Flame graph trees are a few MB. */
+	free(text);
+	ok(c, doc);
+}
+
+static void flamegraph(struct call *c)
+{
+	enum flamegraph_colour colour = FLAMEGRAPH_COLOUR_LANGUAGE;
+	struct analysis *a = NULL;
+	struct profile *p = NULL;
+	struct view_error e;
+	struct store *s;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int err;
+
+	if (arg(c, "colour") && flamegraph_colour__parse(arg(c, "colour")) >= 0)
+		colour = (enum flamegraph_colour)flamegraph_colour__parse(arg(c, "colour"));
+	s = open_store(c);
+	if (!s)
+		return;
+	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
+		fail(c, &e);
+		goto out;
+	}
+	out = open_memstream(&text, &len);
+	if (!out) {
+		reply__msg(c->r, 500, MSG_OUT_OF_MEMORY);
+		goto out;
+	}
+	err = flamegraph__write_data(p, out, colour);
+	if (fclose(out) || err) {
+		free(text);
+		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, "flamegraph", strerror(err ? -err : EIO));
+		goto out;
+	}
+	raw_json(c, text, len);
+out:
+	analysis__free(a);
+	profile__free(p);
+	store__close(s);
+}
+
+/* A file without a name to write an export into and send. */
+static int export_file(struct call *c)
+{
+	int fd = open(c->srv->data_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	char path[PATH_MAX + 32];
+
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/export.tmp-XXXXXX", c->srv->data_dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static void export(struct call *c)
+{
+	const char *format = arg(c, "format") ? arg(c, "format") : "";
+	struct analysis *a = NULL;
+	struct profile *p = NULL;
+	struct view_error e;
+	struct store *s;
+	bool pprof = strcmp(format, "pprof") == 0;
+	void *data = NULL;
+	size_t len = 0;
+	FILE *out;
+	int fd, err;
+
+	if (!pprof && strcmp(format, "folded") != 0) {
+		reply__msg(c->r, 400, MSG_API_BAD_EXPORT, format);
+		return;
+	}
+	s = open_store(c);
+	if (!s)
+		return;
+	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
+		fail(c, &e);
+		goto out;
+	}
+	fd = export_file(c);
+	out = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	if (!out) {
+		if (fd >= 0)
+			close(fd);
+		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, format, strerror(errno));
+		goto out;
+	}
+	if (pprof) {
+		/* Lines where the workspace keeps them; without, the export has names only. */
+		err = store__add_lines(s, p);
+		if (!err)
+			err = pprof__encode(p, true, &data, &len);
+		if (!err && fwrite(data, 1, len, out) != len)
+			err = -EIO;
+		free(data);
+	} else {
+		err = folded__write(p, out);
+	}
+	if (!err && fflush(out))
+		err = -errno;
+	if (err) {
+		fclose(out);
+		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, format, strerror(-err));
+		goto out;
+	}
+	c->r->fd = dup(fileno(out));
+	fclose(out);
+	if (c->r->fd < 0 || lseek(c->r->fd, 0, SEEK_SET) < 0) {
+		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, format, strerror(errno));
+		goto out;
+	}
+	c->r->status = 200;
+	c->r->content_type = pprof ? "application/octet-stream" : "text/plain; charset=utf-8";
+	snprintf(c->r->file_name, sizeof(c->r->file_name), "%s.%s", c->parts[1],
+		 pprof ? "pb.gz" : "folded.txt");
+out:
+	analysis__free(a);
+	profile__free(p);
+	store__close(s);
+}
+
+static void compare(struct call *c)
+{
+	const char *a = arg(c, "a"), *b = arg(c, "b");
+	struct view_error e;
+	struct store *s;
+	long top = TOP_DEFAULT;
+	json_t *doc;
+
+	if (!a || !b) {
+		reply__msg(c->r, 400, MSG_USAGE_MISSING_ARGUMENT, "compare",
+			   msg_text(MSG_COMPARE_ARGUMENT_IDS), "compare");
+		return;
+	}
+	if (arg(c, "top") && number(c, "top", arg(c, "top"), 0, TOP_MAX, &top))
+		return;
+	s = open_store(c);
+	if (!s)
+		return;
+	doc = views__compare(s, a, b, (size_t)top, &e);
+	store__close(s);
+	if (doc)
+		ok(c, doc);
+	else
+		fail(c, &e);
+}
+
+/* ---- captures ---- */
+
+static void start_capture(struct call *c)
+{
+	json_t *body = c->req->body ? json_loads(c->req->body, 0, NULL) : NULL;
+	const char *qid = json_string_value(json_object_get(body, "question"));
+	json_t *secs = json_object_get(body, "seconds"), *hz = json_object_get(body, "hz");
+	struct view_error e;
+	long seconds = 30, rate = HZ_DEFAULT;
+	int q;
+
+	if (!json_is_object(body) || !qid) {
+		reply__msg(c->r, 400, MSG_API_BAD_BODY, "a capture",
+			   "{\"question\": \"cpu\", \"seconds\": 30}");
+		goto out;
+	}
+	q = question__parse(qid);
+	if (q < 0) {
+		reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, qid);
+		goto out;
+	}
+	if (secs && (!json_is_integer(secs) || json_integer_value(secs) < 1 ||
+		     json_integer_value(secs) > SECONDS_MAX)) {
+		reply__msg(c->r, 400, MSG_API_BAD_NUMBER, "", 1L, (long)SECONDS_MAX, "seconds");
+		goto out;
+	}
+	if (hz && (!json_is_integer(hz) || json_integer_value(hz) < 1 ||
+		   json_integer_value(hz) > HZ_MAX)) {
+		reply__msg(c->r, 400, MSG_API_BAD_NUMBER, "", 1L, (long)HZ_MAX, "hz");
+		goto out;
+	}
+	if (secs)
+		seconds = (long)json_integer_value(secs);
+	if (hz)
+		rate = (long)json_integer_value(hz);
+	if (capture_job__start(&c->srv->job, (enum question)q, (unsigned)seconds, (unsigned)rate,
+			       &e)) {
+		fail(c, &e);
+		goto out;
+	}
+	ok(c, capture_job__status(&c->srv->job));
+	c->r->status = 202;
+out:
+	json_decref(body);
+}
+
+static void stop_capture(struct call *c)
+{
+	struct view_error e;
+
+	if (capture_job__stop(&c->srv->job, &e))
+		fail(c, &e);
+	else
+		ok(c, capture_job__status(&c->srv->job));
+}
+
+static void remove_profiler(struct call *c)
+{
+	struct remove_report rep = { 0 };
+	struct view_error e;
+	struct store *s;
+	char when[32];
+	int err;
+
+	/* A running capture is using the profiler it would remove. */
+	if (capture_job__running(&c->srv->job)) {
+		views__format_time(c->srv->job.started_at_ns, when);
+		view_error__set(&e, 409, MSG_API_CAPTURE_BUSY, c->srv->hostname,
+				question__title(c->srv->job.question), when);
+		fail(c, &e);
+		return;
+	}
+	s = open_store(c);
+	if (!s)
+		return;
+	err = views__remove_profiler(s, &rep);
+	store__close(s);
+	if (err && json_array_size(rep.failed)) {
+		json_t *first = json_array_get(rep.failed, 0);
+
+		reply__msg(c->r, 500, MSG_REMOVE_FAILED,
+			   json_string_value(json_object_get(first, "path")),
+			   json_string_value(json_object_get(first, "error")));
+	} else if (err) {
+		reply__msg(c->r, 500, MSG_OUT_OF_MEMORY);
+	} else {
+		ok(c, views__remove_document(c->srv->data_dir, &rep));
+	}
+	json_decref(rep.removed);
+	json_decref(rep.failed);
+}
+
+/* ---- debug symbols ---- */
+
+static void list_uploads(struct call *c)
+{
+	struct upload_entry *e;
+	struct store *s = open_store(c);
+	size_t n;
+	int err;
+
+	if (!s)
+		return;
+	err = store__list_uploads(s, &e, &n);
+	store__close(s);
+	if (err) {
+		reply__msg(c->r, 500, MSG_SYMBOLS_LIST_FAILED, strerror(-err));
+		return;
+	}
+	ok(c, views__uploads(e, n));
+	upload_entries__free(e, n);
+}
+
+/* The file name as shown: its last path component, at most 255 bytes, no controls. */
+static void upload_name(const char *given, char out[256])
+{
+	const char *slash = strrchr(given, '/');
+	size_t n = 0;
+
+	given = slash ? slash + 1 : given;
+	for (; *given && n < 255; given++)
+		out[n++] = (unsigned char)*given < 0x20 ? '?' : *given;
+	out[n] = '\0';
+}
+
+static void upload(struct call *c)
+{
+	struct upload *u = c->req->upload;
+	const char *given = arg(c, "name");
+	struct elf_info info;
+	struct view_error e;
+	struct symtab *tab;
+	struct store *s;
+	char name[256];
+	json_t *doc;
+
+	if (u->too_large) {
+		reply__msg(c->r, 413, MSG_UPLOAD_TOO_LARGE);
+		return;
+	}
+	if (u->write_err) {
+		reply__msg(c->r, 500, MSG_API_UPLOAD_WRITE, strerror(u->write_err));
+		return;
+	}
+	if (!given || !*given) {
+		reply__msg(c->r, 400, MSG_API_UPLOAD_NO_NAME);
+		return;
+	}
+	upload_name(given, name);
+	if (lseek(u->fd, 0, SEEK_SET) < 0) {
+		reply__msg(c->r, 500, MSG_API_UPLOAD_WRITE, strerror(errno));
+		return;
+	}
+	if (views__read_upload(u->fd, name, &info, &tab, &e)) {
+		fail(c, &e);
+		return;
+	}
+	s = open_store(c);
+	if (!s) {
+		symtab__free(tab);
+		return;
+	}
+	doc = views__keep_upload(s, &info, name, tab, u->fd, &e);
+	store__close(s);
+	/* The names and lines are read: the file goes now, not when the connection ends. */
+	upload__free(u);
+	c->req->upload = NULL;
+	symtab__free(tab);
+	if (doc)
+		ok(c, doc);
+	else
+		fail(c, &e);
+}
+
+static void delete_upload(struct call *c)
+{
+	struct view_error e;
+	struct store *s = open_store(c);
+	json_t *doc;
+
+	if (!s)
+		return;
+	doc = views__delete_upload(s, c->parts[1], &e);
+	store__close(s);
+	if (doc)
+		ok(c, doc);
+	else
+		fail(c, &e);
+}
+
+/* ---- dispatch ---- */
+
+bool api__is_upload(const char *method, const char *url)
+{
+	return strcmp(method, "POST") == 0 && strcmp(url, "/api/symbols") == 0;
+}
+
+static void dispatch(struct call *c)
+{
+	const char *id = c->nparts > 1 ? c->parts[1] : "";
+
+	if (is(c, "GET", 1, "servers"))
+		return list_servers(c);
+	if (c->nparts >= 2 && strcmp(c->parts[0], "servers") == 0 && !known_server(c, id))
+		return;
+	if (is(c, "GET", 2, "servers", NULL))
+		return get_server(c);
+	if (is(c, "GET", 3, "servers", NULL, "check"))
+		return check(c);
+	if (is(c, "GET", 3, "servers", NULL, "top"))
+		return top(c);
+	if (is(c, "GET", 3, "servers", NULL, "profiles"))
+		return list_profiles(c, c->srv->hostname);
+	if (is(c, "POST", 3, "servers", NULL, "capture"))
+		return start_capture(c);
+	if (is(c, "GET", 3, "servers", NULL, "capture"))
+		return ok(c, capture_job__status(&c->srv->job));
+	if (is(c, "POST", 4, "servers", NULL, "capture", "stop"))
+		return stop_capture(c);
+	if (is(c, "POST", 3, "servers", NULL, "remove"))
+		return remove_profiler(c);
+	if (is(c, "GET", 1, "profiles"))
+		return list_profiles(c, NULL);
+	if (is(c, "GET", 2, "profiles", NULL))
+		return show(c);
+	if (is(c, "DELETE", 2, "profiles", NULL))
+		return delete_profile(c);
+	if (is(c, "GET", 3, "profiles", NULL, "flamegraph"))
+		return flamegraph(c);
+	if (is(c, "GET", 3, "profiles", NULL, "export"))
+		return export(c);
+	if (is(c, "GET", 1, "compare"))
+		return compare(c);
+	if (is(c, "GET", 1, "symbols"))
+		return list_uploads(c);
+	if (is(c, "POST", 1, "symbols") && c->req->upload)
+		return upload(c);
+	if (is(c, "DELETE", 2, "symbols", NULL))
+		return delete_upload(c);
+	reply__msg(c->r, 404, MSG_API_NOT_FOUND, c->url);
+}
+
+void api__handle(struct server *srv, struct MHD_Connection *conn, const char *method,
+		 const char *url, struct request *req, struct reply *r)
+{
+	struct call c = { .srv = srv, .conn = conn, .method = method, .url = url, .req = req,
+			  .r = r };
+	char *save, *part;
+
+	r->status = 500;
+	r->fd = -1;
+	if (req->body_too_large) {
+		reply__msg(r, 413, MSG_API_BAD_BODY, url, "too large");
+		return;
+	}
+	snprintf(c.buf, sizeof(c.buf), "%s", url + strlen("/api/"));
+	for (part = strtok_r(c.buf, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		if (c.nparts == PATH_PARTS) {
+			reply__msg(r, 404, MSG_API_NOT_FOUND, url);
+			return;
+		}
+		c.parts[c.nparts++] = part;
+	}
+	dispatch(&c);
+}

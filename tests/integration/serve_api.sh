@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# slideops serve, through its API as a script or the UI meets it: no token no answer; the
+# printed URL signs in with an HttpOnly SameSite=Strict cookie; a change from another
+# site is refused; every response has the strict CSP; every document is the one the CLI
+# prints with --json; errors are the CLI's messages.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/serve-lib.bash"
+
+command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
+
+# Two profiles to serve, taken with the command line.
+for i in 1 2; do
+	"$SLIDEOPS" capture cpu -d 1 --json > "$WORK/cap$i.json" 2>"$WORK/err" ||
+		fail "capture: $(cat "$WORK/err")"
+done
+A=$(jq -r .id "$WORK/cap1.json")
+B=$(jq -r .id "$WORK/cap2.json")
+start_serve
+
+# ---- the token ----
+code=$(curl -s -o "$WORK/body" -w '%{http_code}' "$BASE/api/servers")
+[ "$code" = 401 ] || fail "no token: HTTP $code, want 401"
+jq -e '.error | test("workspace token")' "$WORK/body" >/dev/null || fail "no token said $(cat "$WORK/body")"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/")
+[ "$code" = 401 ] || fail "the page without a token: HTTP $code, want 401"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${TOKEN%?}0" "$BASE/api/servers")
+[ "$code" = 401 ] || fail "a wrong token: HTTP $code, want 401"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/?token=${TOKEN%?}0")
+[ "$code" = 401 ] || fail "the URL with a wrong token: HTTP $code, want 401"
+[ "$(stat -c %a "$SLIDEOPS_DATA/serve-token")" = 600 ] || fail "the token file is not 0600"
+
+# The printed URL: a cookie, and a redirect that takes the token out of the address bar.
+curl -s -D "$WORK/headers" -o /dev/null -c "$WORK/jar" "$BASE/?token=$TOKEN"
+grep -qi '^HTTP/1.1 303' "$WORK/headers" || fail "the URL did not redirect: $(head -1 "$WORK/headers")"
+grep -qi '^Location: /\s*$' "$WORK/headers" || fail "the URL redirects elsewhere than /"
+grep -i '^Set-Cookie:' "$WORK/headers" | grep -qi 'HttpOnly' || fail "the cookie is not HttpOnly"
+grep -i '^Set-Cookie:' "$WORK/headers" | grep -qi 'SameSite=Strict' || fail "the cookie is not SameSite=Strict"
+code=$(curl -s -o "$WORK/page" -w '%{http_code}' -b "$WORK/jar" "$BASE/")
+[ "$code" = 200 ] && grep -q '<script type="module" src="/app.js">' "$WORK/page" ||
+	fail "the cookie does not open the page (HTTP $code)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -b "$WORK/jar" "$BASE/api/servers")
+[ "$code" = 200 ] || fail "the cookie does not open the API (HTTP $code)"
+
+# ---- headers: strict CSP everywhere, no inline script in the page ----
+for path in / /app.js /app.css /flame.js /api/servers /api/nothing; do
+	curl -s -D "$WORK/h" -o /dev/null -b "$WORK/jar" "$BASE$path"
+	grep -qi "^Content-Security-Policy: default-src 'none'; script-src 'self';" "$WORK/h" ||
+		fail "$path has no strict CSP: $(grep -i content-security "$WORK/h")"
+	grep -qi '^X-Content-Type-Options: nosniff' "$WORK/h" || fail "$path lacks nosniff"
+done
+! grep -q '<script>' "$WORK/page" || fail "the page has an inline script"
+! grep -Eqi "(src|href)=\"(https?:)?//" "$WORK/page" || fail "the page fetches from elsewhere"
+
+# ---- Origin: a change from another site is refused ----
+code=$(curl -s -o "$WORK/body" -w '%{http_code}' -b "$WORK/jar" -X POST "$BASE/api/servers/local/remove")
+[ "$code" = 403 ] || fail "a change with the cookie and no Origin: HTTP $code, want 403"
+code=$(curl -s -o "$WORK/body" -w '%{http_code}' -b "$WORK/jar" -H 'Origin: http://evil.example' \
+	-X POST "$BASE/api/servers/local/remove")
+[ "$code" = 403 ] || fail "a change from another site: HTTP $code, want 403"
+[ "$(jq -r .error "$WORK/body")" = "refused: this request came from another site (http://evil.example)" ] ||
+	fail "the Origin refusal said $(cat "$WORK/body")"
+expect 403 DELETE "/api/profiles/$A" -H 'Origin: http://127.0.0.1:1'
+code=$(curl -s -o /dev/null -w '%{http_code}' -b "$WORK/jar" -H "Origin: $BASE" \
+	-X DELETE "$BASE/api/symbols/000000000000")
+[ "$code" = 404 ] || fail "a change from this page was not let through (HTTP $code)"
+
+# ---- every document is the CLI's ----
+expect 200 GET /api/servers
+jq -e --arg h "$(hostname)" '.servers | length == 1 and .[0].id == "local" and .[0].this_server
+	and .[0].name == "this server" and .[0].hostname == $h' "$WORK/body" >/dev/null ||
+	fail "the servers list is $(cat "$WORK/body")"
+expect 200 GET /api/servers/local/check
+"$SLIDEOPS" check --json > "$WORK/cli" || true
+jq 'del(.requirements)' "$WORK/body" > "$WORK/api.j"; jq 'del(.requirements)' "$WORK/cli" > "$WORK/cli.j"
+same_json "$WORK/api.j" "$WORK/cli.j"
+jq -e '.requirements | length > 0' "$WORK/body" >/dev/null || fail "check lists no requirements"
+expect 200 GET '/api/servers/local/top?n=5'
+jq -e '.processes | length == 5 and all(.[]; has("pid") and has("comm") and has("cpu_percent") and has("group"))' \
+	"$WORK/body" >/dev/null || fail "top is $(cat "$WORK/body")"
+expect 400 GET '/api/servers/local/top?n=zero'
+expect 404 GET /api/servers/elsewhere/check
+[ "$(jq -r .error "$WORK/body")" = "there is no server 'elsewhere' in this workspace" ] ||
+	fail "an unknown server said $(cat "$WORK/body")"
+
+expect 200 GET /api/profiles
+"$SLIDEOPS" profiles --json > "$WORK/cli"
+same_json "$WORK/body" "$WORK/cli"
+expect 200 GET /api/servers/local/profiles
+same_json "$WORK/body" "$WORK/cli"
+expect 200 GET '/api/profiles?question=wall'
+jq -e '.profiles == []' "$WORK/body" >/dev/null || fail "the question filter kept $(cat "$WORK/body")"
+
+expect 200 GET "/api/profiles/$A"
+"$SLIDEOPS" show "$A" --json > "$WORK/cli"
+same_json "$WORK/body" "$WORK/cli"
+expect 200 GET "/api/profiles/$A?top=3"
+"$SLIDEOPS" show "$A" --top 3 --json > "$WORK/cli"
+same_json "$WORK/body" "$WORK/cli"
+expect 404 GET /api/profiles/no-such-profile
+[ "$(jq -r .error "$WORK/body")" = "no profile has the id 'no-such-profile'; 'slideops profiles' lists them" ] ||
+	fail "a missing profile said $(cat "$WORK/body")"
+
+expect 200 GET "/api/compare?a=$A&b=$B"
+"$SLIDEOPS" compare "$A" "$B" --json > "$WORK/cli"
+same_json "$WORK/body" "$WORK/cli"
+
+# The flame graph tree: as many nodes in each array, the root holding everything.
+expect 200 GET "/api/profiles/$A/flamegraph"
+jq -e '(.depth | length) > 3 and (.depth | length) == (.value | length) and
+	(.name | length) == (.lang | length) and .depth[0] == 0 and .value[0] == .total and
+	.samples > 0 and .share_of > 0 and (.system | length) == (.depth | length) and
+	any(.system[]; . == 1)' "$WORK/body" >/dev/null ||
+	fail "the flame graph tree is not whole: $(head -c 300 "$WORK/body")"
+
+# Exports: the same bytes the CLI writes.
+code=$(curl -s -o "$WORK/a.folded" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" \
+	"$BASE/api/profiles/$A/export?format=folded")
+[ "$code" = 200 ] || fail "folded export: HTTP $code"
+"$SLIDEOPS" show "$A" --export folded "$WORK/cli.folded" >/dev/null
+cmp -s "$WORK/a.folded" "$WORK/cli.folded" || fail "the folded export differs from the CLI's"
+code=$(curl -s -o "$WORK/a.pb.gz" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" \
+	"$BASE/api/profiles/$A/export?format=pprof")
+[ "$code" = 200 ] && gzip -t "$WORK/a.pb.gz" || fail "the pprof export is not gzip (HTTP $code)"
+expect 400 GET "/api/profiles/$A/export?format=svg"
+
+# ---- deleting a profile ----
+expect 200 DELETE "/api/profiles/$B"
+jq -e --arg b "$B" '.deleted == $b' "$WORK/body" >/dev/null || fail "delete said $(cat "$WORK/body")"
+expect 404 GET "/api/profiles/$B"
+"$SLIDEOPS" profiles --json | jq -e --arg b "$B" 'all(.profiles[]; .id != $b)' >/dev/null ||
+	fail "the deleted profile is still listed"
+
+# ---- remove the profiler: capture files go, the workspace stays ----
+mkdir -p "$SLIDEOPS_DATA/captures/x" "$SLIDEOPS_DATA/profiler"
+head -c 1000 /dev/zero > "$SLIDEOPS_DATA/captures/x/c.raw"
+expect 200 POST /api/servers/local/remove
+jq -e --arg d "$SLIDEOPS_DATA" '.kept == $d and (.removed | map(.path) | index($d + "/captures") != null)' \
+	"$WORK/body" >/dev/null || fail "remove said $(cat "$WORK/body")"
+[ ! -e "$SLIDEOPS_DATA/captures" ] && [ ! -e "$SLIDEOPS_DATA/profiler" ] || fail "remove left capture files"
+expect 200 GET "/api/profiles/$A"
+
+# ---- not found, wrong method ----
+expect 404 GET /api/nothing/here
+expect 404 PUT /api/profiles
+stop_serve
+echo "ok"
