@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where the walker's tables live in the kernel, and the layout user space fills
+ * (src/unwind/maps.c). Parca-style: every table's rows sit contiguously in one large
+ * array map, binary-searched in place (≤ 24 lookups); a table id names the slice. Per
+ * process, its executable mappings sorted by address say which table and which
+ * adjustment apply (row pc = ip - adjust). A mapping without a table (JIT, anonymous,
+ * over budget, not read) has table UNWIND_NO_TABLE: frame pointers there.
+ *
+ * The types are shared with user space (no pointers, fixed sizes); the maps and the
+ * walker's accessors are defined only when compiled for BPF, by a program that includes
+ * this after vmlinux.h and bpf_helpers.h.
+ */
+#ifndef SLIDEOPS_BPF_UNWIND_MAPS_H
+#define SLIDEOPS_BPF_UNWIND_MAPS_H
+
+#include "unwind_walk.h"
+
+#define UNWIND_MAX_TABLES 4096       /* build ids loaded at once */
+#define UNWIND_MAX_PROC_MAPS 64      /* executable file mappings of one process */
+#define UNWIND_MAP_SEARCH_STEPS 7    /* log2(UNWIND_MAX_PROC_MAPS) + 1 */
+#define UNWIND_NO_TABLE 0xffffffffu
+
+_Static_assert((UNWIND_MAX_TABLES & (UNWIND_MAX_TABLES - 1)) == 0, "a power of two");
+_Static_assert((UNWIND_MAX_PROC_MAPS & (UNWIND_MAX_PROC_MAPS - 1)) == 0, "a power of two");
+_Static_assert((1 << (UNWIND_MAP_SEARCH_STEPS - 1)) >= UNWIND_MAX_PROC_MAPS,
+	       "the mapping search halves enough times");
+
+/* unwind_tables[id]: the rows of one table in unwind_rows. */
+struct unwind_table_ref {
+	__u32 first, count;
+};
+
+struct unwind_proc_map {
+	__u64 start, end;   /* [start, end) in the process */
+	__u64 adjust;       /* row pc = ip - adjust */
+	__u32 table;        /* id, or UNWIND_NO_TABLE */
+	__u32 pad;
+};
+
+/* unwind_procs[tgid]: the process's executable mappings, sorted by start. */
+struct unwind_proc {
+	__u32 n;
+	__u32 pad;
+	struct unwind_proc_map maps[UNWIND_MAX_PROC_MAPS];
+};
+
+_Static_assert(sizeof(struct unwind_proc_map) == 32, "no hidden padding: shared with BPF");
+
+#ifdef __bpf__
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set by user space: unwind_maps__plan */
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UNWIND_MAX_TABLES);
+	__type(key, __u32);
+	__type(value, struct unwind_table_ref);
+} unwind_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* set by user space: unwind_maps__plan */
+	__type(key, __u32);
+	__type(value, struct unwind_proc);
+} unwind_procs SEC(".maps");
+
+/* The walker's context in BPF: the process's mappings, and the task whose memory is
+ * read (NULL: the current task). */
+struct unwind_bpf_ctx {
+	const struct unwind_proc *proc;
+	struct task_struct *task;
+};
+
+static __always_inline int unwind_read_user(struct unwind_bpf_ctx *ctx, void *dst, __u32 size,
+					    __u64 addr)
+{
+	if (ctx->task)
+		return bpf_copy_from_user_task(dst, size, (void *)addr, ctx->task, 0);
+	return bpf_probe_read_user(dst, size, (void *)addr);
+}
+
+static __always_inline int unwind_find_table(struct unwind_bpf_ctx *ctx, __u64 ip,
+					     __u64 *adjust, __u32 *first, __u32 *count)
+{
+	const struct unwind_proc *p = ctx->proc;
+	const struct unwind_table_ref *ref;
+	__u32 lo = 0, hi, id;
+
+	if (!p)
+		return UNWIND_STOP_NO_TABLE;
+	hi = p->n;
+	if (hi > UNWIND_MAX_PROC_MAPS)
+		hi = UNWIND_MAX_PROC_MAPS;
+	/* The last mapping starting at or below ip. */
+	for (int i = 0; i < UNWIND_MAP_SEARCH_STEPS && lo < hi; i++) {
+		__u32 mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid & (UNWIND_MAX_PROC_MAPS - 1)].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return UNWIND_STOP_NO_TABLE;
+	lo = (lo - 1) & (UNWIND_MAX_PROC_MAPS - 1);
+	if (ip >= p->maps[lo].end)
+		return UNWIND_STOP_NO_TABLE;
+	id = p->maps[lo].table;
+	ref = bpf_map_lookup_elem(&unwind_tables, &id);
+	if (!ref || ref->count == 0)
+		return UNWIND_STOP_NO_TABLE;
+	*adjust = p->maps[lo].adjust;
+	*first = ref->first;
+	*count = ref->count;
+	return UNWIND_FIND_OK;
+}
+
+static __always_inline int unwind_get_row(struct unwind_bpf_ctx *ctx, __u32 index,
+					  struct unwind_row *row)
+{
+	const struct unwind_row *r = bpf_map_lookup_elem(&unwind_rows, &index);
+
+	if (!r)
+		return -1;
+	*row = *r;
+	return 0;
+}
+
+#endif /* __bpf__ */
+
+#endif

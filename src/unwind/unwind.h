@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unwind tables: what the BPF walker (bpf/unwind_walk.h) needs to unwind x86_64 code
+ * built without frame pointers, made from a binary's .eh_frame (or its .debug_frame when
+ * that is all it has). One table per build id, built once off the sampling path, kept on
+ * disk, shared by every process that maps the binary, loaded into BPF maps.
+ *
+ * A table is a sorted array of 8-byte rows (struct unwind_row): from row.pc (relative to
+ * the table's base, an ELF virtual address) to the next row's pc, the CFA is rsp+off,
+ * rbp+off, the PLT expression, or "end of stack", and the caller's rbp is unchanged or
+ * saved at CFA+off. Gaps between functions are UNWIND_CFA_NONE rows, where the walker
+ * falls back to frame pointers; the last row is always one.
+ *
+ * How the engine uses this layer (the whole interface):
+ *
+ *   1. Off the sampling path, for each binary it reads (fd open on the file, its build id
+ *      from elf_info__read):
+ *
+ *        struct unwind_table *t;
+ *        enum unwind_not_read why;
+ *        int err = unwind_table__get(dir, build_id, fd, &caps, &t, &why);
+ *
+ *      dir is the profiler's own directory for tables (e.g. DATA/profiler/unwind); the
+ *      table is read from dir/BUILD_ID when a sound copy is there, else built from fd
+ *      within caps (unwind_caps__default) and written there atomically. A damaged file is
+ *      rebuilt, never trusted. err == 0: t is the table. err == -ENOENT or -ENOEXEC and
+ *      why != UNWIND_READ: no table for this binary ("not read: why",
+ *      unwind_not_read__str), and its frames fall back to frame pointers.
+ *
+ *   2. Before loading the BPF object: unwind_maps__plan(budget_bytes, &plan) gives the
+ *      max_entries of the three maps (bpf_map__set_max_entries), so that the tables'
+ *      memory stays under budget_bytes whatever is loaded.
+ *
+ *   3. After loading: m = unwind_maps__new(&plan, rows_fd, tables_fd, procs_fd); then
+ *      for each process (at start and when its mappings change):
+ *
+ *        unwind_maps__add_process(m, pid, maps, nmaps)
+ *
+ *      with its executable file mappings (struct unwind_mapping: address range, file
+ *      offset, the binary's table or NULL). Tables are copied into the rows map once per
+ *      build id and counted against the budget; when one does not fit, the least
+ *      recently used tables that no live process maps are evicted, and when that is not
+ *      enough the process's frames in that binary use frame pointers. unwind_maps__
+ *      remove_process(m, pid) when a process exits; unwind_maps__stats for `check`.
+ *
+ *   4. The BPF side includes bpf/unwind_maps.h (the maps and the accessors the walker
+ *      needs) and bpf/unwind_walk.h, and calls unwind_walk().
+ */
+#ifndef SLIDEOPS_UNWIND_UNWIND_H
+#define SLIDEOPS_UNWIND_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind_walk.h"
+
+/* Per-binary caps: a table that would need more is not read (and says why). */
+struct unwind_caps {
+	uint64_t max_bytes;  /* of .eh_frame / .debug_frame read */
+	uint32_t max_fdes;
+	uint32_t max_rows;   /* rows in the finished table */
+	uint32_t max_ms;     /* wall time spent building */
+};
+
+/* 64 MB of frame data, a million functions, 4 million rows (32 MB), 5 s. Debian's
+ * libc has 3,713 FDEs and ~24k rows, python3.11 10,221 and ~60k. */
+void unwind_caps__default(struct unwind_caps *caps);
+
+/* Why a binary has no table. */
+enum unwind_not_read {
+	UNWIND_READ = 0,            /* it has one */
+	UNWIND_NOT_ELF,             /* not a whole, readable ELF file */
+	UNWIND_NOT_X86_64,          /* another machine: the walker is x86_64 only */
+	UNWIND_NO_FRAME_INFO,       /* neither .eh_frame nor .debug_frame */
+	UNWIND_TOO_BIG,             /* frame data over max_bytes */
+	UNWIND_TOO_MANY_FDES,       /* over max_fdes */
+	UNWIND_TOO_MANY_ROWS,       /* over max_rows */
+	UNWIND_TOO_SLOW,            /* over max_ms */
+	UNWIND_MALFORMED,           /* frame data that does not parse */
+	UNWIND_TEXT_TOO_LARGE,      /* code spans more than 4 GB: rows hold 32-bit pcs */
+	UNWIND_NO_MEMORY,
+	UNWIND_IO_ERROR,
+	UNWIND_NOT_READ_COUNT,
+};
+
+/* The reason as words, for "not read: REASON" (from messages.def). */
+const char *unwind_not_read__str(enum unwind_not_read why);
+
+struct unwind_table {
+	uint64_t base;           /* ELF virtual address of row pc 0 */
+	uint32_t nrows;
+	struct unwind_row *rows; /* sorted by pc, strictly increasing; last is CFA_NONE */
+	uint32_t nfdes;          /* FDEs read (for reports) */
+	uint32_t nskipped;       /* FDEs left out: encodings we do not read, empty ranges */
+	bool from_debug_frame;   /* .eh_frame was absent */
+};
+
+/*
+ * Builds the table of the ELF file fd within caps (NULL: the defaults). 0 and *out, or
+ * -ENOENT (no frame information), -ENOEXEC (not usable: see *why), -E2BIG (a cap),
+ * -ENOMEM, -errno of a read; *why says which in every case.
+ */
+int unwind_table__build(int fd, const struct unwind_caps *caps, struct unwind_table **out,
+			enum unwind_not_read *why);
+
+/* The same, from the bytes of a frame section (for the fuzz target and tests): data is
+ * .eh_frame at ELF address vaddr, or .debug_frame when debug_frame is true. */
+int unwind_table__from_section(const void *data, size_t len, uint64_t vaddr, bool debug_frame,
+			       const struct unwind_caps *caps, struct unwind_table **out,
+			       enum unwind_not_read *why);
+
+void unwind_table__free(struct unwind_table *t);
+
+/* The row covering ELF address vaddr, or NULL (before the first row / past the last). */
+const struct unwind_row *unwind_table__lookup(const struct unwind_table *t, uint64_t vaddr);
+
+/* Checks the invariants every table keeps (sorted, kinds known, ends with NONE): true
+ * when t could have been built by unwind_table__build. Used on everything read back. */
+bool unwind_table__valid(const struct unwind_table *t);
+
+/*
+ * The on-disk form: a 48-byte header (magic, version, build id, counts, checksum) and the
+ * rows, little-endian as in memory (x86_64 only). serialize mallocs *blob.
+ * deserialize checks everything and returns NULL with errno EBADMSG otherwise.
+ */
+int unwind_table__serialize(const struct unwind_table *t, const char *build_id, void **blob,
+			    size_t *len);
+struct unwind_table *unwind_table__deserialize(const void *blob, size_t len,
+					       const char *build_id);
+
+/* dir/BUILD_ID written atomically (dir is created when missing). 0 or -errno. */
+int unwind_table__save(const struct unwind_table *t, const char *dir, const char *build_id);
+/* Reads dir/BUILD_ID back: 0 and *out, -ENOENT (none), -EBADMSG (damaged), -errno. */
+int unwind_table__load(const char *dir, const char *build_id, struct unwind_table **out);
+
+/*
+ * The cached table of build_id, or a new one built from fd and saved (a damaged cache
+ * file is replaced). Returns as unwind_table__build; a failure to save is not an error
+ * (the table is still returned). build_id must be 2-128 lowercase hex digits.
+ */
+int unwind_table__get(const char *dir, const char *build_id, int fd,
+		      const struct unwind_caps *caps, struct unwind_table **out,
+		      enum unwind_not_read *why);
+
+#endif

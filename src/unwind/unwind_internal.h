@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* What the table builder's files share: rows as the parser emits them, before sorting. */
+#ifndef SLIDEOPS_UNWIND_INTERNAL_H
+#define SLIDEOPS_UNWIND_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind/unwind.h"
+
+/* A row with its full 64-bit address and its order of emission (ties: the later FDE). */
+struct tmp_row {
+	uint64_t pc;
+	uint32_t seq;
+	struct unwind_row row; /* row.pc unused */
+};
+
+struct unwind_build {
+	struct unwind_caps caps;
+	struct unwind_table *t;
+	struct tmp_row *tmp;
+	size_t ntmp, cap;
+	size_t max_tmp;          /* max_rows plus one end row per FDE */
+	enum unwind_not_read why;
+};
+
+struct section_bytes {
+	const uint8_t *data;
+	size_t len;
+	uint64_t vaddr;
+	bool debug_frame;
+};
+
+/* Appends a row: 0, -E2BIG past the caps, -ENOMEM. */
+int unwind_build__push(struct unwind_build *b, uint64_t pc, struct unwind_row row);
+/* Records why and returns err. */
+int unwind_build__fail(struct unwind_build *b, enum unwind_not_read why, int err);
+/* Parses one frame section into b's rows (eh_frame.c). 0 or -errno, b->why set. */
+int unwind_build__section(struct unwind_build *b, const struct section_bytes *s);
+
+#endif
