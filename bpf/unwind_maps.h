@@ -90,32 +90,35 @@ static __always_inline int unwind_find_table(struct unwind_bpf_ctx *ctx, __u64 i
 {
 	const struct unwind_proc *p = ctx->proc;
 	const struct unwind_table_ref *ref;
-	__u32 lo = 0, hi, id;
+	__u32 base = 0, len, n, at, id;
 
 	if (!p)
 		return UNWIND_STOP_NO_TABLE;
-	hi = p->n;
-	if (hi > UNWIND_MAX_PROC_MAPS)
-		hi = UNWIND_MAX_PROC_MAPS;
-	/* The last mapping starting at or below ip. */
-	for (int i = 0; i < UNWIND_MAP_SEARCH_STEPS && lo < hi; i++) {
-		__u32 mid = lo + (hi - lo) / 2;
+	n = p->n;
+	if (n > UNWIND_MAX_PROC_MAPS)
+		n = UNWIND_MAX_PROC_MAPS;
+	/*
+	 * The last mapping starting at or below ip, by a branchless binary search: each step
+	 * keeps base or moves it by half through a mask, not a branch. With branches the
+	 * verifier follows every path of the search apart (hundreds of thousands of
+	 * instructions for one frame, seconds of load time); this way it checks one.
+	 */
+	len = n;
+	for (int i = 0; i < UNWIND_MAP_SEARCH_STEPS; i++) {
+		__u32 half = len >> 1;
+		__u64 start = p->maps[(base + half) & (UNWIND_MAX_PROC_MAPS - 1)].start;
 
-		if (p->maps[mid & (UNWIND_MAX_PROC_MAPS - 1)].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base += half & -(__u32)(start <= ip);
+		len -= half;
 	}
-	if (lo == 0)
+	at = base & (UNWIND_MAX_PROC_MAPS - 1);
+	if (at >= n || ip < p->maps[at].start || ip >= p->maps[at].end)
 		return UNWIND_STOP_NO_TABLE;
-	lo = (lo - 1) & (UNWIND_MAX_PROC_MAPS - 1);
-	if (ip >= p->maps[lo].end)
-		return UNWIND_STOP_NO_TABLE;
-	id = p->maps[lo].table;
+	id = p->maps[at].table;
 	ref = bpf_map_lookup_elem(&unwind_tables, &id);
 	if (!ref || ref->count == 0)
 		return UNWIND_STOP_NO_TABLE;
-	*adjust = p->maps[lo].adjust;
+	*adjust = p->maps[at].adjust;
 	*first = ref->first;
 	*count = ref->count;
 	return UNWIND_FIND_OK;
