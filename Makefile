@@ -152,6 +152,17 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
 		$(filter %.c,$^) -lelf -lz -o $@
 	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/elf 2>/dev/null
 
+# The fuzz target over the unwind table builder (.eh_frame / .debug_frame and the cache
+# files); its seeds are fuzz/make-seeds.sh's ELF files and real binaries' frame sections.
+$(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src/unwind/*.c) \
+		src/elf/elf_reader.c $(wildcard src/util/*.c)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$(filter-out src/unwind/maps.c,$^)) -lz -o $@
+	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/unwind unwind 2>/dev/null
+
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
 $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/pprof.c \
 		$(wildcard src/util/*.c) $(PROTO_C)
@@ -162,9 +173,10 @@ $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/p
 		$(filter %.c,$^) -lprotobuf-c -lz -o $@
 
 # Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md.
-fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
+fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind
 	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=2048 \
 		$$(mktemp -d) $$( [ $$t = $(OUTPUT)/fuzz/fuzz_elf ] && echo $(OUTPUT)/fuzz/seeds/elf) \
+		$$( [ $$t = $(OUTPUT)/fuzz/fuzz_unwind ] && echo $(OUTPUT)/fuzz/seeds/unwind) \
 		|| exit 1; done
 
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
@@ -172,7 +184,8 @@ integration-test: $(OUTPUT)/slideops
 
 # `make test`: dependencies, build, every test. Must run as root (real BPF, real cgroups).
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof
+	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof \
+		$(OUTPUT)/fuzz/fuzz_unwind
 	$(Q)tests/run.sh
 
 # `make run`: dependencies, build, the main job: a 10 s capture of this server.

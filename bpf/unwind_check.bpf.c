@@ -26,6 +26,15 @@ const volatile __u32 target_tid = 0;
 
 struct walk_buf {
 	__u64 pcs[UNWIND_PCS];
+	struct unwind_regs s;
+	__u32 n, reason;
+};
+
+/* bpf_loop's context, on the program's stack: pointers kept in a map value would lose
+ * their type for the verifier. */
+struct walk_ctx {
+	struct walk_buf *b;
+	struct unwind_bpf_ctx uc;
 };
 
 struct {
@@ -35,14 +44,38 @@ struct {
 	__type(value, struct walk_buf);
 } walk_scratch SEC(".maps");
 
+/*
+ * One frame per bpf_loop iteration: the verifier checks this body once instead of
+ * unrolling UNWIND_MAX_DEPTH frames of binary searches (which exceeds its 1M
+ * instructions). unwind_walk() is the same loop for the host.
+ */
+static long walk_frame(__u32 i, void *arg)
+{
+	struct walk_ctx *w = arg;
+	struct walk_buf *b = w->b;
+	int r;
+
+	if (b->s.ip == 0) {
+		b->reason = UNWIND_STOP_IP_ZERO;
+		return 1;
+	}
+	b->pcs[b->n & UNWIND_PCS_MASK] = b->s.ip;
+	b->n++;
+	r = unwind_step(&w->uc, &b->s);
+	if (r >= 0) {
+		b->reason = (__u32)r;
+		return 1;
+	}
+	return 0;
+}
+
 SEC("iter.s/task")
 int walk_task(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
-	struct unwind_bpf_ctx uc = {};
-	struct unwind_regs s = {};
 	struct walk_buf *buf;
+	struct walk_ctx w = {};
 	struct pt_regs *regs;
 	__u32 zero = 0, tgid, n, reason = 0;
 
@@ -51,21 +84,26 @@ int walk_task(struct bpf_iter__task *ctx)
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!regs)
 		return 0;
-	s.ip = BPF_CORE_READ(regs, ip);
-	s.sp = BPF_CORE_READ(regs, sp);
-	s.bp = BPF_CORE_READ(regs, bp);
-	s.bp_known = 1;
-	s.after_signal = 1; /* ip is where the task is, not a return address */
-	BPF_SEQ_PRINTF(seq, "regs %d %llx %llx", task->pid, s.ip, s.sp);
-	BPF_SEQ_PRINTF(seq, " %llx\n", s.bp);
-
 	buf = bpf_map_lookup_elem(&walk_scratch, &zero);
 	if (!buf)
 		return 0;
+	buf->s.ip = BPF_CORE_READ(regs, ip);
+	buf->s.sp = BPF_CORE_READ(regs, sp);
+	buf->s.bp = BPF_CORE_READ(regs, bp);
+	buf->s.bp_known = 1;
+	buf->s.after_signal = 1; /* ip is where the task is, not a return address */
+	BPF_SEQ_PRINTF(seq, "regs %d %llx %llx", task->pid, buf->s.ip, buf->s.sp);
+	BPF_SEQ_PRINTF(seq, " %llx\n", buf->s.bp);
+
 	tgid = task->tgid;
-	uc.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
-	uc.task = task;
-	n = unwind_walk(&uc, &s, buf->pcs, UNWIND_MAX_DEPTH, &reason);
+	w.b = buf;
+	w.uc.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	w.uc.task = task;
+	buf->n = 0;
+	buf->reason = UNWIND_STOP_DEPTH;
+	bpf_loop(UNWIND_MAX_DEPTH, walk_frame, &w, 0);
+	n = buf->n;
+	reason = buf->reason;
 	BPF_SEQ_PRINTF(seq, "walk %u %u", n, reason);
 	for (__u32 i = 0; i < UNWIND_MAX_DEPTH; i++) {
 		if (i >= n)

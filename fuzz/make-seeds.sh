@@ -5,9 +5,13 @@
 # meets. Usage: fuzz/make-seeds.sh [DIR] (default build/fuzz/seeds/elf, where
 # tests/run.sh looks; make builds it with the target). Needs gcc, clang,
 # ld.lld, binutils; a shape whose tool is missing is left out with a note.
+# With a second argument "unwind" (build/fuzz/seeds/unwind, for fuzz_unwind): the same
+# files plus a program with only .debug_frame, libc.so.6 whole, and the raw .eh_frame /
+# .debug_frame sections of these and of python3.11 (fuzz_unwind also reads raw sections).
 set -euo pipefail
 
 out=${1:-build/fuzz/seeds/elf}
+kind=${2:-elf}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -58,6 +62,20 @@ build object.o gcc -O1 -c -o object.o lib.c
 build sstripped sh -c 'gcc -O1 -o sstripped prog.c &&
 	dd if=/dev/zero of=sstripped bs=1 seek=40 count=8 conv=notrunc &&
 	dd if=/dev/zero of=sstripped bs=1 seek=60 count=4 conv=notrunc'
+if [ "$kind" = unwind ]; then
+	build debug-frame-only gcc -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-o debug-frame-only prog.c
+	build omit-fp gcc -O2 -fomit-frame-pointer -o omit-fp prog.c
+	libc=$(gcc -print-file-name=libc.so.6)
+	[ -f "$libc" ] && cp "$(readlink -f "$libc")" "$out/libc.so.6"
+	for f in "$out"/* /usr/bin/python3.11; do
+		[ -f "$f" ] || continue
+		for sec in .eh_frame .debug_frame; do
+			rm -f "$work/sec"; objcopy --dump-section "$sec=$work/sec" "$f" "$work/junk" 2>/dev/null || continue
+			[ -s "$work/sec" ] && cp "$work/sec" "$out/$(basename "$f")$sec"
+		done
+	done
+fi
 # Not ELF at all: the reader must say so, not crash.
 printf '!<arch>\n' > "$out/archive"
 cp "$work/prog.c" "$out/source.c"

@@ -143,4 +143,53 @@ int unwind_table__get(const char *dir, const char *build_id, int fd,
 		      const struct unwind_caps *caps, struct unwind_table **out,
 		      enum unwind_not_read *why);
 
+/* ---- the BPF maps (bpf/unwind_maps.h), filled from tables: maps.c ---- */
+
+/* Map sizes for a memory budget: max_entries of unwind_rows and unwind_procs. */
+struct unwind_maps_plan {
+	uint64_t budget;  /* bytes, as asked */
+	uint32_t rows;    /* unwind_rows max_entries */
+	uint32_t procs;   /* unwind_procs max_entries */
+};
+
+/* At least 1 MB. procs is 1024 processes, or fewer for a small budget (each costs
+ * 2 KB); the rest is rows. 0 or -EINVAL. */
+int unwind_maps__plan(uint64_t budget, struct unwind_maps_plan *plan);
+
+/* One executable mapping of a process, as the loader wants it. */
+struct unwind_mapping {
+	uint64_t start, end;            /* [start, end) in the process */
+	uint64_t vaddr;                 /* the ELF address at start (elf_info__offset_to_vaddr
+					   of the mapping's file offset) */
+	const char *build_id;           /* "" or NULL with table NULL */
+	const struct unwind_table *table; /* NULL: frame pointers in this mapping */
+};
+
+struct unwind_maps_stats {
+	uint64_t budget, used;  /* bytes of rows in use, of the rows' share of the budget */
+	uint32_t tables, processes;
+	uint32_t evictions;     /* tables evicted to make room */
+	uint32_t over_budget;   /* mappings left to frame pointers: no room even so */
+};
+
+struct unwind_maps;
+
+/* Takes the fds of the three maps loaded with plan's sizes (not owned). NULL, errno. */
+struct unwind_maps *unwind_maps__new(const struct unwind_maps_plan *plan, int rows_fd,
+				     int tables_fd, int procs_fd);
+void unwind_maps__free(struct unwind_maps *m);
+
+/*
+ * Sets pid's mappings (replacing what it had): each table not yet loaded is copied into
+ * unwind_rows (least recently used unmapped tables are evicted when it does not fit; a
+ * table that still does not fit leaves its mapping to frame pointers), then pid's sorted
+ * mappings are written. Only the first UNWIND_MAX_PROC_MAPS mappings with a table are
+ * kept. 0, or -errno of a map update.
+ */
+int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
+			     const struct unwind_mapping *maps, size_t n);
+/* Forgets pid: its tables may be evicted from now on. 0 or -ENOENT. */
+int unwind_maps__remove_process(struct unwind_maps *m, uint32_t pid);
+void unwind_maps__stats(const struct unwind_maps *m, struct unwind_maps_stats *stats);
+
 #endif

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +35,7 @@
 #include "helpers/fixture.h"
 #include "symbols/symtab.h"
 #include "unwind/unwind.h"
+#include "unwind_check.skel.h"
 
 /* ---- the recorded process, and the walker's view of it ---- */
 
@@ -104,7 +107,12 @@ static const char program[] =
 	"static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;\n"
 	/* a variable-length array: rbp-based CFA even without frame pointers */
 	"KEEP int wait_on_pipe(int depth)\n"
-	"{ char b[64 + (depth & 7)]; memset(b, depth, sizeof(b));\n"
+	"#ifdef NO_VLA\n"
+	"#define EXTRA 0\n"
+	"#else\n"
+	"#define EXTRA (depth & 7)\n"
+	"#endif\n"
+	"{ char b[64 + EXTRA]; memset(b, depth, sizeof(b));\n"
 	"  if (read(fds[0], b, 1) < 0) abort(); return b[3]; }\n"
 	"KEEP int level_c(int d) { volatile char pad[48]; pad[0] = (char)d;\n"
 	"  return wait_on_pipe(d + pad[0]) + 1; }\n"
@@ -129,15 +137,24 @@ static const char program[] =
 
 /* ---- recording ---- */
 
+/* The running program: killed by teardown too, when an assertion ended the test early. */
+static pid_t running;
+
 static pid_t start(const char *path, const char *mode)
 {
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
 		execl(path, path, mode, (char *)NULL);
 		_exit(127);
 	}
+	running = pid;
 	return pid;
 }
 
@@ -145,6 +162,7 @@ static void stop(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	running = 0;
 }
 
 /* Waits until task tid of pid is blocked in syscall nr; fills ip and sp. */
@@ -268,9 +286,12 @@ struct walk {
 	const struct rec_map *last_map;
 };
 
-static void walk(struct recorded *r, const char *exe, struct walk *w)
+/* Walks from the recorded ip and sp, and rbp when bp_known; names the frames. */
+static void walk_regs(struct recorded *r, const char *exe, struct walk *w, uint64_t bp,
+		      bool bp_known)
 {
-	struct unwind_regs s = { .ip = r->ip, .sp = r->sp, .after_signal = 1 };
+	struct unwind_regs s = { .ip = r->ip, .sp = r->sp, .bp = bp, .bp_known = bp_known,
+				 .after_signal = 1 };
 	struct symtab *tab = NULL;
 	int fd = open(exe, O_RDONLY | O_CLOEXEC);
 
@@ -301,6 +322,16 @@ static void walk(struct recorded *r, const char *exe, struct walk *w)
 		}
 	}
 	symtab__free(tab);
+}
+
+static void walk(struct recorded *r, const char *exe, struct walk *w)
+{
+	walk_regs(r, exe, w, 0, false);
+}
+
+static void walk_from(struct recorded *r, const char *exe, struct walk *w, uint64_t bp)
+{
+	walk_regs(r, exe, w, bp, true);
 }
 
 /* The program's own frames, innermost first, must be exactly want (NULL-terminated). */
@@ -345,72 +376,73 @@ static int teardown(void **state)
 {
 	struct build *b = *state;
 
+	if (running)
+		stop(running);
 	fixture__free(b->fx);
 	return 0;
 }
 
 static const char *const pipe_chain[] = { "wait_on_pipe", "level_c", "level_b", "level_a", "main",
 					  "_start", NULL };
+static const char *const qsort_chain[] = { "wait_on_pipe", "level_c", "level_b", "level_a",
+					   "compare_items", "sort_items", "main", "_start", NULL };
+static const char *const lock_chain[] = { "lock_worker", NULL };
 
-/* Blocked in read at the end of a chain of named functions: the whole chain, to _start. */
-static void test_read_chain(void **state)
+struct scenario {
+	const char *mode;
+	long syscall_nr;         /* where the recorded task blocks */
+	bool other_thread;
+	const char *const *chain;
+};
+
+static const struct scenario pipe_read = { "pipe", 0 /* read */, false, pipe_chain };
+static const struct scenario qsort_callback = { "qsort", 0, false, qsort_chain };
+static const struct scenario mutex_thread = { "lock", 202 /* futex */, true, lock_chain };
+
+/* The main thread's walk ends at _start; a thread's in libc, at clone3. */
+static void assert_root(const struct walk *w, const struct scenario *sc)
 {
-	struct build *b = *state;
-	struct recorded r;
-	struct walk w;
-	pid_t pid = start(b->exe, "pipe");
-
-	record(&r, pid, pid, 0);
-	stop(pid);
-	walk(&r, b->exe, &w);
-	assert_chain(&w, pipe_chain);
-	assert_int_equal(w.reason, UNWIND_STOP_ROOT);
-	recorded_free(&r);
+	assert_int_equal(w->reason, UNWIND_STOP_ROOT);
+	assert_non_null(w->last_map);
+	if (sc->other_thread)
+		assert_non_null(strstr(w->last_map->path, "libc.so"));
 }
 
-/* Blocked inside qsort's callback: through libc's sort and back into the program. */
-static void test_qsort_callback(void **state)
+/* Recorded through /proc alone (sp and pc, no rbp), walked with the tables. */
+static void proc_only(void **state, const struct scenario *sc)
 {
-	static const char *const chain[] = { "wait_on_pipe", "level_c", "level_b", "level_a",
-					     "compare_items", "sort_items", "main", "_start",
-					     NULL };
 	struct build *b = *state;
 	struct recorded r;
 	struct walk w;
-	pid_t pid = start(b->exe, "qsort");
+	pid_t pid = start(b->exe, sc->mode);
+	pid_t tid = sc->other_thread ? other_task(pid) : pid;
 
-	record(&r, pid, pid, 0);
-	stop(pid);
-	walk(&r, b->exe, &w);
-	assert_chain(&w, chain);
-	assert_int_equal(w.reason, UNWIND_STOP_ROOT);
-	recorded_free(&r);
-}
-
-/* A second thread blocked in pthread_mutex_lock: its caller, and the thread's root in
- * libc (clone3's rip is undefined). */
-static void test_mutex_thread(void **state)
-{
-	static const char *const chain[] = { "lock_worker", NULL };
-	struct build *b = *state;
-	struct recorded r;
-	struct walk w;
-	pid_t pid = start(b->exe, "lock"), tid;
-
-	tid = other_task(pid);
 	assert_true(tid > 0);
-	record(&r, pid, tid, 202 /* futex */);
+	record(&r, pid, tid, sc->syscall_nr);
 	stop(pid);
 	walk(&r, b->exe, &w);
-	assert_chain(&w, chain);
-	assert_int_equal(w.reason, UNWIND_STOP_ROOT);
-	assert_non_null(w.last_map);
-	assert_non_null(strstr(w.last_map->path, "libc.so"));
+	assert_chain(&w, sc->chain);
+	assert_root(&w, sc);
 	recorded_free(&r);
+}
+
+static void test_proc_read_chain(void **state)
+{
+	proc_only(state, &pipe_read);
+}
+
+static void test_proc_qsort_callback(void **state)
+{
+	proc_only(state, &qsort_callback);
+}
+
+static void test_proc_mutex_thread(void **state)
+{
+	proc_only(state, &mutex_thread);
 }
 
 /* Without tables, code built without frame pointers loses its callers: what the tables
- * are for. (With frame pointers, the chain is broken only by libc's read.) */
+ * are for. */
 static void test_frame_pointers_alone_fall_short(void **state)
 {
 	struct build *b = *state;
@@ -423,28 +455,151 @@ static void test_frame_pointers_alone_fall_short(void **state)
 	r.use_tables = 0;
 	walk(&r, b->exe, &w);
 	assert_true(w.n < 6);
-	assert_false(unwind_stop__is_clean(w.reason) && w.reason == UNWIND_STOP_ROOT);
+	assert_int_not_equal(w.reason, UNWIND_STOP_ROOT);
 	recorded_free(&r);
 }
 
+/*
+ * In the kernel: bpf/unwind_check.bpf.c gives the task's full registers (rbp too) and
+ * walks its stack in BPF over the maps src/unwind/maps.c filled. The kernel's walk must
+ * reach the root through every named caller, and the host's walk of the recorded stack
+ * from the same registers must give the same frames. Needs root (BPF).
+ */
+static void in_kernel(void **state, const struct scenario *sc)
+{
+	struct build *b = *state;
+	struct unwind_check_bpf *skel;
+	struct unwind_maps_plan plan;
+	struct unwind_maps *maps;
+	struct unwind_mapping in[MAX_MAPS];
+	struct recorded r;
+	struct walk w, host;
+	char out[8192] = "", *line;
+	unsigned long long rip = 0, rsp = 0, rbp = 0;
+	pid_t pid, tid;
+	size_t len = 0;
+	ssize_t got;
+	int fd, btid = 0;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipped: the kernel walk needs root\n");
+		skip();
+	}
+	pid = start(b->exe, sc->mode);
+	tid = sc->other_thread ? other_task(pid) : pid;
+	assert_true(tid > 0);
+	record(&r, pid, tid, sc->syscall_nr);
+
+	skel = unwind_check_bpf__open();
+	assert_non_null(skel);
+	assert_int_equal(unwind_maps__plan(64 << 20, &plan), 0);
+	bpf_map__set_max_entries(skel->maps.unwind_rows, plan.rows);
+	bpf_map__set_max_entries(skel->maps.unwind_procs, plan.procs);
+	skel->rodata->target_tid = (__u32)tid;
+	assert_int_equal(unwind_check_bpf__load(skel), 0);
+	maps = unwind_maps__new(&plan, bpf_map__fd(skel->maps.unwind_rows),
+				bpf_map__fd(skel->maps.unwind_tables),
+				bpf_map__fd(skel->maps.unwind_procs));
+	assert_non_null(maps);
+	for (int i = 0; i < r.nmaps; i++) {
+		struct elf_info info;
+		int efd = open(r.maps[i].path, O_RDONLY | O_CLOEXEC);
+		char *id = malloc(BUILD_ID_HEX_MAX + 1);
+
+		assert_true(efd >= 0);
+		assert_int_equal(elf_info__read(efd, &info), 0);
+		close(efd);
+		strcpy(id, info.build_id);
+		in[i] = (struct unwind_mapping){ r.maps[i].start, r.maps[i].end, r.maps[i].vaddr,
+						 id, r.maps[i].table };
+	}
+	assert_int_equal(unwind_maps__add_process(maps, (uint32_t)pid, in, (size_t)r.nmaps), 0);
+
+	struct bpf_link *link = bpf_program__attach_iter(skel->progs.walk_task, NULL);
+
+	assert_non_null(link);
+	fd = bpf_iter_create(bpf_link__fd(link));
+	assert_true(fd >= 0);
+	while ((got = read(fd, out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)got;
+	out[len] = '\0';
+	close(fd);
+	bpf_link__destroy(link);
+	stop(pid);
+
+	/* regs TID IP SP BP / walk N REASON PCS... */
+	memset(&w, 0, sizeof(w));
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		if (sscanf(line, "regs %d %llx %llx %llx", &btid, &rip, &rsp, &rbp) == 4)
+			continue;
+		if (strncmp(line, "walk ", 5) == 0) {
+			char *p = line + 5, *e;
+
+			w.n = (__u32)strtoul(p, &e, 10);
+			w.reason = (__u32)strtoul(e, &p, 10);
+			for (__u32 i = 0; i < w.n && i < UNWIND_PCS; i++)
+				w.pcs[i] = strtoull(p, &p, 16);
+		}
+	}
+	assert_int_equal(btid, tid);
+	assert_int_equal(rsp, r.sp);
+
+	/* The host's walk from the same registers. */
+	r.ip = rip;
+	walk_from(&r, b->exe, &host, rbp);
+	assert_chain(&host, sc->chain);
+	assert_root(&host, sc);
+	assert_int_equal(w.n, host.n);
+	assert_int_equal(w.reason, host.reason);
+	for (__u32 i = 0; i < w.n; i++)
+		assert_int_equal(w.pcs[i], host.pcs[i]);
+
+	for (int i = 0; i < r.nmaps; i++)
+		free((char *)in[i].build_id);
+	unwind_maps__free(maps);
+	unwind_check_bpf__destroy(skel);
+	recorded_free(&r);
+}
+
+static void test_kernel_read_chain(void **state)
+{
+	in_kernel(state, &pipe_read);
+}
+
+static void test_kernel_qsort_callback(void **state)
+{
+	in_kernel(state, &qsort_callback);
+}
+
+static void test_kernel_mutex_thread(void **state)
+{
+	in_kernel(state, &mutex_thread);
+}
+
+#define T(test, build) cmocka_unit_test_prestate_setup_teardown(test, setup, teardown, build)
+
 int main(void)
 {
-	static struct build omit_pie = { "-O2 -fomit-frame-pointer -pie -fPIE -pthread" };
-	static struct build omit_nopie = { "-O2 -fomit-frame-pointer -no-pie -pthread" };
+	/* /proc gives no rbp: these builds keep rbp-based frames out of the program. */
+	static struct build omit_pie = { "-O2 -fomit-frame-pointer -DNO_VLA -pie -fPIE -pthread" };
+	static struct build omit_nopie = { "-O2 -fomit-frame-pointer -DNO_VLA -no-pie -pthread" };
+	/* From the kernel's registers: a VLA (rbp-based CFA) and frame-pointer code too. */
+	static struct build vla_pie = { "-O2 -fomit-frame-pointer -pie -fPIE -pthread" };
+	static struct build vla_nopie = { "-O2 -fomit-frame-pointer -no-pie -pthread" };
 	static struct build fp_pie = { "-O2 -fno-omit-frame-pointer -pie -fPIE -pthread" };
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_prestate_setup_teardown(test_read_chain, setup, teardown, &omit_pie),
-		cmocka_unit_test_prestate_setup_teardown(test_read_chain, setup, teardown, &omit_nopie),
-		cmocka_unit_test_prestate_setup_teardown(test_read_chain, setup, teardown, &fp_pie),
-		cmocka_unit_test_prestate_setup_teardown(test_qsort_callback, setup, teardown,
-							 &omit_pie),
-		cmocka_unit_test_prestate_setup_teardown(test_qsort_callback, setup, teardown,
-							 &fp_pie),
-		cmocka_unit_test_prestate_setup_teardown(test_mutex_thread, setup, teardown,
-							 &omit_nopie),
-		cmocka_unit_test_prestate_setup_teardown(test_mutex_thread, setup, teardown, &fp_pie),
-		cmocka_unit_test_prestate_setup_teardown(test_frame_pointers_alone_fall_short, setup,
-							 teardown, &omit_pie),
+		T(test_proc_read_chain, &omit_pie),
+		T(test_proc_read_chain, &omit_nopie),
+		T(test_proc_qsort_callback, &omit_pie),
+		T(test_proc_mutex_thread, &omit_nopie),
+		T(test_frame_pointers_alone_fall_short, &omit_pie),
+		T(test_kernel_read_chain, &vla_pie),
+		T(test_kernel_read_chain, &vla_nopie),
+		T(test_kernel_read_chain, &fp_pie),
+		T(test_kernel_qsort_callback, &vla_pie),
+		T(test_kernel_qsort_callback, &fp_pie),
+		T(test_kernel_mutex_thread, &vla_nopie),
+		T(test_kernel_mutex_thread, &fp_pie),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unwind tables into the BPF maps of bpf/unwind_maps.h, within a memory budget. The
+ * rows map is one large array: each loaded table owns a contiguous slice (first-fit in
+ * the gaps between slices), named by a table id in unwind_tables. A table is loaded once
+ * per build id, however many processes map it, and stays until room is needed: then the
+ * least recently used tables that no live process maps are evicted. Processes come and
+ * go far more often than binaries, so a table usually outlives the process that loaded
+ * it and is found again by the next one.
+ *
+ * Eviction first empties the table's entry in unwind_tables (count 0: the walker falls
+ * back to frame pointers there), so BPF never reads rows being overwritten as live.
+ */
+#include "unwind/unwind.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind_maps.h"
+
+#define MIN_BUDGET (1ull << 20)
+#define MAX_PROCS 1024
+/* Rows written per batch update. */
+#define BATCH 4096
+
+struct slot {
+	char build_id[129];     /* "" when free */
+	uint32_t first, count;
+	uint32_t refs;          /* live processes mapping it */
+	uint64_t last_used;
+};
+
+struct proc_entry {
+	uint32_t pid;
+	uint32_t n;
+	uint32_t ids[UNWIND_MAX_PROC_MAPS];
+};
+
+struct unwind_maps {
+	struct unwind_maps_plan plan;
+	int rows_fd, tables_fd, procs_fd;
+	struct slot slots[UNWIND_MAX_TABLES];
+	struct proc_entry *procs;
+	size_t nprocs;
+	uint64_t clock, used;
+	uint32_t ntables, evictions, over_budget;
+};
+
+int unwind_maps__plan(uint64_t budget, struct unwind_maps_plan *plan)
+{
+	uint64_t fixed = UNWIND_MAX_TABLES * sizeof(struct unwind_table_ref);
+	uint64_t procs, rows;
+
+	if (budget < MIN_BUDGET)
+		return -EINVAL;
+	/* A quarter of the budget at most for processes, the rest for rows. */
+	procs = (budget / 4) / sizeof(struct unwind_proc);
+	if (procs > MAX_PROCS)
+		procs = MAX_PROCS;
+	if (procs < 16)
+		procs = 16;
+	rows = (budget - fixed - procs * sizeof(struct unwind_proc)) / sizeof(struct unwind_row);
+	if (rows > UINT32_MAX / 2)
+		rows = UINT32_MAX / 2;
+	plan->budget = budget;
+	plan->rows = (uint32_t)rows;
+	plan->procs = (uint32_t)procs;
+	return 0;
+}
+
+struct unwind_maps *unwind_maps__new(const struct unwind_maps_plan *plan, int rows_fd,
+				     int tables_fd, int procs_fd)
+{
+	struct unwind_maps *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->plan = *plan;
+	m->rows_fd = rows_fd;
+	m->tables_fd = tables_fd;
+	m->procs_fd = procs_fd;
+	return m;
+}
+
+void unwind_maps__free(struct unwind_maps *m)
+{
+	if (!m)
+		return;
+	free(m->procs);
+	free(m);
+}
+
+static int write_ref(struct unwind_maps *m, uint32_t id, uint32_t first, uint32_t count)
+{
+	struct unwind_table_ref ref = { first, count };
+
+	return bpf_map_update_elem(m->tables_fd, &id, &ref, BPF_ANY) ? -errno : 0;
+}
+
+static int write_rows(struct unwind_maps *m, uint32_t first, const struct unwind_table *t)
+{
+	uint32_t keys[BATCH];
+
+	for (uint32_t done = 0; done < t->nrows;) {
+		uint32_t n = t->nrows - done > BATCH ? BATCH : t->nrows - done;
+		uint32_t count = n;
+
+		for (uint32_t i = 0; i < n; i++)
+			keys[i] = first + done + i;
+		if (bpf_map_update_batch(m->rows_fd, keys, t->rows + done, &count, NULL) != 0) {
+			/* Older kernels have no batch updates for arrays: one by one. */
+			for (uint32_t i = 0; i < n; i++)
+				if (bpf_map_update_elem(m->rows_fd, &keys[i], &t->rows[done + i],
+							BPF_ANY) != 0)
+					return -errno;
+		}
+		done += n;
+	}
+	return 0;
+}
+
+/* The lowest gap of n rows between loaded tables, or -1. */
+static int64_t find_gap(const struct unwind_maps *m, uint32_t n)
+{
+	uint64_t at = 0;
+
+	for (;;) {
+		uint64_t next_end = at;
+		bool clash = false;
+
+		for (uint32_t i = 0; i < UNWIND_MAX_TABLES; i++) {
+			const struct slot *s = &m->slots[i];
+
+			if (!s->build_id[0] || s->first >= at + n || s->first + s->count <= at)
+				continue;
+			clash = true;
+			if (s->first + s->count > next_end)
+				next_end = s->first + s->count;
+		}
+		if (!clash)
+			return at + n <= m->plan.rows ? (int64_t)at : -1;
+		at = next_end;
+		if (at + n > m->plan.rows)
+			return -1;
+	}
+}
+
+static int evict_one(struct unwind_maps *m)
+{
+	int victim = -1;
+
+	for (int i = 0; i < UNWIND_MAX_TABLES; i++) {
+		const struct slot *s = &m->slots[i];
+
+		if (s->build_id[0] && s->refs == 0 &&
+		    (victim < 0 || s->last_used < m->slots[victim].last_used))
+			victim = i;
+	}
+	if (victim < 0)
+		return -ENOSPC;
+	if (write_ref(m, (uint32_t)victim, 0, 0) != 0)
+		return -EIO;
+	m->used -= (uint64_t)m->slots[victim].count * sizeof(struct unwind_row);
+	memset(&m->slots[victim], 0, sizeof(m->slots[victim]));
+	m->ntables--;
+	m->evictions++;
+	return 0;
+}
+
+/* The id of build_id's table, loading it if needed: >= 0, or -ENOSPC, -errno. */
+static int64_t table_id(struct unwind_maps *m, const char *build_id,
+			const struct unwind_table *t)
+{
+	int free_slot = -1;
+	int64_t first;
+	int err;
+
+	for (int i = 0; i < UNWIND_MAX_TABLES; i++) {
+		if (strcmp(m->slots[i].build_id, build_id) == 0)
+			return i;
+		if (free_slot < 0 && !m->slots[i].build_id[0])
+			free_slot = i;
+	}
+	if (t->nrows > m->plan.rows || t->nrows > (1u << UNWIND_SEARCH_STEPS))
+		return -ENOSPC;
+	while (free_slot < 0 || (first = find_gap(m, t->nrows)) < 0) {
+		err = evict_one(m);
+		if (err)
+			return err;
+		if (free_slot < 0)
+			for (int i = 0; i < UNWIND_MAX_TABLES && free_slot < 0; i++)
+				if (!m->slots[i].build_id[0])
+					free_slot = i;
+	}
+	err = write_rows(m, (uint32_t)first, t);
+	if (!err)
+		err = write_ref(m, (uint32_t)free_slot, (uint32_t)first, t->nrows);
+	if (err)
+		return err;
+	snprintf(m->slots[free_slot].build_id, sizeof(m->slots[free_slot].build_id), "%s",
+		 build_id);
+	m->slots[free_slot].first = (uint32_t)first;
+	m->slots[free_slot].count = t->nrows;
+	m->used += (uint64_t)t->nrows * sizeof(struct unwind_row);
+	m->ntables++;
+	return free_slot;
+}
+
+static struct proc_entry *find_proc(struct unwind_maps *m, uint32_t pid)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid)
+			return &m->procs[i];
+	return NULL;
+}
+
+static void release(struct unwind_maps *m, struct proc_entry *p)
+{
+	for (uint32_t i = 0; i < p->n; i++)
+		if (m->slots[p->ids[i]].refs)
+			m->slots[p->ids[i]].refs--;
+	p->n = 0;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct unwind_proc_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
+			     const struct unwind_mapping *maps, size_t n)
+{
+	struct unwind_proc *proc;
+	struct proc_entry *p = find_proc(m, pid);
+	int err = 0;
+
+	if (!p) {
+		struct proc_entry *grown = realloc(m->procs, (m->nprocs + 1) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		m->procs = grown;
+		p = &m->procs[m->nprocs++];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+	}
+	release(m, p);
+	proc = calloc(1, sizeof(*proc));
+	if (!proc)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && proc->n < UNWIND_MAX_PROC_MAPS; i++) {
+		const struct unwind_mapping *in = &maps[i];
+		int64_t id;
+
+		if (!in->table || !in->build_id || !in->build_id[0] || in->end <= in->start)
+			continue;
+		id = table_id(m, in->build_id, in->table);
+		if (id == -ENOSPC) {
+			m->over_budget++;
+			continue;
+		}
+		if (id < 0) {
+			err = (int)id;
+			goto out;
+		}
+		m->slots[id].refs++;
+		m->slots[id].last_used = ++m->clock;
+		p->ids[p->n++] = (uint32_t)id;
+		proc->maps[proc->n++] = (struct unwind_proc_map){
+			.start = in->start,
+			.end = in->end,
+			.adjust = in->start - in->vaddr + in->table->base,
+			.table = (uint32_t)id,
+		};
+	}
+	qsort(proc->maps, proc->n, sizeof(proc->maps[0]), cmp_map);
+	if (bpf_map_update_elem(m->procs_fd, &pid, proc, BPF_ANY) != 0)
+		err = -errno;
+out:
+	free(proc);
+	return err;
+}
+
+int unwind_maps__remove_process(struct unwind_maps *m, uint32_t pid)
+{
+	struct proc_entry *p = find_proc(m, pid);
+
+	if (!p)
+		return -ENOENT;
+	release(m, p);
+	(void)bpf_map_delete_elem(m->procs_fd, &pid);
+	*p = m->procs[--m->nprocs];
+	return 0;
+}
+
+void unwind_maps__stats(const struct unwind_maps *m, struct unwind_maps_stats *stats)
+{
+	stats->budget = (uint64_t)m->plan.rows * sizeof(struct unwind_row);
+	stats->used = m->used;
+	stats->tables = m->ntables;
+	stats->processes = (uint32_t)m->nprocs;
+	stats->evictions = m->evictions;
+	stats->over_budget = m->over_budget;
+}
