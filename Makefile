@@ -12,7 +12,7 @@ PROTOC_C   ?= protoc-c
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
-LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -lm
+LIBS       := -lbpf -lelf -ldw -lz -lsqlite3 -ljansson -lprotobuf-c -lm -pthread
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 CFLAGS     += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -Ibpf -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \

@@ -218,7 +218,7 @@ static int probe_built(const struct capture_question *row, char *detail, size_t 
 	struct bpf_loaded l;
 	int err, exec_link, exit_link;
 
-	err = bpf_loaded__load(&l, row, 256 << 10);
+	err = bpf_loaded__load(&l, row, 256 << 10, NULL);
 	if (err) {
 		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
 		return err;
