@@ -52,6 +52,7 @@ _Static_assert(sizeof(struct unwind_proc_map) == 32, "no hidden padding: shared 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* set by user space: unwind_maps__plan */
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space copies tables in with memcpy */
 	__type(key, __u32);
 	__type(value, struct unwind_row);
 } unwind_rows SEC(".maps");
