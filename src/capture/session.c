@@ -428,6 +428,7 @@ static void capture_session__debug_unwinding(const struct capture_session *s)
 	unwinding__stats(s->unwinding, &st);
 	report__error(s->config.report, MSG_CAPTURE_DEBUG_UNWIND, st.binaries, st.tables, st.cached,
 		      st.not_read, st.processes, (unsigned long long)(st.build_ns / 1000000),
+		      (unsigned long long)(st.load_ns / 1000000),
 		      (unsigned long long)(st.maps.used >> 10),
 		      (unsigned long long)(st.maps.budget >> 10), st.maps.evictions,
 		      st.maps.over_budget);

@@ -178,8 +178,13 @@ static void unwinding__run_job(struct unwinding *u, const struct job *j)
 	}
 	/* A process without a single table keeps the kernel's frame-pointer walk, which
 	 * costs less than the walker doing the same. */
-	if (n && unwind_maps__add_process(u->maps, (uint32_t)j->pid, maps, n) == 0)
-		u->stats.processes++;
+	if (n) {
+		int64_t start = clock__monotonic_ns();
+
+		if (unwind_maps__add_process(u->maps, (uint32_t)j->pid, maps, n) == 0)
+			u->stats.processes++;
+		u->stats.load_ns += clock__monotonic_ns() - start;
+	}
 	free(maps);
 }
 

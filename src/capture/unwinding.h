@@ -37,6 +37,7 @@ struct unwinding_stats {
 	uint32_t not_read;       /* binaries without a table (no build id, caps, no frame info) */
 	uint32_t processes;      /* processes whose mappings were loaded */
 	uint64_t build_ns;       /* the worker's time spent reading and building */
+	uint64_t load_ns;        /* its time spent writing the BPF maps */
 	struct unwind_maps_stats maps;
 };
 
