@@ -8,9 +8,10 @@
  * id, so the next capture only reads it back.
  *
  * The sampling thread hands over jobs through a mutex-protected queue and a condition
- * variable; the worker alone touches the tables and the BPF maps. The worker runs at a
- * lower priority than the workloads it measures, within its own time budget: past it,
- * binaries not yet read keep frame pointers.
+ * variable; the worker alone touches the tables and the BPF maps. It runs at the
+ * workloads' priority (a lower one starves it on a busy server, and every sample taken
+ * before a process's tables are in is a frame-pointer stack), within its own time
+ * budget: past it, binaries not yet read keep frame pointers.
  */
 #include "capture/unwinding.h"
 
@@ -19,7 +20,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "capture/binaries.h"
@@ -31,7 +31,6 @@
 #define WORKER_BUDGET_NS (10ull * 1000000000ull)
 /* Per binary: the engine's caps (binaries.h), and a table's own. */
 #define TABLE_MAX_MS 1000
-#define WORKER_NICE 10
 
 struct job {
 	struct job *next;
@@ -192,8 +191,6 @@ static void *unwinding__worker(void *arg)
 {
 	struct unwinding *u = arg;
 
-	/* Below the workloads: tables are worth less than the work they would take. */
-	setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE);
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
 		struct job *j;

@@ -214,7 +214,7 @@ for n in $names; do
 	read -r share total cut <<< "$(chain_share "$label" "${chain[$n]}")"
 	[ "$total" -ge 30 ] || fail "$n: only $total samples of $label"
 	awk -v s="$share" 'BEGIN { exit !(s >= 0.95) }' ||
-		fail "$n: $share of its samples hold ${chain[$n]}; its stacks: $(grep "^$label;" "$WORK/stacks.folded" | sort -t' ' -k2 -nr | head -5)"
+		fail "$n: $share of its samples hold ${chain[$n]}; the others: $(grep "^$label;" "$WORK/stacks.folded" | grep -v ";${chain[$n]}" | head -8)"
 	got=$(jq -r --arg l "$label" '.groups[] | select(.label == $l) | .top_function' "$doc")
 	[ "$got" = "${top[$n]}" ] || fail "$n: most of it in '$got', not ${top[$n]}"
 	echo "  $n: $share of $total samples whole, $cut cut, most of it in $got"
