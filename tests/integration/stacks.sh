@@ -234,4 +234,8 @@ jq -e '.stack_quality.complete > 0 and (.stack_quality.exits | has("no_table") a
 # A [truncated] frame is a frame of its own kind, never a function of a group.
 jq -e '[.groups[].top_function] | index("[truncated]") | not' "$doc" >/dev/null ||
 	fail "a group is mostly in [truncated]: $(jq -c '[.groups[] | {label, top_function}]' "$doc")"
+# check shows the tables' memory budget.
+"$SLIDEOPS" check --json | jq -e '[.requirements[] | select(.name == "unwind tables" and .ok
+	and (.detail | test("^a budget of 64 MB of kernel memory")))] | length == 1' >/dev/null ||
+	fail "check does not show the unwind tables' budget: $("$SLIDEOPS" check --json | jq -c .requirements)"
 echo "ok"
