@@ -48,7 +48,7 @@ BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
 
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
-.SECONDARY: $(BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean
 
 all: $(OUTPUT)/slideops
