@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ struct unwinding {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct job *head, **tail; /* under lock */
-	bool stop;                /* under lock */
+	atomic_bool stop;         /* set under lock; read without it between binaries */
 
 	/* The worker's own from here. */
 	char *cache_dir;
@@ -163,9 +164,15 @@ static void unwinding__run_job(struct unwinding *u, const struct job *j)
 		return;
 	for (size_t i = 0; i < j->n; i++) {
 		const struct unwinding_mapping *m = &j->maps[i];
-		struct known *k = unwinding__get(u, m);
+		struct known *k;
 		uint64_t vaddr;
 
+		/* Sampling is over: the session is waiting, not for one more binary. */
+		if (atomic_load_explicit(&u->stop, memory_order_relaxed)) {
+			free(maps);
+			return;
+		}
+		k = unwinding__get(u, m);
 		if (!k || !k->table || !elf_info__offset_to_vaddr(&k->info, m->offset, &vaddr))
 			continue;
 		maps[n].start = m->start;
