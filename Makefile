@@ -55,7 +55,7 @@ TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TE
 
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
-.SECONDARY: $(BPF_OBJS) $(TEST_BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(SKELS) $(TEST_BPF_OBJS)
 .PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a

@@ -45,10 +45,22 @@ enum stack_counter {
 	STACK_COUNTER_KSTACK_FAILED, /* no kernel stack (the sample is kept without it) */
 	STACK_COUNTER_USTACK_FAILED, /* no user stack (the sample is kept without it) */
 	STACK_COUNTER_EVENT_LOST,    /* an exec or exit record did not fit */
+	/* The user stack walker's early exits (enum unwind_stop of bpf/unwind_walk.h, in its
+	 * order from UNWIND_STOP_NO_TABLE): the stack was cut short there. */
+	STACK_COUNTER_UNWIND_NO_TABLE,    /* no table and no frame pointer to follow */
+	STACK_COUNTER_UNWIND_TABLE_MISS,  /* a table without a row, no frame pointer */
+	STACK_COUNTER_UNWIND_READ_FAULT,  /* the user stack could not be read */
+	STACK_COUNTER_UNWIND_DEPTH,       /* as deep as a sample holds */
+	STACK_COUNTER_UNWIND_UNSUPPORTED, /* a rule the walker does not follow */
+	STACK_COUNTER_UNWIND_BP_UNKNOWN,  /* an rbp-based frame after rbp was lost */
+	STACK_COUNTER_UNWIND_NOT_GROWING, /* the caller's sp not above ours: garbage */
+	/* The process had no tables loaded (yet): frame pointers by the kernel instead. */
+	STACK_COUNTER_UNWIND_NO_PROCESS,
 	STACK_COUNTER__COUNT,
 };
 
-#define RECORD_MAX_COUNTERS 16
+#define STACK_COUNTER_UNWIND_FIRST STACK_COUNTER_UNWIND_NO_TABLE
+#define RECORD_MAX_COUNTERS 32
 #define RECORD_MAX_VALUES 3
 
 /* A sample's state label (wall, threads). */
@@ -61,6 +73,8 @@ enum sample_state {
 
 #define SAMPLE_KTHREAD (1u << 0) /* the task is a kernel thread (first samples only) */
 #define SAMPLE_FIRST (1u << 1)   /* the first sample of this process the kernel has sent */
+#define SAMPLE_USTACK_CUT (1u << 2) /* the user stack stopped short of its root */
+#define SAMPLE_USTACK_TABLES (1u << 3) /* the user stack was walked with unwind tables */
 
 struct stack_sample {
 	__u32 kind;      /* RECORD_SAMPLE */

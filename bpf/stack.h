@@ -28,6 +28,10 @@
 #include <bpf/bpf_tracing.h>
 
 #include "records.h"
+#include "unwind_maps.h"
+/* The walker over unwind_maps.h's maps and accessors (the same code the host tests run). */
+#define UNWIND_CTX struct unwind_bpf_ctx
+#include "unwind_walk.h"
 
 #define PF_KTHREAD 0x00200000
 #define VM_EXEC 0x00000004
@@ -35,6 +39,10 @@
 _Static_assert(sizeof(struct stack_sample) < 4096, "a sample must fit a per-CPU scratch value");
 _Static_assert((RECORD_EXE_MAX_PARTS & (RECORD_EXE_MAX_PARTS - 1)) == 0, "a mask the verifier relies on");
 _Static_assert((RECORD_EXIT_MAX_VMAS & (RECORD_EXIT_MAX_VMAS - 1)) == 0, "a mask the verifier relies on");
+_Static_assert(STACK_COUNTER__COUNT <= RECORD_MAX_COUNTERS, "every counter has a slot");
+_Static_assert(STACK_COUNTER_UNWIND_NOT_GROWING - STACK_COUNTER_UNWIND_FIRST ==
+	       UNWIND_STOP_NOT_GROWING - UNWIND_STOP_NO_TABLE, "walker exits map to counters in order");
+_Static_assert(UNWIND_STOP_REASONS == UNWIND_STOP_NOT_GROWING + 1, "a walker exit without a counter");
 
 /* Sized by user space: a second of backlog at the question's event rate. */
 struct {
@@ -157,8 +165,91 @@ static __always_inline void stack__output(struct stack_sample *s, struct task_st
 	}
 }
 
+/* One walk of the user stack, shared with its bpf_loop steps. */
+struct ustack_walk {
+	struct unwind_bpf_ctx uc;
+	struct unwind_regs regs;
+	struct stack_sample *s;
+	__u32 at;     /* the next free slot of s->ips */
+	__u32 reason; /* enum unwind_stop */
+};
+
+/* One frame: its pc into the sample, then its caller's registers. bpf_loop: the verifier
+ * checks this once instead of once per frame, which keeps loading fast. */
+static long ustack_step(__u32 i, void *ctx)
+{
+	struct ustack_walk *w = ctx;
+	__u32 at = w->at;
+	int r;
+
+	if (w->regs.ip == 0) {
+		w->reason = UNWIND_STOP_IP_ZERO;
+		return 1;
+	}
+	if (at >= 2 * RECORD_MAX_STACK)
+		return 1; /* reason stays UNWIND_STOP_DEPTH */
+	w->s->ips[at] = w->regs.ip;
+	w->at = at + 1;
+	r = unwind_step(&w->uc, &w->regs);
+	if (r >= 0) {
+		w->reason = r;
+		return 1;
+	}
+	return 0;
+}
+
 /*
- * Takes the current task's stacks into s and sends it (stack__output). ctx: the
+ * The current task's user stack into s->ips from index at: by unwind tables from its
+ * user registers when user space loaded its process's (falling back to frame pointers
+ * frame by frame where no table covers a PC, as the walker does), else by the kernel's
+ * frame-pointer walk. Frames, or -1 when there is no user stack to take.
+ *
+ * The user registers are the task's saved ones (bpf_task_pt_regs): for a perf_event
+ * sample that struck in user mode they are the very registers perf hands the program
+ * (on x86_64 the interrupt saves them at the top of the task's kernel stack), and for
+ * one in the kernel they are where the task entered it, as for a tracepoint.
+ */
+static __always_inline long stack__user(void *ctx, struct stack_sample *s, __u32 tgid, __u32 at)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+	struct ustack_walk w;
+	long len;
+
+	w.uc.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	if (!w.uc.proc) {
+		/* No tables (yet, or ever: a kernel thread has no user stack at all). */
+		if (at > RECORD_MAX_STACK)
+			return -1;
+		len = bpf_get_stack(ctx, &s->ips[at], RECORD_MAX_STACK * sizeof(__u64),
+				    BPF_F_USER_STACK);
+		if (len > 0)
+			count(STACK_COUNTER_UNWIND_NO_PROCESS);
+		return len < 0 ? len : len / sizeof(__u64);
+	}
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	w.uc.task = NULL;
+	w.regs.ip = BPF_CORE_READ(regs, ip);
+	w.regs.sp = BPF_CORE_READ(regs, sp);
+	w.regs.bp = BPF_CORE_READ(regs, bp);
+	w.regs.bp_known = 1;
+	w.regs.after_signal = 1; /* the first ip is where the task is, not a return address */
+	w.s = s;
+	w.at = at;
+	w.reason = UNWIND_STOP_DEPTH;
+	bpf_loop(RECORD_MAX_STACK, ustack_step, &w, 0);
+	s->flags |= SAMPLE_USTACK_TABLES;
+	if (!unwind_stop__is_clean(w.reason)) {
+		s->flags |= SAMPLE_USTACK_CUT;
+		if (w.reason >= UNWIND_STOP_NO_TABLE && w.reason < UNWIND_STOP_REASONS)
+			count(STACK_COUNTER_UNWIND_FIRST + w.reason - UNWIND_STOP_NO_TABLE);
+	}
+	return w.at - at;
+}
+
+/*
+ * Takes the current task's stacks into s and sends it (stack__output): the user stack
+ * by unwind tables where its process has them (stack__user). ctx: the
  * program's own context. kskip: kernel frames to leave out (a tracepoint's own
  * bpf_trace_run frames), or STACK_USER_ONLY. Every memory access counts: at 99 Hz
  * nothing of this is in the cache when it runs (a map lookup costs a cache miss or
@@ -181,12 +272,18 @@ static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32
 		klen = 0;
 	}
 	/* A kernel thread has no user stack: 0 frames, not an error. */
-	ulen = stack__clamp(bpf_get_stack(ctx, &s->ips[klen], RECORD_MAX_STACK * sizeof(__u64),
-					  BPF_F_USER_STACK));
+	ulen = stack__user(ctx, s, s->tgid, klen);
 	if (ulen < 0) {
 		count(STACK_COUNTER_USTACK_FAILED);
 		ulen = 0;
 	}
+	if (ulen > RECORD_MAX_STACK)
+		ulen = RECORD_MAX_STACK;
+	/*
+	 * Interpreter frames (Python) go here: read from the interpreter's own structures
+	 * for this thread, after the native stack, so that user space can splice them in
+	 * where the interpreter's evaluation loop appears in it.
+	 */
 	s->kstack_len = klen;
 	s->ustack_len = ulen;
 	stack__output(s, (struct task_struct *)bpf_get_current_task(),
@@ -203,8 +300,9 @@ struct user_frame {
  * The same for another task, from a sleepable program (a task iterator): its kernel
  * stack where it stopped, and its user stack from the registers it entered the kernel
  * with, walked by frame pointers in its memory (bpf_copy_from_user_task), as the
- * kernel walks the current task's for bpf_get_stack. Use this, not a walk of one's
- * own: complete stacks replace both walks in this file.
+ * kernel walks the current task's for bpf_get_stack. Unwind tables do not reach it yet
+ * (the walker would read through bpf_copy_from_user_task here): a blocked thread of
+ * code without frame pointers shows the frames its frame pointers give.
  */
 static __always_inline void stack__send_task(struct stack_sample *s, struct task_struct *task)
 {

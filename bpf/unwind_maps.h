@@ -60,6 +60,7 @@ _Static_assert(sizeof(struct unwind_proc_map) == 32, "no hidden padding: shared 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* set by user space: unwind_maps__plan */
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space copies tables in with memcpy */
 	__type(key, __u32);
 	__type(value, struct unwind_row);
 } unwind_rows SEC(".maps");
@@ -98,45 +99,48 @@ static __always_inline int unwind_find_table(struct unwind_bpf_ctx *ctx, __u64 i
 {
 	const struct unwind_proc *p = ctx->proc;
 	const struct unwind_table_ref *ref;
-	__u32 lo = 0, hi, id;
+	__u32 base = 0, len, n, at, id;
 
 	if (!p)
 		return UNWIND_STOP_NO_TABLE;
-	hi = p->n;
-	if (hi > UNWIND_MAX_PROC_MAPS)
-		hi = UNWIND_MAX_PROC_MAPS;
-	/* The last mapping starting at or below ip. */
-	for (int i = 0; i < UNWIND_MAP_SEARCH_STEPS && lo < hi; i++) {
-		__u32 mid = lo + (hi - lo) / 2;
+	n = p->n;
+	if (n > UNWIND_MAX_PROC_MAPS)
+		n = UNWIND_MAX_PROC_MAPS;
+	/*
+	 * The last mapping starting at or below ip, by a branchless binary search: each step
+	 * keeps base or moves it by half through a mask, not a branch. With branches the
+	 * verifier follows every path of the search apart (hundreds of thousands of
+	 * instructions for one frame, seconds of load time); this way it checks one.
+	 */
+	len = n;
+	for (int i = 0; i < UNWIND_MAP_SEARCH_STEPS; i++) {
+		__u32 half = len >> 1;
+		__u64 start = p->maps[(base + half) & (UNWIND_MAX_PROC_MAPS - 1)].start;
 
-		if (p->maps[mid & (UNWIND_MAX_PROC_MAPS - 1)].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base += half & -(__u32)(start <= ip);
+		len -= half;
 	}
-	if (lo == 0)
+	at = base & (UNWIND_MAX_PROC_MAPS - 1);
+	if (at >= n || ip < p->maps[at].start || ip >= p->maps[at].end)
 		return UNWIND_STOP_NO_TABLE;
-	lo = (lo - 1) & (UNWIND_MAX_PROC_MAPS - 1);
-	if (ip >= p->maps[lo].end)
-		return UNWIND_STOP_NO_TABLE;
-	id = p->maps[lo].table;
+	id = p->maps[at].table;
 	ref = bpf_map_lookup_elem(&unwind_tables, &id);
 	if (!ref || ref->count == 0)
 		return UNWIND_STOP_NO_TABLE;
-	*adjust = p->maps[lo].adjust;
+	*adjust = p->maps[at].adjust;
 	*first = ref->first;
 	*count = ref->count;
 	{
-		__u64 page = (ip - p->maps[lo].adjust) >> (ref->shift & 63);
+		__u64 page = (ip - p->maps[at].adjust) >> (ref->shift & 63);
 		const struct unwind_row *a, *b;
-		__u32 at;
+		__u32 index;
 
 		if (page + 1 >= ref->npages || ref->npages > ref->first)
 			return UNWIND_FIND_OK;
-		at = ref->first - ref->npages + (__u32)page;
-		a = bpf_map_lookup_elem(&unwind_rows, &at);
-		at++;
-		b = bpf_map_lookup_elem(&unwind_rows, &at);
+		index = ref->first - ref->npages + (__u32)page;
+		a = bpf_map_lookup_elem(&unwind_rows, &index);
+		index++;
+		b = bpf_map_lookup_elem(&unwind_rows, &index);
 		if (!a || !b || a->pc > b->pc || b->pc >= ref->count)
 			return UNWIND_FIND_OK;
 		*first = ref->first + a->pc;

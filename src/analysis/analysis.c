@@ -865,6 +865,62 @@ static int ctx__thread_sets(const struct ctx *c, struct analysis *a)
 
 /* ---- the analysis ---- */
 
+/* ---- stack quality ---- */
+
+bool analysis__is_stack_root(const char *name)
+{
+	static const char *const roots[] = {
+		"libc_start_main", "libc_start_main_impl", "libc_start_call_main",
+		"clone", "clone3", "start_thread",
+	};
+	size_t len;
+
+	/* _start is the ELF entry point; a function called start is anybody's. */
+	if (strncmp(name, "_start", 6) == 0 && (name[6] == '\0' || name[6] == '@'))
+		return true;
+	while (*name == '_')
+		name++;
+	if (strncmp(name, "GI_", 3) == 0)
+		for (name += 3; *name == '_'; name++)
+			;
+	len = strcspn(name, "@");
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (strlen(roots[i]) == len && strncmp(name, roots[i], len) == 0)
+			return true;
+	return false;
+}
+
+/* The share of the main value in samples whose outermost user frame is a root. A stack
+ * cut short ends in [truncated], which is no root. */
+static void analysis__stack_quality(const struct ctx *c, struct analysis *a)
+{
+	const struct profile *p = c->p;
+	int64_t with_user = 0, complete = 0;
+	uint8_t *root = calloc(p->nlocations ? p->nlocations : 1, 1);
+
+	a->stacks_complete = -1;
+	if (!root)
+		return;
+	for (uint32_t i = 0; i < p->nlocations; i++)
+		root[i] = c->tier[i] != TIER_KERNEL &&
+			  analysis__is_stack_root(profile__str(p, location__name(&p->locations[i])));
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		uint32_t depth;
+		const uint32_t *locs = profile__stack(p, s->stack, &depth);
+
+		/* Leaf first: the last location is the outermost. */
+		if (depth == 0 || c->tier[locs[depth - 1]] == TIER_KERNEL)
+			continue;
+		with_user += s->values[c->main];
+		if (root[locs[depth - 1]])
+			complete += s->values[c->main];
+	}
+	if (with_user > 0)
+		a->stacks_complete = (double)complete / (double)with_user;
+	free(root);
+}
+
 struct analysis *analysis__new(const struct profile *p)
 {
 	struct analysis *a = calloc(1, sizeof(*a));
@@ -885,6 +941,7 @@ struct analysis *analysis__new(const struct profile *p)
 	if (ctx__classify_locations(&c) || ctx__groups(&c, a) || ctx__top_functions(&c) ||
 	    ctx__functions(&c, a) || ctx__stripped(&c, a))
 		goto out_free;
+	analysis__stack_quality(&c, a);
 
 	switch (h->question) {
 	case QUESTION_WALL:

@@ -78,7 +78,16 @@ struct analysis {
 	int64_t total;           /* the main value over all samples */
 	int64_t share_of;        /* what group shares are of: cpu ncpus x duration, else total */
 	const char *unit;        /* the main value's unit: "nanoseconds", "bytes", "count" */
+	/* Stack quality: the share of the main value whose user stacks reach a known root
+	 * (_start, __libc_start_main, clone, start_thread...), of the samples with a user
+	 * stack; -1 when none has one. The walker's exits are in the profile's header. */
+	double stacks_complete;
 };
+
+/* The name of a function where a whole user stack begins: a process's or a thread's
+ * entry point (_start, __libc_start_main, __libc_start_call_main, clone, clone3,
+ * start_thread, in any of libc's spellings: __clone3, __GI___clone3, name@@VERSION). */
+bool analysis__is_stack_root(const char *name);
 
 /* p must be symbolized (profile__symbolize). NULL with errno on ENOMEM. */
 struct analysis *analysis__new(const struct profile *p);

@@ -142,6 +142,27 @@ static json_t *not_read__to_json(const struct profile *p, int *err)
 	return list;
 }
 
+/* {"complete": share or null, "exits": {"no_table": N, ...}} (exits: {} when the capture
+ * did not count them). */
+static json_t *stack_quality__to_json(const struct analysis *a, int *err)
+{
+	const struct prof_header *h = &a->profile->header;
+	json_t *o = json_object(), *exits = json_object();
+
+	if (!o || !exits) {
+		json_decref(o);
+		json_decref(exits);
+		*err = -1;
+		return NULL;
+	}
+	set(o, "complete", a->stacks_complete >= 0 ? json_real(a->stacks_complete) : json_null(),
+	    err);
+	for (int i = 0; h->stack_exits_recorded && i < STACK_EXIT__COUNT; i++)
+		set(exits, stack_exit__name(i), json_integer((json_int_t)h->stack_exits[i]), err);
+	set(o, "exits", exits, err);
+	return o;
+}
+
 static json_t *analysis__json(const struct analysis *a, const char *id, size_t max_functions,
 			      bool with_callers)
 {
@@ -199,6 +220,7 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 	set(doc, "functions", functions, &err);
 	set(doc, "stripped", stripped, &err);
 	set(doc, "not_read", not_read__to_json(p, &err), &err);
+	set(doc, "stack_quality", stack_quality__to_json(a, &err), &err);
 	set(doc, "build_ids_missing", json_boolean(a->build_ids_missing), &err);
 	if (err) {
 		json_decref(doc);

@@ -154,12 +154,34 @@ void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max
 		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(a->nthread_sets - max));
 }
 
+/* One line: how many stacks are whole, and the commonest reason the others stop. */
+static void analysis__print_stack_quality(const struct analysis *a, FILE *out)
+{
+	const struct prof_header *h = &a->profile->header;
+	int worst = -1;
+	char pct[16];
+
+	if (a->stacks_complete < 0)
+		return;
+	format_percent(a->stacks_complete, pct, sizeof(pct));
+	for (int i = 0; h->stack_exits_recorded && i < STACK_EXIT__COUNT; i++)
+		if (i != STACK_EXIT_NO_PROCESS_TABLES && h->stack_exits[i] &&
+		    (worst < 0 || h->stack_exits[i] > h->stack_exits[worst]))
+			worst = i;
+	if (worst < 0)
+		msg_fprint(out, MSG_REPORT_STACK_QUALITY, pct);
+	else
+		msg_fprint(out, MSG_REPORT_STACK_QUALITY_EXIT, pct, stack_exit__name(worst),
+			   (unsigned long long)h->stack_exits[worst]);
+}
+
 void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 {
 	msg_fputs(a->answer, out);
 	fputc('\n', out);
 	if (a->profile->header.lost)
 		msg_fprint(out, MSG_REPORT_LOST, (unsigned long long)a->profile->header.lost);
+	analysis__print_stack_quality(a, out);
 	/* The card sits at the top of the profile, as the spec has it. */
 	if (a->nstripped) {
 		fputc('\n', out);

@@ -35,6 +35,11 @@ struct capture_config {
 	unsigned hz;                 /* where the question samples on a clock */
 	struct owner_resolver *owners;
 	const struct report *report; /* where errors go; may be NULL */
+	/* Unwind tables: where they are kept by build id (the profiler's own directory,
+	 * e.g. DATA/profiler/unwind; NULL: built each time, kept nowhere), and the kernel
+	 * memory the walker's maps may take (0: 64 MB). */
+	const char *cache_dir;
+	uint64_t unwind_budget;
 };
 
 /* This build captures q (-EOPNOTSUPP otherwise) and we run with the privileges a capture

@@ -15,6 +15,7 @@ struct bpf_object;
 struct ring_buffer;
 struct processes;
 struct cgroups;
+struct unwind_maps_plan;
 
 /* libbpf's own messages go to stderr only with SLIDEOPS_DEBUG set: a refused load is
  * explained by our message, and `check` probes features that may well be missing. */
@@ -51,10 +52,11 @@ struct bpf_loaded {
 	int on_exec, on_exit;    /* program descriptors (on_exit: either variant) */
 };
 
-/* Loads q's object with its ring buffer sized (in-kernel loader first, then libbpf; each
- * with the exit program that reads mappings, then without). 0 or -errno. */
+/* Loads q's object with its ring buffer sized and its unwind maps sized to plan (NULL:
+ * their smallest, for a probe), in-kernel loader first, then libbpf; each with the exit
+ * program that reads mappings, then without. 0 or -errno. */
 int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
-		     size_t ringbuf_size);
+		     size_t ringbuf_size, const struct unwind_maps_plan *plan);
 /* A map's or program's descriptor by name; -1 when there is none. */
 int bpf_loaded__map(const struct bpf_loaded *l, const char *name);
 int bpf_loaded__prog(const struct bpf_loaded *l, const char *name);

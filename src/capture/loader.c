@@ -18,6 +18,7 @@
 #include <bpf/skel_internal.h>
 
 #include "capture/capture_internal.h"
+#include "unwind/unwind.h"
 #include "util/messages.h"
 
 static int load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *prog_fds,
@@ -154,11 +155,26 @@ static int bpf_loaded__names(struct bpf_loaded *l, struct bpf_object *obj)
 	return 0;
 }
 
-/* Opens q's object with its ring buffer sized and one of the two exit programs: the exit
- * record's mappings need the task vma iterator (Linux 6.7); where the kernel refuses it,
- * on_exit_facts sends the facts alone. */
+/* The unwind maps sized to the plan (NULL: as declared, the smallest). */
+static int size_unwind_maps(struct bpf_object *obj, const struct unwind_maps_plan *plan)
+{
+	struct bpf_map *rows = bpf_object__find_map_by_name(obj, "unwind_rows");
+	struct bpf_map *procs = bpf_object__find_map_by_name(obj, "unwind_procs");
+
+	if (!plan)
+		return 0;
+	if (!rows || !procs || bpf_map__set_max_entries(rows, plan->rows) ||
+	    bpf_map__set_max_entries(procs, plan->procs))
+		return -EINVAL;
+	return 0;
+}
+
+/* Opens q's object with its ring buffer and unwind maps sized, and one of the two exit
+ * programs: the exit record's mappings need the task vma iterator (Linux 6.7); where the
+ * kernel refuses it, on_exit_facts sends the facts alone. */
 static struct bpf_object *open_object(const struct capture_question *q, void **skel,
-				      size_t ringbuf_size, bool with_vmas)
+				      size_t ringbuf_size, const struct unwind_maps_plan *plan,
+				      bool with_vmas)
 {
 	struct bpf_object *obj = q->open(skel);
 	struct bpf_program *exit_vmas, *exit_facts;
@@ -170,7 +186,7 @@ static struct bpf_object *open_object(const struct capture_question *q, void **s
 	exit_vmas = bpf_object__find_program_by_name(obj, "on_exit");
 	exit_facts = bpf_object__find_program_by_name(obj, "on_exit_facts");
 	if (!records || !exit_vmas || !exit_facts ||
-	    bpf_map__set_max_entries(records, ringbuf_size)) {
+	    bpf_map__set_max_entries(records, ringbuf_size) || size_unwind_maps(obj, plan)) {
 		q->destroy(*skel);
 		*skel = NULL;
 		errno = EINVAL;
@@ -182,12 +198,13 @@ static struct bpf_object *open_object(const struct capture_question *q, void **s
 }
 
 static int bpf_loaded__try(struct bpf_loaded *l, const struct capture_question *q,
-			   size_t ringbuf_size, bool with_vmas, bool in_kernel)
+			   size_t ringbuf_size, const struct unwind_maps_plan *plan,
+			   bool with_vmas, bool in_kernel)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
 	void *skel = NULL;
-	struct bpf_object *obj = open_object(q, &skel, ringbuf_size, with_vmas);
+	struct bpf_object *obj = open_object(q, &skel, ringbuf_size, plan, with_vmas);
 	int err, i;
 
 	if (!obj)
@@ -217,7 +234,7 @@ out_destroy:
 }
 
 int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
-		     size_t ringbuf_size)
+		     size_t ringbuf_size, const struct unwind_maps_plan *plan)
 {
 	int err = 0;
 
@@ -226,7 +243,7 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 
 		bpf_loaded__init(l);
 		l->q = q;
-		err = bpf_loaded__try(l, q, ringbuf_size, with_vmas, attempt < 2);
+		err = bpf_loaded__try(l, q, ringbuf_size, plan, with_vmas, attempt < 2);
 		if (!err) {
 			l->records = bpf_loaded__map(l, "records");
 			l->counters = bpf_loaded__map(l, "counters");

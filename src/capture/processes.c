@@ -17,6 +17,7 @@
 #include "capture/binaries.h"
 #include "capture/cgroups.h"
 #include "capture/maps.h"
+#include "capture/unwinding.h"
 #include "proc/owner.h"
 #include "proc/proc.h"
 #include "profile/profile.h"
@@ -51,6 +52,7 @@ struct processes {
 	struct owner_resolver *owners;
 	struct binaries *binaries;
 	struct cgroups *cgroups;
+	struct unwinding *unwinding;
 	const char *proc_root;
 	int64_t default_values[RECORD_MAX_VALUES];
 	uint32_t state_ids[4];   /* string ids of "", "running", "waiting", "idle" */
@@ -63,7 +65,8 @@ struct processes {
 	uint32_t n, cap;
 	struct hashmap *index; /* tgid -> live entry */
 
-	uint32_t kernel_mapping, anon_mapping, unknown_mapping;
+	uint32_t kernel_mapping, anon_mapping, unknown_mapping, truncated_mapping;
+	uint32_t truncated_location;
 	struct processes_stats stats;
 };
 
@@ -103,7 +106,8 @@ struct processes *processes__new(struct profile *p, struct owner_resolver *owner
 	ps->page_size = sysconf(_SC_PAGESIZE);
 	ps->ticks_per_s = sysconf(_SC_CLK_TCK);
 	ps->kernel_mapping = kernel_mapping;
-	ps->anon_mapping = ps->unknown_mapping = UINT32_MAX;
+	ps->anon_mapping = ps->unknown_mapping = ps->truncated_mapping = UINT32_MAX;
+	ps->truncated_location = UINT32_MAX;
 	return ps;
 }
 
@@ -141,6 +145,11 @@ int processes__set_lock_kinds(struct processes *ps, const char *const *names, ui
 	}
 	ps->nlock_kinds = n;
 	return 0;
+}
+
+void processes__set_unwinding(struct processes *ps, struct unwinding *u)
+{
+	ps->unwinding = u;
 }
 
 const struct processes_stats *processes__stats(const struct processes *ps)
@@ -256,6 +265,39 @@ static int process__link_binaries(struct processes *ps, struct process *proc, co
 	return 0;
 }
 
+/* Hands proc's file mappings to the unwind worker (a copy: it never waits for it). */
+static int process__send_maps(struct processes *ps, struct process *proc)
+{
+	struct unwinding_mapping *maps;
+	size_t n = 0;
+	int err;
+
+	if (!ps->unwinding || proc->maps.n == 0)
+		return 0;
+	maps = calloc(proc->maps.n, sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	for (size_t i = 0; i < proc->maps.n; i++) {
+		const struct vma *v = &proc->maps.vmas[i];
+		/* The vdso too: clock_gettime and friends have no frame pointers either. */
+		struct binary *bin = v->kind == VMA_VDSO ? binaries__vdso(ps->binaries) :
+				     v->kind == VMA_FILE ? v->binary : NULL;
+
+		if (!bin)
+			continue;
+		maps[n].start = v->start;
+		maps[n].end = v->end;
+		maps[n].offset = v->kind == VMA_VDSO ? 0 : v->offset;
+		maps[n].dev = bin->dev;
+		maps[n].ino = bin->ino;
+		maps[n].fd = bin->fd;
+		n++;
+	}
+	err = n ? unwinding__add_process(ps->unwinding, proc->tgid, maps, n) : 0;
+	free(maps);
+	return err;
+}
+
 static int process__read_maps(struct processes *ps, struct process *proc)
 {
 	const char *exe = proc->facts ? profile__str(ps->p, proc->labels.exe) : NULL;
@@ -274,7 +316,8 @@ static int process__read_maps(struct processes *ps, struct process *proc)
 	vma_list__clear(&proc->maps);
 	proc->maps = maps;
 	proc->maps_ok = true;
-	return process__link_binaries(ps, proc, exe);
+	err = process__link_binaries(ps, proc, exe);
+	return err ? err : process__send_maps(ps, proc);
 }
 
 /* First sight: /proc while the process still exists. */
@@ -358,6 +401,23 @@ static int processes__user_location(struct processes *ps, struct process *proc, 
 	return loc->mapping == UINT32_MAX ? -ENOMEM : 0;
 }
 
+/* The frame that ends a stack cut short: one location, in a mapping of its own. */
+static uint32_t processes__truncated(struct processes *ps)
+{
+	struct prof_location loc = { 0 };
+
+	if (ps->truncated_location != UINT32_MAX)
+		return ps->truncated_location;
+	loc.mapping = processes__special_mapping(ps, &ps->truncated_mapping,
+						 PROFILE_TRUNCATED_FRAME, MAPPING_ANON,
+						 LANGUAGE_OTHER, "");
+	loc.function = profile__intern(ps->p, PROFILE_TRUNCATED_FRAME);
+	if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX)
+		return UINT32_MAX;
+	ps->truncated_location = profile__add_location(ps->p, &loc);
+	return ps->truncated_location;
+}
+
 /*
  * Adds one sample of proc. Frames after the first of each part are return addresses:
  * one is taken off, so each points into its call instruction and names the caller even
@@ -365,8 +425,10 @@ static int processes__user_location(struct processes *ps, struct process *proc, 
  */
 static int processes__emit(struct processes *ps, struct process *proc, const struct stack_sample *s)
 {
-	uint32_t locs[2 * RECORD_MAX_STACK], n = 0;
+	uint32_t locs[2 * RECORD_MAX_STACK + 1], n = 0;
 	uint32_t klen = s->kstack_len, ulen = s->ustack_len;
+	/* The walker stopped short of the root, or the kernel's walk filled the sample. */
+	bool cut = (s->flags & SAMPLE_USTACK_CUT) || ulen >= RECORD_MAX_STACK;
 	struct prof_labels labels = proc->labels;
 	int64_t values[RECORD_MAX_VALUES];
 	uint32_t stack;
@@ -397,10 +459,17 @@ static int processes__emit(struct processes *ps, struct process *proc, const str
 			 * frame pointers uses the register for data): it and what follows it
 			 * are not frames.
 			 */
-			if (i > 0 && proc->maps_ok)
+			if (i > 0 && proc->maps_ok) {
+				cut = true;
 				break;
+			}
 		}
 		locs[n] = profile__add_location(ps->p, &loc);
+		if (locs[n++] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	if (ulen && cut) {
+		locs[n] = processes__truncated(ps);
 		if (locs[n++] == UINT32_MAX)
 			return -ENOMEM;
 	}
@@ -635,6 +704,8 @@ int processes__exec(struct processes *ps, const struct process_record *e, size_t
 	if (!err)
 		err = process__flush(ps, proc);
 	process__kill(proc);
+	if (ps->unwinding && !err)
+		err = unwinding__remove_process(ps->unwinding, proc->tgid);
 	return err;
 }
 
@@ -666,6 +737,8 @@ int processes__exit(struct processes *ps, const struct process_record *e, size_t
 	}
 	process__kill(proc);
 	proc->exited = true;
+	if (ps->unwinding && !err)
+		err = unwinding__remove_process(ps->unwinding, proc->tgid);
 	return err;
 }
 

@@ -21,6 +21,7 @@ struct profile;
 struct owner_resolver;
 struct binaries;
 struct cgroups;
+struct unwinding;
 
 struct processes_stats {
 	uint64_t samples;        /* added to the profile */
@@ -42,6 +43,11 @@ struct processes *processes__new(struct profile *p, struct owner_resolver *owner
 				 const char *proc_root, uint32_t kernel_mapping,
 				 const int64_t default_values[RECORD_MAX_VALUES]);
 void processes__free(struct processes *ps);
+
+/* Where each process's executable mappings go when read (first sample, exec, a mapping
+ * met since: dlopen), and its removal when it exits or execs: the unwind worker, which
+ * loads their tables off this path. NULL: nowhere. */
+void processes__set_unwinding(struct processes *ps, struct unwinding *u);
 
 /* One record of each kind, as the ring buffer hands it (size bytes). 0 or -ENOMEM;
  * a record too short to be what it says is ignored. */

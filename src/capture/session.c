@@ -27,6 +27,7 @@
 #include "capture/capture_internal.h"
 #include "capture/cgroups.h"
 #include "capture/processes.h"
+#include "capture/unwinding.h"
 #include "util/clock.h"
 #include "util/messages.h"
 
@@ -50,6 +51,8 @@ struct capture_session {
 	struct binaries *binaries;
 	struct cgroups *cgroups;
 	struct processes *processes;
+	struct unwinding *unwinding; /* NULL: frame pointers only */
+	struct unwind_maps_plan unwind_plan;
 	uint32_t kernel_mapping;
 	uint64_t counters[RECORD_MAX_COUNTERS];
 	uint64_t received;      /* sample records */
@@ -251,6 +254,26 @@ static int capture_session__prepare(struct capture_session *s, int ncpus)
 	return processes__set_lock_kinds(s->processes, s->q->lock_kinds, s->q->nlock_kinds);
 }
 
+/* The unwind worker over the loaded maps. Without it (a thread or memory refused) every
+ * stack is the kernel's frame-pointer walk, as the walker does for a process without
+ * tables: worse stacks, not a failed capture. */
+static void capture_session__start_unwinding(struct capture_session *s)
+{
+	int rows = bpf_loaded__map(&s->bpf, "unwind_rows");
+	int tables = bpf_loaded__map(&s->bpf, "unwind_tables");
+	int procs = bpf_loaded__map(&s->bpf, "unwind_procs");
+
+	/* SLIDEOPS_NO_UNWIND: frame pointers only, so that benchmarks can measure what the
+	 * tables cost against the same build (bench/unwind). */
+	if (rows < 0 || tables < 0 || procs < 0 || getenv("SLIDEOPS_NO_UNWIND"))
+		return;
+	s->unwinding = unwinding__new(&s->unwind_plan, rows, tables, procs, s->config.cache_dir);
+	if (!s->unwinding)
+		report__error(s->config.report, MSG_CAPTURE_UNWIND_FAILED, strerror(errno));
+	else
+		processes__set_unwinding(s->processes, s->unwinding);
+}
+
 static int capture_session__attach_processes(struct capture_session *s)
 {
 	s->process_links[0] = capture__attach_tracing(s->bpf.on_exec);
@@ -327,11 +350,30 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 		report__error(r, MSG_OUT_OF_MEMORY);
 		goto out_free;
 	}
-	err = bpf_loaded__load(&s->bpf, q, ringbuf_size(ncpus * q->events_per_cpu(c)));
+	err = unwinding__plan(c->unwind_budget, &s->unwind_plan);
+	if (err) {
+		report__error(r, MSG_CAPTURE_UNWIND_BUDGET, (unsigned long long)(c->unwind_budget >> 20));
+		goto out_free;
+	}
+	err = bpf_loaded__load(&s->bpf, q, ringbuf_size(ncpus * q->events_per_cpu(c)),
+			       &s->unwind_plan);
+	/* The tables' memory refused (a memory-limited cgroup): a sixteenth of the budget,
+	 * then the smallest, so the capture still runs and the busiest binaries still get
+	 * tables (measured: under a 40 MB memory limit, 4 MB was taken). */
+	while (err == -ENOMEM && s->unwind_plan.budget > UNWINDING_BUDGET_MIN) {
+		uint64_t less = s->unwind_plan.budget / 16;
+
+		if (unwinding__plan(less > UNWINDING_BUDGET_MIN ? less : UNWINDING_BUDGET_MIN,
+				    &s->unwind_plan))
+			break;
+		err = bpf_loaded__load(&s->bpf, q, ringbuf_size(ncpus * q->events_per_cpu(c)),
+				       &s->unwind_plan);
+	}
 	if (err) {
 		report__error(r, MSG_CAPTURE_LOAD_FAILED, strerror(-err));
 		goto out_free;
 	}
+	capture_session__start_unwinding(s);
 	s->rb = ring_buffer__new(s->bpf.records, on_record, s, NULL);
 	if (!s->rb) {
 		err = -errno;
@@ -450,6 +492,42 @@ static void capture_session__debug_stats(const struct capture_session *s)
 		      (unsigned long long)st->unknown_frames, (unsigned long long)st->truncated);
 }
 
+/* The walker's early exits, by kind, into the header (analysis adds the share of stacks
+ * that reach a root, which needs names). */
+static void capture_session__stack_quality(struct capture_session *s)
+{
+	static const enum stack_counter of[STACK_EXIT__COUNT] = {
+		[STACK_EXIT_NO_TABLE] = STACK_COUNTER_UNWIND_NO_TABLE,
+		[STACK_EXIT_TABLE_MISS] = STACK_COUNTER_UNWIND_TABLE_MISS,
+		[STACK_EXIT_READ_FAULT] = STACK_COUNTER_UNWIND_READ_FAULT,
+		[STACK_EXIT_DEPTH] = STACK_COUNTER_UNWIND_DEPTH,
+		[STACK_EXIT_UNSUPPORTED] = STACK_COUNTER_UNWIND_UNSUPPORTED,
+		[STACK_EXIT_BP_UNKNOWN] = STACK_COUNTER_UNWIND_BP_UNKNOWN,
+		[STACK_EXIT_NOT_GROWING] = STACK_COUNTER_UNWIND_NOT_GROWING,
+		[STACK_EXIT_NO_PROCESS_TABLES] = STACK_COUNTER_UNWIND_NO_PROCESS,
+	};
+	struct prof_header *h = &s->p->header;
+
+	for (int i = 0; i < STACK_EXIT__COUNT; i++)
+		h->stack_exits[i] = s->counters[of[i]];
+	h->stack_exits_recorded = true;
+}
+
+static void capture_session__debug_unwinding(const struct capture_session *s)
+{
+	struct unwinding_stats st;
+
+	if (!capture__debug() || !s->unwinding)
+		return;
+	unwinding__stats(s->unwinding, &st);
+	report__error(s->config.report, MSG_CAPTURE_DEBUG_UNWIND, st.binaries, st.tables, st.cached,
+		      st.not_read, st.processes, (unsigned long long)(st.build_ns / 1000000),
+		      (unsigned long long)(st.load_ns / 1000000),
+		      (unsigned long long)(st.maps.used >> 10),
+		      (unsigned long long)(st.maps.budget >> 10), st.maps.evictions,
+		      st.maps.over_budget);
+}
+
 int capture_session__end(struct capture_session *s)
 {
 	int err;
@@ -462,6 +540,9 @@ int capture_session__end(struct capture_session *s)
 	/* What was sent before the last sample, and the exits that follow it. */
 	ring_buffer__consume(s->rb);
 	capture_session__detach_processes(s);
+	/* No more samples to unwind: the worker's queue is dropped. */
+	processes__set_unwinding(s->processes, NULL);
+	unwinding__stop(s->unwinding);
 	err = s->err;
 	if (!err) {
 		capture_session__read_counters(s);
@@ -480,8 +561,10 @@ int capture_session__end(struct capture_session *s)
 	/* A question's own counters are events it could not keep (records.h). */
 	for (uint32_t k = STACK_COUNTER__COUNT; k < RECORD_MAX_COUNTERS; k++)
 		s->p->header.lost += s->counters[k];
+	capture_session__stack_quality(s);
 	s->p->header.stacks_truncated = processes__stats(s->processes)->truncated;
 	capture_session__debug_stats(s);
+	capture_session__debug_unwinding(s);
 	return 0;
 }
 
@@ -491,6 +574,8 @@ void capture_session__free(struct capture_session *s)
 		return;
 	capture_session__detach_samples(s);
 	capture_session__detach_processes(s);
+	/* Before the binaries whose descriptors it reads, and the maps it writes. */
+	unwinding__free(s->unwinding);
 	free(s->links);
 	ring_buffer__free(s->rb);
 	bpf_loaded__close(&s->bpf);

@@ -6,6 +6,7 @@
  * Ctrl-C (or SIGTERM) ends the sampling early; what was captured is kept.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,7 @@ int cmd_capture(int argc, char **argv, const struct cli_env *env)
 	struct pipeline_result result;
 	struct capture_args args;
 	struct service *svc = NULL;
+	char cache_dir[PATH_MAX];
 	size_t nsvc = 0;
 	struct store *s;
 	int err, rc;
@@ -294,6 +296,8 @@ int cmd_capture(int argc, char **argv, const struct cli_env *env)
 	opts.kept = &kept;
 	opts.has_symbols = store__keeps_full_names;
 	opts.has_symbols_ctx = s;
+	snprintf(cache_dir, sizeof(cache_dir), "%s/profiler/unwind", store__dir(s));
+	opts.cache_dir = cache_dir;
 
 	stop_signals(true);
 	err = pipeline__run(&opts, &cb, &stop_requested, &result);

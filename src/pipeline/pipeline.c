@@ -104,6 +104,8 @@ struct pipeline *pipeline__start(const struct pipeline_options *opts,
 	config.hz = opts->hz;
 	config.owners = pl->owners;
 	config.report = &pl->report;
+	config.cache_dir = opts->cache_dir;
+	config.unwind_budget = opts->unwind_budget;
 	pl->session = capture_session__open(&config);
 	if (!pl->session) {
 		err = -errno;

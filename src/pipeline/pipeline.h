@@ -75,6 +75,11 @@ struct pipeline_options {
 	 * (NULL: always read). */
 	int (*has_symbols)(void *ctx, const char *build_id);
 	void *has_symbols_ctx;
+	/* Where unwind tables are kept by build id (DATA/profiler/unwind); NULL: built for
+	 * each capture, kept nowhere. */
+	const char *cache_dir;
+	/* Kernel memory for unwind tables, in bytes (0: 64 MB). */
+	uint64_t unwind_budget;
 };
 
 /* A binary's own symbol table, read by this capture, for the caller to keep. */

@@ -44,6 +44,7 @@ typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__SlideopsHeader PbHeader;
 typedef Perftools__Profiles__NotRead PbNotRead;
+typedef Perftools__Profiles__StackExit PbStackExit;
 
 /*
  * The budget for inflating a blob: never more than PPROF_MAX_RAW, and never more than
@@ -357,6 +358,8 @@ struct enc_arrays {
 	int64_t *mapping_weight;
 	PbNotRead *not_read;
 	PbNotRead **not_read_ptrs;
+	PbStackExit exits[STACK_EXIT__COUNT];
+	PbStackExit *exit_ptrs[STACK_EXIT__COUNT];
 };
 
 static void enc_arrays__free(struct enc_arrays *a)
@@ -641,6 +644,16 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	}
 	hdr->n_not_read = p->header.nnot_read;
 	hdr->not_read = a->not_read_ptrs;
+	if (p->header.stack_exits_recorded) {
+		for (int i = 0; i < STACK_EXIT__COUNT; i++) {
+			perftools__profiles__stack_exit__init(&a->exits[i]);
+			a->exits[i].kind = enc__literal(e, stack_exit__name(i));
+			a->exits[i].count = p->header.stack_exits[i];
+			a->exit_ptrs[i] = &a->exits[i];
+		}
+		hdr->n_stack_exits = STACK_EXIT__COUNT;
+		hdr->stack_exits = a->exit_ptrs;
+	}
 	pb->slideops = hdr;
 
 	pb->time_nanos = p->header.started_at_ns;
@@ -996,6 +1009,16 @@ static int dec__header(struct decoder *d)
 						  pb->string_table[nr->build_id],
 						  pb->string_table[nr->reason]))
 				return -ENOMEM;
+		}
+		for (size_t i = 0; i < h->n_stack_exits; i++) {
+			const PbStackExit *se = h->stack_exits[i];
+			int kind = str_ok(d, se->kind) ? stack_exit__parse(pb->string_table[se->kind]) :
+							 -1;
+
+			/* A kind this version does not know is left out. */
+			if (kind >= 0)
+				ph->stack_exits[kind] = se->count;
+			ph->stack_exits_recorded = true;
 		}
 		return 0;
 	}

@@ -143,6 +143,30 @@ int language__parse(const char *name)
 	return names__parse(languages, LANGUAGE__COUNT, name);
 }
 
+static const char *const stack_exit_names[STACK_EXIT__COUNT] = {
+	[STACK_EXIT_NO_TABLE] = "no_table",
+	[STACK_EXIT_TABLE_MISS] = "table_miss",
+	[STACK_EXIT_READ_FAULT] = "read_fault",
+	[STACK_EXIT_DEPTH] = "depth",
+	[STACK_EXIT_UNSUPPORTED] = "unsupported",
+	[STACK_EXIT_BP_UNKNOWN] = "bp_unknown",
+	[STACK_EXIT_NOT_GROWING] = "not_growing",
+	[STACK_EXIT_NO_PROCESS_TABLES] = "no_process_tables",
+};
+
+const char *stack_exit__name(enum stack_exit e)
+{
+	return (unsigned)e < STACK_EXIT__COUNT ? stack_exit_names[e] : "";
+}
+
+int stack_exit__parse(const char *name)
+{
+	for (int i = 0; i < STACK_EXIT__COUNT; i++)
+		if (strcmp(stack_exit_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
 const char *group_kind__name(enum group_kind k)
 {
 	return (unsigned)k < GROUP_KIND__COUNT ? group_kinds[k] : group_kinds[GROUP_OTHER];

@@ -161,6 +161,27 @@ struct prof_not_read {
 	uint32_t reason;
 };
 
+/* Why a user stack stopped short of its root (the walker's early exits, DESIGN §3). */
+enum stack_exit {
+	STACK_EXIT_NO_TABLE,      /* no table for a PC and no frame pointer to follow */
+	STACK_EXIT_TABLE_MISS,    /* a table without a row for the PC, no frame pointer */
+	STACK_EXIT_READ_FAULT,    /* the stack could not be read */
+	STACK_EXIT_DEPTH,         /* deeper than a sample holds */
+	STACK_EXIT_UNSUPPORTED,   /* a rule the walker does not follow */
+	STACK_EXIT_BP_UNKNOWN,    /* an rbp-based frame after rbp was lost */
+	STACK_EXIT_NOT_GROWING,   /* the caller's frame was not above: garbage */
+	STACK_EXIT_NO_PROCESS_TABLES, /* not an exit: stacks by frame pointers alone, the
+					 process's tables not (yet) loaded */
+	STACK_EXIT__COUNT,
+};
+
+/* "no_table", "table_miss", ...: the keys of stack_quality.exits. */
+const char *stack_exit__name(enum stack_exit e);
+int stack_exit__parse(const char *name);
+
+/* The frame that ends a stack cut short (its mapping's path and its name). */
+#define PROFILE_TRUNCATED_FRAME "[truncated]"
+
 struct prof_header {
 	uint32_t format_version;
 	enum question question;
@@ -176,6 +197,8 @@ struct prof_header {
 	uint32_t tool_version;
 	struct prof_not_read *not_read;
 	uint32_t nnot_read, cap_not_read;
+	uint64_t stack_exits[STACK_EXIT__COUNT];
+	bool stack_exits_recorded; /* false: an older capture, which did not count them */
 };
 
 struct prof_value_type {

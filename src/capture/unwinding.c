@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The unwind worker. Workload: a burst of processes when a capture starts (each the first
+ * time it is sampled), then one now and then (exec, dlopen); a server maps a few hundred
+ * distinct binaries, most of them shared (libc in every process), so each binary is read
+ * once and its table loaded once, whatever the number of processes mapping it. Building
+ * a table costs milliseconds (Debian's libc: ~24k rows) and is cached on disk by build
+ * id, so the next capture only reads it back.
+ *
+ * The sampling thread hands over jobs through a mutex-protected queue and a condition
+ * variable; the worker alone touches the tables and the BPF maps. It runs at the
+ * workloads' priority (a lower one starves it on a busy server, and every sample taken
+ * before a process's tables are in is a frame-pointer stack), within its own time
+ * budget: past it, binaries not yet read keep frame pointers.
+ */
+#include "capture/unwinding.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/binaries.h"
+#include "elf/elf_file.h"
+#include "elf/elf_reader.h"
+#include "util/clock.h"
+
+/* The worker's time for reading binaries and building tables, per capture. */
+#define WORKER_BUDGET_NS (10ull * 1000000000ull)
+/* Per binary: the engine's caps (binaries.h), and a table's own. */
+#define TABLE_MAX_MS 1000
+
+struct job {
+	struct job *next;
+	int pid;
+	bool remove;
+	size_t n;
+	struct unwinding_mapping maps[]; /* n */
+};
+
+/* A binary the worker has looked at, by file identity. */
+struct known {
+	dev_t dev;
+	uint64_t ino;
+	bool ok;                 /* info was read */
+	struct elf_info info;
+	struct unwind_table *table; /* NULL: frame pointers */
+};
+
+struct unwinding {
+	pthread_t thread;
+	bool started, stopped;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct job *head, **tail; /* under lock */
+	atomic_bool stop;         /* set under lock; read without it between binaries */
+
+	/* The worker's own from here. */
+	char *cache_dir;
+	struct unwind_maps *maps;
+	struct known *known;
+	size_t nknown, cap_known;
+	uint64_t spent_ns;
+	struct unwinding_stats stats;
+};
+
+int unwinding__plan(uint64_t budget, struct unwind_maps_plan *plan)
+{
+	return unwind_maps__plan(budget ? budget : UNWINDING_BUDGET_DEFAULT, plan);
+}
+
+static struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < u->nknown; i++)
+		if (u->known[i].dev == dev && u->known[i].ino == ino)
+			return &u->known[i];
+	return NULL;
+}
+
+/* Reads fd's build id and gets its table, within the caps. The outcome is kept either
+ * way: a binary is tried once per capture. */
+static void known__read(struct unwinding *u, struct known *k, int fd)
+{
+	const struct binaries_budget *b = &binaries_budget_default;
+	int64_t start = clock__monotonic_ns();
+	struct elf_limits limits = {
+		.max_sections = b->sections,
+		.max_symbols = b->symbols,
+		.bytes_left = b->bytes,
+		.deadline_ns = start + b->per_binary_ns,
+	};
+	enum unwind_not_read why = UNWIND_READ;
+	struct unwind_caps caps;
+	int err;
+
+	if (fd < 0 || u->spent_ns >= WORKER_BUDGET_NS)
+		goto out;
+	if (elf_info__read_limited(fd, &limits, &k->info) != 0 || !k->info.build_id[0])
+		goto out;
+	k->ok = true;
+	unwind_caps__default(&caps);
+	caps.max_ms = TABLE_MAX_MS;
+	if (u->cache_dir) {
+		struct unwind_table *cached = NULL;
+
+		if (unwind_table__load(u->cache_dir, k->info.build_id, &cached) == 0) {
+			k->table = cached;
+			u->stats.cached++;
+			goto out;
+		}
+		err = unwind_table__get(u->cache_dir, k->info.build_id, fd, &caps, &k->table,
+					&why);
+	} else {
+		err = unwind_table__build(fd, &caps, &k->table, &why);
+	}
+	if (err)
+		k->table = NULL;
+out:
+	u->stats.binaries++;
+	if (k->table)
+		u->stats.tables++;
+	else
+		u->stats.not_read++;
+	u->spent_ns += clock__monotonic_ns() - start;
+}
+
+static struct known *unwinding__get(struct unwinding *u, const struct unwinding_mapping *m)
+{
+	struct known *k = unwinding__find(u, m->dev, m->ino);
+
+	if (k)
+		return k;
+	if (u->nknown == u->cap_known) {
+		size_t cap = u->cap_known ? u->cap_known * 2 : 64;
+		struct known *grown = realloc(u->known, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		u->known = grown;
+		u->cap_known = cap;
+	}
+	k = &u->known[u->nknown++];
+	memset(k, 0, sizeof(*k));
+	k->dev = m->dev;
+	k->ino = m->ino;
+	known__read(u, k, m->fd);
+	return k;
+}
+
+/*
+ * Loads j's process with the tables of its binaries. read_new: binaries never seen are
+ * read (and their tables got) now; otherwise they are left out for the moment. Returns
+ * how many were left out that way (0: the process is complete).
+ */
+static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool read_new)
+{
+	struct unwind_mapping *maps;
+	size_t n = 0, unknown = 0;
+
+	if (j->remove) {
+		unwind_maps__remove_process(u->maps, (uint32_t)j->pid);
+		return 0;
+	}
+	maps = calloc(j->n ? j->n : 1, sizeof(*maps));
+	if (!maps)
+		return 0;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct unwinding_mapping *m = &j->maps[i];
+		struct known *k;
+		uint64_t vaddr;
+
+		/* Sampling is over: the session is waiting, not for one more binary. */
+		if (atomic_load_explicit(&u->stop, memory_order_relaxed)) {
+			free(maps);
+			return 0;
+		}
+		k = read_new ? unwinding__get(u, m) : unwinding__find(u, m->dev, m->ino);
+		if (!k) {
+			unknown++;
+			continue;
+		}
+		if (!k->table || !elf_info__offset_to_vaddr(&k->info, m->offset, &vaddr))
+			continue;
+		maps[n].start = m->start;
+		maps[n].end = m->end;
+		maps[n].vaddr = vaddr;
+		maps[n].build_id = k->info.build_id;
+		maps[n].table = k->table;
+		n++;
+	}
+	/* A process without a single table keeps the kernel's frame-pointer walk, which
+	 * costs less than the walker doing the same. */
+	if (n) {
+		int64_t start = clock__monotonic_ns();
+
+		if (unwind_maps__add_process(u->maps, (uint32_t)j->pid, maps, n) == 0 && !unknown)
+			u->stats.processes++;
+		u->stats.load_ns += clock__monotonic_ns() - start;
+	}
+	free(maps);
+	return unknown;
+}
+
+struct pending_job {
+	struct job *job;
+	size_t unknown; /* binaries it still needs read */
+};
+
+static int pending_job__cmp(const void *a, const void *b)
+{
+	const struct pending_job *x = a, *y = b;
+
+	return x->unknown < y->unknown ? -1 : x->unknown > y->unknown;
+}
+
+/*
+ * One batch: everything queued at once. Cheap work first: every process gets the tables
+ * already loaded (libc, shared by all) right away; then binaries never seen are read, for
+ * the processes that need the fewest first. At a capture's start the whole machine is
+ * queued at once, and a process must not wait behind another's large binaries for the
+ * tables it shares with everyone. A job followed by another of the same pid in the batch
+ * (an exit, an exec and a new image) is left out.
+ */
+static void unwinding__run_batch(struct unwinding *u, struct job *batch)
+{
+	struct pending_job *pending;
+	size_t n = 0, npending = 0;
+
+	for (struct job *j = batch; j; j = j->next)
+		n++;
+	pending = calloc(n ? n : 1, sizeof(*pending));
+	for (struct job *j = batch; j; j = j->next) {
+		bool superseded = false;
+		size_t unknown;
+
+		for (struct job *later = j->next; later && !superseded; later = later->next)
+			superseded = later->pid == j->pid;
+		if (superseded)
+			continue;
+		unknown = unwinding__run_job(u, j, !pending);
+		if (unknown && pending)
+			pending[npending++] = (struct pending_job){ j, unknown };
+	}
+	if (pending) {
+		qsort(pending, npending, sizeof(*pending), pending_job__cmp);
+		for (size_t i = 0; i < npending; i++)
+			unwinding__run_job(u, pending[i].job, true);
+		free(pending);
+	}
+	while (batch) {
+		struct job *next = batch->next;
+
+		free(batch);
+		batch = next;
+	}
+}
+
+static void *unwinding__worker(void *arg)
+{
+	struct unwinding *u = arg;
+
+	pthread_mutex_lock(&u->lock);
+	for (;;) {
+		struct job *batch;
+
+		while (!u->head && !u->stop)
+			pthread_cond_wait(&u->wake, &u->lock);
+		if (u->stop)
+			break;
+		batch = u->head;
+		u->head = NULL;
+		u->tail = &u->head;
+		pthread_mutex_unlock(&u->lock);
+		unwinding__run_batch(u, batch);
+		pthread_mutex_lock(&u->lock);
+	}
+	pthread_mutex_unlock(&u->lock);
+	return NULL;
+}
+
+struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_fd,
+				 int tables_fd, int procs_fd, const char *cache_dir)
+{
+	struct unwinding *u = calloc(1, sizeof(*u));
+	int err;
+
+	if (!u)
+		return NULL;
+	u->tail = &u->head;
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_cond_init(&u->wake, NULL);
+	if (cache_dir && !(u->cache_dir = strdup(cache_dir)))
+		goto out_nomem;
+	u->maps = unwind_maps__new(plan, rows_fd, tables_fd, procs_fd);
+	if (!u->maps)
+		goto out_nomem;
+	err = pthread_create(&u->thread, NULL, unwinding__worker, u);
+	if (err) {
+		unwinding__free(u);
+		errno = err;
+		return NULL;
+	}
+	u->started = true;
+	return u;
+
+out_nomem:
+	unwinding__free(u);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static int unwinding__queue(struct unwinding *u, struct job *j)
+{
+	pthread_mutex_lock(&u->lock);
+	if (u->stop) {
+		pthread_mutex_unlock(&u->lock);
+		free(j);
+		return 0;
+	}
+	*u->tail = j;
+	u->tail = &j->next;
+	pthread_cond_signal(&u->wake);
+	pthread_mutex_unlock(&u->lock);
+	return 0;
+}
+
+int unwinding__add_process(struct unwinding *u, int pid, const struct unwinding_mapping *maps,
+			   size_t n)
+{
+	struct job *j = calloc(1, sizeof(*j) + n * sizeof(*maps));
+
+	if (!j)
+		return -ENOMEM;
+	j->pid = pid;
+	j->n = n;
+	memcpy(j->maps, maps, n * sizeof(*maps));
+	return unwinding__queue(u, j);
+}
+
+int unwinding__remove_process(struct unwinding *u, int pid)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return -ENOMEM;
+	j->pid = pid;
+	j->remove = true;
+	return unwinding__queue(u, j);
+}
+
+void unwinding__stop(struct unwinding *u)
+{
+	struct job *j;
+
+	if (!u || u->stopped)
+		return;
+	pthread_mutex_lock(&u->lock);
+	u->stop = true;
+	pthread_cond_signal(&u->wake);
+	pthread_mutex_unlock(&u->lock);
+	if (u->started)
+		pthread_join(u->thread, NULL);
+	u->stopped = true;
+	while ((j = u->head)) {
+		u->head = j->next;
+		free(j);
+	}
+	u->tail = &u->head;
+	u->stats.build_ns = u->spent_ns;
+	if (u->maps)
+		unwind_maps__stats(u->maps, &u->stats.maps);
+}
+
+void unwinding__stats(const struct unwinding *u, struct unwinding_stats *stats)
+{
+	*stats = u->stats;
+}
+
+void unwinding__free(struct unwinding *u)
+{
+	if (!u)
+		return;
+	unwinding__stop(u);
+	for (size_t i = 0; i < u->nknown; i++)
+		unwind_table__free(u->known[i].table);
+	free(u->known);
+	unwind_maps__free(u->maps);
+	free(u->cache_dir);
+	pthread_mutex_destroy(&u->lock);
+	pthread_cond_destroy(&u->wake);
+	free(u);
+}

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# Complete stacks on the real kernel, whatever the code was built with. Programs built
+# here run in real cgroups named as systemd units name theirs:
+#   nofp        -O2 -fomit-frame-pointer (PIE): main -> nofp_outer -> nofp_middle -> nofp_inner
+#   nofp-nopie  the same, not PIE
+#   memcpy      frame pointers, its time in libc's memcpy (no frame pointers) called by
+#               copy_block
+#   qsort       frame pointers, libc's qsort calling back into compare_items
+#   pipe        frame pointers, libc's read on a pipe that is always ready, from read_chunk
+#   plugin      a library built -fomit-frame-pointer, loaded with dlopen once sampling has
+#               begun: main -> run_plugin -> plugin_work -> plugin_inner
+# For each: >= 95% of its samples reach main with every caller present, in order, the
+# group's "most of it in" names the deepest function of its own code (the caller of
+# memcpy, not the caller's caller), the profile's stack quality says the stacks are
+# whole, and a cut stack ends in [truncated], never silently short.
+#
+# Tables are built once per binary and cached under the workspace's profiler directory:
+# a first short capture fills the cache, as on any server profiled before; the second is
+# the one checked (a process's first samples, before its tables are in, use frame
+# pointers).
+source "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "needs root"
+[ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
+"$SLIDEOPS" check >/dev/null 2>&1 || skip "this server cannot run the cpu question: $("$SLIDEOPS" check 2>&1 | tail -5)"
+
+SECONDS_CAPTURE=${SECONDS_CAPTURE:-10}
+
+cat > "$WORK/work.c" <<'C'
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define KEEP __attribute__((noipa))
+volatile uint64_t sink;
+
+/* Built without frame pointers: a chain whose callers only tables can find. */
+KEEP uint64_t nofp_inner(uint64_t x)
+{
+	volatile char pad[40];
+
+	for (int i = 0; i < 200000; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	pad[0] = (char)x;
+	return x + pad[0];
+}
+KEEP uint64_t nofp_middle(uint64_t x) { volatile long pad[5]; pad[1] = (long)x; return nofp_inner(x + pad[1]) * 3; }
+KEEP uint64_t nofp_outer(uint64_t x) { return nofp_middle(x ^ 7) + 1; }
+
+static char src[1 << 16], dst[1 << 16];
+KEEP void copy_block(int n) { for (int i = 0; i < n; i++) { memcpy(dst, src, sizeof(dst)); sink += dst[i & 4095]; } }
+KEEP void copy_loop(void) { for (;;) copy_block(64); }
+
+KEEP int compare_items(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	/* Work of its own, so that the program's time is mostly here. */
+	for (int i = 0; i < 40; i++) {
+		x = x * 1103515245u + 12345u;
+		y = y * 1103515245u + 12345u;
+	}
+	sink += x ^ y;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : *(const uint32_t *)a > *(const uint32_t *)b;
+}
+KEEP void sort_loop(void)
+{
+	static uint32_t v[4096];
+
+	for (uint32_t seed = 1;; seed++) {
+		for (int i = 0; i < 4096; i++)
+			v[i] = (seed += 2654435761u) >> 7;
+		qsort(v, 4096, sizeof(v[0]), compare_items);
+	}
+}
+
+KEEP void read_chunk(int fd) { static char buf[1 << 16]; if (read(fd, buf, sizeof(buf)) <= 0) exit(1); sink += buf[7]; }
+KEEP void read_loop(int fd) { for (;;) read_chunk(fd); }
+
+KEEP void run_plugin(const char *path)
+{
+	void *h;
+	uint64_t (*work)(uint64_t);
+
+	/* Loaded once sampling has begun: its mapping is new to the profiler. */
+	sleep(2);
+	h = dlopen(path, RTLD_NOW);
+	if (!h || !(work = (uint64_t (*)(uint64_t))dlsym(h, "plugin_work")))
+		exit(1);
+	for (uint64_t x = 1;; x++)
+		sink += work(x);
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	if (strncmp(name, "nofp", 4) == 0)
+		for (uint64_t x = 1;; x++)
+			sink += nofp_outer(x);
+	if (strcmp(name, "memcpy") == 0)
+		copy_loop();
+	if (strcmp(name, "qsort") == 0)
+		sort_loop();
+	if (strcmp(name, "pipe") == 0) {
+		int fds[2];
+
+		if (pipe(fds))
+			return 1;
+		if (fork() == 0) {
+			static char buf[1 << 16];
+
+			/* The writer is not what is checked: a name of its own. */
+			prctl(PR_SET_NAME, "pipe-writer");
+			close(fds[0]);
+			for (;;)
+				if (write(fds[1], buf, sizeof(buf)) < 0)
+					_exit(0);
+		}
+		close(fds[1]);
+		read_loop(fds[0]);
+	}
+	if (strcmp(name, "plugin") == 0 && argc > 1)
+		run_plugin(argv[1]);
+	return 2;
+}
+C
+cat > "$WORK/plugin.c" <<'C'
+#include <stdint.h>
+#define KEEP __attribute__((noipa))
+KEEP uint64_t plugin_inner(uint64_t x)
+{
+	volatile char pad[24];
+
+	for (int i = 0; i < 100000; i++)
+		x = x * 2862933555777941757ULL + 3037000493ULL;
+	pad[0] = (char)x;
+	return x + pad[0];
+}
+KEEP uint64_t plugin_work(uint64_t x) { volatile long pad[3]; pad[0] = (long)x; return plugin_inner(x + pad[0]) ^ 5; }
+C
+gcc -O2 -fomit-frame-pointer -o "$WORK/nofp" "$WORK/work.c" -ldl
+gcc -O2 -fomit-frame-pointer -no-pie -fno-pie -o "$WORK/nofp-nopie" "$WORK/work.c" -ldl
+gcc -O2 -fno-omit-frame-pointer -o "$WORK/fp" "$WORK/work.c" -ldl
+gcc -O2 -fomit-frame-pointer -fPIC -shared -o "$WORK/libplugin.so" "$WORK/plugin.c"
+for n in memcpy qsort pipe plugin; do cp "$WORK/fp" "$WORK/$n"; done
+file "$WORK/nofp-nopie" | grep -q "LSB executable" || fail "nofp-nopie is PIE: $(file "$WORK/nofp-nopie")"
+
+# name: the chain each sample of the group must hold, root first (contiguous), and the
+# function its "most of it in" must name.
+declare -A chain top
+chain[nofp]="main;nofp_outer;nofp_middle;nofp_inner"; top[nofp]=nofp_inner
+chain[nofp-nopie]="main;nofp_outer;nofp_middle;nofp_inner"; top[nofp-nopie]=nofp_inner
+chain[memcpy]="main;copy_loop;copy_block"; top[memcpy]=copy_block
+chain[qsort]="main;sort_loop"; top[qsort]=compare_items
+chain[pipe]="main;read_loop;read_chunk"; top[pipe]=read_chunk
+chain[plugin]="main;run_plugin;plugin_work;plugin_inner"; top[plugin]=plugin_inner
+names="nofp nofp-nopie memcpy qsort pipe plugin"
+
+start_all() {
+	local n
+	for n in $names; do
+		local cg
+		cg=$(make_cgroup "system.slice/slideops-stk-$n.service")
+		if [ "$n" = plugin ]; then
+			start_in_cgroup "$cg" "$WORK/$n" "$WORK/libplugin.so" >/dev/null
+		else
+			start_in_cgroup "$cg" "$WORK/$n" >/dev/null
+		fi
+	done
+}
+
+# A first capture fills the table cache (and proves a cold start works).
+start_all
+"$SLIDEOPS" capture cpu -d 3 > /dev/null 2> "$WORK/warm.err" || fail "the first capture failed: $(cat "$WORK/warm.err")"
+[ -n "$(ls "$SLIDEOPS_DATA/profiler/unwind" 2>/dev/null)" ] ||
+	fail "no unwind table was cached under $SLIDEOPS_DATA/profiler/unwind"
+for n in $names; do cg_kill "$CGROUP2/system.slice/slideops-stk-$n.service"; done
+
+start_all
+sleep 0.5
+"$SLIDEOPS" capture cpu -d "$SECONDS_CAPTURE" --json > "$WORK/capture.json" 2> "$WORK/capture.err" ||
+	fail "capture failed: $(cat "$WORK/capture.err")"
+doc="$WORK/capture.json"
+id=$(jq -r .id "$doc")
+"$SLIDEOPS" show "$id" --export folded - > "$WORK/stacks.folded" || fail "folded export failed"
+
+# The share (by value) of the folded stacks of GROUP's processes named COMM holding CHAIN
+# contiguously, and how many of them end in [truncated].
+chain_share() {
+	python3 - "$WORK/stacks.folded" "$1" "$2" "$3" <<'PY'
+import sys
+path, group, comm, chain = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(";")
+total = held = cut = 0
+for line in open(path):
+    stack, _, value = line.rstrip("\n").rpartition(" ")
+    frames = stack.split(";")
+    if frames[0] != group or frames[1] != comm:
+        continue
+    v = int(value)
+    total += v
+    frames = frames[2:]
+    if "[truncated]" in frames:
+        cut += v
+    if any(frames[i:i + len(chain)] == chain for i in range(len(frames))):
+        held += v
+print(f"{held / total if total else 0:.4f} {total} {cut}")
+PY
+}
+
+for n in $names; do
+	label="Unit slideops-stk-$n.service"
+	read -r share total cut <<< "$(chain_share "$label" "$n" "${chain[$n]}")"
+	[ "$total" -ge 30 ] || fail "$n: only $total samples of $label"
+	awk -v s="$share" 'BEGIN { exit !(s >= 0.95) }' ||
+		fail "$n: $share of its samples hold ${chain[$n]}; the others: $(grep "^$label;$n;" "$WORK/stacks.folded" | grep -v ";${chain[$n]}" | head -8)"
+	got=$(jq -r --arg l "$label" '.groups[] | select(.label == $l) | .top_function' "$doc")
+	[ "$got" = "${top[$n]}" ] || fail "$n: most of it in '$got', not ${top[$n]}"
+	echo "  $n: $share of $total samples whole, $cut cut, most of it in $got"
+done
+
+# The profile says how whole its stacks are, and why the others stop.
+jq -e '.stack_quality.complete > 0 and (.stack_quality.exits | has("no_table") and has("read_fault")
+	and has("depth") and has("table_miss"))' "$doc" >/dev/null ||
+	fail "stack_quality: $(jq -c .stack_quality "$doc")"
+"$SLIDEOPS" show "$id" --json | jq -e --argjson q "$(jq -c .stack_quality "$doc")" '.stack_quality == $q' \
+	>/dev/null || fail "show --json's stack_quality is not the capture's: $("$SLIDEOPS" show "$id" --json | jq -c .stack_quality)"
+"$SLIDEOPS" show "$id" | grep -q "^Stacks: [0-9<]*% of user stacks are whole" ||
+	fail "the text report has no stack quality line: $("$SLIDEOPS" show "$id" | head -5)"
+# A [truncated] frame is a frame of its own kind, never a function of a group.
+jq -e '[.groups[].top_function] | index("[truncated]") | not' "$doc" >/dev/null ||
+	fail "a group is mostly in [truncated]: $(jq -c '[.groups[] | {label, top_function}]' "$doc")"
+# check shows the tables' memory budget.
+"$SLIDEOPS" check --json | jq -e '[.requirements[] | select(.name == "unwind tables" and .ok
+	and (.detail | test("^a budget of 64 MB of kernel memory")))] | length == 1' >/dev/null ||
+	fail "check does not show the unwind tables' budget: $("$SLIDEOPS" check --json | jq -c .requirements)"
+echo "ok"
