@@ -188,10 +188,42 @@ static char *append(char *s, enum msg_id id, ...)
 	return out;
 }
 
-/* The group that moved most, then the function that grew (or else shrank) most. */
+/* How many events the shares of a rest on: a sampling clock's ticks, else its samples. */
+static double events(const struct analysis *a)
+{
+	const struct profile *p = a->profile;
+	double n = question__clock_sampled(p->header.question) ? (double)profile__total(p, 0) :
+								  (double)p->nsamples;
+
+	return n > 1 ? n : 1;
+}
+
+/*
+ * Whether a move from before to after (shares on the groups' basis, from values vb, va)
+ * is within sampling error: each share is a binomial fraction of its profile's events,
+ * and two standard errors of the difference are the line between a change and chance.
+ * The flame graph of Compare greys the same (web/ui/flame.js); neither is ever named.
+ */
+static bool within_error(const struct comparison *c, int64_t vb, int64_t va, double before,
+			 double after)
+{
+	const struct analysis *a = c->before, *b = c->after;
+	double tb = a->total > 0 ? (double)a->total : 1, ta = b->total > 0 ? (double)b->total : 1;
+	double ob = a->share_of > 0 ? (double)a->share_of : tb;
+	double oa = b->share_of > 0 ? (double)b->share_of : ta;
+	double fb = vb / tb, fa = va / ta;
+	double var = (tb / ob) * (tb / ob) * fb * (1 - fb) / events(a) +
+		     (ta / oa) * (ta / oa) * fa * (1 - fa) / events(b);
+
+	return fabs(after - before) <= 2 * sqrt(var);
+}
+
+/* The group that moved most, then the function that grew (or else shrank) most; changes
+ * within sampling error are never named. */
 static char *comparison__summary(const struct comparison *c)
 {
 	const struct compare_group *moved = NULL;
+	const struct compare_function *grew = NULL, *shrank = NULL;
 	char from[FORMAT_MAX], to[FORMAT_MAX], *s = strdup("");
 	bool cpu = question__share_of_server(c->before->profile->header.question);
 
@@ -199,10 +231,19 @@ static char *comparison__summary(const struct comparison *c)
 		const struct compare_group *g = &c->groups[i];
 
 		if (fabs(g->after - g->before) >= CHANGE_MIN &&
+		    !within_error(c, g->value_before, g->value_after, g->before, g->after) &&
 		    (!moved || fabs(g->after - g->before) > fabs(moved->after - moved->before)))
 			moved = g;
 	}
-	if (!moved && !c->ngrew && !c->nshrank)
+	for (size_t i = 0; i < c->ngrew && !grew; i++)
+		if (!within_error(c, c->grew[i].value_before, c->grew[i].value_after,
+				  c->grew[i].before, c->grew[i].after))
+			grew = &c->grew[i];
+	for (size_t i = 0; i < c->nshrank && !shrank; i++)
+		if (!within_error(c, c->shrank[i].value_before, c->shrank[i].value_after,
+				  c->shrank[i].before, c->shrank[i].after))
+			shrank = &c->shrank[i];
+	if (!moved && !grew && !shrank)
 		return append(s, MSG_COMPARE_NOTHING_CHANGED);
 	if (moved) {
 		format_percent(moved->before, from, sizeof(from));
@@ -210,14 +251,14 @@ static char *comparison__summary(const struct comparison *c)
 		s = append(s, cpu ? MSG_COMPARE_GROUP_MOVED_CPU : MSG_COMPARE_GROUP_MOVED,
 			   moved->label, from, to);
 	}
-	if (c->ngrew) {
-		format_percent(c->grew[0].before, from, sizeof(from));
-		format_percent(c->grew[0].after, to, sizeof(to));
-		s = append(s, MSG_COMPARE_FUNCTION_GREW, c->grew[0].name, from, to);
-	} else if (c->nshrank) {
-		format_percent(c->shrank[0].before, from, sizeof(from));
-		format_percent(c->shrank[0].after, to, sizeof(to));
-		s = append(s, MSG_COMPARE_FUNCTION_SHRANK, c->shrank[0].name, from, to);
+	if (grew) {
+		format_percent(grew->before, from, sizeof(from));
+		format_percent(grew->after, to, sizeof(to));
+		s = append(s, MSG_COMPARE_FUNCTION_GREW, grew->name, from, to);
+	} else if (shrank) {
+		format_percent(shrank->before, from, sizeof(from));
+		format_percent(shrank->after, to, sizeof(to));
+		s = append(s, MSG_COMPARE_FUNCTION_SHRANK, shrank->name, from, to);
 	}
 	return s;
 }

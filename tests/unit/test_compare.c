@@ -50,6 +50,46 @@ static struct profile *server(bool after)
 	return p;
 }
 
+/* One CPU for 1 s at 100 Hz: a few dozen ticks, split between billing's two functions
+ * (before 30 and 20, after 33 and 17 ticks) or, with big, a hundred times as many. */
+static struct profile *few_ticks(bool after, int64_t scale)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 1, scale * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t report = pb_frame(p, app, 0x10, "build_report", true, LANGUAGE_C);
+	uint32_t rows = pb_frame(p, app, 0x20, "parse_rows", true, LANGUAGE_C);
+
+	pb_sample(p, &billing, scale * (after ? 330 : 300) * MS, 0, 1, report);
+	pb_sample(p, &billing, scale * (after ? 170 : 200) * MS, 0, 1, rows);
+	return p;
+}
+
+/* A move of 3 points resting on 50 ticks is chance: nothing is named. The same move on
+ * 5000 ticks is a change, and the sentence says so. */
+static void test_changes_within_sampling_error_are_not_named(void **state)
+{
+	int64_t scales[] = { 1, 100 };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct profile *pa = few_ticks(false, scales[i]), *pb = few_ticks(true, scales[i]);
+		struct analysis *a = analysis__new(pa), *b = analysis__new(pb);
+		struct comparison *c = comparison__new(a, b, 10);
+
+		assert_non_null(c);
+		assert_true(c->ngrew >= 1); /* listed, as every move over half a point is */
+		if (i == 0)
+			assert_null(strstr(c->summary, "build_report"));
+		else
+			assert_non_null(strstr(c->summary, "build_report"));
+		comparison__free(c);
+		analysis__free(a);
+		analysis__free(b);
+		profile__free(pa);
+		profile__free(pb);
+	}
+}
+
 static const struct compare_group *find_group(const struct comparison *c, const char *label)
 {
 	for (size_t i = 0; i < c->ngroups; i++)
@@ -213,6 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups_before_and_after),
+		cmocka_unit_test(test_changes_within_sampling_error_are_not_named),
 		cmocka_unit_test(test_functions_that_grew_and_shrank),
 		cmocka_unit_test(test_same_profile_nothing_changed),
 		cmocka_unit_test(test_different_questions_are_refused),
