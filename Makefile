@@ -46,9 +46,14 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	chromium lld
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time
 
+# BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
+TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
+TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.bpf.o,$(TEST_BPF_SRCS))
+TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TEST_BPF_SRCS))
+
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
-.SECONDARY: $(BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(TEST_BPF_OBJS)
 .PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean
 
 all: $(OUTPUT)/slideops
@@ -84,6 +89,22 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
 $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(wildcard bpf/*.h tests/bpf/*.h) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
+		-Itests/bpf -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/tests/bpf/%.skel.h: $(OUTPUT)/tests/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# The unit test that loads the Python walker into the kernel.
+$(OUTPUT)/tests/test_python_bpf $(OUTPUT)/asan/tests/test_python_bpf: $(TEST_BPF_SKELS)
+$(OUTPUT)/tests/test_python_bpf $(OUTPUT)/asan/tests/test_python_bpf: \
+	CFLAGS += -I$(OUTPUT)/tests/bpf -Itests/bpf -Ibpf
 
 $(OUTPUT)/gen/profile.pb-c.c $(OUTPUT)/gen/profile.pb-c.h: src/profile/profile.proto
 	$(call msg,PROTO,$@)
@@ -172,12 +193,21 @@ $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/p
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -lprotobuf-c -lz -o $@
 
+# The fuzz target over CPython binaries (src/unwind/python.c) and code records.
+$(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unwind/python.c \
+		$(wildcard src/elf/*.c src/util/*.c)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -lelf -lz -o $@
+	$(Q)fuzz/make-python-seeds.sh $(OUTPUT)/fuzz/seeds/python 2>/dev/null
+
 # Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md.
-fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind
-	$(Q)for t in $^; do $$t -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=2048 \
-		$$(mktemp -d) $$( [ $$t = $(OUTPUT)/fuzz/fuzz_elf ] && echo $(OUTPUT)/fuzz/seeds/elf) \
-		$$( [ $$t = $(OUTPUT)/fuzz/fuzz_unwind ] && echo $(OUTPUT)/fuzz/seeds/unwind) \
-		|| exit 1; done
+fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind $(OUTPUT)/fuzz/fuzz_python
+	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \
+		$$t -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=2048 \
+		$$(mktemp -d) $$( [ -d $$seeds ] && echo $$seeds) || exit 1; done
 
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
 integration-test: $(OUTPUT)/slideops
@@ -185,7 +215,7 @@ integration-test: $(OUTPUT)/slideops
 # `make test`: dependencies, build, every test. Must run as root (real BPF, real cgroups).
 test: deps
 	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof \
-		$(OUTPUT)/fuzz/fuzz_unwind
+		$(OUTPUT)/fuzz/fuzz_unwind $(OUTPUT)/fuzz/fuzz_python
 	$(Q)tests/run.sh
 
 # `make run`: dependencies, build, the main job: a 10 s capture of this server.

@@ -15,6 +15,7 @@
 #include "analysis/answer.h"
 #include "analysis/format.h"
 #include "elf/elf_file.h"
+#include "unwind/python.h"
 
 #define NONE UINT32_MAX
 
@@ -75,8 +76,10 @@ static int ctx__classify_locations(struct ctx *c)
 
 		if (m && m->kind == MAPPING_KERNEL)
 			c->tier[i] = TIER_KERNEL;
+		else if (l->file && python__is_library_file(profile__str(p, l->file)))
+			c->tier[i] = TIER_USER; /* Python's standard library, installed packages */
 		else if (l->file || (m && ours[l->mapping]))
-			c->tier[i] = TIER_OWN; /* interpreter frames are always the user's code */
+			c->tier[i] = TIER_OWN; /* the user's interpreted code */
 		else
 			c->tier[i] = TIER_USER;
 	}

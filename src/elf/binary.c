@@ -107,18 +107,27 @@ static bool is_kernel(const char *path)
 	       strncmp(name, "vmlinux", 7) == 0;
 }
 
+/*
+ * A runtime's own binary (python3.11, libpython, libjvm, node) is C/C++ code: the
+ * language it runs is the frames read from it (Python functions) or made by it (JIT
+ * code), never its C functions (DESIGN §5).
+ */
 enum language binary__language(const char *path, const struct elf_info *info)
 {
-	const struct runtime *rt;
-
 	if (path && is_kernel(path))
 		return LANGUAGE_KERNEL;
-	rt = runtime_of(path);
-	if (rt)
-		return rt->language;
+	if (runtime_of(path))
+		return LANGUAGE_C;
 	if (info && info->is_go)
 		return LANGUAGE_GO;
 	return LANGUAGE_C;
+}
+
+enum language binary__runtime_language(const char *path)
+{
+	const struct runtime *rt = runtime_of(path);
+
+	return rt ? rt->language : LANGUAGE_OTHER;
 }
 
 static bool is_hex(const char *s, size_t n)

@@ -69,8 +69,11 @@ int elf__each_symbol_limited(int fd, enum elf_symbols_from from, struct elf_limi
  */
 bool binary__is_runtime(const char *path);
 bool binary__is_system_library(const char *path);
-/* The language of a binary's frames by its path and contents (info may be NULL). */
+/* The language of a binary's frames by its path and contents (info may be NULL): a
+ * runtime's own binary is C/C++. */
 enum language binary__language(const char *path, const struct elf_info *info);
+/* The language a runtime runs (python3.11: Python; libjvm: Java), else LANGUAGE_OTHER. */
+enum language binary__runtime_language(const char *path);
 /* A frame's language refined by its symbol: Rust mangling, else the binary's. */
 enum language symbol__language(const char *name, enum language binary_language);
 

@@ -18,6 +18,8 @@
 #include "analysis/answer.h"
 #include "analysis/format.h"
 #include "profile_builder.h"
+#include "unwind/python.h"
+#include "unwind/python.h"
 
 #define BUILD_ID "b65a313cbf47d2e0a1c9b8f7e6d5c4b3a2910f8e"
 
@@ -188,6 +190,41 @@ static void test_most_of_it_in_weighs_by_value(void **state)
 				       "time on this server, most of it in encode.");
 	analysis__free(a);
 	profile__free(p);
+}
+
+/* Python's standard library and installed packages are where time goes, not what the
+ * answer names: the user's function that called them is. */
+static void test_most_of_it_in_skips_python_libraries(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 1, 10 * SEC);
+	uint32_t py = pb_mapping(p, "/usr/bin/python3.11", "bb", MAPPING_EXE, true);
+	uint32_t enc = pb_script_frame(p, py, "JSONEncoder.iterencode",
+				       "/usr/lib/python3.11/json/encoder.py");
+	uint32_t req = pb_script_frame(p, py, "Session.request",
+				       "/srv/venv/lib/python3.11/site-packages/requests/sessions.py");
+	uint32_t boot = pb_script_frame(p, py, "_call_with_frames_removed",
+					"<frozen importlib._bootstrap>");
+	uint32_t report = pb_script_frame(p, py, "build_report", "/srv/billing/report.py");
+	uint32_t main_ = pb_script_frame(p, py, "main", "/srv/billing/app.py");
+	struct analysis *a;
+
+	(void)state;
+	pb_sample(p, &gunicorn, 3 * SEC, 1, 3, enc, report, main_);
+	pb_sample(p, &gunicorn, 2 * SEC, 1, 3, req, report, main_);
+	pb_sample(p, &gunicorn, 1 * SEC, 1, 2, boot, main_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->groups[0].top_function, "build_report");
+	analysis__free(a);
+	profile__free(p);
+
+	assert_true(python__is_library_file("/root/.pyenv/versions/3.8.18/lib/python3.8/threading.py"));
+	assert_true(python__is_library_file("/usr/lib64/python3.12/os.py"));
+	assert_true(python__is_library_file("/usr/lib/python3/dist-packages/yaml/__init__.py"));
+	assert_false(python__is_library_file("/srv/app/lib/python3x/app.py"));
+	assert_false(python__is_library_file("/home/me/python3.11/tool.py"));
+	assert_false(python__is_library_file("<string>"));
+	assert_false(python__is_library_file(NULL));
 }
 
 static void test_cpu_answer_edge_cases(void **state)
@@ -787,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_groups_are_shares_of_the_servers_cpu_time),
 		cmocka_unit_test(test_most_of_it_in_skips_kernel_runtime_and_system_libraries),
 		cmocka_unit_test(test_most_of_it_in_weighs_by_value),
+		cmocka_unit_test(test_most_of_it_in_skips_python_libraries),
 		cmocka_unit_test(test_cpu_answer_edge_cases),
 		cmocka_unit_test(test_no_samples_says_so),
 		cmocka_unit_test(test_functions_self_and_total_count_recursion_once),

@@ -1095,24 +1095,32 @@ static void test_binary_language(void **state)
 	assert_int_equal(binary__language("[kernel]", NULL), LANGUAGE_KERNEL);
 	assert_int_equal(binary__language("[kernel.kallsyms]", NULL), LANGUAGE_KERNEL);
 	assert_int_equal(binary__language("/boot/vmlinux-6.18", NULL), LANGUAGE_KERNEL);
-	assert_int_equal(binary__language("/usr/bin/python3.11", NULL), LANGUAGE_PYTHON);
+	/* A runtime's own functions are C/C++; what it runs has the runtime's language. */
+	assert_int_equal(binary__language("/usr/bin/python3.11", NULL), LANGUAGE_C);
 	assert_int_equal(binary__language("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", NULL),
+			 LANGUAGE_C);
+	assert_int_equal(binary__language("/usr/lib/jvm/x/lib/server/libjvm.so", NULL), LANGUAGE_C);
+	assert_int_equal(binary__language("/usr/bin/node", NULL), LANGUAGE_C);
+	assert_int_equal(binary__runtime_language("/usr/bin/python3.11"), LANGUAGE_PYTHON);
+	assert_int_equal(binary__runtime_language("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"),
 			 LANGUAGE_PYTHON);
-	assert_int_equal(binary__language("/usr/lib/jvm/x/lib/server/libjvm.so", NULL),
+	assert_int_equal(binary__runtime_language("/usr/lib/jvm/x/lib/server/libjvm.so"),
 			 LANGUAGE_JAVA);
-	assert_int_equal(binary__language("/usr/bin/java", NULL), LANGUAGE_JAVA);
-	assert_int_equal(binary__language("/usr/bin/node", NULL), LANGUAGE_JAVASCRIPT);
-	assert_int_equal(binary__language("/usr/bin/ruby", NULL), LANGUAGE_RUBY);
-	assert_int_equal(binary__language("/usr/lib/libruby.so.3.1", NULL), LANGUAGE_RUBY);
-	assert_int_equal(binary__language("/usr/bin/php", NULL), LANGUAGE_PHP);
-	assert_int_equal(binary__language("/usr/bin/perl", NULL), LANGUAGE_PERL);
-	assert_int_equal(binary__language("/usr/bin/dotnet", NULL), LANGUAGE_DOTNET);
-	assert_int_equal(binary__language("/x/libcoreclr.so", NULL), LANGUAGE_DOTNET);
+	assert_int_equal(binary__runtime_language("/usr/bin/java"), LANGUAGE_JAVA);
+	assert_int_equal(binary__runtime_language("/usr/bin/node"), LANGUAGE_JAVASCRIPT);
+	assert_int_equal(binary__runtime_language("/usr/bin/ruby"), LANGUAGE_RUBY);
+	assert_int_equal(binary__runtime_language("/usr/lib/libruby.so.3.1"), LANGUAGE_RUBY);
+	assert_int_equal(binary__runtime_language("/usr/bin/php"), LANGUAGE_PHP);
+	assert_int_equal(binary__runtime_language("/usr/bin/perl"), LANGUAGE_PERL);
+	assert_int_equal(binary__runtime_language("/usr/bin/dotnet"), LANGUAGE_DOTNET);
+	assert_int_equal(binary__runtime_language("/x/libcoreclr.so"), LANGUAGE_DOTNET);
+	assert_int_equal(binary__runtime_language("/usr/local/bin/ledger"), LANGUAGE_OTHER);
+	assert_int_equal(binary__runtime_language(NULL), LANGUAGE_OTHER);
 	assert_int_equal(binary__language("/usr/local/bin/ledger", &go), LANGUAGE_GO);
 	assert_int_equal(binary__language("/usr/local/bin/ledger", NULL), LANGUAGE_C);
 	assert_int_equal(binary__language(NULL, NULL), LANGUAGE_C);
-	/* A runtime is its language even when Go-built contents say otherwise. */
-	assert_int_equal(binary__language("/usr/bin/python3", &go), LANGUAGE_PYTHON);
+	/* A runtime is C/C++ even when Go-built contents say otherwise. */
+	assert_int_equal(binary__language("/usr/bin/python3", &go), LANGUAGE_C);
 }
 
 static void test_symbol_language(void **state)
