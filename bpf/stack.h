@@ -82,6 +82,9 @@ static __always_inline void count(__u32 counter)
 		*value += 1;
 }
 
+/* Interpreter frames: stack__send's hook, over the maps above and count(). */
+#include "python_frames.h"
+
 /* tty_nr as /proc/PID/stat encodes it (new_encode_dev of the tty's device). */
 static __always_inline __u32 task_tty_nr(struct task_struct *task)
 {
@@ -240,6 +243,7 @@ static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32
 	 * for this thread, after the native stack, so that user space can splice them in
 	 * where the interpreter's evaluation loop appears in it.
 	 */
+	python_frames__take(s, tgid, (__u32)pid_tgid, klen + ulen);
 	s->kstack_len = klen;
 	s->ustack_len = ulen;
 
@@ -257,7 +261,7 @@ static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	}
 
-	size = SAMPLE_HEADER_SIZE + (klen + ulen) * sizeof(__u64);
+	size = SAMPLE_HEADER_SIZE + (klen + ulen + 2 * s->pystack_len) * sizeof(__u64);
 	if (size > sizeof(*s))
 		size = sizeof(*s);
 	if (bpf_ringbuf_output(&records, s, size, wakeup)) {
