@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "capture/binaries.h"
+#include "capture/python_procs.h"
 #include "elf/elf_file.h"
 #include "elf/elf_reader.h"
 #include "util/clock.h"
@@ -65,6 +66,7 @@ struct unwinding {
 	size_t nknown, cap_known;
 	uint64_t spent_ns;
 	struct unwinding_stats stats;
+	struct python_procs *python; /* set under lock, before any job */
 };
 
 int unwinding__plan(uint64_t budget, struct unwind_maps_plan *plan)
@@ -150,6 +152,15 @@ static struct known *unwinding__get(struct unwinding *u, const struct unwinding_
 	return k;
 }
 
+/* The interpreters of a job's process (capture/python_procs.h). */
+static void unwinding__run_python(const struct job *j, struct python_procs *python)
+{
+	if (j->remove)
+		python_procs__remove_process(python, j->pid);
+	else
+		python_procs__add_process(python, j->pid, j->maps, j->n);
+}
+
 static void unwinding__run_job(struct unwinding *u, const struct job *j)
 {
 	struct unwind_mapping *maps;
@@ -196,19 +207,35 @@ static void *unwinding__worker(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE);
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
-		struct job *j;
+		struct python_procs *python;
+		struct job *batch, *j;
 
 		while (!u->head && !u->stop)
 			pthread_cond_wait(&u->wake, &u->lock);
 		if (u->stop)
 			break;
-		j = u->head;
-		u->head = j->next;
-		if (!u->head)
-			u->tail = &u->head;
+		/* All that waits, at once: its interpreters are found (milliseconds each)
+		 * before its tables are built (up to seconds), so that a Python process's
+		 * frames do not wait for the tables of every process queued before it. */
+		python = u->python;
+		batch = u->head;
+		u->head = NULL;
+		u->tail = &u->head;
 		pthread_mutex_unlock(&u->lock);
-		unwinding__run_job(u, j);
-		free(j);
+		for (j = batch; j && python; j = j->next)
+			unwinding__run_python(j, python);
+		while ((j = batch)) {
+			batch = j->next;
+			pthread_mutex_lock(&u->lock);
+			if (u->stop) {
+				pthread_mutex_unlock(&u->lock);
+				free(j);
+				continue;
+			}
+			pthread_mutex_unlock(&u->lock);
+			unwinding__run_job(u, j);
+			free(j);
+		}
 		pthread_mutex_lock(&u->lock);
 	}
 	pthread_mutex_unlock(&u->lock);
@@ -259,6 +286,13 @@ static int unwinding__queue(struct unwinding *u, struct job *j)
 	pthread_cond_signal(&u->wake);
 	pthread_mutex_unlock(&u->lock);
 	return 0;
+}
+
+void unwinding__set_python(struct unwinding *u, struct python_procs *pp)
+{
+	pthread_mutex_lock(&u->lock);
+	u->python = pp;
+	pthread_mutex_unlock(&u->lock);
 }
 
 int unwinding__add_process(struct unwinding *u, int pid, const struct unwinding_mapping *maps,

@@ -214,10 +214,12 @@ static bool function__equal(const void *key, uint32_t id, void *ctx)
 
 /*
  * The id of the Function (name, filename), adding it when new. One Function per name
- * and file (start_line stays 0): pprof tells functions apart by start line too, and a
- * function sampled at many lines must stay one function. The line goes on the Line.
+ * and file (start_line is the first location's: an interpreter's function has one, a
+ * native one none): pprof tells functions apart by start line too, and a function
+ * sampled at many lines must stay one function. The line goes on the Line.
  */
-static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename)
+static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename,
+			      int64_t start_line)
 {
 	struct function_key k = { name, filename };
 	uint64_t h = hash_u64(hash_u64(7, (uint64_t)name), (uint64_t)filename);
@@ -246,6 +248,7 @@ static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename)
 	e->functions[id].name = name;
 	e->functions[id].system_name = name;
 	e->functions[id].filename = filename;
+	e->functions[id].start_line = start_line;
 	e->nfunctions++;
 	return (uint64_t)id + 1;
 }
@@ -413,7 +416,8 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 
 			perftools__profiles__line__init(line);
 			line->function_id =
-				enc__function(e, enc__str(e, name), enc__str(e, l->file));
+				enc__function(e, enc__str(e, name), enc__str(e, l->file),
+					      l->start_line);
 			line->line = l->line;
 			a->line_ptrs[i] = line;
 			loc->n_line = 1;
@@ -725,6 +729,7 @@ struct decoder {
 	uint32_t *mapping_of;    /* pprof mapping i -> model index */
 	uint32_t *function_name; /* pprof function i -> model name and file ids */
 	uint32_t *function_file;
+	int64_t *function_start;
 	uint32_t anon_mapping;   /* for locations without a mapping; UINT32_MAX until needed */
 };
 
@@ -973,9 +978,10 @@ static int dec__functions(struct decoder *d)
 
 	d->function_name = calloc_n(pb->n_function, sizeof(*d->function_name));
 	d->function_file = calloc_n(pb->n_function, sizeof(*d->function_file));
+	d->function_start = calloc_n(pb->n_function, sizeof(*d->function_start));
 	ids = calloc_n(pb->n_function, sizeof(*ids));
 	pos = calloc_n(pb->n_function, sizeof(*pos));
-	if (!d->function_name || !d->function_file || !ids || !pos)
+	if (!d->function_name || !d->function_file || !d->function_start || !ids || !pos)
 		goto out_free;
 	err = -EBADMSG;
 	for (size_t i = 0; i < pb->n_function; i++) {
@@ -986,6 +992,7 @@ static int dec__functions(struct decoder *d)
 		/* Some writers fill only system_name. */
 		d->function_name[i] = d->str[f->name ? f->name : f->system_name];
 		d->function_file[i] = d->str[f->filename];
+		d->function_start[i] = f->start_line;
 		ids[i] = f->id;
 		pos[i] = (uint32_t)i;
 	}
@@ -1054,6 +1061,7 @@ static int dec__locations(struct decoder *d)
 				l.function = d->function_name[f];
 				l.file = d->function_file[f];
 				l.line = pl->line[j]->line;
+				l.start_line = d->function_start[f];
 			}
 		}
 		index[i] = profile__add_location(d->p, &l);
@@ -1220,6 +1228,7 @@ int pprof__decode(const void *data, size_t len, struct profile **out)
 	free(d.mapping_of);
 	free(d.function_name);
 	free(d.function_file);
+	free(d.function_start);
 	free(d.mappings.entries);
 	free(d.functions.entries);
 	free(d.locations.entries);

@@ -112,6 +112,8 @@ struct prof_location {
 			       frames, binaries without build id); 0 when looked up at read */
 	uint32_t file;      /* string id, interpreter frames only */
 	int64_t line;
+	int64_t start_line; /* interpreter frames: the function's first line (pprof's
+			       Function.start_line); 0 when not known */
 	/* Filled by profile__symbolize; not stored. */
 	uint32_t name;      /* string id: the function, or "app+0x4a1f20" when unnamed */
 	bool named;
