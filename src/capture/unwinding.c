@@ -152,13 +152,15 @@ static struct known *unwinding__get(struct unwinding *u, const struct unwinding_
 	return k;
 }
 
-/* The interpreters of a job's process (capture/python_procs.h). */
+/* The interpreters of a list of jobs' processes (capture/python_procs.h). */
 static void unwinding__run_python(const struct job *j, struct python_procs *python)
 {
-	if (j->remove)
-		python_procs__remove_process(python, j->pid);
-	else
-		python_procs__add_process(python, j->pid, j->maps, j->n);
+	for (; j && python; j = j->next) {
+		if (j->remove)
+			python_procs__remove_process(python, j->pid);
+		else
+			python_procs__add_process(python, j->pid, j->maps, j->n);
+	}
 }
 
 static void unwinding__run_job(struct unwinding *u, const struct job *j)
@@ -203,8 +205,6 @@ static void *unwinding__worker(void *arg)
 {
 	struct unwinding *u = arg;
 
-	/* Below the workloads: tables are worth less than the work they would take. */
-	setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE);
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
 		struct python_procs *python;
@@ -222,9 +222,10 @@ static void *unwinding__worker(void *arg)
 		u->head = NULL;
 		u->tail = &u->head;
 		pthread_mutex_unlock(&u->lock);
-		for (j = batch; j && python; j = j->next)
-			unwinding__run_python(j, python);
+		unwinding__run_python(batch, python);
 		while ((j = batch)) {
+			struct job *more;
+
 			batch = j->next;
 			pthread_mutex_lock(&u->lock);
 			if (u->stop) {
@@ -232,8 +233,27 @@ static void *unwinding__worker(void *arg)
 				free(j);
 				continue;
 			}
+			/* Jobs queued while a table was built: their interpreters now, their
+			 * tables after the batch's. */
+			more = u->head;
+			u->head = NULL;
+			u->tail = &u->head;
 			pthread_mutex_unlock(&u->lock);
+			unwinding__run_python(more, python);
+			if (more) {
+				struct job **end = &batch;
+
+				while (*end)
+					end = &(*end)->next;
+				*end = more;
+			}
+			/* Below the workloads: tables are worth less than the work they would
+			 * take. Waking up and finding interpreters is not: a millisecond or so a
+			 * process, and until then its samples have no Python frames (on a loaded
+			 * server a thread at nice 10 may wait seconds for a CPU). */
+			setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE);
 			unwinding__run_job(u, j);
+			setpriority(PRIO_PROCESS, (id_t)gettid(), 0);
 			free(j);
 		}
 		pthread_mutex_lock(&u->lock);

@@ -80,6 +80,17 @@ static uint32_t intern_readable(struct profile *p, const char *name)
 	return id;
 }
 
+/* One of node's own Builtins_* functions (V8's interpreter, its bytecode handlers and
+ * the JIT's entry points, embedded in the node binary). */
+static bool is_node_builtin(const char *path, const char *name)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	return base && name && (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0) &&
+	       strncmp(name, "Builtins_", 9) == 0;
+}
+
 static int name_location(struct profile *p, struct prof_location *l,
 			 const struct mapping_names *names)
 {
@@ -116,6 +127,14 @@ static int name_location(struct profile *p, struct prof_location *l,
 	l->name = id;
 	/* By the name as the binary has it: mangling tells Rust from C++. */
 	l->language = l->named && lang != LANGUAGE_KERNEL ? symbol__language(name, lang) : lang;
+	if (l->named && m && is_node_builtin(profile__str(p, m->path), name)) {
+		/* node's interpreter and JIT entry points run JavaScript: the frame the
+		 * capture makes of its JIT code, not a run of V8's builtins (DESIGN §3). */
+		l->name = profile__intern(p, "[JavaScript]");
+		l->language = LANGUAGE_JAVASCRIPT;
+		if (l->name == UINT32_MAX)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
