@@ -138,6 +138,39 @@ static int name_location(struct profile *p, struct prof_location *l,
 	return 0;
 }
 
+/* A frame that stands for a run of a runtime's code: [JavaScript], [Java]. */
+static bool is_runtime_run(const struct profile *p, uint32_t loc)
+{
+	const struct prof_location *l = &p->locations[loc];
+	const char *name;
+
+	if (l->language != LANGUAGE_JAVASCRIPT && l->language != LANGUAGE_JAVA)
+		return false;
+	name = profile__str(p, l->name);
+	return name && name[0] == '[';
+}
+
+/*
+ * Node's JIT code (one frame from the capture) and its builtins (named here) alternate:
+ * each run of them is one [JavaScript] frame (DESIGN §3). Stacks shrink in place, so the
+ * profile's stack index no longer finds them: a stack added later is a stack of its own.
+ */
+static void merge_runtime_runs(struct profile *p)
+{
+	for (uint32_t i = 0; i < p->nstacks; i++) {
+		uint32_t *locs = p->stack_locations + p->stacks[i].first;
+		uint32_t depth = p->stacks[i].depth, n = 0;
+
+		for (uint32_t j = 0; j < depth; j++) {
+			if (n && p->locations[locs[j]].name == p->locations[locs[n - 1]].name &&
+			    is_runtime_run(p, locs[j]) && is_runtime_run(p, locs[n - 1]))
+				continue;
+			locs[n++] = locs[j];
+		}
+		p->stacks[i].depth = n;
+	}
+}
+
 int profile__symbolize(struct profile *p, const struct symbol_lookup *src)
 {
 	struct mapping_names *names;
@@ -149,8 +182,10 @@ int profile__symbolize(struct profile *p, const struct symbol_lookup *src)
 	err = load_tables(p, src, names);
 	for (uint32_t i = 0; i < p->nlocations && !err; i++)
 		err = name_location(p, &p->locations[i], names);
-	if (!err)
+	if (!err) {
+		merge_runtime_runs(p);
 		p->symbolized = true;
+	}
 
 	for (uint32_t i = 0; i < p->nmappings; i++) {
 		if (!names[i].owns)
