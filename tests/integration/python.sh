@@ -242,6 +242,8 @@ jit() {
 		fail "$name: no $frame frame: $(stacks "$name" | head -3)"
 	jq -e --arg f "$frame" --arg l "$lang" '[.functions[] | select(.name == $f and .language == $l)] | length == 1' \
 		"$doc" >/dev/null || fail "$frame is not a $lang function: $(jq -c --arg f "$frame" '[.functions[] | select(.name == $f)]' "$doc")"
+	stacks "$name" | grep -qF "$frame;$frame" &&
+		fail "$name: a run of $frame frames is not one: $(stacks "$name" | grep -F "$frame;$frame" | head -1)"
 	stacks "$name" | grep -qE "\\[[A-Za-z]+\\]\\+0x|;\\[anon\\]" &&
 		fail "$name: JIT code left as raw addresses: $(stacks "$name" | grep -E '\[anon\]' | head -2)"
 	stacks "$name" | tr ';' '\n' | grep -vE '^\[|\+0x' | grep -qE '^[A-Za-z_]' ||
