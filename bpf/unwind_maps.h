@@ -26,9 +26,17 @@ _Static_assert((UNWIND_MAX_PROC_MAPS & (UNWIND_MAX_PROC_MAPS - 1)) == 0, "a powe
 _Static_assert((1 << (UNWIND_MAP_SEARCH_STEPS - 1)) >= UNWIND_MAX_PROC_MAPS,
 	       "the mapping search halves enough times");
 
-/* unwind_tables[id]: the rows of one table in unwind_rows. */
+/*
+ * unwind_tables[id]: the rows of one table in unwind_rows, and its page index: npages
+ * entries just before the rows (at first - npages), entry p holding (in its pc field) the
+ * number of the row that covers pc p << shift. A lookup in page p then searches rows
+ * entry[p] .. entry[p + 1] only: ~5 steps instead of ~15 for libc, each step a map
+ * lookup in the walk's hottest loop.
+ */
 struct unwind_table_ref {
 	__u32 first, count;
+	__u32 npages;   /* 0: no index, search all rows */
+	__u32 shift;    /* page size, log2: 10 or more */
 };
 
 struct unwind_proc_map {
@@ -122,6 +130,22 @@ static __always_inline int unwind_find_table(struct unwind_bpf_ctx *ctx, __u64 i
 	*adjust = p->maps[at].adjust;
 	*first = ref->first;
 	*count = ref->count;
+	{
+		__u64 page = (ip - p->maps[at].adjust) >> (ref->shift & 63);
+		const struct unwind_row *a, *b;
+		__u32 index;
+
+		if (page + 1 >= ref->npages || ref->npages > ref->first)
+			return UNWIND_FIND_OK;
+		index = ref->first - ref->npages + (__u32)page;
+		a = bpf_map_lookup_elem(&unwind_rows, &index);
+		index++;
+		b = bpf_map_lookup_elem(&unwind_rows, &index);
+		if (!a || !b || a->pc > b->pc || b->pc >= ref->count)
+			return UNWIND_FIND_OK;
+		*first = ref->first + a->pc;
+		*count = b->pc - a->pc + 1;
+	}
 	return UNWIND_FIND_OK;
 }
 

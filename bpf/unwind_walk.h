@@ -240,9 +240,20 @@ static __attribute__((unused)) int unwind_step(UNWIND_CTX *ctx, struct unwind_re
 
 	if (cfa <= s->sp)
 		return UNWIND_STOP_NOT_GROWING;
-	if (unwind_read_user(ctx, &ra, sizeof(ra), cfa - 8) < 0)
+	if (rbp_kind == UNWIND_RBP_OFFSET && row.rbp_off == -2) {
+		/* push %rbp right after the call, as nearly every function that saves rbp
+		 * does: rbp and the return address are adjacent, one read for both (each read
+		 * of user memory is the walk's main cost). */
+		__u64 pair[2];
+
+		if (unwind_read_user(ctx, pair, sizeof(pair), cfa - 16) < 0)
+			return UNWIND_STOP_READ_FAULT;
+		s->bp = pair[0];
+		s->bp_known = 1;
+		ra = pair[1];
+	} else if (unwind_read_user(ctx, &ra, sizeof(ra), cfa - 8) < 0) {
 		return UNWIND_STOP_READ_FAULT;
-	if (rbp_kind == UNWIND_RBP_OFFSET) {
+	} else if (rbp_kind == UNWIND_RBP_OFFSET) {
 		if (unwind_read_user(ctx, &bp, sizeof(bp), cfa + (__s64)row.rbp_off * 8) < 0)
 			return UNWIND_STOP_READ_FAULT;
 		s->bp = bp;

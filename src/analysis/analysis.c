@@ -701,11 +701,14 @@ static char *analysis__answer_threads(const struct ctx *c)
 bool analysis__is_stack_root(const char *name)
 {
 	static const char *const roots[] = {
-		"start", "libc_start_main", "libc_start_main_impl", "libc_start_call_main",
+		"libc_start_main", "libc_start_main_impl", "libc_start_call_main",
 		"clone", "clone3", "start_thread",
 	};
 	size_t len;
 
+	/* _start is the ELF entry point; a function called start is anybody's. */
+	if (strncmp(name, "_start", 6) == 0 && (name[6] == '\0' || name[6] == '@'))
+		return true;
 	while (*name == '_')
 		name++;
 	if (strncmp(name, "GI_", 3) == 0)

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture/capture_internal.h"
+#include "capture/unwinding.h"
 #include "probe.skel.h"
 #include "util/messages.h"
 
@@ -92,6 +93,33 @@ static void check_ringbuf(struct check_result *out)
 		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_RINGBUF_DENIED, strerror(errno));
 	} else {
 		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_RINGBUF_UNSUPPORTED);
+	}
+}
+
+/* The kernel memory unwind tables may take (the budget), found by making the rows map a
+ * capture makes: where it cannot be made, stacks come from frame pointers alone. */
+static void check_unwind(struct check_result *out)
+{
+	struct requirement *r = add(out, MSG_CHECK_REQ_UNWIND);
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	struct unwind_maps_plan plan;
+	int fd;
+
+	if (unwinding__plan(0, &plan)) {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_UNWIND_FAILED, strerror(EINVAL));
+		return;
+	}
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(__u32), sizeof(struct unwind_row),
+			    plan.rows, &opts);
+	if (fd >= 0) {
+		close(fd);
+		r->ok = true;
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_UNWIND_OK,
+			   (unsigned long long)(plan.budget >> 20),
+			   (unsigned long long)((uint64_t)plan.rows * sizeof(struct unwind_row) >> 20),
+			   plan.procs);
+	} else {
+		msg_format(r->detail, sizeof(r->detail), MSG_CHECK_UNWIND_FAILED, strerror(errno));
 	}
 }
 
@@ -274,6 +302,7 @@ void capture__check(struct check_result *out)
 	check_ringbuf(out);
 	check_perf(out);
 	check_tracefs(out);
+	check_unwind(out);
 
 	for (int q = 0; q < QUESTION__COUNT; q++) {
 		char *detail = out->question_details[q];

@@ -295,16 +295,19 @@ static int process__send_maps(struct processes *ps, struct process *proc)
 		return -ENOMEM;
 	for (size_t i = 0; i < proc->maps.n; i++) {
 		const struct vma *v = &proc->maps.vmas[i];
+		/* The vdso too: clock_gettime and friends have no frame pointers either. */
+		struct binary *bin = v->kind == VMA_VDSO ? binaries__vdso(ps->binaries) :
+				     v->kind == VMA_FILE ? v->binary : NULL;
 
-		if (v->kind != VMA_FILE || !v->binary)
+		if (!bin)
 			continue;
 		maps[n].start = v->start;
 		maps[n].end = v->end;
-		maps[n].offset = v->offset;
-		maps[n].dev = v->binary->dev;
-		maps[n].ino = v->binary->ino;
-		maps[n].fd = v->binary->fd;
-		maps[n].path = v->binary->path;
+		maps[n].offset = v->kind == VMA_VDSO ? 0 : v->offset;
+		maps[n].dev = bin->dev;
+		maps[n].ino = bin->ino;
+		maps[n].fd = bin->fd;
+		maps[n].path = bin->path;
 		n++;
 	}
 	err = n ? unwinding__add_process(ps->unwinding, proc->tgid, maps, n) : 0;

@@ -219,7 +219,9 @@ static void capture_session__start_unwinding(struct capture_session *s)
 	int tables = bpf_loaded__map(&s->bpf, "unwind_tables");
 	int procs = bpf_loaded__map(&s->bpf, "unwind_procs");
 
-	if (rows < 0 || tables < 0 || procs < 0)
+	/* SLIDEOPS_NO_UNWIND: frame pointers only, so that benchmarks can measure what the
+	 * tables cost against the same build (bench/unwind). */
+	if (rows < 0 || tables < 0 || procs < 0 || getenv("SLIDEOPS_NO_UNWIND"))
 		return;
 	s->unwinding = unwinding__new(&s->unwind_plan, rows, tables, procs, s->config.cache_dir);
 	if (!s->unwinding) {

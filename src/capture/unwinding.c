@@ -8,18 +8,19 @@
  * id, so the next capture only reads it back.
  *
  * The sampling thread hands over jobs through a mutex-protected queue and a condition
- * variable; the worker alone touches the tables and the BPF maps. The worker runs at a
- * lower priority than the workloads it measures, within its own time budget: past it,
- * binaries not yet read keep frame pointers.
+ * variable; the worker alone touches the tables and the BPF maps. It runs at the
+ * workloads' priority (a lower one starves it on a busy server, and every sample taken
+ * before a process's tables are in is a frame-pointer stack), within its own time
+ * budget: past it, binaries not yet read keep frame pointers.
  */
 #include "capture/unwinding.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "capture/binaries.h"
@@ -32,7 +33,6 @@
 #define WORKER_BUDGET_NS (10ull * 1000000000ull)
 /* Per binary: the engine's caps (binaries.h), and a table's own. */
 #define TABLE_MAX_MS 1000
-#define WORKER_NICE 10
 
 struct job {
 	struct job *next;
@@ -57,7 +57,7 @@ struct unwinding {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct job *head, **tail; /* under lock */
-	bool stop;                /* under lock */
+	atomic_bool stop;         /* set under lock; read without it between binaries */
 
 	/* The worker's own from here. */
 	char *cache_dir;
@@ -177,9 +177,15 @@ static void unwinding__run_job(struct unwinding *u, const struct job *j)
 		return;
 	for (size_t i = 0; i < j->n; i++) {
 		const struct unwinding_mapping *m = &j->maps[i];
-		struct known *k = unwinding__get(u, m);
+		struct known *k;
 		uint64_t vaddr;
 
+		/* Sampling is over: the session is waiting, not for one more binary. */
+		if (atomic_load_explicit(&u->stop, memory_order_relaxed)) {
+			free(maps);
+			return;
+		}
+		k = unwinding__get(u, m);
 		if (!k || !k->table || !elf_info__offset_to_vaddr(&k->info, m->offset, &vaddr))
 			continue;
 		maps[n].start = m->start;
@@ -247,13 +253,7 @@ static void *unwinding__worker(void *arg)
 					end = &(*end)->next;
 				*end = more;
 			}
-			/* Below the workloads: tables are worth less than the work they would
-			 * take. Waking up and finding interpreters is not: a millisecond or so a
-			 * process, and until then its samples have no Python frames (on a loaded
-			 * server a thread at nice 10 may wait seconds for a CPU). */
-			setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE);
 			unwinding__run_job(u, j);
-			setpriority(PRIO_PROCESS, (id_t)gettid(), 0);
 			free(j);
 		}
 		pthread_mutex_lock(&u->lock);

@@ -220,10 +220,64 @@ out_close:
 	return err;
 }
 
+/*
+ * A binary without a table is remembered too (dir/BUILD_ID.none: the reason and the caps
+ * it was refused under), so that a 700 MB binary with no frame information, or one over
+ * a cap, is not read again by every capture. Only refusals that the same file and caps
+ * always give are kept: not time, memory or I/O.
+ */
+static bool lasting(enum unwind_not_read why)
+{
+	return why == UNWIND_NOT_ELF || why == UNWIND_NOT_X86_64 || why == UNWIND_NO_FRAME_INFO ||
+	       why == UNWIND_TOO_BIG || why == UNWIND_TOO_MANY_FDES ||
+	       why == UNWIND_TOO_MANY_ROWS || why == UNWIND_MALFORMED ||
+	       why == UNWIND_TEXT_TOO_LARGE;
+}
+
+static int refusal_line(char *buf, size_t size, enum unwind_not_read why,
+			const struct unwind_caps *c)
+{
+	return snprintf(buf, size, "slideops-unwind-refusal 1 %d %llu %u %u\n", (int)why,
+			(unsigned long long)c->max_bytes, c->max_fdes, c->max_rows);
+}
+
+/* The remembered refusal of build_id under caps, or UNWIND_READ. */
+static enum unwind_not_read remembered(const char *path, const struct unwind_caps *caps)
+{
+	char want[128], got[128] = "";
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return UNWIND_READ;
+	n = read(fd, got, sizeof(got) - 1);
+	close(fd);
+	for (int why = UNWIND_NOT_ELF; why < UNWIND_NOT_READ_COUNT && n > 0; why++) {
+		refusal_line(want, sizeof(want), (enum unwind_not_read)why, caps);
+		if (lasting((enum unwind_not_read)why) && strcmp(got, want) == 0)
+			return (enum unwind_not_read)why;
+	}
+	return UNWIND_READ;
+}
+
+static int refusal_err(enum unwind_not_read why)
+{
+	switch (why) {
+	case UNWIND_NO_FRAME_INFO: return -ENOENT;
+	case UNWIND_TOO_BIG:
+	case UNWIND_TOO_MANY_FDES:
+	case UNWIND_TOO_MANY_ROWS: return -E2BIG;
+	default: return -ENOEXEC;
+	}
+}
+
 int unwind_table__get(const char *dir, const char *build_id, int fd,
 		      const struct unwind_caps *caps, struct unwind_table **out,
 		      enum unwind_not_read *why)
 {
+	struct unwind_caps defaults;
+	char none[PATH_MAX], line[128];
+	enum unwind_not_read known;
 	int err;
 
 	if (!build_id_ok(build_id)) {
@@ -240,10 +294,27 @@ int unwind_table__get(const char *dir, const char *build_id, int fd,
 		*why = UNWIND_NO_MEMORY;
 		return err;
 	}
+	if (!caps) {
+		unwind_caps__default(&defaults);
+		caps = &defaults;
+	}
+	if ((size_t)snprintf(none, sizeof(none), "%s/%s.none", dir, build_id) >= sizeof(none))
+		return *why = UNWIND_IO_ERROR, -ENAMETOOLONG;
+	known = remembered(none, caps);
+	if (known != UNWIND_READ) {
+		*why = known;
+		return refusal_err(known);
+	}
 	/* Absent or damaged: build it, and replace what was there. */
 	err = unwind_table__build(fd, caps, out, why);
-	if (err)
+	if (err) {
+		if (lasting(*why) && make_dirs(dir) == 0) {
+			int len = refusal_line(line, sizeof(line), *why, caps);
+
+			(void)file__write_atomic(none, line, (size_t)len, 0600);
+		}
 		return err;
+	}
 	(void)unwind_table__save(*out, dir, build_id);
 	return 0;
 }

@@ -29,6 +29,8 @@ enum {
 	DW_REG_RA = 16,
 	/* remember_state nests this deep in real code twice at most. */
 	STATE_STACK = 16,
+	/* GCC's and LLVM's CIEs carry 3-10 bytes of initial instructions. */
+	CIE_MAX_PROGRAM = 256,
 };
 
 /* A cursor over [p, end). A read past end sets bad and returns 0: callers check bad
@@ -89,6 +91,13 @@ static int64_t rd_sleb(struct cur *c)
 	if (shift < 64 && (b & 0x40))
 		v |= ~0ULL << shift;
 	return (int64_t)v;
+}
+
+/* v * factor in two's complement: hostile factors wrap instead of overflowing (UB). The
+ * result is then checked against the ranges rows can hold. */
+static int64_t scaled(uint64_t v, int64_t factor)
+{
+	return (int64_t)(v * (uint64_t)factor);
 }
 
 /* DW_EH_PE_* pointer encodings. */
@@ -272,6 +281,10 @@ static int read_cie(const struct section *s, uint64_t off, struct cie *cie)
 		return -ENOTSUP;
 	if (cie->code_align == 0 || cie->code_align > 0xffff)
 		return -EBADMSG;
+	/* Each FDE runs its CIE's program again: real ones are a few bytes, and a long one
+	 * shared by many FDEs would make the work quadratic in the section's size. */
+	if (c.end - c.p > CIE_MAX_PROGRAM)
+		return -EBADMSG;
 	cie->insns = c.p;
 	cie->insns_end = c.end;
 	return 0;
@@ -416,7 +429,7 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 			advance = true;
 			break;
 		case 2:
-			off = (int64_t)rd_uleb(&c) * cie->data_align;
+			off = scaled(rd_uleb(&c), cie->data_align);
 			set_rule(st, op & 0x3f, RULE_OFFSET, off);
 			break;
 		case 3:
@@ -445,7 +458,7 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 			case 0x04: delta = rd_n(&c, 4) * cie->code_align; advance = true; break;
 			case 0x05: /* offset_extended */
 				reg = rd_uleb(&c);
-				off = (int64_t)rd_uleb(&c) * cie->data_align;
+				off = scaled(rd_uleb(&c), cie->data_align);
 				set_rule(st, reg, RULE_OFFSET, off);
 				break;
 			case 0x06: /* restore_extended */
@@ -516,17 +529,17 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 				break;
 			case 0x11: /* offset_extended_sf */
 				reg = rd_uleb(&c);
-				off = rd_sleb(&c) * cie->data_align;
+				off = scaled((uint64_t)rd_sleb(&c), cie->data_align);
 				set_rule(st, reg, RULE_OFFSET, off);
 				break;
 			case 0x12: /* def_cfa_sf */
 				st->cfa = CFA_REG;
 				reg = rd_uleb(&c);
 				st->cfa_reg = reg > 255 ? 255 : (uint8_t)reg;
-				st->cfa_off = rd_sleb(&c) * cie->data_align;
+				st->cfa_off = scaled((uint64_t)rd_sleb(&c), cie->data_align);
 				break;
 			case 0x13: /* def_cfa_offset_sf */
-				st->cfa_off = rd_sleb(&c) * cie->data_align;
+				st->cfa_off = scaled((uint64_t)rd_sleb(&c), cie->data_align);
 				break;
 			case 0x14: /* val_offset */
 				reg = rd_uleb(&c);
@@ -543,7 +556,7 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 				break;
 			case 0x2f: /* GNU_negative_offset_extended */
 				reg = rd_uleb(&c);
-				off = -(int64_t)rd_uleb(&c) * cie->data_align;
+				off = scaled(0 - rd_uleb(&c), cie->data_align);
 				set_rule(st, reg, RULE_OFFSET, off);
 				break;
 			default:
@@ -647,7 +660,9 @@ int unwind_build__section(struct unwind_build *b, const struct section_bytes *by
 			continue;
 		if (++b->t->nfdes > b->caps.max_fdes)
 			return unwind_build__fail(b, UNWIND_TOO_MANY_FDES, -E2BIG);
-		if ((b->t->nfdes & 255) == 0 && clock__monotonic_ns() > deadline)
+		/* Every FDE: one costs at most its CIE's short program and its own bytes, and
+		 * clock_gettime is tens of nanoseconds against a microsecond or more each. */
+		if (clock__monotonic_ns() > deadline)
 			return unwind_build__fail(b, UNWIND_TOO_SLOW, -E2BIG);
 		if (s.debug_frame) {
 			cie_off = id;

@@ -111,37 +111,87 @@ void unwind_maps__free(struct unwind_maps *m)
 	free(m);
 }
 
-static int write_ref(struct unwind_maps *m, uint32_t id, uint32_t first, uint32_t count)
+static int write_ref(struct unwind_maps *m, uint32_t id, const struct unwind_table_ref *ref)
 {
-	struct unwind_table_ref ref = { first, count };
-
-	return bpf_map_update_elem(m->tables_fd, &id, &ref, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(m->tables_fd, &id, ref, BPF_ANY) ? -errno : 0;
 }
 
-static int write_rows(struct unwind_maps *m, uint32_t first, const struct unwind_table *t)
+static int write_slice(struct unwind_maps *m, uint32_t first, const struct unwind_row *rows,
+		       uint32_t nrows)
 {
 	uint32_t keys[BATCH];
 
-	if (m->rows_mem && (uint64_t)first + t->nrows <= m->plan.rows) {
-		memcpy(m->rows_mem + first, t->rows, (size_t)t->nrows * sizeof(*t->rows));
+	if (m->rows_mem && (uint64_t)first + nrows <= m->plan.rows) {
+		memcpy(m->rows_mem + first, rows, (size_t)nrows * sizeof(*rows));
 		return 0;
 	}
-	for (uint32_t done = 0; done < t->nrows;) {
-		uint32_t n = t->nrows - done > BATCH ? BATCH : t->nrows - done;
+	for (uint32_t done = 0; done < nrows;) {
+		uint32_t n = nrows - done > BATCH ? BATCH : nrows - done;
 		uint32_t count = n;
 
 		for (uint32_t i = 0; i < n; i++)
 			keys[i] = first + done + i;
-		if (bpf_map_update_batch(m->rows_fd, keys, t->rows + done, &count, NULL) != 0) {
+		if (bpf_map_update_batch(m->rows_fd, keys, rows + done, &count, NULL) != 0) {
 			/* Older kernels have no batch updates for arrays: one by one. */
 			for (uint32_t i = 0; i < n; i++)
-				if (bpf_map_update_elem(m->rows_fd, &keys[i], &t->rows[done + i],
+				if (bpf_map_update_elem(m->rows_fd, &keys[i], &rows[done + i],
 							BPF_ANY) != 0)
 					return -errno;
 		}
 		done += n;
 	}
 	return 0;
+}
+
+/* The page size of t's index: 1 KB, or larger so the index stays under a quarter of
+ * the rows (a huge binary with few functions would otherwise index mostly gaps). */
+static uint32_t index_shift(const struct unwind_table *t, uint32_t *npages)
+{
+	uint64_t span = (uint64_t)t->rows[t->nrows - 1].pc + 1;
+	uint32_t shift = 10;
+
+	while (shift < 31 && (span >> shift) + 2 > t->nrows / 4 + 2)
+		shift++;
+	*npages = (uint32_t)(span >> shift) + 2;
+	return shift;
+}
+
+/* The index entries (see struct unwind_table_ref): entry p = the row covering p << shift. */
+static struct unwind_row *make_index(const struct unwind_table *t, uint32_t shift,
+				     uint32_t npages)
+{
+	struct unwind_row *idx = calloc(npages, sizeof(*idx));
+	uint32_t r = 0;
+
+	if (!idx)
+		return NULL;
+	for (uint32_t p = 0; p < npages; p++) {
+		uint64_t at = (uint64_t)p << shift;
+
+		while (r + 1 < t->nrows && t->rows[r + 1].pc <= at)
+			r++;
+		idx[p].pc = r;
+	}
+	return idx;
+}
+
+/* Writes t's index and rows at slot first. */
+static int write_table(struct unwind_maps *m, uint32_t id, uint32_t first,
+		       const struct unwind_table *t, uint32_t shift, uint32_t npages)
+{
+	struct unwind_table_ref ref = { first + npages, t->nrows, npages, shift };
+	struct unwind_row *idx = make_index(t, shift, npages);
+	int err;
+
+	if (!idx)
+		return -ENOMEM;
+	err = write_slice(m, first, idx, npages);
+	free(idx);
+	if (!err)
+		err = write_slice(m, first + npages, t->rows, t->nrows);
+	if (!err)
+		err = write_ref(m, id, &ref);
+	return err;
 }
 
 /* The lowest gap of n rows between loaded tables, or -1. */
@@ -183,7 +233,7 @@ static int evict_one(struct unwind_maps *m)
 	}
 	if (victim < 0)
 		return -ENOSPC;
-	if (write_ref(m, (uint32_t)victim, 0, 0) != 0)
+	if (write_ref(m, (uint32_t)victim, &(struct unwind_table_ref){ 0 }) != 0)
 		return -EIO;
 	m->used -= (uint64_t)m->slots[victim].count * sizeof(struct unwind_row);
 	memset(&m->slots[victim], 0, sizeof(m->slots[victim]));
@@ -196,6 +246,7 @@ static int evict_one(struct unwind_maps *m)
 static int64_t table_id(struct unwind_maps *m, const char *build_id,
 			const struct unwind_table *t)
 {
+	uint32_t npages, shift, size;
 	int free_slot = -1;
 	int64_t first;
 	int err;
@@ -206,9 +257,13 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 		if (free_slot < 0 && !m->slots[i].build_id[0])
 			free_slot = i;
 	}
-	if (t->nrows > m->plan.rows || t->nrows > (1u << UNWIND_SEARCH_STEPS))
+	if (t->nrows == 0 || t->nrows > (1u << UNWIND_SEARCH_STEPS))
 		return -ENOSPC;
-	while (free_slot < 0 || (first = find_gap(m, t->nrows)) < 0) {
+	shift = index_shift(t, &npages);
+	size = t->nrows + npages;
+	if (size > m->plan.rows)
+		return -ENOSPC;
+	while (free_slot < 0 || (first = find_gap(m, size)) < 0) {
 		err = evict_one(m);
 		if (err)
 			return err;
@@ -217,16 +272,14 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 				if (!m->slots[i].build_id[0])
 					free_slot = i;
 	}
-	err = write_rows(m, (uint32_t)first, t);
-	if (!err)
-		err = write_ref(m, (uint32_t)free_slot, (uint32_t)first, t->nrows);
+	err = write_table(m, (uint32_t)free_slot, (uint32_t)first, t, shift, npages);
 	if (err)
 		return err;
 	snprintf(m->slots[free_slot].build_id, sizeof(m->slots[free_slot].build_id), "%s",
 		 build_id);
 	m->slots[free_slot].first = (uint32_t)first;
-	m->slots[free_slot].count = t->nrows;
-	m->used += (uint64_t)t->nrows * sizeof(struct unwind_row);
+	m->slots[free_slot].count = size;
+	m->used += (uint64_t)size * sizeof(struct unwind_row);
 	m->ntables++;
 	return free_slot;
 }

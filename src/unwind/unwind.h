@@ -43,8 +43,16 @@
  *      enough the process's frames in that binary use frame pointers. unwind_maps__
  *      remove_process(m, pid) when a process exits; unwind_maps__stats for `check`.
  *
- *   4. The BPF side includes bpf/unwind_maps.h (the maps and the accessors the walker
- *      needs) and bpf/unwind_walk.h, and calls unwind_walk().
+ *   4. The BPF side (the engine's bpf/stack.h) includes bpf/unwind_user.h (the maps of
+ *      bpf/unwind_maps.h, the walker of bpf/unwind_walk.h, the per-CPU unwind_stops
+ *      counters) and calls, with a struct unwind_stack from a per-CPU scratch map:
+ *
+ *        n = unwind_user_stack(st, NULL, tgid, regs->ip, regs->sp, regs->bp, 1);
+ *
+ *      (task NULL: the current task, bpf_probe_read_user; a task pointer in sleepable
+ *      programs, bpf_copy_from_user_task). st->pcs[0..n) are the frames, st->reason the
+ *      enum unwind_stop; !unwind_stop__is_clean(reason) means a [truncated] stack.
+ *      unwind_stops[reason] counts walks per reason, per CPU (the stack-quality figure).
  */
 #ifndef SLIDEOPS_UNWIND_UNWIND_H
 #define SLIDEOPS_UNWIND_UNWIND_H
@@ -137,7 +145,10 @@ int unwind_table__load(const char *dir, const char *build_id, struct unwind_tabl
 /*
  * The cached table of build_id, or a new one built from fd and saved (a damaged cache
  * file is replaced). Returns as unwind_table__build; a failure to save is not an error
- * (the table is still returned). build_id must be 2-128 lowercase hex digits.
+ * (the table is still returned). build_id must be 2-128 lowercase hex digits. A refusal
+ * that the same file and caps would always give (no frame information, a size cap,
+ * malformed, ...) is remembered as dir/BUILD_ID.none and returned without reading fd
+ * again, until the caps change.
  */
 int unwind_table__get(const char *dir, const char *build_id, int fd,
 		      const struct unwind_caps *caps, struct unwind_table **out,

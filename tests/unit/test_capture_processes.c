@@ -335,10 +335,13 @@ static void test_only_samples(void **state)
 	assert_int_equal(processes__stats(e->ps)->unresolved, 1);
 }
 
-/* Callers outside every mapping are where a frame-pointer walk went astray. */
+/* Callers outside every mapping are where a frame-pointer walk went astray: they are
+ * dropped, and the stack ends in [truncated]. */
 static void test_garbage_callers_dropped(void **state)
 {
 	struct env *e = *state;
+	const struct prof_location *last;
+	const uint32_t *locs;
 	struct stack_sample s;
 	struct child c;
 	uint32_t depth;
@@ -349,9 +352,32 @@ static void test_garbage_callers_dropped(void **state)
 	s.ips[3] = c.ret;
 	s.ustack_len = 4;
 	assert_int_equal(processes__sample(e->ps, &s, size_of(&s)), 0);
-	only_stack(e, c.pid, &depth);
-	assert_int_equal(depth, 2);
+	locs = only_stack(e, c.pid, &depth);
+	assert_int_equal(depth, 3);
+	last = &e->p->locations[locs[2]];
+	assert_string_equal(profile__str(e->p, e->p->mappings[last->mapping].path), "[truncated]");
+	assert_string_equal(profile__str(e->p, last->function), "[truncated]");
 	assert_int_equal(processes__stats(e->ps)->unknown_frames, 1);
+	stop(&c);
+}
+
+/* The kernel's walker stopped short of the root: the stack says so with [truncated]. */
+static void test_cut_stack_ends_in_truncated(void **state)
+{
+	struct env *e = *state;
+	const uint32_t *locs;
+	struct stack_sample s;
+	struct child c;
+	uint32_t depth;
+
+	start(e, &c);
+	s = sample_of(&c, 0);
+	s.flags |= SAMPLE_USTACK_CUT;
+	assert_int_equal(processes__sample(e->ps, &s, size_of(&s)), 0);
+	locs = only_stack(e, c.pid, &depth);
+	assert_int_equal(depth, s.kstack_len + s.ustack_len + 1);
+	assert_string_equal(profile__str(e->p, e->p->locations[locs[depth - 1]].function),
+			    "[truncated]");
 	stop(&c);
 }
 
@@ -450,6 +476,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_before_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_samples, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_stack_ends_in_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_callers_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dlopen_after_first_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_records, setup, teardown),

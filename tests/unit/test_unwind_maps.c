@@ -129,7 +129,9 @@ static void test_shared_table(void **state)
 	unwind_maps__stats(f.m, &st);
 	assert_int_equal(st.tables, 2);
 	assert_int_equal(st.processes, 2);
-	assert_int_equal(st.used, (1000 + 10) * sizeof(struct unwind_row));
+	/* The rows, and a page index of a few entries per table. */
+	assert_true(st.used >= (1000 + 10) * sizeof(struct unwind_row) &&
+		    st.used <= (1000 + 10 + 16) * sizeof(struct unwind_row));
 
 	assert_int_equal(bpf_map_lookup_elem(f.procs, &pid, &proc), 0);
 	assert_int_equal(proc.n, 2);
@@ -141,6 +143,21 @@ static void test_shared_table(void **state)
 	assert_int_equal(bpf_map_lookup_elem(f.rows, &key, &row), 0);
 	assert_int_equal(row.pc, 999 * 4);
 	assert_int_equal(unwind_row__cfa_kind(&row), UNWIND_CFA_NONE);
+
+	/* The page index before the rows: entry p names the row covering p << shift. */
+	{
+		struct unwind_table_ref ref = ref_of(&f, proc.maps[1].table);
+
+		assert_true(ref.npages >= 2 && ref.npages <= ref.first);
+		for (uint32_t p = 0; p < ref.npages; p++) {
+			uint64_t at = (uint64_t)p << ref.shift;
+			uint32_t want = at / 4 < 999 ? (uint32_t)(at / 4) : 999;
+
+			key = ref.first - ref.npages + p;
+			assert_int_equal(bpf_map_lookup_elem(f.rows, &key, &row), 0);
+			assert_int_equal(row.pc, want);
+		}
+	}
 
 	assert_int_equal(unwind_maps__remove_process(f.m, pid), 0);
 	assert_int_equal(unwind_maps__remove_process(f.m, pid), -ENOENT);

@@ -418,6 +418,25 @@ static void test_cache(void **state)
 	assert_int_equal(truncate(path, 4000), 0);
 	assert_int_equal(unwind_table__load(dir, id, &back), -EBADMSG);
 
+	/* A refusal is remembered under its caps: the file is not read again. */
+	{
+		struct unwind_caps small;
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		unwind_caps__default(&small);
+		small.max_fdes = 10;
+		assert_int_equal(unwind_table__get(dir, "feed", fd, &small, &back, &why), -E2BIG);
+		assert_int_equal(why, UNWIND_TOO_MANY_FDES);
+		/* Same caps: answered from the marker, even given a file that is not ELF. */
+		assert_int_equal(unwind_table__get(dir, "feed", devnull, &small, &back, &why),
+				 -E2BIG);
+		assert_int_equal(why, UNWIND_TOO_MANY_FDES);
+		/* Other caps: read again. */
+		assert_int_equal(unwind_table__get(dir, "feed", fd, NULL, &back, &why), 0);
+		unwind_table__free(back);
+		close(devnull);
+	}
+
 	/* Names that are not build ids never become paths. */
 	assert_int_equal(unwind_table__load(dir, "../etc", &back), -EINVAL);
 	assert_int_equal(unwind_table__get(dir, "ABC/..", fd, NULL, &back, &why), -EINVAL);

@@ -99,6 +99,7 @@ static int unwind_get_row(struct recorded *r, __u32 index, struct unwind_row *ro
 
 static const char program[] =
 	"#include <pthread.h>\n"
+	"#include <signal.h>\n"
 	"#include <stdlib.h>\n"
 	"#include <string.h>\n"
 	"#include <unistd.h>\n"
@@ -128,10 +129,15 @@ static const char program[] =
 	"  pthread_mutex_unlock(&lock); return arg; }\n"
 	"KEEP void start_locker(void) { pthread_t t; pthread_create(&t, NULL, lock_worker, NULL);\n"
 	"  level_a(0); pthread_join(t, NULL); }\n"
+	/* the empty asm after each call: no tail calls, so each caller keeps a frame */
+	"KEEP void on_signal(int sig) { level_a(sig); __asm__ volatile(\"\" ::: \"memory\"); }\n"
+	"KEEP void send_signal(void) { signal(SIGUSR1, on_signal); raise(SIGUSR1);\n"
+	"  __asm__ volatile(\"\" ::: \"memory\"); }\n"
 	"int main(int argc, char **argv)\n"
 	"{ if (pipe(fds) < 0) return 1;\n"
 	"  if (argc > 1 && !strcmp(argv[1], \"qsort\")) sort_items();\n"
 	"  else if (argc > 1 && !strcmp(argv[1], \"lock\")) { pthread_mutex_lock(&lock); start_locker(); }\n"
+	"  else if (argc > 1 && !strcmp(argv[1], \"signal\")) send_signal();\n"
 	"  else level_a(argc);\n"
 	"  return 0; }\n";
 
@@ -387,6 +393,9 @@ static const char *const pipe_chain[] = { "wait_on_pipe", "level_c", "level_b", 
 static const char *const qsort_chain[] = { "wait_on_pipe", "level_c", "level_b", "level_a",
 					   "compare_items", "sort_items", "main", "_start", NULL };
 static const char *const lock_chain[] = { "lock_worker", NULL };
+/* Through the signal trampoline (libc's __restore_rt) into the interrupted code. */
+static const char *const signal_chain[] = { "wait_on_pipe", "level_c", "level_b", "level_a",
+					    "on_signal", "send_signal", "main", "_start", NULL };
 
 struct scenario {
 	const char *mode;
@@ -398,6 +407,7 @@ struct scenario {
 static const struct scenario pipe_read = { "pipe", 0 /* read */, false, pipe_chain };
 static const struct scenario qsort_callback = { "qsort", 0, false, qsort_chain };
 static const struct scenario mutex_thread = { "lock", 202 /* futex */, true, lock_chain };
+static const struct scenario in_handler = { "signal", 0, false, signal_chain };
 
 /* The main thread's walk ends at _start; a thread's in libc, at clone3. */
 static void assert_root(const struct walk *w, const struct scenario *sc)
@@ -439,6 +449,11 @@ static void test_proc_qsort_callback(void **state)
 static void test_proc_mutex_thread(void **state)
 {
 	proc_only(state, &mutex_thread);
+}
+
+static void test_proc_signal_handler(void **state)
+{
+	proc_only(state, &in_handler);
 }
 
 /* Without tables, code built without frame pointers loses its callers: what the tables
@@ -554,6 +569,21 @@ static void in_kernel(void **state, const struct scenario *sc)
 	for (__u32 i = 0; i < w.n; i++)
 		assert_int_equal(w.pcs[i], host.pcs[i]);
 
+	/* The walk was counted under its stop reason. */
+	{
+		int ncpus = libbpf_num_possible_cpus();
+		__u64 *per_cpu = calloc((size_t)ncpus, sizeof(*per_cpu)), total = 0;
+		__u32 key = w.reason;
+
+		assert_non_null(per_cpu);
+		assert_int_equal(bpf_map__lookup_elem(skel->maps.unwind_stops, &key, sizeof(key),
+						      per_cpu, (size_t)ncpus * sizeof(*per_cpu), 0), 0);
+		for (int i = 0; i < ncpus; i++)
+			total += per_cpu[i];
+		assert_int_equal(total, 1);
+		free(per_cpu);
+	}
+
 	for (int i = 0; i < r.nmaps; i++)
 		free((char *)in[i].build_id);
 	unwind_maps__free(maps);
@@ -576,6 +606,11 @@ static void test_kernel_mutex_thread(void **state)
 	in_kernel(state, &mutex_thread);
 }
 
+static void test_kernel_signal_handler(void **state)
+{
+	in_kernel(state, &in_handler);
+}
+
 #define T(test, build) cmocka_unit_test_prestate_setup_teardown(test, setup, teardown, build)
 
 int main(void)
@@ -592,6 +627,7 @@ int main(void)
 		T(test_proc_read_chain, &omit_nopie),
 		T(test_proc_qsort_callback, &omit_pie),
 		T(test_proc_mutex_thread, &omit_nopie),
+		T(test_proc_signal_handler, &omit_pie),
 		T(test_frame_pointers_alone_fall_short, &omit_pie),
 		T(test_kernel_read_chain, &vla_pie),
 		T(test_kernel_read_chain, &vla_nopie),
@@ -600,6 +636,8 @@ int main(void)
 		T(test_kernel_qsort_callback, &fp_pie),
 		T(test_kernel_mutex_thread, &vla_nopie),
 		T(test_kernel_mutex_thread, &fp_pie),
+		T(test_kernel_signal_handler, &vla_pie),
+		T(test_kernel_signal_handler, &fp_pie),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
