@@ -48,8 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(bin.off.frame_words <= PYTHON_WINDOW_WORDS);
 		check(bin.nsegments <= PYTHON_MAX_SEGMENTS);
 		for (unsigned i = 0; i < bin.nsegments; i++)
-			python_proc__init(&bin, 0x7f0000000000ull, bin.segments[i].offset & ~0xfffull,
-					  &proc);
+			python_proc__init(&bin, 0x7f0000000000ull,
+					  bin.segments[i].offset & ~0xfffull, &proc);
 	}
 
 	memset(&rec, 0, sizeof(rec));

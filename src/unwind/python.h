@@ -5,11 +5,12 @@
  *
  * Per binary (once per build, off the sampling path): python_binary__read tells whether
  * an executable or a libpython is CPython 3.8-3.13, which version (Py_Version, else its
- * SONAME, else its file name), where _PyRuntime is (.dynsym, else .symtab: Debian's stripped python3.11
- * exports it), and the offsets for that version (a table row, or 3.13's _Py_DebugOffsets
- * read from the file's own data). Per process: python_proc__init turns that and the
- * binary's mapping into the struct python_proc the BPF side is handed. Per code object:
- * struct python_code_cache keeps the names BPF read once, as UTF-8.
+ * SONAME, else its file name), where _PyRuntime is (.dynsym, else .symtab: Debian's
+ * stripped python3.11 exports it), and the offsets for that version (a table row, or
+ * 3.13's _Py_DebugOffsets read from the file's own data). Per process: python_proc__init
+ * turns that and the binary's mapping into the struct python_proc the BPF side is
+ * handed. Per code object: struct python_code_cache keeps the names and line table BPF
+ * read once (names as UTF-8).
  *
  * Nothing here reads a process's memory: the file gives everything but the addresses,
  * and the mapping gives those.

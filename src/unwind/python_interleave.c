@@ -24,7 +24,8 @@ size_t python__interleave(const bool *is_eval, size_t nnative, const struct pyth
 		while (next < npy && n < max) {
 			bool entry = py->frames[next].flags & PYTHON_FRAME_ENTRY;
 
-			out[n++] = (struct python_mixed){ .python = true, .index = (uint32_t)next++ };
+			out[n++] = (struct python_mixed){ .python = true,
+							  .index = (uint32_t)next++ };
 			if (entry)
 				break;
 		}

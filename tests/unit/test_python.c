@@ -157,7 +157,8 @@ static void check_thread(struct service *sv, const struct python_proc *proc, int
 			struct python_code rec;
 
 			python_walk__code(&rd, &proc->off, st.frames[k].code, &rec);
-			assert_int_equal(python_code_cache__add(cache, (uint32_t)sv->p.pid, &rec), 0);
+			assert_int_equal(python_code_cache__add(cache, (uint32_t)sv->p.pid, &rec),
+					 0);
 			e = python_code_cache__find(cache, (uint32_t)sv->p.pid, st.frames[k].code);
 		}
 		assert_non_null(e);
@@ -382,7 +383,8 @@ static void test_fake_libpython(void **state)
 	lib = build_fake(fx, "libpython3.13.so", "-DPYV=0x030d02f0 -DFT=0 -DCOOKIE='\"xdebugpy\"'");
 	ft = build_fake(fx, "libpython3.13t.so", "-DPYV=0x030d02f0 -DFT=1 -DCOOKIE='\"xdebugpy\"'");
 	v311 = build_fake(fx, "libpython3.11.so", "-DPYV=0x030b07f0 -DFT=0 -DCOOKIE='\"\"'");
-	v314 = build_fake(fx, "libpython3.14.so", "-DPYV=0x030e00f0 -DFT=0 -DCOOKIE='\"xdebugpy\"'");
+	v314 = build_fake(fx, "libpython3.14.so",
+			  "-DPYV=0x030e00f0 -DFT=0 -DCOOKIE='\"xdebugpy\"'");
 	nocookie = build_fake(fx, "libpython3.13x.so", "-DPYV=0x030d00f0 -DFT=0 -DCOOKIE='\"\"'");
 	assert_non_null(lib);
 	assert_non_null(ft);
@@ -463,8 +465,8 @@ static void test_not_python(void **state)
 		char pattern[512];
 		glob_t g;
 
-		snprintf(pattern, sizeof(pattern), "%s/.pyenv/versions/3.6.*/lib/libpython3.6m.so.1.0",
-			 home ? home : "/root");
+		snprintf(pattern, sizeof(pattern), "%s/.pyenv/versions/3.6.*/lib/%s",
+			 home ? home : "/root", "libpython3.6m.so.1.0");
 		if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0)
 			py36 = strdup(g.gl_pathv[0]);
 		globfree(&g);
@@ -491,7 +493,8 @@ static int fake_read(void *ctx, void *dst, __u32 size, __u64 addr)
 {
 	const struct fake *f = ctx;
 
-	if (addr < f->base || addr - f->base > sizeof(f->mem) || size > sizeof(f->mem) - (addr - f->base))
+	if (addr < f->base || addr - f->base > sizeof(f->mem) ||
+	    size > sizeof(f->mem) - (addr - f->base))
 		return -EFAULT;
 	memcpy(dst, f->mem + (addr - f->base), size);
 	return 0;

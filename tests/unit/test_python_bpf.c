@@ -298,15 +298,16 @@ static void snapshot_interpreter(const char *python, unsigned minor)
 	int fd, seen = 0;
 	const char *want_worker = minor >= 11 ? "Worker.wait_for_orders;worker;Thread.run;"
 						"Thread._bootstrap_inner;Thread._bootstrap"
-					      : "wait_for_orders;worker;run;_bootstrap_inner;_bootstrap";
+					      : "wait_for_orders;worker;run;_bootstrap_inner;"
+						"_bootstrap";
 
 	assert_non_null(fx);
 	r.cache = python_code_cache__new();
 	r.samples = calloc(MAX_SAMPLES, sizeof(*r.samples));
 	assert_non_null(r.cache);
 	assert_non_null(r.samples);
-	assert_int_equal(pyproc__start(&p, python, fixture__write(fx, "blocked.py", blocked_script)),
-			 0);
+	assert_int_equal(pyproc__start(&p, python,
+				       fixture__write(fx, "blocked.py", blocked_script)), 0);
 	assert_int_equal(pyproc__read_line(&p, line, sizeof(line)), 0);
 	assert_int_equal(sscanf(line, "%u %u", &tid[0], &tid[1]), 2);
 	for (int i = 0; i < 2000 && !both_blocked(p.pid, tid); i++)
