@@ -38,6 +38,7 @@ struct job {
 	struct job *next;
 	int pid;
 	bool remove;
+	bool python_done; /* its interpreters were looked for */
 	size_t n;
 	struct unwinding_mapping maps[]; /* n */
 };
@@ -66,7 +67,7 @@ struct unwinding {
 	size_t nknown, cap_known;
 	uint64_t spent_ns;
 	struct unwinding_stats stats;
-	struct python_procs *python; /* set under lock, before any job */
+	struct python_procs *python; /* set before any job (under lock), then the worker's */
 };
 
 int unwinding__plan(uint64_t budget, struct unwind_maps_plan *plan)
@@ -152,15 +153,42 @@ static struct known *unwinding__get(struct unwinding *u, const struct unwinding_
 	return k;
 }
 
-/* The interpreters of a list of jobs' processes (capture/python_procs.h). */
-static void unwinding__run_python(const struct job *j, struct python_procs *python)
+/*
+ * The interpreters of every queued process not looked at yet (capture/python_procs.h):
+ * a millisecond or so each, run before each job and between a job's binaries, so that a
+ * Python process's frames never wait for the tables of the processes queued before it.
+ * The queue is taken whole and put back in front of what arrived meanwhile: the sampling
+ * thread never waits for this.
+ */
+static void unwinding__run_python(struct unwinding *u)
 {
-	for (; j && python; j = j->next) {
+	struct job *list, *last = NULL;
+
+	if (!u->python)
+		return;
+	pthread_mutex_lock(&u->lock);
+	list = u->head;
+	u->head = NULL;
+	u->tail = &u->head;
+	pthread_mutex_unlock(&u->lock);
+	for (struct job *j = list; j; j = j->next) {
+		last = j;
+		if (j->python_done)
+			continue;
+		j->python_done = true;
 		if (j->remove)
-			python_procs__remove_process(python, j->pid);
+			python_procs__remove_process(u->python, j->pid);
 		else
-			python_procs__add_process(python, j->pid, j->maps, j->n);
+			python_procs__add_process(u->python, j->pid, j->maps, j->n);
 	}
+	if (!list)
+		return;
+	pthread_mutex_lock(&u->lock);
+	last->next = u->head;
+	if (!u->head)
+		u->tail = &last->next;
+	u->head = list;
+	pthread_mutex_unlock(&u->lock);
 }
 
 static void unwinding__run_job(struct unwinding *u, const struct job *j)
@@ -185,6 +213,7 @@ static void unwinding__run_job(struct unwinding *u, const struct job *j)
 			free(maps);
 			return;
 		}
+		unwinding__run_python(u);
 		k = unwinding__get(u, m);
 		if (!k || !k->table || !elf_info__offset_to_vaddr(&k->info, m->offset, &vaddr))
 			continue;
@@ -213,49 +242,24 @@ static void *unwinding__worker(void *arg)
 
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
-		struct python_procs *python;
-		struct job *batch, *j;
+		struct job *j;
 
 		while (!u->head && !u->stop)
 			pthread_cond_wait(&u->wake, &u->lock);
 		if (u->stop)
 			break;
-		/* All that waits, at once: its interpreters are found (milliseconds each)
-		 * before its tables are built (up to seconds), so that a Python process's
-		 * frames do not wait for the tables of every process queued before it. */
-		python = u->python;
-		batch = u->head;
-		u->head = NULL;
-		u->tail = &u->head;
 		pthread_mutex_unlock(&u->lock);
-		unwinding__run_python(batch, python);
-		while ((j = batch)) {
-			struct job *more;
-
-			batch = j->next;
-			pthread_mutex_lock(&u->lock);
-			if (u->stop) {
-				pthread_mutex_unlock(&u->lock);
-				free(j);
-				continue;
-			}
-			/* Jobs queued while a table was built: their interpreters now, their
-			 * tables after the batch's. */
-			more = u->head;
-			u->head = NULL;
+		unwinding__run_python(u);
+		pthread_mutex_lock(&u->lock);
+		j = u->head;
+		if (!j)
+			continue;
+		u->head = j->next;
+		if (!u->head)
 			u->tail = &u->head;
-			pthread_mutex_unlock(&u->lock);
-			unwinding__run_python(more, python);
-			if (more) {
-				struct job **end = &batch;
-
-				while (*end)
-					end = &(*end)->next;
-				*end = more;
-			}
-			unwinding__run_job(u, j);
-			free(j);
-		}
+		pthread_mutex_unlock(&u->lock);
+		unwinding__run_job(u, j);
+		free(j);
 		pthread_mutex_lock(&u->lock);
 	}
 	pthread_mutex_unlock(&u->lock);
