@@ -443,6 +443,20 @@ static void capture_session__stack_quality(struct capture_session *s)
 	h->stack_exits_recorded = true;
 }
 
+static void capture_session__debug_python(const struct capture_session *s)
+{
+	const uint64_t *c = s->counters;
+
+	if (!capture__debug() || !s->python)
+		return;
+	report__error(s->config.report, MSG_CAPTURE_DEBUG_PYTHON, python_procs__count(s->python),
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_NO_THREAD],
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_READ],
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_DEPTH],
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_BAD],
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_CODE_LOST]);
+}
+
 static void capture_session__debug_unwinding(const struct capture_session *s)
 {
 	struct unwinding_stats st;
@@ -492,6 +506,7 @@ int capture_session__end(struct capture_session *s)
 	s->p->header.stacks_truncated = processes__stats(s->processes)->truncated;
 	capture_session__debug_stats(s);
 	capture_session__debug_unwinding(s);
+	capture_session__debug_python(s);
 	return 0;
 }
 
