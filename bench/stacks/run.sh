@@ -11,7 +11,7 @@
 #               walk only (what the tables replace; these stacks are one frame deep)
 #   tables      slideops capture cpu: stacks walked by unwind tables
 #   perf-dwarf  perf record -a --call-graph dwarf -F 99 (copies 8 kB of stack per sample
-#               and unwinds afterwards)
+#               and unwinds afterwards: its CPU time includes `perf report`, which does)
 #
 # interleaved, ROUNDS rounds (the order rotates each round). Reports the BPF time per
 # sample of fp and tables (kernel.bpf_stats_enabled, on only while this runs) and their
@@ -163,6 +163,12 @@ run() {
 		kill -INT "$child"
 		wait "$pid" || true
 		cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$dir/time.txt")
+	fi
+	if [ "$mode" = perf-dwarf ]; then
+		# perf unwinds afterwards: the stacks it copied are only stacks once reported.
+		/usr/bin/time -f "%U %S" -o "$dir/report.time" perf report -i "$dir/perf.data" \
+			--stdio >/dev/null 2>&1 || true
+		cpu=$(awk -v c="$cpu" '{ print c + $1 + $2 }' "$dir/report.time")
 	fi
 	echo "$round $mode $units $cpu $stats" >> "$dir/results"
 	printf '  %-10s %12s units   cpu %6.2f s   bpf %s\n' "$mode" "$units" "$cpu" "$stats"

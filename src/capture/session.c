@@ -299,6 +299,18 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 	}
 	err = bpf_loaded__load(&s->bpf, q, ringbuf_size(ncpus * q->events_per_cpu(c)),
 			       &s->unwind_plan);
+	/* The tables' memory refused (a memory-limited cgroup): a sixteenth of the budget,
+	 * then the smallest, so the capture still runs and the busiest binaries still get
+	 * tables (measured: under a 40 MB memory limit, 4 MB was taken). */
+	while (err == -ENOMEM && s->unwind_plan.budget > UNWINDING_BUDGET_MIN) {
+		uint64_t less = s->unwind_plan.budget / 16;
+
+		if (unwinding__plan(less > UNWINDING_BUDGET_MIN ? less : UNWINDING_BUDGET_MIN,
+				    &s->unwind_plan))
+			break;
+		err = bpf_loaded__load(&s->bpf, q, ringbuf_size(ncpus * q->events_per_cpu(c)),
+				       &s->unwind_plan);
+	}
 	if (err) {
 		report__error(r, MSG_CAPTURE_LOAD_FAILED, strerror(-err));
 		goto out_free;

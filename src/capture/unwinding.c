@@ -153,26 +153,10 @@ static struct known *unwinding__get(struct unwinding *u, const struct unwinding_
 	return k;
 }
 
-/*
- * The interpreters of every queued process not looked at yet (capture/python_procs.h):
- * a millisecond or so each, run before each job and between a job's binaries, so that a
- * Python process's frames never wait for the tables of the processes queued before it.
- * The queue is taken whole and put back in front of what arrived meanwhile: the sampling
- * thread never waits for this.
- */
-static void unwinding__run_python(struct unwinding *u)
+/* The interpreters of the jobs of list not looked at yet (capture/python_procs.h). */
+static void unwinding__python_jobs(struct unwinding *u, struct job *list)
 {
-	struct job *list, *last = NULL;
-
-	if (!u->python)
-		return;
-	pthread_mutex_lock(&u->lock);
-	list = u->head;
-	u->head = NULL;
-	u->tail = &u->head;
-	pthread_mutex_unlock(&u->lock);
-	for (struct job *j = list; j; j = j->next) {
-		last = j;
+	for (struct job *j = list; j && u->python; j = j->next) {
 		if (j->python_done)
 			continue;
 		j->python_done = true;
@@ -181,8 +165,31 @@ static void unwinding__run_python(struct unwinding *u)
 		else
 			python_procs__add_process(u->python, j->pid, j->maps, j->n);
 	}
+}
+
+/*
+ * The interpreters of the processes queued since the batch began: a millisecond or so
+ * each, looked for between the binaries a batch reads (up to seconds each), so that a
+ * Python process's frames never wait for other processes' tables. The queue is taken
+ * whole and put back in front of what arrived meanwhile: the sampling thread never
+ * waits for this.
+ */
+static void unwinding__run_python(struct unwinding *u)
+{
+	struct job *list, *last;
+
+	if (!u->python)
+		return;
+	pthread_mutex_lock(&u->lock);
+	list = u->head;
+	u->head = NULL;
+	u->tail = &u->head;
+	pthread_mutex_unlock(&u->lock);
 	if (!list)
 		return;
+	unwinding__python_jobs(u, list);
+	for (last = list; last->next; last = last->next)
+		;
 	pthread_mutex_lock(&u->lock);
 	last->next = u->head;
 	if (!u->head)
@@ -191,18 +198,23 @@ static void unwinding__run_python(struct unwinding *u)
 	pthread_mutex_unlock(&u->lock);
 }
 
-static void unwinding__run_job(struct unwinding *u, const struct job *j)
+/*
+ * Loads j's process with the tables of its binaries. read_new: binaries never seen are
+ * read (and their tables got) now; otherwise they are left out for the moment. Returns
+ * how many were left out that way (0: the process is complete).
+ */
+static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool read_new)
 {
 	struct unwind_mapping *maps;
-	size_t n = 0;
+	size_t n = 0, unknown = 0;
 
 	if (j->remove) {
 		unwind_maps__remove_process(u->maps, (uint32_t)j->pid);
-		return;
+		return 0;
 	}
 	maps = calloc(j->n ? j->n : 1, sizeof(*maps));
 	if (!maps)
-		return;
+		return 0;
 	for (size_t i = 0; i < j->n; i++) {
 		const struct unwinding_mapping *m = &j->maps[i];
 		struct known *k;
@@ -211,11 +223,16 @@ static void unwinding__run_job(struct unwinding *u, const struct job *j)
 		/* Sampling is over: the session is waiting, not for one more binary. */
 		if (atomic_load_explicit(&u->stop, memory_order_relaxed)) {
 			free(maps);
-			return;
+			return 0;
 		}
-		unwinding__run_python(u);
-		k = unwinding__get(u, m);
-		if (!k || !k->table || !elf_info__offset_to_vaddr(&k->info, m->offset, &vaddr))
+		if (read_new)
+			unwinding__run_python(u);
+		k = read_new ? unwinding__get(u, m) : unwinding__find(u, m->dev, m->ino);
+		if (!k) {
+			unknown++;
+			continue;
+		}
+		if (!k->table || !elf_info__offset_to_vaddr(&k->info, m->offset, &vaddr))
 			continue;
 		maps[n].start = m->start;
 		maps[n].end = m->end;
@@ -229,11 +246,68 @@ static void unwinding__run_job(struct unwinding *u, const struct job *j)
 	if (n) {
 		int64_t start = clock__monotonic_ns();
 
-		if (unwind_maps__add_process(u->maps, (uint32_t)j->pid, maps, n) == 0)
+		if (unwind_maps__add_process(u->maps, (uint32_t)j->pid, maps, n) == 0 && !unknown)
 			u->stats.processes++;
 		u->stats.load_ns += clock__monotonic_ns() - start;
 	}
 	free(maps);
+	return unknown;
+}
+
+struct pending_job {
+	struct job *job;
+	size_t unknown; /* binaries it still needs read */
+};
+
+static int pending_job__cmp(const void *a, const void *b)
+{
+	const struct pending_job *x = a, *y = b;
+
+	return x->unknown < y->unknown ? -1 : x->unknown > y->unknown;
+}
+
+/*
+ * One batch: everything queued at once. Cheap work first: every process gets the tables
+ * already loaded (libc, shared by all) right away; then binaries never seen are read, for
+ * the processes that need the fewest first. At a capture's start the whole machine is
+ * queued at once, and a process must not wait behind another's large binaries for the
+ * tables it shares with everyone. A job followed by another of the same pid in the batch
+ * (an exit, an exec and a new image) is left out.
+ */
+static void unwinding__run_batch(struct unwinding *u, struct job *batch)
+{
+	struct pending_job *pending;
+	size_t n = 0, npending = 0;
+
+	/* Interpreters first, in the order things happened (an exit, then a new image). */
+	unwinding__python_jobs(u, batch);
+	for (struct job *j = batch; j; j = j->next)
+		n++;
+	pending = calloc(n ? n : 1, sizeof(*pending));
+	for (struct job *j = batch; j; j = j->next) {
+		bool superseded = false;
+		size_t unknown;
+
+		for (struct job *later = j->next; later && !superseded; later = later->next)
+			superseded = later->pid == j->pid;
+		if (superseded)
+			continue;
+		unknown = unwinding__run_job(u, j, !pending);
+		if (unknown && pending)
+			pending[npending++] = (struct pending_job){ j, unknown };
+	}
+	if (pending) {
+		qsort(pending, npending, sizeof(*pending), pending_job__cmp);
+		for (size_t i = 0; i < npending; i++)
+			unwinding__run_job(u, pending[i].job, true);
+		free(pending);
+	}
+	while (batch) {
+		struct job *next = batch->next;
+
+		free(batch);
+		batch = next;
+	}
 }
 
 static void *unwinding__worker(void *arg)
@@ -242,24 +316,17 @@ static void *unwinding__worker(void *arg)
 
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
-		struct job *j;
+		struct job *batch;
 
 		while (!u->head && !u->stop)
 			pthread_cond_wait(&u->wake, &u->lock);
 		if (u->stop)
 			break;
+		batch = u->head;
+		u->head = NULL;
+		u->tail = &u->head;
 		pthread_mutex_unlock(&u->lock);
-		unwinding__run_python(u);
-		pthread_mutex_lock(&u->lock);
-		j = u->head;
-		if (!j)
-			continue;
-		u->head = j->next;
-		if (!u->head)
-			u->tail = &u->head;
-		pthread_mutex_unlock(&u->lock);
-		unwinding__run_job(u, j);
-		free(j);
+		unwinding__run_batch(u, batch);
 		pthread_mutex_lock(&u->lock);
 	}
 	pthread_mutex_unlock(&u->lock);

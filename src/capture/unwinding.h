@@ -18,6 +18,8 @@
 
 /* 64 MB of kernel memory for tables and process mappings unless asked otherwise. */
 #define UNWINDING_BUDGET_DEFAULT (64ull << 20)
+/* The smallest budget the maps take (unwind_maps__plan's floor). */
+#define UNWINDING_BUDGET_MIN (1ull << 20)
 
 /* One executable file mapping of a process, as the sampling side knows it. fd is the
  * binary's descriptor, open for the whole capture (binaries.h): the worker reads it with

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The capture's unwind worker (src/capture/unwinding.c) on real BPF maps, with this test's
+ * own process as the sampled one: its executable mappings queued, tables built and
+ * cached by build id, the process's mappings in the map the walker reads, a second worker
+ * reading the cache instead of building, and a removal that empties the entry. Needs
+ * root (BPF maps); skipped otherwise.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/unwinding.h"
+#include "helpers/fixture.h"
+#include "unwind_maps.h"
+
+struct env {
+	struct unwind_maps_plan plan;
+	int rows, tables, procs;
+	struct unwinding_mapping maps[32];
+	size_t n;
+	struct fixture *fx;
+};
+
+/* This process's executable file mappings, each with its file open. */
+static void read_own_maps(struct env *e)
+{
+	char line[512], path[256], perms[8];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) && e->n < 32) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		struct stat st;
+
+		path[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %255s", &start, &end, perms, &off,
+			   &maj, &min, &ino, path) < 7 || perms[2] != 'x' || path[0] != '/')
+			continue;
+		e->maps[e->n].fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (e->maps[e->n].fd < 0 || fstat(e->maps[e->n].fd, &st))
+			continue;
+		e->maps[e->n].start = start;
+		e->maps[e->n].end = end;
+		e->maps[e->n].offset = off;
+		e->maps[e->n].dev = st.st_dev;
+		e->maps[e->n].ino = st.st_ino;
+		e->n++;
+	}
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mmapable, .map_flags = BPF_F_MMAPABLE);
+	struct env *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -1;
+	if (unwinding__plan(8ull << 20, &e->plan))
+		return -1;
+	e->rows = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_rows", 4, sizeof(struct unwind_row),
+				 e->plan.rows, &mmapable);
+	e->tables = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_tables", 4,
+				   sizeof(struct unwind_table_ref), UNWIND_MAX_TABLES, NULL);
+	e->procs = bpf_map_create(BPF_MAP_TYPE_HASH, "unwind_procs", 4, sizeof(struct unwind_proc),
+				  e->plan.procs, NULL);
+	e->fx = fixture__new();
+	if (e->rows < 0 || e->tables < 0 || e->procs < 0 || !e->fx)
+		return -1;
+	read_own_maps(e);
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	for (size_t i = 0; i < e->n; i++)
+		close(e->maps[i].fd);
+	close(e->rows);
+	close(e->tables);
+	close(e->procs);
+	fixture__free(e->fx);
+	free(e);
+	return 0;
+}
+
+/* Waits (the worker is asynchronous) until pid's entry is there, or gone. */
+static bool wait_entry(struct env *e, uint32_t pid, bool present, struct unwind_proc *out)
+{
+	for (int i = 0; i < 500; i++) {
+		bool there = bpf_map_lookup_elem(e->procs, &pid, out) == 0;
+
+		if (there == present)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+static size_t cached_files(struct env *e)
+{
+	DIR *d = opendir(fixture__path(e->fx, "unwind"));
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void test_own_process(void **state)
+{
+	struct env *e = *state;
+	const char *dir = fixture__path(e->fx, "unwind");
+	uint32_t pid = (uint32_t)getpid();
+	struct unwinding_stats st;
+	struct unwind_proc proc;
+	struct unwinding *u;
+
+	assert_true(e->n >= 2); /* the test and libc at least */
+	u = unwinding__new(&e->plan, e->rows, e->tables, e->procs, dir);
+	assert_non_null(u);
+	assert_int_equal(unwinding__add_process(u, (int)pid, e->maps, e->n), 0);
+	assert_true(wait_entry(e, pid, true, &proc));
+	assert_true(proc.n >= 2);
+	for (uint32_t i = 1; i < proc.n; i++)
+		assert_true(proc.maps[i - 1].start < proc.maps[i].start);
+	assert_int_equal(unwinding__remove_process(u, (int)pid), 0);
+	assert_true(wait_entry(e, pid, false, &proc));
+	unwinding__stop(u);
+	unwinding__stats(u, &st);
+	assert_true(st.tables >= 2);
+	assert_int_equal(st.processes, 1);
+	assert_int_equal(st.cached, 0);
+	assert_true(st.maps.used > 0);
+	unwinding__free(u);
+	assert_true(cached_files(e) >= 2);
+
+	/* The next capture reads the tables back instead of building them. */
+	u = unwinding__new(&e->plan, e->rows, e->tables, e->procs, dir);
+	assert_non_null(u);
+	assert_int_equal(unwinding__add_process(u, (int)pid, e->maps, e->n), 0);
+	assert_true(wait_entry(e, pid, true, &proc));
+	unwinding__stop(u);
+	unwinding__stats(u, &st);
+	assert_true(st.cached >= 2);
+	unwinding__free(u);
+}
+
+/* Stopped with work still queued: it returns, dropping the rest, and frees cleanly. */
+static void test_stop_with_work_queued(void **state)
+{
+	struct env *e = *state;
+	struct unwinding *u = unwinding__new(&e->plan, e->rows, e->tables, e->procs, NULL);
+
+	assert_non_null(u);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(unwinding__add_process(u, 100000 + i, e->maps, e->n), 0);
+	unwinding__stop(u);
+	unwinding__stop(u);
+	assert_int_equal(unwinding__add_process(u, 1, e->maps, e->n), 0);
+	unwinding__free(u);
+	unwinding__free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_own_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_with_work_queued, setup, teardown),
+	};
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipped: BPF maps need root\n");
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
