@@ -502,11 +502,11 @@ static uint32_t processes__jit_location(struct processes *ps, enum language lang
 	uint32_t *cache = java ? &ps->java_location : &ps->javascript_location;
 	const char *name = java ? JAVA_FRAME : JAVASCRIPT_FRAME;
 	struct prof_location loc = { 0 };
+	uint32_t *mapping = java ? &ps->java_mapping : &ps->javascript_mapping;
 
 	if (*cache != UINT32_MAX)
 		return *cache;
-	loc.mapping = processes__special_mapping(ps, java ? &ps->java_mapping :
-						 &ps->javascript_mapping, name, MAPPING_JIT, lang, "");
+	loc.mapping = processes__special_mapping(ps, mapping, name, MAPPING_JIT, lang, "");
 	loc.function = profile__intern(ps->p, name);
 	if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX)
 		return UINT32_MAX;
@@ -533,8 +533,9 @@ static uint32_t processes__interleave(struct processes *ps, const struct stack_s
 	py.exit = (uint16_t)s->pystack_exit;
 	memcpy(py.frames, &s->ips[s->kstack_len + s->ustack_len],
 	       s->pystack_len * sizeof(struct python_frame));
-	nm = python__interleave(is_eval, nu, &py, mixed, max < 2 * RECORD_MAX_STACK + RECORD_MAX_PYFRAMES ?
-				max : 2 * RECORD_MAX_STACK + RECORD_MAX_PYFRAMES);
+	if (max > sizeof(mixed) / sizeof(mixed[0]))
+		max = sizeof(mixed) / sizeof(mixed[0]);
+	nm = python__interleave(is_eval, nu, &py, mixed, max);
 	for (size_t i = 0; i < nm; i++) {
 		uint32_t loc;
 
