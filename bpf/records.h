@@ -27,11 +27,15 @@
 /* Path components of the executable sent with an exit (leaf first). */
 #define RECORD_EXE_MAX_PARTS 16
 #define RECORD_EXE_PART_LEN 64
+/* Interpreter (Python) frames a sample carries after its native ones: 16 bytes each
+ * (struct python_frame of python_records.h). The same as PYTHON_MAX_FRAMES. */
+#define RECORD_MAX_PYFRAMES 64
 
 enum record_kind {
 	RECORD_SAMPLE = 1,
 	RECORD_EXEC = 2,
 	RECORD_EXIT = 3,
+	RECORD_PYTHON_CODE = 4, /* a Python code object's names, once per process */
 	RECORD_QUESTION = 16, /* and on: a question's own records (src/capture/QUESTION.c) */
 };
 
@@ -56,6 +60,13 @@ enum stack_counter {
 	STACK_COUNTER_UNWIND_NOT_GROWING, /* the caller's sp not above ours: garbage */
 	/* The process had no tables loaded (yet): frame pointers by the kernel instead. */
 	STACK_COUNTER_UNWIND_NO_PROCESS,
+	/* The Python frame walker's early exits (enum python_exit, from PYTHON_EXIT_NO_THREAD
+	 * on): a sample of a CPython process without its Python frames, or with part. */
+	STACK_COUNTER_PYTHON_NO_THREAD,
+	STACK_COUNTER_PYTHON_READ,
+	STACK_COUNTER_PYTHON_DEPTH,
+	STACK_COUNTER_PYTHON_BAD,
+	STACK_COUNTER_PYTHON_CODE_LOST, /* a code object's names did not fit the ring buffer */
 	STACK_COUNTER__COUNT,
 };
 
@@ -91,6 +102,10 @@ struct stack_sample {
 	__u32 lock_kind; /* the question's own kinds of lock */
 	__u32 kstack_len; /* frames in ips[0 .. kstack_len) */
 	__u32 ustack_len; /* frames in ips[kstack_len .. kstack_len + ustack_len) */
+	/* Python frames (struct python_frame, two words each, newest first) from
+	 * ips[kstack_len + ustack_len] on; 0 for a process that does not run CPython. */
+	__u32 pystack_len;
+	__u32 pystack_exit; /* enum python_exit of that walk */
 	char comm[RECORD_COMM_LEN]; /* the thread's name */
 	/* Only with SAMPLE_FIRST: what user space needs of a process that may be gone
 	 * before it reads /proc, and whose exit it may not hear of (one sampled only while
@@ -98,7 +113,9 @@ struct stack_sample {
 	__u32 ppid;
 	__u32 tty_nr;
 	char leader_comm[RECORD_COMM_LEN]; /* the process's name */
-	__u64 ips[2 * RECORD_MAX_STACK]; /* leaf first; only the used part is sent */
+	/* Leaf first; only the used part is sent. The Python frames' copy starts at a word
+	 * index the verifier only knows to be below 256, hence the room. */
+	__u64 ips[256 + 2 * RECORD_MAX_PYFRAMES];
 };
 
 #define SAMPLE_HEADER_SIZE ((unsigned long)&((struct stack_sample *)0)->ips)

@@ -82,6 +82,9 @@ static __always_inline void count(__u32 counter)
 		*value += 1;
 }
 
+/* Interpreter frames: stack__send's hook, over the maps above and count(). */
+#include "python_frames.h"
+
 /* tty_nr as /proc/PID/stat encodes it (new_encode_dev of the tty's device). */
 static __always_inline __u32 task_tty_nr(struct task_struct *task)
 {
@@ -113,6 +116,8 @@ static __always_inline struct stack_sample *stack__begin(void)
 	s->wait = 0;
 	s->state = SAMPLE_STATE_NONE;
 	s->lock_kind = 0;
+	s->pystack_len = 0; /* only stack__send reads interpreter frames */
+	s->pystack_exit = 0;
 	return s;
 }
 
@@ -154,7 +159,8 @@ static __always_inline void stack__output(struct stack_sample *s, struct task_st
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	}
 
-	size = SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len) * sizeof(__u64);
+	size = SAMPLE_HEADER_SIZE +
+	       (s->kstack_len + s->ustack_len + 2 * s->pystack_len) * sizeof(__u64);
 	if (size > sizeof(*s))
 		size = sizeof(*s);
 	if (bpf_ringbuf_output(&records, s, size, wakeup)) {
@@ -284,6 +290,7 @@ static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32
 	 * for this thread, after the native stack, so that user space can splice them in
 	 * where the interpreter's evaluation loop appears in it.
 	 */
+	python_frames__take(s, s->tgid, (__u32)pid_tgid, klen + ulen);
 	s->kstack_len = klen;
 	s->ustack_len = ulen;
 	stack__output(s, (struct task_struct *)bpf_get_current_task(),

@@ -17,13 +17,21 @@
 #include "capture/binaries.h"
 #include "capture/cgroups.h"
 #include "capture/maps.h"
+#include "capture/python_procs.h"
 #include "capture/unwinding.h"
 #include "proc/owner.h"
 #include "proc/proc.h"
 #include "profile/profile.h"
+#include "python_frames.h"
+#include "unwind/python.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/clock.h"
+
+/* The frames that stand for what a runtime ran (Python functions, JIT code). */
+#define PYTHON_UNKNOWN_FRAME "[unknown Python function]"
+#define JAVA_FRAME "[Java]"
+#define JAVASCRIPT_FRAME "[JavaScript]"
 
 /* A mapping that was not there when last read is looked for again (dlopen), but not
  * more often than this per process. */
@@ -53,6 +61,8 @@ struct processes {
 	struct binaries *binaries;
 	struct cgroups *cgroups;
 	struct unwinding *unwinding;
+	struct python_procs *python;
+	struct python_code_cache *codes; /* names of the code objects BPF sent */
 	const char *proc_root;
 	int64_t default_values[RECORD_MAX_VALUES];
 	uint32_t state_ids[4];   /* string ids of "", "running", "waiting", "idle" */
@@ -67,6 +77,8 @@ struct processes {
 
 	uint32_t kernel_mapping, anon_mapping, unknown_mapping, truncated_mapping;
 	uint32_t truncated_location;
+	uint32_t python_mapping, java_mapping, javascript_mapping;
+	uint32_t java_location, javascript_location;
 	struct processes_stats stats;
 };
 
@@ -80,7 +92,10 @@ struct processes *processes__new(struct profile *p, struct owner_resolver *owner
 	if (!ps)
 		return NULL;
 	ps->index = hashmap__new();
-	if (!ps->index) {
+	ps->codes = python_code_cache__new();
+	if (!ps->index || !ps->codes) {
+		hashmap__free(ps->index);
+		python_code_cache__free(ps->codes);
 		free(ps);
 		errno = ENOMEM;
 		return NULL;
@@ -99,6 +114,7 @@ struct processes *processes__new(struct profile *p, struct owner_resolver *owner
 	    ps->state_ids[SAMPLE_STATE_WAITING] == UINT32_MAX ||
 	    ps->state_ids[SAMPLE_STATE_IDLE] == UINT32_MAX) {
 		hashmap__free(ps->index);
+		python_code_cache__free(ps->codes);
 		free(ps);
 		errno = ENOMEM;
 		return NULL;
@@ -108,6 +124,8 @@ struct processes *processes__new(struct profile *p, struct owner_resolver *owner
 	ps->kernel_mapping = kernel_mapping;
 	ps->anon_mapping = ps->unknown_mapping = ps->truncated_mapping = UINT32_MAX;
 	ps->truncated_location = UINT32_MAX;
+	ps->python_mapping = ps->java_mapping = ps->javascript_mapping = UINT32_MAX;
+	ps->java_location = ps->javascript_location = UINT32_MAX;
 	return ps;
 }
 
@@ -131,6 +149,7 @@ void processes__free(struct processes *ps)
 	}
 	free(ps->items);
 	hashmap__free(ps->index);
+	python_code_cache__free(ps->codes);
 	free(ps);
 }
 
@@ -150,6 +169,20 @@ int processes__set_lock_kinds(struct processes *ps, const char *const *names, ui
 void processes__set_unwinding(struct processes *ps, struct unwinding *u)
 {
 	ps->unwinding = u;
+}
+
+void processes__set_python(struct processes *ps, struct python_procs *pp)
+{
+	ps->python = pp;
+}
+
+int processes__python_code(struct processes *ps, const void *data, size_t size)
+{
+	const struct python_code_record *r = data;
+
+	if (size < sizeof(*r))
+		return 0;
+	return python_code_cache__add(ps->codes, r->tgid, &r->code);
 }
 
 const struct processes_stats *processes__stats(const struct processes *ps)
@@ -291,6 +324,7 @@ static int process__send_maps(struct processes *ps, struct process *proc)
 		maps[n].dev = bin->dev;
 		maps[n].ino = bin->ino;
 		maps[n].fd = bin->fd;
+		maps[n].path = bin->path;
 		n++;
 	}
 	err = n ? unwinding__add_process(ps->unwinding, proc->tgid, maps, n) : 0;
@@ -418,6 +452,121 @@ static uint32_t processes__truncated(struct processes *ps)
 	return ps->truncated_location;
 }
 
+/* ---- what runtimes ran: Python functions, JIT code ---- */
+
+/* A Python frame of process tgid: its function, file and line, in the Python mapping. */
+static uint32_t processes__python_location(struct processes *ps, uint32_t tgid,
+					   const struct python_frame *f)
+{
+	const struct python_code_entry *e = python_code_cache__find(ps->codes, tgid, f->code);
+	struct prof_location loc = { 0 };
+
+	loc.mapping = processes__special_mapping(ps, &ps->python_mapping, "[python]",
+						 MAPPING_ANON, LANGUAGE_PYTHON, "");
+	if (loc.mapping == UINT32_MAX)
+		return UINT32_MAX;
+	if (e) {
+		loc.function = profile__intern(ps->p, e->name[0] ? e->name : PYTHON_UNKNOWN_FRAME);
+		loc.file = profile__intern(ps->p, e->file);
+		loc.line = python_code__line(e, f->instr);
+		loc.start_line = e->firstlineno;
+	} else {
+		loc.function = profile__intern(ps->p, PYTHON_UNKNOWN_FRAME);
+	}
+	if (loc.function == UINT32_MAX || loc.file == UINT32_MAX)
+		return UINT32_MAX;
+	return profile__add_location(ps->p, &loc);
+}
+
+/* The frame in the evaluator of CPython binary e (file offsets)? */
+static bool process__is_eval(const struct process *proc, const struct python_procs_entry *e,
+			     uint64_t addr)
+{
+	const struct vma *v = vma_list__find(&proc->maps, addr);
+	uint64_t offset;
+
+	if (!v || v->kind != VMA_FILE || !v->binary || v->binary->dev != e->dev ||
+	    v->binary->ino != e->ino)
+		return false;
+	offset = addr - v->start + v->offset;
+	return offset >= e->eval_start && offset < e->eval_end;
+}
+
+/*
+ * The language a process's JIT code is in: a run of frames in anonymous executable
+ * memory of a java or node process is that runtime's compiled code (DESIGN §3, §5).
+ * LANGUAGE_OTHER for any other process.
+ */
+static enum language process__jit_language(struct processes *ps, const struct process *proc)
+{
+	const char *comm = proc->facts ? profile__str(ps->p, proc->labels.comm) : NULL;
+	const char *exe = proc->facts ? profile__str(ps->p, proc->labels.exe) : NULL;
+	const char *base = exe ? strrchr(exe, '/') : NULL;
+
+	base = base ? base + 1 : exe;
+	if ((comm && strcmp(comm, "java") == 0) || (base && strcmp(base, "java") == 0))
+		return LANGUAGE_JAVA;
+	if ((comm && (strcmp(comm, "node") == 0 || strncmp(comm, "node-", 5) == 0)) ||
+	    (base && (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0)))
+		return LANGUAGE_JAVASCRIPT;
+	return LANGUAGE_OTHER;
+}
+
+/* The one frame a run of lang's JIT code becomes. */
+static uint32_t processes__jit_location(struct processes *ps, enum language lang)
+{
+	bool java = lang == LANGUAGE_JAVA;
+	uint32_t *cache = java ? &ps->java_location : &ps->javascript_location;
+	const char *name = java ? JAVA_FRAME : JAVASCRIPT_FRAME;
+	struct prof_location loc = { 0 };
+	uint32_t *mapping = java ? &ps->java_mapping : &ps->javascript_mapping;
+
+	if (*cache != UINT32_MAX)
+		return *cache;
+	loc.mapping = processes__special_mapping(ps, mapping, name, MAPPING_JIT, lang, "");
+	loc.function = profile__intern(ps->p, name);
+	if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX)
+		return UINT32_MAX;
+	*cache = profile__add_location(ps->p, &loc);
+	return *cache;
+}
+
+/*
+ * Puts the sample's Python frames in place of the evaluator's native frames of its
+ * user stack ulocs (nu frames, leaf first; is_eval says which) into out. Returns the
+ * frames written, or UINT32_MAX when out of memory.
+ */
+static uint32_t processes__interleave(struct processes *ps, const struct stack_sample *s,
+				      const uint32_t *ulocs, const bool *is_eval, uint32_t nu,
+				      uint32_t *out, uint32_t max)
+{
+	struct python_mixed mixed[2 * RECORD_MAX_STACK + RECORD_MAX_PYFRAMES];
+	struct python_stack py;
+	uint32_t n = 0;
+	size_t nm;
+
+	memset(&py, 0, sizeof(py));
+	py.nframes = (uint16_t)s->pystack_len;
+	py.exit = (uint16_t)s->pystack_exit;
+	memcpy(py.frames, &s->ips[s->kstack_len + s->ustack_len],
+	       s->pystack_len * sizeof(struct python_frame));
+	if (max > sizeof(mixed) / sizeof(mixed[0]))
+		max = sizeof(mixed) / sizeof(mixed[0]);
+	nm = python__interleave(is_eval, nu, &py, mixed, max);
+	for (size_t i = 0; i < nm; i++) {
+		uint32_t loc;
+
+		if (mixed[i].python)
+			loc = processes__python_location(ps, s->tgid, &py.frames[mixed[i].index]);
+		else
+			loc = ulocs[mixed[i].index];
+		if (loc == UINT32_MAX)
+			return UINT32_MAX;
+		out[n++] = loc;
+	}
+	return n;
+}
+
 /*
  * Adds one sample of proc. Frames after the first of each part are return addresses:
  * one is taken off, so each points into its call instruction and names the caller even
@@ -425,8 +574,13 @@ static uint32_t processes__truncated(struct processes *ps)
  */
 static int processes__emit(struct processes *ps, struct process *proc, const struct stack_sample *s)
 {
-	uint32_t locs[2 * RECORD_MAX_STACK + 1], n = 0;
+	uint32_t locs[2 * RECORD_MAX_STACK + RECORD_MAX_PYFRAMES + 1], n = 0;
+	uint32_t ulocs[RECORD_MAX_STACK], nu = 0;
+	bool is_eval[RECORD_MAX_STACK];
 	uint32_t klen = s->kstack_len, ulen = s->ustack_len;
+	enum language jit = LANGUAGE_OTHER;
+	struct python_procs_entry py;
+	bool python = false;
 	/* The walker stopped short of the root, or the kernel's walk filled the sample. */
 	bool cut = (s->flags & SAMPLE_USTACK_CUT) || ulen >= RECORD_MAX_STACK;
 	struct prof_labels labels = proc->labels;
@@ -445,10 +599,15 @@ static int processes__emit(struct processes *ps, struct process *proc, const str
 		if (locs[n++] == UINT32_MAX)
 			return -ENOMEM;
 	}
+	if (s->pystack_len && ps->python)
+		python = python_procs__find(ps->python, proc->tgid, &py);
+	if (ulen)
+		jit = process__jit_language(ps, proc);
 	for (uint32_t i = 0; i < ulen; i++) {
 		struct prof_location loc = { 0 };
+		uint64_t addr = s->ips[klen + i] - (i > 0);
 
-		err = processes__user_location(ps, proc, s->ips[klen + i] - (i > 0), &loc);
+		err = processes__user_location(ps, proc, addr, &loc);
 		if (err < 0)
 			return err;
 		if (err == 1) {
@@ -464,9 +623,32 @@ static int processes__emit(struct processes *ps, struct process *proc, const str
 				break;
 			}
 		}
-		locs[n] = profile__add_location(ps->p, &loc);
-		if (locs[n++] == UINT32_MAX)
+		if (jit != LANGUAGE_OTHER && loc.mapping == ps->anon_mapping) {
+			/* A run of JIT code is one frame of its language. */
+			uint32_t id = processes__jit_location(ps, jit);
+
+			if (id == UINT32_MAX)
+				return -ENOMEM;
+			if (nu && ulocs[nu - 1] == id)
+				continue;
+			ulocs[nu] = id;
+		} else {
+			ulocs[nu] = profile__add_location(ps->p, &loc);
+		}
+		if (ulocs[nu] == UINT32_MAX)
 			return -ENOMEM;
+		is_eval[nu++] = python && process__is_eval(proc, &py, addr);
+	}
+	if (python) {
+		uint32_t m = processes__interleave(ps, s, ulocs, is_eval, nu, &locs[n],
+						   RECORD_MAX_STACK + RECORD_MAX_PYFRAMES);
+
+		if (m == UINT32_MAX)
+			return -ENOMEM;
+		n += m;
+	} else {
+		memcpy(&locs[n], ulocs, nu * sizeof(*ulocs));
+		n += nu;
 	}
 	if (ulen && cut) {
 		locs[n] = processes__truncated(ps);
@@ -567,11 +749,18 @@ static int process__flush(struct processes *ps, struct process *proc)
 
 /* ---- records ---- */
 
+/* The bytes a sample's record uses: its header and frames. */
+static size_t sample__size(const struct stack_sample *s)
+{
+	return SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len + 2 * s->pystack_len) *
+					    sizeof(__u64);
+}
+
 static bool sample__whole(const struct stack_sample *s, size_t size)
 {
 	return size >= SAMPLE_HEADER_SIZE && s->kstack_len <= RECORD_MAX_STACK &&
-	       s->ustack_len <= RECORD_MAX_STACK &&
-	       size >= SAMPLE_HEADER_SIZE + (s->kstack_len + s->ustack_len) * sizeof(__u64);
+	       s->ustack_len <= RECORD_MAX_STACK && s->pystack_len <= RECORD_MAX_PYFRAMES &&
+	       size >= sample__size(s);
 }
 
 int processes__sample(struct processes *ps, const struct stack_sample *s, size_t size)
@@ -605,8 +794,7 @@ int processes__sample(struct processes *ps, const struct stack_sample *s, size_t
 	}
 	if (proc->facts && (proc->maps_ok || s->ustack_len == 0))
 		return processes__emit(ps, proc, s);
-	return process__keep(proc, s, SAMPLE_HEADER_SIZE +
-					      (s->kstack_len + s->ustack_len) * sizeof(__u64));
+	return process__keep(proc, s, sample__size(s));
 }
 
 static dev_t kernel_dev(uint32_t dev)

@@ -49,6 +49,14 @@ void processes__free(struct processes *ps);
  * loads their tables off this path. NULL: nowhere. */
 void processes__set_unwinding(struct processes *ps, struct unwinding *u);
 
+/* Where the processes running CPython are told (capture/python_procs.h): their samples'
+ * Python frames replace the evaluator's native frames. NULL: nowhere. */
+struct python_procs;
+void processes__set_python(struct processes *ps, struct python_procs *pp);
+/* A RECORD_PYTHON_CODE record (struct python_code_record): the names of a code object,
+ * kept for the samples that follow. 0 or -ENOMEM. */
+int processes__python_code(struct processes *ps, const void *data, size_t size);
+
 /* One record of each kind, as the ring buffer hands it (size bytes). 0 or -ENOMEM;
  * a record too short to be what it says is ignored. */
 int processes__sample(struct processes *ps, const struct stack_sample *s, size_t size);

@@ -27,6 +27,7 @@
 #include "capture/capture_internal.h"
 #include "capture/cgroups.h"
 #include "capture/processes.h"
+#include "capture/python_procs.h"
 #include "capture/unwinding.h"
 #include "util/clock.h"
 #include "util/messages.h"
@@ -52,6 +53,7 @@ struct capture_session {
 	struct cgroups *cgroups;
 	struct processes *processes;
 	struct unwinding *unwinding; /* NULL: frame pointers only */
+	struct python_procs *python; /* NULL: no Python frames */
 	struct unwind_maps_plan unwind_plan;
 	uint32_t kernel_mapping;
 	uint64_t counters[RECORD_MAX_COUNTERS];
@@ -220,6 +222,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	case RECORD_EXIT:
 		err = processes__exit(s->processes, data, size);
 		break;
+	case RECORD_PYTHON_CODE:
+		err = processes__python_code(s->processes, data, size);
+		break;
 	default:
 		if (kind >= RECORD_QUESTION && s->q->fold)
 			err = s->q->fold(s, data, size);
@@ -254,6 +259,21 @@ static int capture_session__prepare(struct capture_session *s, int ncpus)
 	return processes__set_lock_kinds(s->processes, s->q->lock_kinds, s->q->nlock_kinds);
 }
 
+/* Python frames: the worker that loads tables also finds CPython in each process it is
+ * handed. Without it (memory refused), interpreter frames stay native ones. */
+static void capture_session__start_python(struct capture_session *s)
+{
+	int procs = bpf_loaded__map(&s->bpf, "python_procs");
+
+	if (procs < 0)
+		return;
+	s->python = python_procs__new(procs);
+	if (!s->python)
+		return;
+	unwinding__set_python(s->unwinding, s->python);
+	processes__set_python(s->processes, s->python);
+}
+
 /* The unwind worker over the loaded maps. Without it (a thread or memory refused) every
  * stack is the kernel's frame-pointer walk, as the walker does for a process without
  * tables: worse stacks, not a failed capture. */
@@ -268,10 +288,12 @@ static void capture_session__start_unwinding(struct capture_session *s)
 	if (rows < 0 || tables < 0 || procs < 0 || getenv("SLIDEOPS_NO_UNWIND"))
 		return;
 	s->unwinding = unwinding__new(&s->unwind_plan, rows, tables, procs, s->config.cache_dir);
-	if (!s->unwinding)
+	if (!s->unwinding) {
 		report__error(s->config.report, MSG_CAPTURE_UNWIND_FAILED, strerror(errno));
-	else
-		processes__set_unwinding(s->processes, s->unwinding);
+		return;
+	}
+	processes__set_unwinding(s->processes, s->unwinding);
+	capture_session__start_python(s);
 }
 
 static int capture_session__attach_processes(struct capture_session *s)
@@ -513,6 +535,20 @@ static void capture_session__stack_quality(struct capture_session *s)
 	h->stack_exits_recorded = true;
 }
 
+static void capture_session__debug_python(const struct capture_session *s)
+{
+	const uint64_t *c = s->counters;
+
+	if (!capture__debug() || !s->python)
+		return;
+	report__error(s->config.report, MSG_CAPTURE_DEBUG_PYTHON, python_procs__count(s->python),
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_NO_THREAD],
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_READ],
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_DEPTH],
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_BAD],
+		      (unsigned long long)c[STACK_COUNTER_PYTHON_CODE_LOST]);
+}
+
 static void capture_session__debug_unwinding(const struct capture_session *s)
 {
 	struct unwinding_stats st;
@@ -565,6 +601,7 @@ int capture_session__end(struct capture_session *s)
 	s->p->header.stacks_truncated = processes__stats(s->processes)->truncated;
 	capture_session__debug_stats(s);
 	capture_session__debug_unwinding(s);
+	capture_session__debug_python(s);
 	return 0;
 }
 
@@ -576,6 +613,7 @@ void capture_session__free(struct capture_session *s)
 	capture_session__detach_processes(s);
 	/* Before the binaries whose descriptors it reads, and the maps it writes. */
 	unwinding__free(s->unwinding);
+	python_procs__free(s->python);
 	free(s->links);
 	ring_buffer__free(s->rb);
 	bpf_loaded__close(&s->bpf);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "capture/binaries.h"
+#include "capture/python_procs.h"
 #include "elf/elf_file.h"
 #include "elf/elf_reader.h"
 #include "util/clock.h"
@@ -37,6 +38,7 @@ struct job {
 	struct job *next;
 	int pid;
 	bool remove;
+	bool python_done; /* its interpreters were looked for */
 	size_t n;
 	struct unwinding_mapping maps[]; /* n */
 };
@@ -65,6 +67,7 @@ struct unwinding {
 	size_t nknown, cap_known;
 	uint64_t spent_ns;
 	struct unwinding_stats stats;
+	struct python_procs *python; /* set before any job (under lock), then the worker's */
 };
 
 int unwinding__plan(uint64_t budget, struct unwind_maps_plan *plan)
@@ -150,6 +153,51 @@ static struct known *unwinding__get(struct unwinding *u, const struct unwinding_
 	return k;
 }
 
+/* The interpreters of the jobs of list not looked at yet (capture/python_procs.h). */
+static void unwinding__python_jobs(struct unwinding *u, struct job *list)
+{
+	for (struct job *j = list; j && u->python; j = j->next) {
+		if (j->python_done)
+			continue;
+		j->python_done = true;
+		if (j->remove)
+			python_procs__remove_process(u->python, j->pid);
+		else
+			python_procs__add_process(u->python, j->pid, j->maps, j->n);
+	}
+}
+
+/*
+ * The interpreters of the processes queued since the batch began: a millisecond or so
+ * each, looked for between the binaries a batch reads (up to seconds each), so that a
+ * Python process's frames never wait for other processes' tables. The queue is taken
+ * whole and put back in front of what arrived meanwhile: the sampling thread never
+ * waits for this.
+ */
+static void unwinding__run_python(struct unwinding *u)
+{
+	struct job *list, *last;
+
+	if (!u->python)
+		return;
+	pthread_mutex_lock(&u->lock);
+	list = u->head;
+	u->head = NULL;
+	u->tail = &u->head;
+	pthread_mutex_unlock(&u->lock);
+	if (!list)
+		return;
+	unwinding__python_jobs(u, list);
+	for (last = list; last->next; last = last->next)
+		;
+	pthread_mutex_lock(&u->lock);
+	last->next = u->head;
+	if (!u->head)
+		u->tail = &last->next;
+	u->head = list;
+	pthread_mutex_unlock(&u->lock);
+}
+
 /*
  * Loads j's process with the tables of its binaries. read_new: binaries never seen are
  * read (and their tables got) now; otherwise they are left out for the moment. Returns
@@ -177,6 +225,8 @@ static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool 
 			free(maps);
 			return 0;
 		}
+		if (read_new)
+			unwinding__run_python(u);
 		k = read_new ? unwinding__get(u, m) : unwinding__find(u, m->dev, m->ino);
 		if (!k) {
 			unknown++;
@@ -229,6 +279,8 @@ static void unwinding__run_batch(struct unwinding *u, struct job *batch)
 	struct pending_job *pending;
 	size_t n = 0, npending = 0;
 
+	/* Interpreters first, in the order things happened (an exit, then a new image). */
+	unwinding__python_jobs(u, batch);
 	for (struct job *j = batch; j; j = j->next)
 		n++;
 	pending = calloc(n ? n : 1, sizeof(*pending));
@@ -325,6 +377,13 @@ static int unwinding__queue(struct unwinding *u, struct job *j)
 	pthread_cond_signal(&u->wake);
 	pthread_mutex_unlock(&u->lock);
 	return 0;
+}
+
+void unwinding__set_python(struct unwinding *u, struct python_procs *pp)
+{
+	pthread_mutex_lock(&u->lock);
+	u->python = pp;
+	pthread_mutex_unlock(&u->lock);
 }
 
 int unwinding__add_process(struct unwinding *u, int pid, const struct unwinding_mapping *maps,

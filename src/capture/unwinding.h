@@ -30,6 +30,7 @@ struct unwinding_mapping {
 	dev_t dev;
 	uint64_t ino;
 	int fd;           /* -1: not opened, frame pointers there */
+	const char *path; /* the binary's (binaries.h: lives as long as fd); may be NULL */
 };
 
 struct unwinding_stats {
@@ -61,6 +62,11 @@ int unwinding__add_process(struct unwinding *u, int pid, const struct unwinding_
 			   size_t n);
 /* Queues pid's removal (it exited or replaced its image). */
 int unwinding__remove_process(struct unwinding *u, int pid);
+
+/* Where the worker also looks for interpreters in each process it loads (CPython:
+ * capture/python_procs.h), before the first process is queued. NULL: nowhere. */
+struct python_procs;
+void unwinding__set_python(struct unwinding *u, struct python_procs *pp);
 
 /* Stops the worker (what is still queued is dropped) and waits for it. Idempotent. */
 void unwinding__stop(struct unwinding *u);

@@ -245,7 +245,8 @@ static bool function__equal(const void *key, uint32_t id, void *ctx)
 
 /*
  * The id of the Function (name, filename, start line), adding it when new: a function
- * sampled at many lines stays one function; the line goes on the Line.
+ * sampled at many lines stays one function; the line goes on the Line. An interpreter's
+ * frames carry their start line; a native one's comes from its line table, if any.
  */
 static uint64_t enc__function(struct encoder *e, int64_t name, int64_t filename,
 			      int64_t start_line)
@@ -494,7 +495,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		const struct prof_location *l = &p->locations[i];
 		PbLocation *loc = &a->locations[i];
 		uint32_t name = l->function, file = l->file;
-		int64_t line_no = l->line, start_line = 0;
+		int64_t line_no = l->line, start_line = l->start_line;
 
 		if (e->with_names && l->name)
 			name = l->name;
@@ -503,7 +504,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		if (e->with_names && !file && l->src_file) {
 			file = l->src_file;
 			line_no = l->src_line;
-			start_line = l->start_line;
+			start_line = l->src_start_line;
 		}
 		perftools__profiles__location__init(loc);
 		loc->id = (uint64_t)i + 1;
@@ -866,6 +867,7 @@ struct decoder {
 	uint32_t *mapping_of;    /* pprof mapping i -> model index */
 	uint32_t *function_name; /* pprof function i -> model name and file ids */
 	uint32_t *function_file;
+	int64_t *function_start;
 	uint32_t anon_mapping;   /* for locations without a mapping; UINT32_MAX until needed */
 };
 
@@ -1127,9 +1129,10 @@ static int dec__functions(struct decoder *d)
 
 	d->function_name = calloc_n(pb->n_function, sizeof(*d->function_name));
 	d->function_file = calloc_n(pb->n_function, sizeof(*d->function_file));
+	d->function_start = calloc_n(pb->n_function, sizeof(*d->function_start));
 	ids = calloc_n(pb->n_function, sizeof(*ids));
 	pos = calloc_n(pb->n_function, sizeof(*pos));
-	if (!d->function_name || !d->function_file || !ids || !pos)
+	if (!d->function_name || !d->function_file || !d->function_start || !ids || !pos)
 		goto out_free;
 	err = -EBADMSG;
 	for (size_t i = 0; i < pb->n_function; i++) {
@@ -1140,6 +1143,7 @@ static int dec__functions(struct decoder *d)
 		/* Some writers fill only system_name. */
 		d->function_name[i] = d->str[f->name ? f->name : f->system_name];
 		d->function_file[i] = d->str[f->filename];
+		d->function_start[i] = f->start_line;
 		ids[i] = f->id;
 		pos[i] = (uint32_t)i;
 	}
@@ -1213,6 +1217,7 @@ static int dec__locations(struct decoder *d)
 				l.function = d->function_name[f];
 				l.file = d->function_file[f];
 				l.line = pl->line[j]->line;
+				l.start_line = d->function_start[f];
 			}
 		}
 		index[i] = profile__add_location(d->p, &l);
@@ -1379,6 +1384,7 @@ int pprof__decode(const void *data, size_t len, struct profile **out)
 	free(d.mapping_of);
 	free(d.function_name);
 	free(d.function_file);
+	free(d.function_start);
 	free(d.mappings.entries);
 	free(d.functions.entries);
 	free(d.locations.entries);

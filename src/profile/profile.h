@@ -119,6 +119,8 @@ struct prof_location {
 			       frames, binaries without build id); 0 when looked up at read */
 	uint32_t file;      /* string id, interpreter frames only */
 	int64_t line;
+	int64_t start_line; /* interpreter frames: the function's first line (pprof's
+			       Function.start_line); 0 when not known */
 	/* Filled by profile__symbolize; not stored. */
 	uint32_t name;      /* string id: the function, or "app+0x4a1f20" when unnamed */
 	bool named;
@@ -126,7 +128,7 @@ struct prof_location {
 	/* Filled by profile__add_lines from the line tables kept by build id; not stored. */
 	uint32_t src_file;  /* string id of the source file */
 	int64_t src_line;
-	int64_t start_line; /* where its function starts */
+	int64_t src_start_line; /* where its function starts */
 };
 
 struct prof_stack {

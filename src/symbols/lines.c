@@ -579,7 +579,7 @@ int profile__add_lines(struct profile *p, const struct lines_lookup *lookup)
 				return -ENOMEM;
 			}
 			l->src_line = r->line;
-			l->start_line = r->start_line;
+			l->src_start_line = r->start_line;
 		}
 		line_table__free(t);
 	}

@@ -82,6 +82,17 @@ static uint32_t intern_readable(struct profile *p, const char *name)
 	return id;
 }
 
+/* One of node's own Builtins_* functions (V8's interpreter, its bytecode handlers and
+ * the JIT's entry points, embedded in the node binary). */
+static bool is_node_builtin(const char *path, const char *name)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	return base && name && (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0) &&
+	       strncmp(name, "Builtins_", 9) == 0;
+}
+
 static int name_location(struct profile *p, struct prof_location *l,
 			 const struct mapping_names *names)
 {
@@ -123,7 +134,48 @@ static int name_location(struct profile *p, struct prof_location *l,
 	l->name = id;
 	/* By the name as the binary has it: mangling tells Rust from C++. */
 	l->language = l->named && lang != LANGUAGE_KERNEL ? symbol__language(name, lang) : lang;
+	if (l->named && m && is_node_builtin(profile__str(p, m->path), name)) {
+		/* node's interpreter and JIT entry points run JavaScript: the frame the
+		 * capture makes of its JIT code, not a run of V8's builtins (DESIGN §3). */
+		l->name = profile__intern(p, "[JavaScript]");
+		l->language = LANGUAGE_JAVASCRIPT;
+		if (l->name == UINT32_MAX)
+			return -ENOMEM;
+	}
 	return 0;
+}
+
+/* A frame that stands for a run of a runtime's code: [JavaScript], [Java]. */
+static bool is_runtime_run(const struct profile *p, uint32_t loc)
+{
+	const struct prof_location *l = &p->locations[loc];
+	const char *name;
+
+	if (l->language != LANGUAGE_JAVASCRIPT && l->language != LANGUAGE_JAVA)
+		return false;
+	name = profile__str(p, l->name);
+	return name && name[0] == '[';
+}
+
+/*
+ * Node's JIT code (one frame from the capture) and its builtins (named here) alternate:
+ * each run of them is one [JavaScript] frame (DESIGN §3). Stacks shrink in place, so the
+ * profile's stack index no longer finds them: a stack added later is a stack of its own.
+ */
+static void merge_runtime_runs(struct profile *p)
+{
+	for (uint32_t i = 0; i < p->nstacks; i++) {
+		uint32_t *locs = p->stack_locations + p->stacks[i].first;
+		uint32_t depth = p->stacks[i].depth, n = 0;
+
+		for (uint32_t j = 0; j < depth; j++) {
+			if (n && p->locations[locs[j]].name == p->locations[locs[n - 1]].name &&
+			    is_runtime_run(p, locs[j]) && is_runtime_run(p, locs[n - 1]))
+				continue;
+			locs[n++] = locs[j];
+		}
+		p->stacks[i].depth = n;
+	}
 }
 
 int profile__symbolize(struct profile *p, const struct symbol_lookup *src)
@@ -137,8 +189,10 @@ int profile__symbolize(struct profile *p, const struct symbol_lookup *src)
 	err = load_tables(p, src, names);
 	for (uint32_t i = 0; i < p->nlocations && !err; i++)
 		err = name_location(p, &p->locations[i], names);
-	if (!err)
+	if (!err) {
+		merge_runtime_runs(p);
 		p->symbolized = true;
+	}
 
 	for (uint32_t i = 0; i < p->nmappings; i++) {
 		if (!names[i].owns)

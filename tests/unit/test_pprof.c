@@ -107,6 +107,10 @@ static struct profile *build_cpu(struct built *b)
 	L[5] = location(p, py, 0x1000, "build_report", "/srv/billing/report.py", 57);
 	L[6] = location(p, jit, 0x7f0000001234ULL, NULL, NULL, 0);
 	L[7] = location(p, py, 0x2000, "main", "/srv/billing/app.py", 3);
+	/* Python functions keep their first line (pprof's Function.start_line). */
+	p->locations[L[4]].start_line = 40;
+	p->locations[L[5]].start_line = 40;
+	p->locations[L[7]].start_line = 1;
 
 	{
 		uint32_t s1[] = { L[0], L[1], L[2] };
@@ -195,6 +199,7 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 		assert_str_id_equal(a, x->function, b, y->function);
 		assert_str_id_equal(a, x->file, b, y->file);
 		assert_int_equal(x->line, y->line);
+		assert_int_equal(x->start_line, y->start_line);
 	}
 
 	assert_int_equal(a->nsamples, b->nsamples);

@@ -376,12 +376,48 @@ static void test_capture_names_demangled(void **state)
 	profile__free(p);
 }
 
+/* node's JIT code (one [JavaScript] frame from the capture) and its Builtins_* functions
+ * alternate: each run of them is one [JavaScript] frame, in JavaScript; node's own C++
+ * keeps its name. */
+static void test_node_runs_are_one_frame(void **state)
+{
+	struct profile *p = profile__new(QUESTION_CPU);
+	uint32_t node, jit, js, b1, b2, start, stack, depth;
+	const uint32_t *locs;
+
+	(void)state;
+	node = mapping(p, "/usr/bin/node", "", MAPPING_EXE, LANGUAGE_C);
+	jit = mapping(p, "[JavaScript]", "", MAPPING_JIT, LANGUAGE_JAVASCRIPT);
+	js = location(p, jit, 0, "[JavaScript]");
+	b1 = location(p, node, 0x1000, "Builtins_InterpreterEntryTrampoline");
+	b2 = location(p, node, 0x2000, "Builtins_JSEntryTrampoline");
+	start = location(p, node, 0x3000, "_ZN4node5StartEiPPc");
+	{
+		uint32_t l[] = { js, b1, js, b2, start };
+
+		stack = profile__add_stack(p, l, 5);
+	}
+	assert_int_not_equal(stack, UINT32_MAX);
+	assert_int_equal(profile__symbolize(p, NULL), 0);
+	assert_string_equal(name_of(p, b1), "[JavaScript]");
+	assert_int_equal(p->locations[b1].language, LANGUAGE_JAVASCRIPT);
+	assert_int_equal(p->locations[js].language, LANGUAGE_JAVASCRIPT);
+	assert_string_equal(name_of(p, start), "node::Start(int, char**)");
+	assert_int_equal(p->locations[start].language, LANGUAGE_C);
+	locs = profile__stack(p, stack, &depth);
+	assert_int_equal(depth, 2);
+	assert_string_equal(name_of(p, locs[0]), "[JavaScript]");
+	assert_int_equal(locs[1], start);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_without_names),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_capture_names_demangled),
+		cmocka_unit_test(test_node_runs_are_one_frame),
 		cmocka_unit_test_setup_teardown(test_sources_in_order, ws_setup, ws_teardown),
 		cmocka_unit_test_setup_teardown(test_languages_and_shared_builds, ws_setup,
 						ws_teardown),

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Python frames of a sample, for every question: bpf/stack.h's stack__send calls
+ * python_frames__take after the native stack, for a process user space found CPython in
+ * (src/capture/python.c puts its struct python_proc in python_procs, off the sampling
+ * path). The sampled thread's frames go after the native ones in the same sample; a
+ * code object's names go once per process, in a record of their own sent before the
+ * first sample that has it (user space keeps them).
+ *
+ * What user space reads (the record) is above the BPF part, for both sides.
+ */
+#ifndef SLIDEOPS_BPF_PYTHON_FRAMES_H
+#define SLIDEOPS_BPF_PYTHON_FRAMES_H
+
+#include "python_records.h"
+#include "records.h"
+
+/* RECORD_PYTHON_CODE: the names of one code object of process tgid. */
+struct python_code_record {
+	__u32 kind;
+	__u32 tgid;
+	struct python_code code;
+};
+
+_Static_assert(RECORD_MAX_PYFRAMES == PYTHON_MAX_FRAMES, "a sample holds a whole Python stack");
+_Static_assert(sizeof(struct python_frame) == 2 * sizeof(__u64), "two words a frame");
+
+#ifdef __bpf__
+
+#include "python_walk.h"
+
+/* tgid -> where CPython is in it (user space's unwind worker writes it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct python_proc);
+} python_procs SEC(".maps");
+
+/* tid -> its thread state last time: the walk tries it first. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} python_threads SEC(".maps");
+
+struct python_code_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 code;
+};
+
+/* (tgid, code object) whose names were sent. LRU: forgetting one only sends it again. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct python_code_key);
+	__type(value, __u8);
+} python_codes SEC(".maps");
+
+struct python_frames_scratch {
+	struct python_scratch win;
+	struct python_stack stack;
+	struct python_code_record code;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct python_frames_scratch);
+} python_frames_scratch SEC(".maps");
+
+struct python_frames_names {
+	__u32 tgid;
+	struct python_proc *p;
+	struct python_frames_scratch *sc;
+};
+
+/* Frame i's code object: its names, when not sent for this process yet. */
+static long python_frames__code(__u32 i, void *ctx)
+{
+	struct python_frames_names *w = ctx;
+	struct python_code_key k = { .tgid = w->tgid };
+	struct python_code_record *r = &w->sc->code;
+	__u8 one = 1;
+
+	k.code = w->sc->stack.frames[i & (PYTHON_MAX_FRAMES - 1)].code;
+	if (!k.code || bpf_map_lookup_elem(&python_codes, &k))
+		return 0;
+	r->kind = RECORD_PYTHON_CODE;
+	r->tgid = w->tgid;
+	python_walk__code(NULL, &w->p->off, k.code, &r->code);
+	if (bpf_ringbuf_output(&records, r, sizeof(*r), BPF_RB_NO_WAKEUP)) {
+		count(STACK_COUNTER_PYTHON_CODE_LOST);
+		return 1;
+	}
+	bpf_map_update_elem(&python_codes, &k, &one, BPF_ANY);
+	return 0;
+}
+
+/*
+ * The current thread's Python frames into s->ips from word at (after the native
+ * frames), when its process runs CPython: s->pystack_len frames, s->pystack_exit why
+ * the walk ended. A process without CPython costs one hash lookup.
+ *
+ * A global function: the verifier checks it once, on its own. Inlined into stack__send
+ * it was checked again for each state the native walk left (past a million steps).
+ */
+__noinline int python_frames__take(struct stack_sample *s, __u32 tgid, __u32 tid, __u32 at)
+{
+	struct python_frames_names w = { .tgid = tgid };
+	__u64 pthread_id = 0, *hint;
+	__u32 zero = 0, n, size;
+
+	if (!s)
+		return 0;
+	s->pystack_len = 0;
+	s->pystack_exit = 0;
+	w.p = bpf_map_lookup_elem(&python_procs, &tgid);
+	if (!w.p)
+		return 0;
+	w.sc = bpf_map_lookup_elem(&python_frames_scratch, &zero);
+	if (!w.sc)
+		return 0;
+#ifdef __TARGET_ARCH_x86
+	{
+		/* pthread_self(): 3.8-3.10 know their threads only by it. */
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		pthread_id = BPF_CORE_READ(task, thread.fsbase);
+	}
+#endif
+	hint = bpf_map_lookup_elem(&python_threads, &tid);
+	python_walk(NULL, w.p, tid, pthread_id, hint ? *hint : 0, &w.sc->win, &w.sc->stack);
+	if (w.sc->stack.tstate && (!hint || *hint != w.sc->stack.tstate))
+		bpf_map_update_elem(&python_threads, &tid, &w.sc->stack.tstate, BPF_ANY);
+	s->pystack_exit = w.sc->stack.exit;
+	if (w.sc->stack.exit >= PYTHON_EXIT_NO_THREAD && w.sc->stack.exit < PYTHON_EXIT__COUNT)
+		count(STACK_COUNTER_PYTHON_NO_THREAD + w.sc->stack.exit - PYTHON_EXIT_NO_THREAD);
+	n = w.sc->stack.nframes;
+	if (n == 0)
+		return 0;
+	if (n > PYTHON_MAX_FRAMES)
+		n = PYTHON_MAX_FRAMES;
+	bpf_loop(n, python_frames__code, &w, 0);
+	size = python__bound(n * sizeof(struct python_frame), 2 * PYTHON_MAX_FRAMES * 8 - 1);
+	at = python__bound(at, 255);
+	if (size == 0)
+		size = 2 * PYTHON_MAX_FRAMES * 8; /* n was PYTHON_MAX_FRAMES: the mask made it 0 */
+	if (bpf_probe_read_kernel(&s->ips[at], size, w.sc->stack.frames))
+		return 0;
+	s->pystack_len = size / sizeof(struct python_frame);
+	return 0;
+}
+
+#endif /* __bpf__ */
+
+#endif
