@@ -69,7 +69,7 @@ for target in "$top"/build/fuzz/fuzz_*; do
 	# The profile reader must refuse its gzip-bomb seed within 256 MB.
 	rss=2048
 	[ "$(basename "$target")" = fuzz_pprof ] && rss=256
-	if "$target" -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=$rss \
+	if "$target" -max_total_time="${FUZZ_SECONDS:-30}" -rss_limit_mb=$rss \
 		-artifact_prefix="$log_dir/" "$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} \
 		>"$out" 2>&1; then
 		passed=$((passed + 1))

@@ -194,6 +194,8 @@ cg_kill "$cg_gamma"
 "$SLIDEOPS" capture cpu -d 60 --json > "$WORK/early.json" 2> "$WORK/early.err" &
 cap=$!
 defer "kill -9 $cap 2>/dev/null"
+# Three seconds of sampling: loading the programs takes a while on a busy machine.
+wait_attached "$cap" || fail "the capture never started sampling: $(cat "$WORK/early.err")"
 sleep 3
 kill -INT "$cap"
 wait "$cap" || fail "a capture ended by Ctrl-C failed: $(cat "$WORK/early.err")"

@@ -37,6 +37,7 @@ start_of() { printf '%x' "0x$(nm "$WORK/worker" | awk -v f="$1" '$3 == f { print
 price=$(start_of price_orders)
 ship=$(start_of ship_orders)
 main=$(start_of main)
+entry=$(start_of _start)
 strip "$WORK/worker"
 mkdir -p "$WORK/bin" && mv "$WORK/worker" "$WORK/bin/billing-worker"
 
@@ -54,9 +55,11 @@ for f in "$price" "$ship"; do
 		'map(select(.name == $n and .self >= 0.2 * $g)) | length == 1' <<<"$rows" >/dev/null ||
 		fail "no row billing-worker+0x$f (price $price, ship $ship; unit $share): $rows"
 done
-# Every row of the binary is a function's start: no row per sampled address.
+# Every row of the binary is a function's start: no row per sampled address. Complete
+# stacks reach _start beneath main.
 jq -e --arg a "billing-worker+0x$price" --arg b "billing-worker+0x$ship" \
-	--arg m "billing-worker+0x$main" 'all(.[]; .name == $a or .name == $b or .name == $m)' \
+	--arg m "billing-worker+0x$main" --arg e "billing-worker+0x$entry" \
+	'all(.[]; .name == $a or .name == $b or .name == $m or .name == $e)' \
 	<<<"$rows" >/dev/null || fail "rows that are not function starts: $rows"
 jq -e --arg p "$WORK/bin/billing-worker" '.stripped | map(select(.path == $p)) | length == 1' \
 	"$WORK/capture.json" >/dev/null || fail "the stripped worker is not on the card"
