@@ -42,14 +42,8 @@ for tool in gcc perf bpftrace bpftool jq /usr/bin/time; do
 done
 [ -x "$SLIDEOPS" ] || { echo "bench: $SLIDEOPS is not built (make)" >&2; exit 1; }
 
-dir=$(mktemp -d /tmp/slideops-bench-cpu.XXXXXX)
-stats_before=$(sysctl -n kernel.bpf_stats_enabled)
-cleanup() {
-	sysctl -q -w kernel.bpf_stats_enabled="$stats_before" || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-sysctl -q -w kernel.bpf_stats_enabled=1
+source "$top/bench/lib.sh"
+bench_init cpu
 
 # The workload: WORKERS threads, each doing fixed units of integer work; prints how many
 # units all of them completed in SECONDS. Frame pointers, so every profiler gets stacks.
@@ -104,7 +98,6 @@ int main(int argc, char **argv)
 }
 C
 gcc -O2 -fno-omit-frame-pointer -pthread -o "$dir/work" "$dir/work.c"
-export SLIDEOPS_DATA="$dir/data"
 
 # The BPF programs a process holds (from its descriptors).
 held_programs() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u; }

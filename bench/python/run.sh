@@ -35,14 +35,8 @@ for tool in gcc bpftool jq "$PYTHON"; do
 done
 [ -x "$SLIDEOPS" ] || { echo "bench: $SLIDEOPS is not built (make)" >&2; exit 1; }
 
-dir=$(mktemp -d /tmp/slideops-bench-python.XXXXXX)
-stats_before=$(sysctl -n kernel.bpf_stats_enabled)
-cleanup() {
-	sysctl -q -w kernel.bpf_stats_enabled="$stats_before" || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-sysctl -q -w kernel.bpf_stats_enabled=1
+source "$top/bench/lib.sh"
+bench_init python
 
 # One process: units of work until SECONDS have passed, then prints how many.
 cat > "$dir/native.c" <<'C'
@@ -113,7 +107,6 @@ while time.monotonic() < until:
 print(n)
 PY
 gcc -O2 -fno-omit-frame-pointer -o "$dir/native" "$dir/native.c"
-export SLIDEOPS_DATA="$dir/data"
 # The tables of libc, python and the workload are cached, as on a server profiled before.
 "$SLIDEOPS" capture cpu -d 1 >/dev/null 2>&1 || true
 

@@ -39,14 +39,8 @@ for tool in gcc perf bpftool jq /usr/bin/time; do
 done
 [ -x "$SLIDEOPS" ] || { echo "bench: $SLIDEOPS is not built (make)" >&2; exit 1; }
 
-dir=$(mktemp -d /tmp/slideops-bench-stacks.XXXXXX)
-stats_before=$(sysctl -n kernel.bpf_stats_enabled)
-cleanup() {
-	sysctl -q -w kernel.bpf_stats_enabled="$stats_before" || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-sysctl -q -w kernel.bpf_stats_enabled=1
+source "$top/bench/lib.sh"
+bench_init stacks
 
 # WORKERS threads, each doing units of work through a chain without frame pointers, a
 # third of it in memcpy; prints the units all of them completed in SECONDS.
@@ -104,7 +98,6 @@ int main(int argc, char **argv)
 }
 C
 gcc -O2 -fomit-frame-pointer -pthread -o "$dir/work" "$dir/work.c"
-export SLIDEOPS_DATA="$dir/data"
 # The tables of libc and the workload are cached, as on a server profiled before.
 "$SLIDEOPS" capture cpu -d 1 >/dev/null 2>&1 || true
 
