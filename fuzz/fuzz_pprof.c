@@ -158,7 +158,7 @@ static struct profile *seed_profile(enum question q)
 	struct prof_mapping kern = { .kind = MAPPING_KERNEL, .language = LANGUAGE_KERNEL,
 				     .build_id_recorded = true };
 	uint32_t m0, m1, l[3], st;
-	int64_t v[2] = { 2, 20202020 };
+	int64_t v[PROFILE_MAX_VALUES] = { 2, 20202020 };
 
 	if (!p)
 		return NULL;

@@ -191,7 +191,7 @@ static void test_export_has_lines_and_main_binary_first(void **state)
 				    .vaddr = 0x1000 };
 	struct prof_labels lb = { .pid = 1, .comm = 0 };
 	uint32_t ml, me, locs[2], stack;
-	int64_t v[2] = { 5, 50000000 };
+	int64_t v[PROFILE_MAX_VALUES] = { 5, 50000000 };
 	char path[160];
 	struct store *s;
 	struct line_table *t;

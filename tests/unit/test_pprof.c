@@ -63,7 +63,7 @@ static uint32_t location(struct profile *p, uint32_t m, uint64_t addr, const cha
 static void sample(struct profile *p, const uint32_t *locs, uint32_t depth, int64_t v0,
 		   int64_t v1, const struct prof_labels *lb)
 {
-	int64_t v[2] = { v0, v1 };
+	int64_t v[PROFILE_MAX_VALUES] = { v0, v1 };
 	uint32_t stack = profile__add_stack(p, locs, depth);
 
 	assert_int_not_equal(stack, UINT32_MAX);

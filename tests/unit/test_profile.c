@@ -67,7 +67,7 @@ static void test_samples_with_equal_stack_and_labels_add_up(void **state)
 	struct profile *p = profile__new(QUESTION_CPU);
 	uint32_t m, l1, l2, stack, other, locs[2];
 	struct prof_labels labels = { .pid = 42, .tid = 42 };
-	int64_t v[2] = { 1, 10101010 };
+	int64_t v[PROFILE_MAX_VALUES] = { 1, 10101010 };
 
 	(void)state;
 	m = add_mapping(p, "/usr/local/bin/app", "b65a313cbf47");

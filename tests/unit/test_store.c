@@ -96,7 +96,7 @@ static struct profile *make_profile(const char *host, int64_t t, uint32_t nsampl
 		struct prof_labels lb = { .pid = (int32_t)(i % 1000) + 1, .tid = (int32_t)i + 1,
 					  .group = S(p, "Service billing"),
 					  .group_kind = GROUP_SERVICE };
-		int64_t v[2] = { 1, 10101010 };
+		int64_t v[PROFILE_MAX_VALUES] = { 1, 10101010 };
 		uint32_t loc, stack;
 
 		seed = seed * 1103515245u + 12345u;
