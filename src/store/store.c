@@ -154,6 +154,17 @@ static int run(struct store *s, sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? 0 : sql_err(s->db, rc);
 }
 
+/* Runs a prepared question, then finalizes it: 1 when it has a row, 0 when not, -errno. */
+static int any_row(struct store *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : sql_err(s->db, rc);
+}
+
 static char *xstrdup(const unsigned char *s)
 {
 	return strdup(s ? (const char *)s : "");
@@ -673,35 +684,27 @@ static int need_db(struct store *s, bool write)
 static int profile_exists(struct store *s, const char *id)
 {
 	sqlite3_stmt *st;
-	int rc, err;
+	int err;
 
 	err = prepare(s, "SELECT 1 FROM profiles WHERE id = ?1 UNION ALL"
 			 " SELECT 1 FROM pending WHERE blob = ?1 || '" BLOB_SUFFIX "'", &st);
 	if (err)
 		return err;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : sql_err(s->db, rc);
+	return any_row(s, st);
 }
 
 /* 1 when the index lists id (0 when not, -errno). */
 static int profile_indexed(struct store *s, const char *id)
 {
 	sqlite3_stmt *st;
-	int rc, err;
+	int err;
 
 	err = prepare(s, "SELECT 1 FROM profiles WHERE id = ?", &st);
 	if (err)
 		return err;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : sql_err(s->db, rc);
+	return any_row(s, st);
 }
 
 /* Forgets a save that is over (done, failed, or swept). */
@@ -1231,7 +1234,7 @@ int store__has_symbols(struct store *s, const char *build_id, enum symbol_source
 {
 	char bid[BUILD_ID_HEX_MAX + 1];
 	sqlite3_stmt *st;
-	int rc, err;
+	int err;
 
 	if (build_id__norm(build_id, bid) || !s->db)
 		return 0;
@@ -1240,11 +1243,7 @@ int store__has_symbols(struct store *s, const char *build_id, enum symbol_source
 		return err;
 	sqlite3_bind_text(st, 1, bid, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, (int)src);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : sql_err(s->db, rc);
+	return any_row(s, st);
 }
 
 /* The best table for build_id of a source at least min. */
