@@ -19,6 +19,14 @@ expect_error 2 "--data is empty: give the workspace directory" --data '' profile
 expect_error 2 "'--data' needs a directory" profiles --data
 expect_error 2 "needs two profile ids, ID_A and ID_B, and got only 'abc'" compare abc
 
+# The main help lists every question capture takes, as capture's own help does.
+"$SLIDEOPS" --help >"$WORK/help" || fail "slideops --help"
+for q in cpu wall threads locks memory; do
+	grep -Eq "^  $q +[A-Z]" <(sed -n '/^QUESTION:/,/^$/p' <("$SLIDEOPS" capture --help)) ||
+		fail "capture --help does not list $q"
+	grep -Eq "^ +$q +[A-Z]" "$WORK/help" || fail "slideops --help does not list the question $q"
+done
+
 # Listing creates nothing.
 "$SLIDEOPS" --data "$WORK/not-there" profiles >/dev/null || fail "profiles in a new directory"
 "$SLIDEOPS" --data "$WORK/not-there" symbols list >/dev/null || fail "symbols list in a new directory"
