@@ -154,7 +154,22 @@ void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max
 		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(a->nthread_sets - max));
 }
 
-/* One line: how many stacks are whole, and the commonest reason the others stop. */
+static const enum msg_id stack_exit_words[STACK_EXIT__COUNT] = {
+	[STACK_EXIT_NO_TABLE] = MSG_STACK_EXIT_NO_TABLE,
+	[STACK_EXIT_TABLE_MISS] = MSG_STACK_EXIT_TABLE_MISS,
+	[STACK_EXIT_READ_FAULT] = MSG_STACK_EXIT_READ_FAULT,
+	[STACK_EXIT_DEPTH] = MSG_STACK_EXIT_DEPTH,
+	[STACK_EXIT_UNSUPPORTED] = MSG_STACK_EXIT_UNSUPPORTED,
+	[STACK_EXIT_BP_UNKNOWN] = MSG_STACK_EXIT_BP_UNKNOWN,
+	[STACK_EXIT_NOT_GROWING] = MSG_STACK_EXIT_NOT_GROWING,
+};
+
+/*
+ * How many stacks are whole, and the commonest reason the others stop: its key in
+ * stack_quality.exits and its words. Samples of processes without tables are not an
+ * exit (frame pointers may take them all the way), but when there are any they are the
+ * likeliest reason for short stacks, so they get their own line.
+ */
 static void analysis__print_stack_quality(const struct analysis *a, FILE *out)
 {
 	const struct prof_header *h = &a->profile->header;
@@ -172,7 +187,11 @@ static void analysis__print_stack_quality(const struct analysis *a, FILE *out)
 		msg_fprint(out, MSG_REPORT_STACK_QUALITY, pct);
 	else
 		msg_fprint(out, MSG_REPORT_STACK_QUALITY_EXIT, pct, stack_exit__name(worst),
+			   msg_text(stack_exit_words[worst]),
 			   (unsigned long long)h->stack_exits[worst]);
+	if (h->stack_exits_recorded && h->stack_exits[STACK_EXIT_NO_PROCESS_TABLES])
+		msg_fprint(out, MSG_REPORT_STACK_QUALITY_NO_TABLES,
+			   (unsigned long long)h->stack_exits[STACK_EXIT_NO_PROCESS_TABLES]);
 }
 
 void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
