@@ -18,4 +18,5 @@ flamegraph_html:
 	asset web_app_js, "ui/app.js"
 	asset web_app_css, "ui/app.css"
 	asset web_flame_js, "ui/flame.js"
+	asset web_dom_js, "ui/dom.js"
 	.section .note.GNU-stack,"",@progbits

@@ -114,7 +114,7 @@ static void test_profiles_with_hostile_names(void **state)
 	const char *answer;
 
 	(void)state;
-	doc = views__profiles(&e, 1);
+	doc = views__profiles(&e, 1, NULL);
 	assert_non_null(doc);
 	answer = json_string_value(json_object_get(json_array_get(json_object_get(doc, "profiles"), 0),
 						   "answer"));
