@@ -22,7 +22,8 @@
 #include "util/hashmap.h"
 #include "util/messages.h"
 
-/* web/flamegraph.html, NUL-terminated (web/assets.S). */
+/* web/flamegraph.html with the UI's flame graph inlined (web/bundle.py), NUL-terminated
+ * (web/assets.S). */
 extern const char flamegraph_html[];
 
 #define PLACEHOLDER "/*SLIDEOPS_PROFILE*/"

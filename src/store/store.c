@@ -1061,16 +1061,19 @@ int store__load_profile(struct store *s, const char *id, struct profile **out)
 	}
 	fd = openat(s->profiles_fd, blob, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	err = fd < 0 ? -errno : 0;
+	if (!err)
+		err = blob__check(s, fd, blob);
 	sqlite3_finalize(st);
 	if (err == -ENOENT)
 		return -ENODATA; /* listed, but its file is gone */
 	if (err == -ELOOP)
 		return -EBADMSG;
-	if (err)
+	if (err) {
+		if (fd >= 0)
+			close(fd);
 		return err;
-	err = blob__check(s, fd, blob);
-	if (!err)
-		err = pprof__read_fd(fd, out);
+	}
+	err = pprof__read_fd(fd, out);
 	close(fd);
 	/* Listed but unreadable as a profile: the profile is damaged, not absent. */
 	if (err == -EINVAL || err == -EFBIG)

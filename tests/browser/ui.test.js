@@ -35,6 +35,8 @@ async function noInjectedScript(page) {
 	const n = await page.evaluate(() => document.querySelectorAll('script').length);
 	assert.strictEqual(n, 1, 'a name became a <script> element');
 	assert.strictEqual(await page.evaluate(() => window.__injected === undefined), true);
+	const text = await page.evaluate(() => document.body.innerText);
+	assert.ok(!/\[object |^null$/m.test(text), 'the page shows a value where an element belongs');
 }
 
 (async () => {

@@ -717,7 +717,8 @@ async function profilePage(m, id) {
 			m.append(errorBox(e));
 		}
 	});
-	m.append(h('p', { class: 'crumbs' }, link('/profiles', 'Profiles'), ' \u203a '),
+	// Element.append would write a missing card as "null" and a list as its text.
+	m.append(...[h('p', { class: 'crumbs' }, link('/profiles', 'Profiles'), ' \u203a '),
 		h('h1', {}, TITLE[doc.question] || doc.question),
 		h('p', { class: 'meta' }, doc.server + ', ' + doc.started_at.replace('T', ' ').replace('Z', ' UTC') +
 			', over ' + doc.seconds + (doc.seconds === 1 ? ' second' : ' seconds')),
@@ -735,7 +736,7 @@ async function profilePage(m, id) {
 			h('p', {}, h('a', { href: '/api/profiles/' + enc + '/export?format=pprof', download: '' }, 'pprof'),
 				' (go tool pprof, speedscope, Grafana) \u00b7 ',
 				h('a', { href: '/api/profiles/' + enc + '/export?format=folded', download: '' }, 'folded stacks')),
-			del));
+			del)].flat().filter(Boolean));
 	sw.append(h('p', { class: 'muted' }, 'Choose a function to see its callers and callees.'));
 	flameGraph(fg, tree);
 }

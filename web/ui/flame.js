@@ -277,11 +277,13 @@ export function flameGraph(el, full, opts = {}) {
 	}
 
 	// ---- the controls ----
+	// opts.ids: the standalone page's element ids, which links and scripts address.
+	const id = name => opts.ids ? name : null;
 	const search = h('input', { type: 'search', placeholder: 'function, process or group (regex)',
-		'aria-label': 'Search', autocomplete: 'off', spellcheck: 'false' });
-	const matched = h('span', { class: 'matched' });
-	const reset = h('button', { type: 'button', disabled: '' }, 'Reset zoom');
-	const colourSel = h('select', { 'aria-label': 'Colour by' },
+		'aria-label': 'Search', autocomplete: 'off', spellcheck: 'false', id: id('search') });
+	const matched = h('span', { class: 'matched', id: id('matched') });
+	const reset = h('button', { type: 'button', disabled: '', id: id('reset') }, 'Reset zoom');
+	const colourSel = h('select', { 'aria-label': 'Colour by', id: id('colour') },
 		h('option', { value: 'language' }, 'Language'),
 		h('option', { value: 'group' }, 'Group'));
 	const controls = h('div', { class: 'fg-controls' },
@@ -295,10 +297,10 @@ export function flameGraph(el, full, opts = {}) {
 			hideSystem: hide.checked, colour: mode, search: search.value }));
 		colourSel.value = mode;
 	}
-	const legendEl = h('div', { class: 'legend' });
-	const crumbsEl = h('div', { class: 'crumbs' });
-	const canvas = h('canvas', { class: 'flame' });
-	const tip = h('div', { class: 'tip', hidden: '' });
+	const legendEl = h('div', { class: 'legend', id: id('legend') });
+	const crumbsEl = h('div', { class: 'crumbs', id: id('crumbs') });
+	const canvas = h('canvas', { class: 'flame', id: id('graph') });
+	const tip = h('div', { class: 'tip', hidden: '', id: id('tip') });
 	el.textContent = '';
 	el.append(controls, legendEl, crumbsEl, canvas, tip);
 	const ctx = canvas.getContext('2d');
