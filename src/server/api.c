@@ -63,6 +63,15 @@ static void fail(struct call *c, const struct view_error *e)
 	reply__error(c->r, e);
 }
 
+/* What a view builder gave: its document, or (NULL) the error it set in e. */
+static void answer(struct call *c, json_t *doc, const struct view_error *e)
+{
+	if (doc)
+		ok(c, doc);
+	else
+		fail(c, e);
+}
+
 static int number(struct call *c, const char *name, const char *text, long min, long max,
 		  long *out)
 {
@@ -225,28 +234,49 @@ static void list_profiles(struct call *c, const char *server)
 	profile_entries__free(e, n);
 }
 
+/* The profile a request names (/profiles/ID/...), as it reads today. */
+struct loaded {
+	struct store *s;
+	struct profile *p;
+	struct analysis *a;
+};
+
+/* Opens the workspace and loads the profile: true, or false with the error replied. */
+static bool load(struct call *c, struct loaded *l)
+{
+	struct view_error e;
+
+	*l = (struct loaded){ .s = open_store(c) };
+	if (!l->s)
+		return false;
+	if (views__load_profile(l->s, c->parts[1], &l->p, &l->a, &e)) {
+		fail(c, &e);
+		store__close(l->s);
+		l->s = NULL;
+		return false;
+	}
+	return true;
+}
+
+static void unload(struct loaded *l)
+{
+	analysis__free(l->a);
+	profile__free(l->p);
+	store__close(l->s);
+}
+
 static void show(struct call *c)
 {
-	struct analysis *a = NULL;
-	struct profile *p = NULL;
-	struct view_error e;
-	struct store *s;
+	struct loaded l;
 	long top = -1;
 
 	if (arg(c, "top") && number(c, "top", arg(c, "top"), 0, TOP_MAX, &top))
 		return;
-	s = open_store(c);
-	if (!s)
+	if (!load(c, &l))
 		return;
-	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
-		fail(c, &e);
-	} else {
-		ok(c, top >= 0 ? analysis__to_json_top(a, c->parts[1], (size_t)top) :
-				 analysis__to_json(a, c->parts[1]));
-	}
-	analysis__free(a);
-	profile__free(p);
-	store__close(s);
+	ok(c, top >= 0 ? analysis__to_json_top(l.a, c->parts[1], (size_t)top) :
+			 analysis__to_json(l.a, c->parts[1]));
+	unload(&l);
 }
 
 static void delete_profile(struct call *c)
@@ -279,10 +309,7 @@ static void raw_json(struct call *c, char *text, size_t len)
 static void flamegraph(struct call *c)
 {
 	enum flamegraph_colour colour = FLAMEGRAPH_COLOUR_LANGUAGE;
-	struct analysis *a = NULL;
-	struct profile *p = NULL;
-	struct view_error e;
-	struct store *s;
+	struct loaded l;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out;
@@ -290,19 +317,14 @@ static void flamegraph(struct call *c)
 
 	if (arg(c, "colour") && flamegraph_colour__parse(arg(c, "colour")) >= 0)
 		colour = (enum flamegraph_colour)flamegraph_colour__parse(arg(c, "colour"));
-	s = open_store(c);
-	if (!s)
+	if (!load(c, &l))
 		return;
-	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
-		fail(c, &e);
-		goto out;
-	}
 	out = open_memstream(&text, &len);
 	if (!out) {
 		reply__msg(c->r, 500, MSG_OUT_OF_MEMORY);
 		goto out;
 	}
-	err = flamegraph__write_data(p, out, colour);
+	err = flamegraph__write_data(l.p, out, colour);
 	if (fclose(out) || err) {
 		free(text);
 		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, "flamegraph", strerror(err ? -err : EIO));
@@ -310,9 +332,7 @@ static void flamegraph(struct call *c)
 	}
 	raw_json(c, text, len);
 out:
-	analysis__free(a);
-	profile__free(p);
-	store__close(s);
+	unload(&l);
 }
 
 /* A file without a name to write an export into and send. */
@@ -333,10 +353,7 @@ static int export_file(struct call *c)
 static void export(struct call *c)
 {
 	const char *format = arg(c, "format") ? arg(c, "format") : "";
-	struct analysis *a = NULL;
-	struct profile *p = NULL;
-	struct view_error e;
-	struct store *s;
+	struct loaded l;
 	bool pprof = strcmp(format, "pprof") == 0;
 	void *data = NULL;
 	size_t len = 0;
@@ -347,13 +364,8 @@ static void export(struct call *c)
 		reply__msg(c->r, 400, MSG_API_BAD_EXPORT, format);
 		return;
 	}
-	s = open_store(c);
-	if (!s)
+	if (!load(c, &l))
 		return;
-	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
-		fail(c, &e);
-		goto out;
-	}
 	fd = export_file(c);
 	out = fd >= 0 ? fdopen(fd, "w+") : NULL;
 	if (!out) {
@@ -364,14 +376,14 @@ static void export(struct call *c)
 	}
 	if (pprof) {
 		/* Lines where the workspace keeps them; without, the export has names only. */
-		err = store__add_lines(s, p);
+		err = store__add_lines(l.s, l.p);
 		if (!err)
-			err = pprof__encode(p, true, &data, &len);
+			err = pprof__encode(l.p, true, &data, &len);
 		if (!err && fwrite(data, 1, len, out) != len)
 			err = -EIO;
 		free(data);
 	} else {
-		err = folded__write(p, out);
+		err = folded__write(l.p, out);
 	}
 	if (!err && fflush(out))
 		err = -errno;
@@ -391,9 +403,7 @@ static void export(struct call *c)
 	snprintf(c->r->file_name, sizeof(c->r->file_name), "%s.%s", c->parts[1],
 		 pprof ? "pb.gz" : "folded.txt");
 out:
-	analysis__free(a);
-	profile__free(p);
-	store__close(s);
+	unload(&l);
 }
 
 static void compare(struct call *c)
@@ -416,10 +426,7 @@ static void compare(struct call *c)
 		return;
 	doc = views__compare(s, a, b, (size_t)top, &e);
 	store__close(s);
-	if (doc)
-		ok(c, doc);
-	else
-		fail(c, &e);
+	answer(c, doc, &e);
 }
 
 /* ---- captures ---- */
@@ -595,10 +602,7 @@ static void upload(struct call *c)
 	upload__free(u);
 	c->req->upload = NULL;
 	symtab__free(tab);
-	if (doc)
-		ok(c, doc);
-	else
-		fail(c, &e);
+	answer(c, doc, &e);
 }
 
 static void delete_upload(struct call *c)
@@ -611,10 +615,7 @@ static void delete_upload(struct call *c)
 		return;
 	doc = views__delete_upload(s, c->parts[1], &e);
 	store__close(s);
-	if (doc)
-		ok(c, doc);
-	else
-		fail(c, &e);
+	answer(c, doc, &e);
 }
 
 /* ---- dispatch ---- */
