@@ -2,8 +2,9 @@
 // (GET /api/profiles/ID/flamegraph: nodes in pre-order with their depth), with zoom,
 // search (regex, every match highlighted with their total share), tooltips (share of
 // the total and of the parent), Colour by: Language | Group with a legend, and a diff
-// mode for Compare. Every name is drawn on the canvas or set as textContent: a
-// function called <script> is only ever text.
+// mode for Compare (the union of both profiles' frames). The standalone page `show
+// --flamegraph` writes draws with it too (web/bundle.py). Every name is drawn on the
+// canvas or set as textContent: a function called <script> is only ever text.
 
 import { h, pct } from './dom.js';
 
@@ -35,14 +36,6 @@ export function layout(data) {
 		end[path.pop()] = N;
 	return { N, depth, value, x, end, parent, maxDepth, nameOf: Int32Array.from(data.name),
 		lang: Int32Array.from(data.lang), group: Int32Array.from(data.group) };
-}
-
-// The path of node i as one string: the same stack in two profiles has the same key.
-export function pathKeys(data, t) {
-	const keys = new Array(t.N);
-	for (let i = 0; i < t.N; i++)
-		keys[i] = t.parent[i] < 0 ? '' : keys[t.parent[i]] + '\u0000' + data.names[t.nameOf[i]];
-	return keys;
 }
 
 function hash(s) {
