@@ -905,7 +905,8 @@ static void lock__waiters(const struct profile *p, struct lock_wait *w, size_t n
 {
 	qsort(w, n, sizeof(*w), lock_wait__cmp_waiter);
 	for (size_t i = 0; i < n;) {
-		struct analysis_lock_waiter cand = { profile__str(p, w[i].name), w[i].waiter_pid, 0 };
+		struct analysis_lock_waiter cand = { profile__str(p, w[i].name), w[i].waiter_pid,
+						     0 };
 		size_t j = i;
 
 		for (; j < n && lock_wait__cmp_waiter(&w[i], &w[j]) == 0; j++)

@@ -698,7 +698,8 @@ static void dispatch(struct call *c)
 	if (c->nparts >= 2 && strcmp(c->parts[0], "servers") == 0 && !known_server(c, c->parts[1]))
 		return;
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
-		if (route__path_matches(&routes[i], c) && route__method_matches(&routes[i], c->method))
+		if (route__path_matches(&routes[i], c) &&
+		    route__method_matches(&routes[i], c->method))
 			return routes[i].handle(c);
 	/* The path is there but not for this method: 405, with what it allows. */
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {

@@ -136,11 +136,26 @@ sqlite3 "$SLIDEOPS_DATA/workspace.db" "DELETE FROM profiles WHERE id LIKE '%-p%'
 # ---- HEAD: the headers of GET, no body ----
 for path in /api/servers "/api/profiles/$A" "/api/profiles?limit=1" /api/symbols; do
 	curl -s -D "$WORK/get.h" -o "$WORK/get.body" -H "Authorization: Bearer $TOKEN" "$BASE$path"
-	curl -s -I -D "$WORK/head.h" -o "$WORK/head.body" -H "Authorization: Bearer $TOKEN" "$BASE$path"
-	[ ! -s "$WORK/head.body" ] || fail "HEAD $path sent a body"
+	# On the wire, as it is: everything until the server closes, after the headers.
+	got=$(python3 - "${BASE#http://}" "$path" "$TOKEN" "$WORK/head.h" <<'PY'
+import socket, sys
+hostport, path, token, out = sys.argv[1:5]
+host, port = hostport.rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(f"HEAD {path} HTTP/1.1\r\nHost: {hostport}\r\nAuthorization: Bearer {token}\r\n"
+          f"Connection: close\r\n\r\n".encode())
+data = b""
+while chunk := s.recv(65536):
+    data += chunk
+head, _, body = data.partition(b"\r\n\r\n")
+open(out, "wb").write(head.replace(b"\r\n", b"\n") + b"\n")
+print(len(body))
+PY
+)
+	[ "$got" = 0 ] || fail "HEAD $path sent a body of $got bytes"
 	grep -q '^HTTP/1.1 200' "$WORK/head.h" || fail "HEAD $path: $(head -1 "$WORK/head.h")"
 	for h in Content-Type Content-Security-Policy Cache-Control; do
-		[ "$(grep -i "^$h:" "$WORK/head.h")" = "$(grep -i "^$h:" "$WORK/get.h")" ] ||
+		[ "$(grep -i "^$h:" "$WORK/head.h")" = "$(grep -i "^$h:" "$WORK/get.h" | tr -d '\r')" ] ||
 			fail "HEAD $path: $h differs from GET's"
 	done
 	len=$(grep -i '^Content-Length:' "$WORK/head.h" | tr -dc 0-9)
