@@ -136,7 +136,19 @@ async function noInjectedScript(page) {
 		await panel.getByText('No debug symbols uploaded yet.').waitFor();
 
 		step = 'compare two profiles';
-		await page.getByRole('link', { name: 'Profiles' }).click();
+		await page.getByRole('navigation').getByRole('link', { name: 'Profiles' }).click();
+		step = 'the profile list comes a page at a time';
+		const shown = page.getByText(/^Showing \d+ of \d+ profiles$/);
+		await shown.waitFor();
+		const [, first, all] = (await shown.textContent()).match(/Showing (\d+) of (\d+)/).map(Number);
+		assert.ok(first === 50 && all > 60, 'the first page is ' + first + ' of ' + all);
+		assert.strictEqual(await page.locator('table.profiles tbody tr').count(), 50);
+		await page.getByRole('button', { name: 'Show more' }).click();
+		await page.getByText('Showing ' + all + ' of ' + all + ' profiles').waitFor();
+		assert.strictEqual(await page.locator('table.profiles tbody tr').count(), all);
+		assert.ok(await page.getByRole('button', { name: 'Show more' }).isHidden(),
+			'Show more stays after the last page');
+		step = 'compare two profiles';
 		await page.getByLabel('Question').selectOption('cpu');
 		const boxes = page.locator('table.profiles input[type=checkbox]');
 		await boxes.first().waitFor();

@@ -117,6 +117,14 @@ if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.locks' >/dev/null; t
 		fail "the locks profile does not name the mutex's waiters: $(jq -c '.locks[0]' locks.json)"
 fi
 cg_kill "$lock_cg"
+# 60 more rows in the index, older than the rest, so that Profiles comes in pages.
+first=$("$SLIDEOPS" profiles --json | jq -r '.profiles[-1].id')
+sqlite3 "$SLIDEOPS_DATA/workspace.db" <<SQL || fail "could not add index rows"
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
+INSERT INTO profiles (id, question, server, started_at_ns, duration_ns, answer, blob, saved_at_ns)
+SELECT id || '-old' || i, 'wall', server, started_at_ns - i * 86400000000000, duration_ns,
+       'an older profile', blob, saved_at_ns FROM profiles, n WHERE profiles.id = '$first';
+SQL
 start_serve
 
 SLIDEOPS_URL=$(grep -o 'http://[^ ]*' "$WORK/serve.out") UPLOAD_FILE="$WORK/<script>app.debug" \
