@@ -138,6 +138,9 @@ static enum MHD_Result send_buffer(struct MHD_Connection *conn, int status, cons
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	if (allow && *allow)
 		MHD_add_response_header(resp, "Allow", allow);
+	/* A 401 says how to authenticate (RFC 9110): the token, as a Bearer token. */
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"SlideOps\"");
 	ret = MHD_queue_response(conn, (unsigned)status, resp);
 	MHD_destroy_response(resp);
 	return ret;

@@ -28,8 +28,9 @@ B=$(jq -r .id "$WORK/cap2.json")
 start_serve
 
 # ---- the token ----
-code=$(curl -s -o "$WORK/body" -w '%{http_code}' "$BASE/api/servers")
+code=$(curl -s -D "$WORK/h" -o "$WORK/body" -w '%{http_code}' "$BASE/api/servers")
 [ "$code" = 401 ] || fail "no token: HTTP $code, want 401"
+grep -qi '^WWW-Authenticate: Bearer' "$WORK/h" || fail "a 401 does not say to send a Bearer token"
 jq -e '.error | test("workspace token")' "$WORK/body" >/dev/null || fail "no token said $(cat "$WORK/body")"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/")
 [ "$code" = 401 ] || fail "the page without a token: HTTP $code, want 401"
