@@ -147,10 +147,19 @@ $(OUTPUT)/obj/%.o: %.c $(GENERATED)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/obj/web/assets.o: web/assets.S $(wildcard web/*.html web/ui/*)
+# The standalone flame graph page (show --flamegraph): its template with the web UI's own
+# flame graph modules and style inlined, so the file works offline from file://.
+STANDALONE_MODULES := web/ui/dom.js web/ui/flame.js web/ui/standalone.js
+$(OUTPUT)/gen/web/flamegraph.html: web/flamegraph.html web/bundle.py web/ui/app.css \
+		$(STANDALONE_MODULES)
+	$(call msg,BUNDLE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 web/bundle.py $< $@ web/ui/app.css $(STANDALONE_MODULES)
+
+$(OUTPUT)/obj/web/assets.o: web/assets.S $(wildcard web/ui/*) $(OUTPUT)/gen/web/flamegraph.html
 	$(call msg,AS,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -Iweb -c $< -o $@
+	$(Q)$(CC) -I$(OUTPUT)/gen/web -Iweb -c $< -o $@
 
 $(OUTPUT)/asan/obj/gen/%.o: $(OUTPUT)/gen/%.c $(GENERATED)
 	$(Q)mkdir -p $(@D)

@@ -1,5 +1,7 @@
 /* The web assets, embedded into the binary (each NUL-terminated, with an _end label
- * before the NUL for its size). Nothing is fetched from elsewhere at run time. */
+ * before the NUL for its size). Nothing is fetched from elsewhere at run time.
+ * flamegraph.html is build/gen/web's: web/flamegraph.html with the UI's flame graph
+ * modules inlined (web/bundle.py). */
 	.section .rodata
 	.global flamegraph_html
 flamegraph_html:
@@ -18,4 +20,5 @@ flamegraph_html:
 	asset web_app_js, "ui/app.js"
 	asset web_app_css, "ui/app.css"
 	asset web_flame_js, "ui/flame.js"
+	asset web_dom_js, "ui/dom.js"
 	.section .note.GNU-stack,"",@progbits

@@ -3,16 +3,18 @@
 #
 # The workspace server, side by side with a peer in one run:
 #
-#   1. wrk against the profile list (NPROFILES stored, 10k by default) and one profile,
-#      beside python3's http.server serving the very same documents as static files
-#      (the floor for "a JSON document over HTTP" on this machine): requests per second,
-#      p99 latency, and serve's peak RSS;
+#   1. wrk against the profile list's first page (NPROFILES stored, 10k by default, each
+#      with its file) and one profile, beside python3's http.server serving the very same
+#      documents as static files (the floor for "a JSON document over HTTP" on this
+#      machine): requests per second, p99 latency, and serve's peak RSS; with
+#      BASELINE=OLDER/slideops, the same against that build in the same run, as ratios;
 #   2. a 1 GB upload of debug symbols (a debug file padded to 1 GB) through the API:
 #      wall time and serve's peak RSS, beside `cp` of the same file (the disk's floor).
 #
 # Targets (issue 12): upload peak RSS <= 64 MB.
 #
 #   bench/serve/run.sh            (make bench-deps first; root: it takes one capture)
+#   BASELINE=/path/to/old/slideops bench/serve/run.sh
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,39 +30,41 @@ command -v wrk >/dev/null || { echo "bench/serve: wrk is missing: make bench-dep
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-# ---- a workspace with NPROFILES profiles: one capture, its index row copied ----
+# ---- a workspace with NPROFILES profiles: one capture, its index row and its file copied
+# (hard links: as many files in profiles/ as a real workspace of that size has) ----
 SLIDEOPS_DATA=$data "$SLIDEOPS" capture cpu -d 2 >/dev/null
 id=$(SLIDEOPS_DATA=$data "$SLIDEOPS" profiles --json | jq -r '.profiles[0].id')
 sqlite3 "$data/workspace.db" <<SQL
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $NPROFILES - 1)
 INSERT INTO profiles (id, question, server, started_at_ns, duration_ns, answer, blob, saved_at_ns)
-SELECT id || '-' || i, question, server, started_at_ns - i * 1000000000, duration_ns, answer, blob,
-       saved_at_ns FROM profiles, n WHERE profiles.id = '$id';
+SELECT id || '-' || i, question, server, started_at_ns - i * 1000000000, duration_ns, answer,
+       id || '-' || i || '.pb.gz', saved_at_ns FROM profiles, n WHERE profiles.id = '$id';
 SQL
+python3 - "$data/profiles" "$id" "$NPROFILES" <<'PY'
+import os, sys
+d, pid, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for i in range(1, n):
+    os.link(f"{d}/{pid}.pb.gz", f"{d}/{pid}-{i}.pb.gz")
+PY
 
-port=$(free_port)
-SLIDEOPS_DATA=$data "$SLIDEOPS" serve --listen "127.0.0.1:$port" > "$work/serve.out" 2>&1 &
-serve=$!
-pids+=("$serve")
-for _ in $(seq 100); do grep -q token= "$work/serve.out" && break; sleep 0.1; done
-grep -q token= "$work/serve.out" || { echo "serve did not start" >&2; exit 1; }
-token=$(sed -n 's/.*token=//p' "$work/serve.out")
-base=http://127.0.0.1:$port
+# serve_start BINARY: serve on a free port with the workspace; sets serve, base, token.
+serve_start() {
+	local port
+	port=$(free_port)
+	SLIDEOPS_DATA=$data "$1" serve --listen "127.0.0.1:$port" > "$work/serve.out" 2>&1 &
+	serve=$!
+	pids+=("$serve")
+	for _ in $(seq 100); do grep -q token= "$work/serve.out" && break; sleep 0.1; done
+	grep -q token= "$work/serve.out" || { echo "serve did not start" >&2; exit 1; }
+	token=$(sed -n 's/.*token=//p' "$work/serve.out")
+	base=http://127.0.0.1:$port
+}
+serve_stop() { kill "$serve"; wait "$serve" 2>/dev/null || true; }
 
-# The peer: the same documents as files.
-mkdir -p "$work/static"
-curl -s -H "Authorization: Bearer $token" "$base/api/profiles" > "$work/static/list.json"
-curl -s -H "Authorization: Bearer $token" "$base/api/profiles/$id" > "$work/static/one.json"
-[ "$(jq '.profiles | length' "$work/static/list.json")" = "$NPROFILES" ] || { echo "the list is not $NPROFILES long" >&2; exit 1; }
-pport=$(free_port)
-(cd "$work/static" && exec python3 -m http.server --bind 127.0.0.1 "$pport" >/dev/null 2>&1) &
-pids+=("$!")
-sleep 0.5
-
-# bench NAME URL [header]: "rps p99_ms"
+# bench URL [header]: "rps p99_ms"
 bench() {
 	local out
-	out=$(wrk -t2 -c8 -d"${SECONDS_EACH}s" --latency ${3:+-H "$3"} "$2")
+	out=$(wrk -t2 -c8 -d"${SECONDS_EACH}s" --latency ${2:+-H "$2"} "$1")
 	local rps p99
 	rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
 	p99=$(awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 }
@@ -69,12 +73,52 @@ bench() {
 	echo "$rps $p99"
 }
 
+# measure BINARY LABEL: the list's first page and one profile under wrk, then serve's
+# peak RSS; one line each into $work/LABEL.
+measure() {
+	serve_start "$1"
+	: > "$work/$2"
+	for doc in "list:/api/profiles" "one profile:/api/profiles/$id"; do
+		IFS=: read -r name path <<<"$doc"
+		bytes=$(curl -s -H "Authorization: Bearer $token" "$base$path" | wc -c)
+		read -r rps p99 < <(bench "$base$path" "Authorization: Bearer $token")
+		echo "$name|$bytes|$rps|$p99" >> "$work/$2"
+	done
+	echo "rss|$(( $(awk '/^VmHWM:/ { print $2 }' /proc/$serve/status) / 1024 ))" >> "$work/$2"
+	serve_stop
+}
+
 echo "== serve: $NPROFILES profiles stored; wrk -t2 -c8 ${SECONDS_EACH}s each"
+# BASELINE=an older build/slideops: the same requests to it in the same run, as ratios.
+if [ -n "${BASELINE:-}" ]; then
+	measure "$BASELINE" before
+	measure "$SLIDEOPS" after
+	printf '%-14s %10s %10s %10s   %s\n' "document" "bytes" "req/s" "p99 ms" "vs BASELINE"
+	paste -d'|' <(grep -v ^rss "$work/after") <(grep -v ^rss "$work/before") |
+	while IFS='|' read -r name bytes rps p99 _ bbytes brps bp99; do
+		printf '%-14s %10s %10s %10s   baseline %s B, %s req/s, p99 %s ms: %.1fx the rate, %.2fx the p99\n' \
+			"$name" "$bytes" "$rps" "$p99" "$bbytes" "$brps" "$bp99" \
+			"$(echo "$rps / $brps" | bc -l)" "$(echo "$p99 / $bp99" | bc -l)"
+	done
+	a=$(sed -n 's/^rss|//p' "$work/after"); b=$(sed -n 's/^rss|//p' "$work/before")
+	printf 'serve peak RSS after wrk: %d MB, baseline %d MB (%.2fx)\n' "$a" "$b" "$(echo "$a / $b" | bc -l)"
+fi
+
+serve_start "$SLIDEOPS"
+# The peer: the same documents as files.
+mkdir -p "$work/static"
+curl -s -H "Authorization: Bearer $token" "$base/api/profiles" > "$work/static/list.json"
+curl -s -H "Authorization: Bearer $token" "$base/api/profiles/$id" > "$work/static/one.json"
+[ "$(jq '.total' "$work/static/list.json")" = "$NPROFILES" ] || { echo "the list does not hold $NPROFILES" >&2; exit 1; }
+pport=$(free_port)
+(cd "$work/static" && exec python3 -m http.server --bind 127.0.0.1 "$pport" >/dev/null 2>&1) &
+pids+=("$!")
+sleep 0.5
 printf '%-28s %10s %10s   %s\n' "document" "req/s" "p99 ms" "vs python3 http.server (same bytes)"
-for doc in "list:/api/profiles:list.json" "one profile:/api/profiles/$id:one.json"; do
+for doc in "list, first page:/api/profiles:list.json" "one profile:/api/profiles/$id:one.json"; do
 	IFS=: read -r name path file <<<"$doc"
-	read -r rps p99 < <(bench "$name" "$base$path" "Authorization: Bearer $token")
-	read -r prps pp99 < <(bench "$name" "http://127.0.0.1:$pport/$file")
+	read -r rps p99 < <(bench "$base$path" "Authorization: Bearer $token")
+	read -r prps pp99 < <(bench "http://127.0.0.1:$pport/$file")
 	printf '%-28s %10s %10s   peer %s req/s, p99 %s ms: %.2fx the peer'"'"'s rate\n' \
 		"$name ($(stat -c %s "$work/static/$file") B)" "$rps" "$p99" "$prps" "$pp99" \
 		"$(echo "$rps / $prps" | bc -l)"
@@ -110,5 +154,5 @@ printf '== upload of 1 GB through the API: %.2f s, serve peak RSS %d MB during i
 # CPU per request, which a busy shared machine changes less than the rate.
 t=$(awk '{ print $14 + $15 }' /proc/$serve/stat)
 for _ in $(seq 10); do curl -s -o /dev/null -H "Authorization: Bearer $token" "$base/api/profiles"; done
-printf '== serve CPU per profile list of %d: %d ms\n' "$NPROFILES" \
+printf '== serve CPU per first page of the profile list of %d: %d ms\n' "$NPROFILES" \
 	$(( ($(awk '{ print $14 + $15 }' /proc/$serve/stat) - t) * 1000 / $(getconf CLK_TCK) / 10 ))

@@ -63,6 +63,26 @@ struct analysis_thread_set {
 	uint32_t stack;     /* index into the profile's stacks */
 };
 
+/* locks: one lock (an address in one process, or in the kernel) and who waited on it. */
+#define ANALYSIS_LOCK_WAITERS 3
+
+struct analysis_lock_waiter {
+	const char *name;   /* a function (where the wait came from) or a process's comm */
+	int32_t pid;        /* processes: the pid; functions: 0 */
+	int64_t wait_ns;
+};
+
+struct analysis_lock {
+	uint64_t address;   /* the lock's address: a user address in pid, or a kernel one */
+	const char *kind;   /* the lock_kind label: "futex", "kernel mutex", ... */
+	int32_t pid;        /* the process whose memory holds a user lock; 0: the kernel's */
+	int64_t contentions, wait_ns, longest_ns;
+	double share;       /* of the profile's total wait */
+	/* The largest first; empty names past the last. */
+	struct analysis_lock_waiter functions[ANALYSIS_LOCK_WAITERS];
+	struct analysis_lock_waiter processes[ANALYSIS_LOCK_WAITERS];
+};
+
 struct analysis {
 	const struct profile *profile;
 	char *answer;
@@ -74,6 +94,8 @@ struct analysis {
 	size_t nstripped;
 	struct analysis_thread_set *thread_sets; /* threads: largest first */
 	size_t nthread_sets;
+	struct analysis_lock *locks;     /* locks: by address, the longest total wait first */
+	size_t nlocks;
 	bool build_ids_missing;  /* captured without build ids: capture again, then upload */
 	int64_t total;           /* the main value over all samples */
 	int64_t share_of;        /* what group shares are of: cpu ncpus x duration, else total */
@@ -95,6 +117,9 @@ void analysis__free(struct analysis *a);
 
 /* How many functions analysis__to_json lists by self share. */
 #define ANALYSIS_JSON_FUNCTIONS 100
+
+/* How many locks the document lists (the longest waits first). */
+#define ANALYSIS_JSON_LOCKS 100
 
 /* DESIGN §8's document (id may be NULL): the top ANALYSIS_JSON_FUNCTIONS functions by self
  * share, and after them any other whose total share is 0.1% or more (callers). */

@@ -5,6 +5,8 @@
  */
 #include "analysis/analysis.h"
 
+#include <stdio.h>
+
 #include "analysis/format.h"
 #include "analysis/json_text.h"
 
@@ -118,6 +120,59 @@ static json_t *thread_sets__to_json(const struct analysis *a, int *err)
 	return sets;
 }
 
+static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool processes,
+				    int *err)
+{
+	json_t *list = json_array();
+
+	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && w[i].name; i++) {
+		json_t *o = json_object();
+
+		if (o && processes) {
+			set(o, "pid", json_integer(w[i].pid), err);
+			set(o, "comm", json_text(w[i].name), err);
+		} else if (o) {
+			set(o, "name", json_text(w[i].name), err);
+		}
+		if (o)
+			set(o, "wait_ns", json_integer(w[i].wait_ns), err);
+		append(list, o, err);
+	}
+	if (!list)
+		*err = -1;
+	return list;
+}
+
+/* locks: the locks by address, the longest total wait first. The address is text ("0x..."):
+ * a kernel address does not fit a JSON number that every reader keeps exact. */
+static json_t *locks__to_json(const struct analysis *a, int *err)
+{
+	json_t *list = json_array();
+	char addr[24];
+
+	for (size_t i = 0; list && i < a->nlocks && i < ANALYSIS_JSON_LOCKS; i++) {
+		const struct analysis_lock *l = &a->locks[i];
+		json_t *o = json_object();
+
+		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
+		if (o) {
+			set(o, "address", json_text(addr), err);
+			set(o, "kind", json_text(l->kind), err);
+			set(o, "pid", l->pid ? json_integer(l->pid) : json_null(), err);
+			set(o, "contentions", json_integer(l->contentions), err);
+			set(o, "wait_ns", json_integer(l->wait_ns), err);
+			set(o, "longest_ns", json_integer(l->longest_ns), err);
+			set(o, "share", json_real(l->share), err);
+			set(o, "functions", lock_waiters__to_json(l->functions, false, err), err);
+			set(o, "processes", lock_waiters__to_json(l->processes, true, err), err);
+		}
+		append(list, o, err);
+	}
+	if (!list)
+		*err = -1;
+	return list;
+}
+
 /* A function's total share that earns it a place in the default document even with
  * little self time of its own (main, a request handler): callers are what people look
  * for in a script too. */
@@ -216,6 +271,8 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 	}
 	if (p->header.question == QUESTION_THREADS)
 		set(doc, "thread_sets", thread_sets__to_json(a, &err), &err);
+	if (p->header.question == QUESTION_LOCKS)
+		set(doc, "locks", locks__to_json(a, &err), &err);
 	set(doc, "groups", groups, &err);
 	set(doc, "functions", functions, &err);
 	set(doc, "stripped", stripped, &err);

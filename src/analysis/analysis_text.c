@@ -18,6 +18,7 @@
 /* A thread dump: the largest sets and their frames; --json has them all. */
 #define THREAD_SETS_SHOWN 10
 #define THREAD_FRAMES_SHOWN 16
+#define LOCKS_SHOWN 5
 
 /* The question's own figures of a group, beneath its row. */
 static void group__print_details(const struct analysis_group *g, enum question q, FILE *out)
@@ -154,6 +155,36 @@ void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max
 		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(a->nthread_sets - max));
 }
 
+/* locks: the locks by address, each with where its waits came from. */
+static void analysis__print_locks(const struct analysis *a, FILE *out, size_t max)
+{
+	char total[FORMAT_MAX], longest[FORMAT_MAX], wait[FORMAT_MAX];
+
+	msg_fprint(out, MSG_SHOW_LOCKS_HEADER);
+	for (size_t i = 0; i < a->nlocks && i < max; i++) {
+		const struct analysis_lock *l = &a->locks[i];
+		char addr[24];
+
+		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
+		format_seconds(l->wait_ns, total, sizeof(total));
+		format_seconds(l->longest_ns, longest, sizeof(longest));
+		if (l->pid)
+			msg_fprint(out, MSG_SHOW_LOCK_USER, addr, l->kind,
+				   l->processes[0].name ? l->processes[0].name : "?", l->pid,
+				   (long long)l->contentions, total, longest);
+		else
+			msg_fprint(out, MSG_SHOW_LOCK_KERNEL, addr, l->kind, (long long)l->contentions,
+				   total, longest);
+		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->functions[k].name; k++) {
+			format_seconds(l->functions[k].wait_ns, wait, sizeof(wait));
+			msg_fprint(out, MSG_SHOW_LOCK_WAITER, l->functions[k].name, wait);
+		}
+	}
+	if (a->nlocks > max)
+		msg_fprint(out, MSG_SHOW_LOCKS_MORE, (unsigned long long)(a->nlocks - max),
+			   ANALYSIS_JSON_LOCKS);
+}
+
 static const enum msg_id stack_exit_words[STACK_EXIT__COUNT] = {
 	[STACK_EXIT_NO_TABLE] = MSG_STACK_EXIT_NO_TABLE,
 	[STACK_EXIT_TABLE_MISS] = MSG_STACK_EXIT_TABLE_MISS,
@@ -213,6 +244,10 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 	if (a->ngroups) {
 		fputc('\n', out);
 		analysis__print_groups(a, out);
+	}
+	if (a->nlocks) {
+		fputc('\n', out);
+		analysis__print_locks(a, out, LOCKS_SHOWN);
 	}
 	if (a->profile->header.nnot_read) {
 		const struct profile *p = a->profile;

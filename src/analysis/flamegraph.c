@@ -22,7 +22,8 @@
 #include "util/hashmap.h"
 #include "util/messages.h"
 
-/* web/flamegraph.html, NUL-terminated (web/assets.S). */
+/* web/flamegraph.html with the UI's flame graph inlined (web/bundle.py), NUL-terminated
+ * (web/assets.S). */
 extern const char flamegraph_html[];
 
 #define PLACEHOLDER "/*SLIDEOPS_PROFILE*/"
@@ -258,17 +259,17 @@ struct order {
 	uint32_t n;
 };
 
-/* Children largest first (then by name), so the big boxes sit at the left. */
-static const struct tree *sort_tree;
-
-static int child__cmp(const void *a, const void *b)
+/* Children largest first (then by name), so the big boxes sit at the left. The tree
+ * comes as qsort_r's argument: the server draws several at once, on several threads. */
+static int child__cmp(const void *a, const void *b, void *arg)
 {
-	const struct node *x = &sort_tree->nodes[*(const uint32_t *)a];
-	const struct node *y = &sort_tree->nodes[*(const uint32_t *)b];
+	const struct tree *t = arg;
+	const struct node *x = &t->nodes[*(const uint32_t *)a];
+	const struct node *y = &t->nodes[*(const uint32_t *)b];
 
 	if (x->value != y->value)
 		return x->value > y->value ? -1 : 1;
-	return strcmp(profile__str(sort_tree->p, x->name), profile__str(sort_tree->p, y->name));
+	return strcmp(profile__str(t->p, x->name), profile__str(t->p, y->name));
 }
 
 static int tree__preorder(const struct tree *t, struct order *o)
@@ -286,7 +287,6 @@ static int tree__preorder(const struct tree *t, struct order *o)
 		free(sdepth);
 		return -ENOMEM;
 	}
-	sort_tree = t;
 	stack[top] = 0;
 	sdepth[top++] = 0;
 	while (top) {
@@ -297,7 +297,7 @@ static int tree__preorder(const struct tree *t, struct order *o)
 		o->depth[o->n++] = d;
 		for (uint32_t c = t->nodes[id].first_child; c != NONE; c = t->nodes[c].next_sibling)
 			kids[nk++] = c;
-		qsort(kids, nk, sizeof(*kids), child__cmp);
+		qsort_r(kids, nk, sizeof(*kids), child__cmp, (void *)t);
 		/* Deeper than 65535 frames cannot come from a kernel stack walk; stop there. */
 		if (d == UINT16_MAX)
 			continue;

@@ -111,7 +111,7 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 	store__close(s);
 
 	if (env->json)
-		err = cli_print_json(views__profiles(entries, n));
+		err = cli_print_json(views__profiles(entries, n, NULL));
 	else
 		print_entries(entries, n);
 	profile_entries__free(entries, n);

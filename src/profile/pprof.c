@@ -410,21 +410,25 @@ static uint64_t enc__runtime_address(const struct profile *p, const struct prof_
 	return m->start + (l->address - m->vaddr);
 }
 
-static const struct enc_arrays *order_arrays;
-static const struct profile *order_profile;
-
 static int mapping_rank(const struct prof_mapping *m)
 {
 	return m->kind == MAPPING_EXE ? 0 : m->kind == MAPPING_KERNEL ? 2 : 1;
 }
 
-static int mapping_order__cmp(const void *x, const void *y)
+/* What ordering the mappings needs beside them: qsort_r's argument, so that encoders on
+ * several threads (a capture saving while the server exports) do not share it. */
+struct mapping_order {
+	const struct profile *p;
+	const struct enc_arrays *a;
+};
+
+static int mapping_order__cmp(const void *x, const void *y, void *arg)
 {
+	const struct mapping_order *o = arg;
 	const PbMapping *a = *(PbMapping *const *)x, *b = *(PbMapping *const *)y;
-	const struct prof_mapping *ma = &order_profile->mappings[a->id - 1],
-				  *mb = &order_profile->mappings[b->id - 1];
-	int64_t wa = order_arrays->mapping_weight[a->id - 1],
-		wb = order_arrays->mapping_weight[b->id - 1];
+	const struct prof_mapping *ma = &o->p->mappings[a->id - 1],
+				  *mb = &o->p->mappings[b->id - 1];
+	int64_t wa = o->a->mapping_weight[a->id - 1], wb = o->a->mapping_weight[b->id - 1];
 
 	if (mapping_rank(ma) != mapping_rank(mb))
 		return mapping_rank(ma) - mapping_rank(mb);
@@ -435,12 +439,9 @@ static int mapping_order__cmp(const void *x, const void *y)
 
 static void enc__order_mappings(const struct profile *p, struct enc_arrays *a)
 {
-	/* qsort has no context argument; encoding is not reentrant across threads here. */
-	order_profile = p;
-	order_arrays = a;
-	qsort(a->mapping_ptrs, p->nmappings, sizeof(*a->mapping_ptrs), mapping_order__cmp);
-	order_profile = NULL;
-	order_arrays = NULL;
+	struct mapping_order o = { p, a };
+
+	qsort_r(a->mapping_ptrs, p->nmappings, sizeof(*a->mapping_ptrs), mapping_order__cmp, &o);
 }
 
 static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct enc_arrays *a)

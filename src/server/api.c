@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,9 @@
 #define SECONDS_MAX 3600
 #define HZ_DEFAULT 99
 #define HZ_MAX 1000
+/* Profiles a page: the first page of a workspace of 10k costs what one of 100 does. */
+#define PAGE_DEFAULT 100
+#define PAGE_MAX 1000
 
 struct call {
 	struct server *srv;
@@ -43,22 +45,6 @@ struct call {
 	int nparts;
 	char buf[1024];
 };
-
-static bool is(const struct call *c, const char *method, int nparts, ...)
-{
-	va_list ap;
-	bool match = strcmp(c->method, method) == 0 && c->nparts == nparts;
-
-	va_start(ap, nparts);
-	for (int i = 0; match && i < nparts; i++) {
-		const char *want = va_arg(ap, const char *);
-
-		if (want && strcmp(want, c->parts[i]) != 0)
-			match = false;
-	}
-	va_end(ap);
-	return match;
-}
 
 static const char *arg(const struct call *c, const char *name)
 {
@@ -74,6 +60,15 @@ static void ok(struct call *c, json_t *doc)
 static void fail(struct call *c, const struct view_error *e)
 {
 	reply__error(c->r, e);
+}
+
+/* What a view builder gave: its document, or (NULL) the error it set in e. */
+static void answer(struct call *c, json_t *doc, const struct view_error *e)
+{
+	if (doc)
+		ok(c, doc);
+	else
+		fail(c, e);
 }
 
 static int number(struct call *c, const char *name, const char *text, long min, long max,
@@ -92,9 +87,11 @@ static int number(struct call *c, const char *name, const char *text, long min, 
 	return 0;
 }
 
+/* The workspace, opened per request (SQLite connections are not shared between the
+ * connections' threads); serve checked it whole at start. */
 static struct store *open_store(struct call *c)
 {
-	struct store *s = store__open(c->srv->data_dir);
+	struct store *s = store__open_again(c->srv->data_dir);
 
 	if (!s && errno == EPROTO)
 		reply__msg(c->r, 500, MSG_STORE_NEWER_WORKSPACE, c->srv->data_dir);
@@ -179,7 +176,7 @@ static void top(struct call *c)
 	if (arg(c, "n") && number(c, "n", arg(c, "n"), 1, TOP_MAX, &limit))
 		return;
 	/* A workspace that cannot be read costs the Service groups, not the listing. */
-	s = store__open(c->srv->data_dir);
+	s = store__open_again(c->srv->data_dir);
 	if (s && store__list_services(s, &svc, &nsvc)) {
 		svc = NULL;
 		nsvc = 0;
@@ -197,68 +194,88 @@ static void top(struct call *c)
 
 /* ---- profiles ---- */
 
-/* Keeps the entries that match the question and server filters (NULL: any). */
-static size_t filter_entries(struct profile_entry *e, size_t n, const char *question,
-			     const char *server)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		bool keep = (!question || strcmp(question__id(e[i].question), question) == 0) &&
-			    (!server || strcmp(e[i].server, server) == 0);
-
-		if (keep) {
-			struct profile_entry t = e[kept];
-
-			e[kept++] = e[i];
-			e[i] = t;
-		}
-	}
-	return kept;
-}
-
+/* A page of the profiles, from the index alone: ?question=Q&server=HOST&limit=N&offset=K. */
 static void list_profiles(struct call *c, const char *server)
 {
+	struct profile_query q = { .question = -1, .server = server ? server : arg(c, "server"),
+				   .limit = PAGE_DEFAULT };
 	struct profile_entry *e;
-	struct store *s = open_store(c);
-	size_t n, kept;
+	struct views_page page;
+	long limit = PAGE_DEFAULT, offset = 0;
+	struct store *s;
+	uint64_t total;
+	size_t n;
 	int err;
 
+	if (arg(c, "question")) {
+		q.question = question__parse(arg(c, "question"));
+		if (q.question < 0) {
+			reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, arg(c, "question"));
+			return;
+		}
+	}
+	if ((arg(c, "limit") && number(c, "limit", arg(c, "limit"), 1, PAGE_MAX, &limit)) ||
+	    (arg(c, "offset") && number(c, "offset", arg(c, "offset"), 0, LONG_MAX, &offset)))
+		return;
+	q.limit = (uint64_t)limit;
+	q.offset = (uint64_t)offset;
+	s = open_store(c);
 	if (!s)
 		return;
-	err = store__list_profiles(s, &e, &n);
+	err = store__query_profiles(s, &q, &e, &n, &total);
 	store__close(s);
 	if (err) {
 		reply__msg(c->r, 500, MSG_PROFILES_LIST_FAILED, c->srv->data_dir, strerror(-err));
 		return;
 	}
-	kept = filter_entries(e, n, arg(c, "question"), server ? server : arg(c, "server"));
-	ok(c, views__profiles(e, kept));
+	page = (struct views_page){ .total = total, .offset = q.offset };
+	ok(c, views__profiles(e, n, &page));
 	profile_entries__free(e, n);
+}
+
+/* The profile a request names (/profiles/ID/...), as it reads today. */
+struct loaded {
+	struct store *s;
+	struct profile *p;
+	struct analysis *a;
+};
+
+/* Opens the workspace and loads the profile: true, or false with the error replied. */
+static bool load(struct call *c, struct loaded *l)
+{
+	struct view_error e;
+
+	*l = (struct loaded){ .s = open_store(c) };
+	if (!l->s)
+		return false;
+	if (views__load_profile(l->s, c->parts[1], &l->p, &l->a, &e)) {
+		fail(c, &e);
+		store__close(l->s);
+		l->s = NULL;
+		return false;
+	}
+	return true;
+}
+
+static void unload(struct loaded *l)
+{
+	analysis__free(l->a);
+	profile__free(l->p);
+	store__close(l->s);
 }
 
 static void show(struct call *c)
 {
-	struct analysis *a = NULL;
-	struct profile *p = NULL;
-	struct view_error e;
-	struct store *s;
+	struct loaded l;
 	long top = -1;
 
 	if (arg(c, "top") && number(c, "top", arg(c, "top"), 0, TOP_MAX, &top))
 		return;
-	s = open_store(c);
-	if (!s)
+	if (!load(c, &l))
 		return;
-	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
-		fail(c, &e);
-	} else {
-		ok(c, top >= 0 ? analysis__to_json_top(a, c->parts[1], (size_t)top) :
-				 analysis__to_json(a, c->parts[1]));
-	}
-	analysis__free(a);
-	profile__free(p);
-	store__close(s);
+	ok(c, top >= 0 ? analysis__to_json_top(l.a, c->parts[1], (size_t)top) :
+			 analysis__to_json(l.a, c->parts[1]));
+	unload(&l);
 }
 
 static void delete_profile(struct call *c)
@@ -291,10 +308,7 @@ static void raw_json(struct call *c, char *text, size_t len)
 static void flamegraph(struct call *c)
 {
 	enum flamegraph_colour colour = FLAMEGRAPH_COLOUR_LANGUAGE;
-	struct analysis *a = NULL;
-	struct profile *p = NULL;
-	struct view_error e;
-	struct store *s;
+	struct loaded l;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out;
@@ -302,19 +316,14 @@ static void flamegraph(struct call *c)
 
 	if (arg(c, "colour") && flamegraph_colour__parse(arg(c, "colour")) >= 0)
 		colour = (enum flamegraph_colour)flamegraph_colour__parse(arg(c, "colour"));
-	s = open_store(c);
-	if (!s)
+	if (!load(c, &l))
 		return;
-	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
-		fail(c, &e);
-		goto out;
-	}
 	out = open_memstream(&text, &len);
 	if (!out) {
 		reply__msg(c->r, 500, MSG_OUT_OF_MEMORY);
 		goto out;
 	}
-	err = flamegraph__write_data(p, out, colour);
+	err = flamegraph__write_data(l.p, out, colour);
 	if (fclose(out) || err) {
 		free(text);
 		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, "flamegraph", strerror(err ? -err : EIO));
@@ -322,9 +331,7 @@ static void flamegraph(struct call *c)
 	}
 	raw_json(c, text, len);
 out:
-	analysis__free(a);
-	profile__free(p);
-	store__close(s);
+	unload(&l);
 }
 
 /* A file without a name to write an export into and send. */
@@ -345,10 +352,7 @@ static int export_file(struct call *c)
 static void export(struct call *c)
 {
 	const char *format = arg(c, "format") ? arg(c, "format") : "";
-	struct analysis *a = NULL;
-	struct profile *p = NULL;
-	struct view_error e;
-	struct store *s;
+	struct loaded l;
 	bool pprof = strcmp(format, "pprof") == 0;
 	void *data = NULL;
 	size_t len = 0;
@@ -359,13 +363,8 @@ static void export(struct call *c)
 		reply__msg(c->r, 400, MSG_API_BAD_EXPORT, format);
 		return;
 	}
-	s = open_store(c);
-	if (!s)
+	if (!load(c, &l))
 		return;
-	if (views__load_profile(s, c->parts[1], &p, &a, &e)) {
-		fail(c, &e);
-		goto out;
-	}
 	fd = export_file(c);
 	out = fd >= 0 ? fdopen(fd, "w+") : NULL;
 	if (!out) {
@@ -376,14 +375,14 @@ static void export(struct call *c)
 	}
 	if (pprof) {
 		/* Lines where the workspace keeps them; without, the export has names only. */
-		err = store__add_lines(s, p);
+		err = store__add_lines(l.s, l.p);
 		if (!err)
-			err = pprof__encode(p, true, &data, &len);
+			err = pprof__encode(l.p, true, &data, &len);
 		if (!err && fwrite(data, 1, len, out) != len)
 			err = -EIO;
 		free(data);
 	} else {
-		err = folded__write(p, out);
+		err = folded__write(l.p, out);
 	}
 	if (!err && fflush(out))
 		err = -errno;
@@ -403,9 +402,7 @@ static void export(struct call *c)
 	snprintf(c->r->file_name, sizeof(c->r->file_name), "%s.%s", c->parts[1],
 		 pprof ? "pb.gz" : "folded.txt");
 out:
-	analysis__free(a);
-	profile__free(p);
-	store__close(s);
+	unload(&l);
 }
 
 static void compare(struct call *c)
@@ -428,10 +425,7 @@ static void compare(struct call *c)
 		return;
 	doc = views__compare(s, a, b, (size_t)top, &e);
 	store__close(s);
-	if (doc)
-		ok(c, doc);
-	else
-		fail(c, &e);
+	answer(c, doc, &e);
 }
 
 /* ---- captures ---- */
@@ -570,6 +564,11 @@ static void upload(struct call *c)
 	char name[256];
 	json_t *doc;
 
+	if (!u) { /* server.c makes one for every POST here (api__is_upload) */
+		reply__msg(c->r, 500, MSG_API_UPLOAD_WRITE, strerror(EINVAL));
+		return;
+	}
+
 	if (u->too_large) {
 		reply__msg(c->r, 413, MSG_UPLOAD_TOO_LARGE);
 		return;
@@ -602,10 +601,7 @@ static void upload(struct call *c)
 	upload__free(u);
 	c->req->upload = NULL;
 	symtab__free(tab);
-	if (doc)
-		ok(c, doc);
-	else
-		fail(c, &e);
+	answer(c, doc, &e);
 }
 
 static void delete_upload(struct call *c)
@@ -618,10 +614,7 @@ static void delete_upload(struct call *c)
 		return;
 	doc = views__delete_upload(s, c->parts[1], &e);
 	store__close(s);
-	if (doc)
-		ok(c, doc);
-	else
-		fail(c, &e);
+	answer(c, doc, &e);
 }
 
 /* ---- dispatch ---- */
@@ -631,49 +624,98 @@ bool api__is_upload(const char *method, const char *url)
 	return strcmp(method, "POST") == 0 && strcmp(url, "/api/symbols") == 0;
 }
 
+static void capture_status(struct call *c)
+{
+	ok(c, capture_job__status(&c->srv->job));
+}
+
+static void this_servers_profiles(struct call *c)
+{
+	list_profiles(c, c->srv->hostname);
+}
+
+static void every_profile(struct call *c)
+{
+	list_profiles(c, NULL);
+}
+
+/* One row an endpoint: the path after /api/ in nparts parts, where NULL matches any one
+ * part (an id). HEAD is answered wherever GET is, with the same headers and no body. */
+struct route {
+	const char *method;
+	int nparts;
+	const char *parts[PATH_PARTS];
+	void (*handle)(struct call *c);
+};
+
+#define ID NULL
+
+static const struct route routes[] = {
+	{ "GET", 1, { "servers" }, list_servers },
+	{ "GET", 2, { "servers", ID }, get_server },
+	{ "GET", 3, { "servers", ID, "check" }, check },
+	{ "GET", 3, { "servers", ID, "top" }, top },
+	{ "GET", 3, { "servers", ID, "profiles" }, this_servers_profiles },
+	{ "GET", 3, { "servers", ID, "capture" }, capture_status },
+	{ "POST", 3, { "servers", ID, "capture" }, start_capture },
+	{ "POST", 4, { "servers", ID, "capture", "stop" }, stop_capture },
+	{ "POST", 3, { "servers", ID, "remove" }, remove_profiler },
+	{ "GET", 1, { "profiles" }, every_profile },
+	{ "GET", 2, { "profiles", ID }, show },
+	{ "DELETE", 2, { "profiles", ID }, delete_profile },
+	{ "GET", 3, { "profiles", ID, "flamegraph" }, flamegraph },
+	{ "GET", 3, { "profiles", ID, "export" }, export },
+	{ "GET", 1, { "compare" }, compare },
+	{ "GET", 1, { "symbols" }, list_uploads },
+	{ "POST", 1, { "symbols" }, upload },
+	{ "DELETE", 2, { "symbols", ID }, delete_upload },
+};
+
+#undef ID
+
+static bool route__path_matches(const struct route *rt, const struct call *c)
+{
+	if (rt->nparts != c->nparts)
+		return false;
+	for (int i = 0; i < rt->nparts; i++)
+		if (rt->parts[i] && strcmp(rt->parts[i], c->parts[i]) != 0)
+			return false;
+	return true;
+}
+
+static bool route__method_matches(const struct route *rt, const char *method)
+{
+	return strcmp(rt->method, method) == 0 ||
+	       (strcmp(method, "HEAD") == 0 && strcmp(rt->method, "GET") == 0);
+}
+
 static void dispatch(struct call *c)
 {
-	const char *id = c->nparts > 1 ? c->parts[1] : "";
+	size_t len = 0;
 
-	if (is(c, "GET", 1, "servers"))
-		return list_servers(c);
-	if (c->nparts >= 2 && strcmp(c->parts[0], "servers") == 0 && !known_server(c, id))
+	/* Only this server answers today; any other id is no server, whatever the method. */
+	if (c->nparts >= 2 && strcmp(c->parts[0], "servers") == 0 && !known_server(c, c->parts[1]))
 		return;
-	if (is(c, "GET", 2, "servers", NULL))
-		return get_server(c);
-	if (is(c, "GET", 3, "servers", NULL, "check"))
-		return check(c);
-	if (is(c, "GET", 3, "servers", NULL, "top"))
-		return top(c);
-	if (is(c, "GET", 3, "servers", NULL, "profiles"))
-		return list_profiles(c, c->srv->hostname);
-	if (is(c, "POST", 3, "servers", NULL, "capture"))
-		return start_capture(c);
-	if (is(c, "GET", 3, "servers", NULL, "capture"))
-		return ok(c, capture_job__status(&c->srv->job));
-	if (is(c, "POST", 4, "servers", NULL, "capture", "stop"))
-		return stop_capture(c);
-	if (is(c, "POST", 3, "servers", NULL, "remove"))
-		return remove_profiler(c);
-	if (is(c, "GET", 1, "profiles"))
-		return list_profiles(c, NULL);
-	if (is(c, "GET", 2, "profiles", NULL))
-		return show(c);
-	if (is(c, "DELETE", 2, "profiles", NULL))
-		return delete_profile(c);
-	if (is(c, "GET", 3, "profiles", NULL, "flamegraph"))
-		return flamegraph(c);
-	if (is(c, "GET", 3, "profiles", NULL, "export"))
-		return export(c);
-	if (is(c, "GET", 1, "compare"))
-		return compare(c);
-	if (is(c, "GET", 1, "symbols"))
-		return list_uploads(c);
-	if (is(c, "POST", 1, "symbols") && c->req->upload)
-		return upload(c);
-	if (is(c, "DELETE", 2, "symbols", NULL))
-		return delete_upload(c);
-	reply__msg(c->r, 404, MSG_API_NOT_FOUND, c->url);
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (route__path_matches(&routes[i], c) &&
+		    route__method_matches(&routes[i], c->method))
+			return routes[i].handle(c);
+	/* The path is there but not for this method: 405, with what it allows. */
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		const char *m = routes[i].method;
+
+		if (!route__path_matches(&routes[i], c))
+			continue;
+		len += (size_t)snprintf(c->r->allow + len, sizeof(c->r->allow) - len, "%s%s",
+					len ? ", " : "", m);
+		if (strcmp(m, "GET") == 0)
+			len += (size_t)snprintf(c->r->allow + len, sizeof(c->r->allow) - len,
+						", HEAD");
+	}
+	if (len)
+		reply__msg(c->r, 405, MSG_API_METHOD, c->method, c->url);
+	else
+		reply__msg(c->r, 404, MSG_API_NOT_FOUND, c->url);
 }
 
 void api__handle(struct server *srv, struct MHD_Connection *conn, const char *method,

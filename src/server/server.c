@@ -121,8 +121,12 @@ static void add_common_headers(struct MHD_Response *resp)
 	MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
 }
 
+/* A reply from memory; allow (may be NULL or ""): the Allow header of a 405. A HEAD
+ * request gets the same headers, Content-Length included, and libmicrohttpd sends no
+ * body. */
 static enum MHD_Result send_buffer(struct MHD_Connection *conn, int status, const char *type,
-				   void *data, size_t len, enum MHD_ResponseMemoryMode mode)
+				   void *data, size_t len, enum MHD_ResponseMemoryMode mode,
+				   const char *allow)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, mode);
 	enum MHD_Result ret;
@@ -132,6 +136,11 @@ static enum MHD_Result send_buffer(struct MHD_Connection *conn, int status, cons
 	add_common_headers(resp);
 	MHD_add_response_header(resp, "Content-Type", type);
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (allow && *allow)
+		MHD_add_response_header(resp, "Allow", allow);
+	/* A 401 says how to authenticate (RFC 9110): the token, as a Bearer token. */
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"SlideOps\"");
 	ret = MHD_queue_response(conn, (unsigned)status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -175,7 +184,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct reply *r)
 	if (!text)
 		return MHD_NO;
 	return send_buffer(conn, r->status, "application/json; charset=utf-8", text,
-			   strlen(text), MHD_RESPMEM_MUST_FREE);
+			   strlen(text), MHD_RESPMEM_MUST_FREE, r->allow);
 }
 
 static enum MHD_Result send_error(struct MHD_Connection *conn, int status, enum msg_id id, ...)
@@ -183,6 +192,10 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, int status, enum 
 	struct reply r = { .fd = -1 };
 	struct view_error e;
 	va_list ap;
+
+	/* Outside /api/, everything is a page or a file of the UI: only read. */
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		snprintf(r.allow, sizeof(r.allow), "GET, HEAD");
 
 	va_start(ap, id);
 	view_error__vset(&e, status, id, ap);
@@ -219,7 +232,7 @@ static enum MHD_Result sign_in(struct MHD_Connection *conn, const char *token)
 static enum MHD_Result send_asset(struct MHD_Connection *conn, const struct asset *a)
 {
 	return send_buffer(conn, 200, a->content_type, (void *)a->data, a->size,
-			   MHD_RESPMEM_PERSISTENT);
+			   MHD_RESPMEM_PERSISTENT, NULL);
 }
 
 /* ---- who is asking ---- */

@@ -49,6 +49,7 @@ struct reply {
 	int fd;                  /* a file to send instead of doc; -1: none */
 	const char *content_type;
 	char file_name[128];     /* Content-Disposition for downloads */
+	char allow[64];          /* 405: the methods the path allows ("GET, HEAD") */
 };
 
 /* The API: fills r for method and url. The request's body and upload are complete. */

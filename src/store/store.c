@@ -52,6 +52,7 @@ struct store {
 	int profiles_fd;   /* DIR/profiles; -1 when there is none yet (reading) */
 	bool writable;
 	bool create;
+	bool again;        /* store__open_again: profile files checked as they are read */
 	sqlite3 *db;       /* NULL: no workspace there yet (reading) */
 };
 
@@ -176,14 +177,16 @@ static char *xstrdup(const unsigned char *s)
  * cannot read (before allocating anything), or -errno. On an error free_rows gets
  * what was read, and *out stays NULL.
  */
+static int fetch_rows(struct store *s, sqlite3_stmt *st, size_t elem_size,
+		      int (*row)(sqlite3_stmt *st, void *elem),
+		      void (*free_rows)(void *rows, size_t n), void **out, size_t *n);
+
 static int select_rows(struct store *s, const char *sql, size_t elem_size,
 		       int (*row)(sqlite3_stmt *st, void *elem),
 		       void (*free_rows)(void *rows, size_t n), void **out, size_t *n)
 {
-	char *rows = NULL, *grown;
-	size_t count = 0, cap = 0;
 	sqlite3_stmt *st;
-	int rc, err;
+	int err;
 
 	*out = NULL;
 	*n = 0;
@@ -192,6 +195,20 @@ static int select_rows(struct store *s, const char *sql, size_t elem_size,
 	err = prepare(s, sql, &st);
 	if (err)
 		return err;
+	return fetch_rows(s, st, elem_size, row, free_rows, out, n);
+}
+
+/* select_rows of a statement prepared (and bound) by the caller; finalizes it. */
+static int fetch_rows(struct store *s, sqlite3_stmt *st, size_t elem_size,
+		      int (*row)(sqlite3_stmt *st, void *elem),
+		      void (*free_rows)(void *rows, size_t n), void **out, size_t *n)
+{
+	char *rows = NULL, *grown;
+	size_t count = 0, cap = 0;
+	int rc, err = 0;
+
+	*out = NULL;
+	*n = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (count == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -428,6 +445,13 @@ static int store__open_dirs(struct store *s, bool create, size_t *blobs)
 		return s->profiles_fd == -ELOOP || s->profiles_fd == -ENOTDIR ?
 			       problem(-ELOOP, s, "profiles", 0) :
 			       s->profiles_fd;
+	if (s->again) {
+		/* Opened and checked whole before: 10k profiles are 10k fstat calls a request,
+		 * so each is checked as it is read instead. Profiles are assumed there: an
+		 * index gone or emptied since is refused, never made anew over them. */
+		*blobs = 1;
+		return 0;
+	}
 	return check_dir(s, s->profiles_fd, "profiles", blobs);
 }
 
@@ -493,7 +517,7 @@ static int store__open_db(struct store *s, bool write, size_t blobs)
 	return err;
 }
 
-static struct store *store__open_mode(const char *dir, bool write, bool create)
+static struct store *store__open_mode(const char *dir, bool write, bool create, bool again)
 {
 	struct store *s;
 	size_t blobs = 0;
@@ -506,6 +530,7 @@ static struct store *store__open_mode(const char *dir, bool write, bool create)
 	s->dir_fd = s->profiles_fd = -1;
 	s->writable = write;
 	s->create = create;
+	s->again = again;
 	s->dir = strdup(dir);
 	if (!s->dir || asprintf(&s->profiles_dir, "%s/profiles", dir) < 0) {
 		s->profiles_dir = NULL;
@@ -539,17 +564,22 @@ out_err:
 
 struct store *store__open(const char *dir)
 {
-	return store__open_mode(dir, true, true);
+	return store__open_mode(dir, true, true, false);
 }
 
 struct store *store__open_read(const char *dir)
 {
-	return store__open_mode(dir, false, false);
+	return store__open_mode(dir, false, false, false);
 }
 
 struct store *store__open_existing(const char *dir)
 {
-	return store__open_mode(dir, true, false);
+	return store__open_mode(dir, true, false, false);
+}
+
+struct store *store__open_again(const char *dir)
+{
+	return store__open_mode(dir, true, false, true);
 }
 
 void store__close(struct store *s)
@@ -985,6 +1015,25 @@ int store__save_profile(struct store *s, const struct profile *p, const char *an
 	return err;
 }
 
+/* What check_entry asks of every file at open, asked of a profile's file as it is read
+ * (store__open_again checks none at open): ours, a plain file, written by us alone. */
+static int blob__check(struct store *s, int fd, const char *name)
+{
+	char rel[PATH_MAX];
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	snprintf(rel, sizeof(rel), "profiles/%s", name);
+	if (st.st_uid != geteuid())
+		return problem(-EPERM, s, rel, st.st_uid);
+	if (!S_ISREG(st.st_mode))
+		return -EBADMSG;
+	if (st.st_mode & 022)
+		return problem(-EACCES, s, rel, st.st_uid);
+	return 0;
+}
+
 int store__load_profile(struct store *s, const char *id, struct profile **out)
 {
 	const char *blob;
@@ -1012,13 +1061,18 @@ int store__load_profile(struct store *s, const char *id, struct profile **out)
 	}
 	fd = openat(s->profiles_fd, blob, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	err = fd < 0 ? -errno : 0;
+	if (!err)
+		err = blob__check(s, fd, blob);
 	sqlite3_finalize(st);
 	if (err == -ENOENT)
 		return -ENODATA; /* listed, but its file is gone */
 	if (err == -ELOOP)
 		return -EBADMSG;
-	if (err)
+	if (err) {
+		if (fd >= 0)
+			close(fd);
 		return err;
+	}
 	err = pprof__read_fd(fd, out);
 	close(fd);
 	/* Listed but unreadable as a profile: the profile is damaged, not absent. */
@@ -1056,6 +1110,52 @@ int store__list_profiles(struct store *s, struct profile_entry **out, size_t *n)
 			   "SELECT id, question, server, started_at_ns, duration_ns, answer"
 			   " FROM profiles ORDER BY started_at_ns DESC, saved_at_ns DESC, id DESC",
 			   sizeof(**out), profile_row, profile_rows__free, (void **)out, n);
+}
+
+/* The filters of a page of profiles, as SQL: a NULL binding matches anything. */
+#define PROFILE_FILTER " WHERE (?1 IS NULL OR question = ?1) AND (?2 IS NULL OR server = ?2)"
+
+static void bind_filter(sqlite3_stmt *st, const struct profile_query *q)
+{
+	if (q->question >= 0)
+		sqlite3_bind_text(st, 1, question__id((enum question)q->question), -1, SQLITE_STATIC);
+	if (q->server)
+		sqlite3_bind_text(st, 2, q->server, -1, SQLITE_STATIC);
+}
+
+int store__query_profiles(struct store *s, const struct profile_query *q,
+			  struct profile_entry **out, size_t *n, uint64_t *total)
+{
+	sqlite3_stmt *st;
+	int rc, err;
+
+	*out = NULL;
+	*n = 0;
+	*total = 0;
+	if (!s->db)
+		return 0; /* no workspace there yet: nothing in it */
+	err = prepare(s, "SELECT COUNT(*) FROM profiles" PROFILE_FILTER, &st);
+	if (err)
+		return err;
+	bind_filter(st, q);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*total = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return sql_err(s->db, rc);
+	/* Only the index is read: a page costs its rows, whatever the workspace holds. */
+	err = prepare(s,
+		      "SELECT id, question, server, started_at_ns, duration_ns, answer"
+		      " FROM profiles" PROFILE_FILTER
+		      " ORDER BY started_at_ns DESC, saved_at_ns DESC, id DESC LIMIT ?3 OFFSET ?4",
+		      &st);
+	if (err)
+		return err;
+	bind_filter(st, q);
+	sqlite3_bind_int64(st, 3, q->limit && q->limit <= INT64_MAX ? (sqlite3_int64)q->limit : -1);
+	sqlite3_bind_int64(st, 4, q->offset <= INT64_MAX ? (sqlite3_int64)q->offset : INT64_MAX);
+	return fetch_rows(s, st, sizeof(**out), profile_row, profile_rows__free, (void **)out, n);
 }
 
 void profile_entries__free(struct profile_entry *e, size_t n)

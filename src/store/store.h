@@ -47,6 +47,13 @@ struct store *store__open_read(const char *dir);
 /* To read and write a workspace that exists: ENOENT when dir is not one (no index), and
  * store__problem() names what is missing. Creates nothing. */
 struct store *store__open_existing(const char *dir);
+/*
+ * Opens, to read and write, a workspace this process opened with store__open before (a
+ * server opening it per request): the same checks, except that profiles' files are
+ * checked as store__load_profile opens each, not all at open, and an index gone or
+ * emptied since is refused (EUCLEAN). Creates nothing.
+ */
+struct store *store__open_again(const char *dir);
 void store__close(struct store *s);
 const char *store__dir(const struct store *s);
 /* The path that made the last open fail (EPERM, EACCES, ELOOP, EUCLEAN), and its owner. */
@@ -94,6 +101,18 @@ struct profile_entry {
 
 /* Newest first. */
 int store__list_profiles(struct store *s, struct profile_entry **out, size_t *n);
+
+/* A page of the profiles, newest first, read from the index alone. */
+struct profile_query {
+	int question;        /* enum question; -1: any */
+	const char *server;  /* a hostname; NULL: any */
+	uint64_t limit;      /* 0: every one from offset on */
+	uint64_t offset;
+};
+
+/* The page in *out, and in *total how many match the filters in all. 0 or -errno. */
+int store__query_profiles(struct store *s, const struct profile_query *q,
+			  struct profile_entry **out, size_t *n, uint64_t *total);
 void profile_entries__free(struct profile_entry *e, size_t n);
 /* Replaces the stored answer (names change it after an upload). */
 int store__set_answer(struct store *s, const char *id, const char *answer);

@@ -11,10 +11,18 @@ static long long whole_seconds(uint64_t ns)
 	return (long long)((ns + 500000000ULL) / 1000000000ULL);
 }
 
-json_t *views__profiles(const struct profile_entry *e, size_t n)
+json_t *views__profiles(const struct profile_entry *e, size_t n, const struct views_page *page)
 {
+	struct views_page whole = { .total = n, .offset = 0 };
 	json_t *list = json_array();
+	uint64_t next;
 	char when[32];
+
+	if (!page)
+		page = &whole;
+	/* Rows a later slideops wrote are passed over, so a page may hold fewer than asked:
+	 * the next starts after what the index held, not after what was shown. */
+	next = page->offset + n;
 
 	for (size_t i = 0; list && i < n; i++) {
 		json_t *item;
@@ -30,7 +38,11 @@ json_t *views__profiles(const struct profile_entry *e, size_t n)
 			list = NULL;
 		}
 	}
-	return list ? json_pack("{s:o}", "profiles", list) : NULL;
+	return list ? json_pack("{s:o, s:I, s:I, s:o}", "profiles", list, "total",
+				(json_int_t)page->total, "offset", (json_int_t)page->offset,
+				"next_offset", next < page->total ? json_integer((json_int_t)next) :
+								   json_null()) :
+		      NULL;
 }
 
 json_t *views__uploads(const struct upload_entry *e, size_t n)

@@ -62,8 +62,16 @@ int views__top_read(const struct service *svc, size_t nsvc, size_t limit,
 		    struct top_row **rows, size_t *n);
 json_t *views__top(const struct top_row *rows, size_t n);
 
-/* profiles: {"profiles": [...]}, newest first as given. */
-json_t *views__profiles(const struct profile_entry *e, size_t n);
+/* Where a page of profiles sits in the whole list. */
+struct views_page {
+	uint64_t total;   /* how many match in all */
+	uint64_t offset;  /* of the first given */
+};
+
+/* profiles: {"profiles": [...], "total", "offset", "next_offset"}, newest first as given;
+ * next_offset is where the next page starts, null after the last. page NULL: e is the
+ * whole list. */
+json_t *views__profiles(const struct profile_entry *e, size_t n, const struct views_page *page);
 /* symbols list: {"uploads": [...]} */
 json_t *views__uploads(const struct upload_entry *e, size_t n);
 

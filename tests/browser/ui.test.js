@@ -4,6 +4,8 @@
 //   SLIDEOPS_URL   the URL serve printed (with the token)
 //   UPLOAD_FILE    the workload's debug file (not DEBUG_FILE: playwright writes its log there), named "<script>app.debug"
 //   WORKLOAD       the stripped workload's path (its name contains "<script>")
+//   LOCKS_PROFILE  the id of a locks profile of threads contending one mutex in
+//                  ledger_post (empty: this machine cannot capture locks)
 //   ARTIFACTS      where screenshots go
 'use strict';
 const { chromium } = require('playwright-core');
@@ -33,6 +35,8 @@ async function noInjectedScript(page) {
 	const n = await page.evaluate(() => document.querySelectorAll('script').length);
 	assert.strictEqual(n, 1, 'a name became a <script> element');
 	assert.strictEqual(await page.evaluate(() => window.__injected === undefined), true);
+	const text = await page.evaluate(() => document.body.innerText);
+	assert.ok(!/\[object |^null$/m.test(text), 'the page shows a value where an element belongs');
 }
 
 (async () => {
@@ -132,9 +136,24 @@ async function noInjectedScript(page) {
 		await panel.getByText('No debug symbols uploaded yet.').waitFor();
 
 		step = 'compare two profiles';
-		await page.getByRole('link', { name: 'Profiles' }).click();
+		await page.getByRole('navigation').getByRole('link', { name: 'Profiles' }).click();
+		step = 'the profile list comes a page at a time';
+		const shown = page.getByText(/^Showing \d+ of \d+ profiles$/);
+		await shown.waitFor();
+		const [, first, all] = (await shown.textContent()).match(/Showing (\d+) of (\d+)/).map(Number);
+		assert.ok(first === 50 && all > 60, 'the first page is ' + first + ' of ' + all);
+		assert.strictEqual(await page.locator('table.profiles tbody tr').count(), 50);
+		await page.getByRole('button', { name: 'Show more' }).click();
+		await page.getByText('Showing ' + all + ' of ' + all + ' profiles').waitFor();
+		assert.strictEqual(await page.locator('table.profiles tbody tr').count(), all);
+		assert.ok(await page.getByRole('button', { name: 'Show more' }).isHidden(),
+			'Show more stays after the last page');
+		step = 'compare two profiles';
+		await page.getByLabel('Question').selectOption('cpu');
 		const boxes = page.locator('table.profiles input[type=checkbox]');
 		await boxes.first().waitFor();
+		await page.waitForFunction(() => [...document.querySelectorAll('table.profiles tbody tr')]
+			.every(tr => tr.dataset.question === 'cpu'));
 		assert.ok(await boxes.count() >= 2, 'fewer than two profiles to compare');
 		await boxes.nth(0).check();
 		await boxes.nth(1).check();
@@ -147,6 +166,36 @@ async function noInjectedScript(page) {
 		await page.locator('.legend').getByText('no change beyond sampling error').waitFor();
 		assert.ok((await page.locator('#summary').textContent()).length > 10);
 		await shot(page, '09-compare');
+
+		step = 'compare shows a function only in the older profile';
+		const diff = page.locator('#flamegraph');
+		assert.ok(Number(await diff.getAttribute('data-gone')) > 0,
+			'the diff flame graph drew no frame of the older profile alone');
+		await page.locator('.legend').getByText(/^only in the older profile/).waitFor();
+		await page.getByLabel('Search').fill('^retired_batch_job$');
+		await page.waitForFunction(() => Number(document.querySelector('#flamegraph').dataset.matched) > 0,
+			null, { timeout: 5000 }).catch(() => {
+			throw new Error('retired_batch_job, only in the older profile, is not in the diff flame graph');
+		});
+		await shot(page, '09b-compare-gone');
+		await page.getByLabel('Search').fill('');
+
+		if (process.env.LOCKS_PROFILE) {
+			step = 'a locks profile: locks by address';
+			await page.getByRole('navigation').getByRole('link', { name: 'Profiles' }).click();
+			await page.getByLabel('Question').selectOption('locks');
+			await page.getByRole('link', { name: 'What is waiting on locks' }).first().click();
+			const locks = page.locator('#locks');
+			await locks.getByRole('heading', { name: 'Locks by address' }).waitFor();
+			const first = locks.locator('tbody tr').first();
+			assert.match(await first.locator('td').first().textContent(), /^0x[0-9a-f]+$/);
+			await first.getByText('futex', { exact: true }).waitFor();
+			await first.getByText('ledger_post').waitFor();
+			// The process's name holds "<script>": text, in the owner and waiter cells.
+			await first.getByText(/^<script>lock \[\d+\]$/).first().waitFor();
+			await noInjectedScript(page);
+			await shot(page, '09c-locks-by-address');
+		}
 
 		step = 'remove the profiler';
 		await page.getByRole('link', { name: 'Servers' }).click();

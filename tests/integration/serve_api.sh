@@ -28,14 +28,17 @@ B=$(jq -r .id "$WORK/cap2.json")
 start_serve
 
 # ---- the token ----
-code=$(curl -s -o "$WORK/body" -w '%{http_code}' "$BASE/api/servers")
+code=$(curl -s -D "$WORK/h" -o "$WORK/body" -w '%{http_code}' "$BASE/api/servers")
 [ "$code" = 401 ] || fail "no token: HTTP $code, want 401"
+grep -qi '^WWW-Authenticate: Bearer' "$WORK/h" || fail "a 401 does not say to send a Bearer token"
 jq -e '.error | test("workspace token")' "$WORK/body" >/dev/null || fail "no token said $(cat "$WORK/body")"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/")
 [ "$code" = 401 ] || fail "the page without a token: HTTP $code, want 401"
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${TOKEN%?}0" "$BASE/api/servers")
+# The token with its last digit changed (a token ending in 0 gets a 1).
+[ "${TOKEN: -1}" = 0 ] && WRONG=${TOKEN%?}1 || WRONG=${TOKEN%?}0
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $WRONG" "$BASE/api/servers")
 [ "$code" = 401 ] || fail "a wrong token: HTTP $code, want 401"
-code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/?token=${TOKEN%?}0")
+code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/?token=$WRONG")
 [ "$code" = 401 ] || fail "the URL with a wrong token: HTTP $code, want 401"
 [ "$(stat -c %a "$SLIDEOPS_DATA/serve-token")" = 600 ] || fail "the token file is not 0600"
 
@@ -98,7 +101,71 @@ same_json "$WORK/body" "$WORK/cli"
 expect 200 GET /api/servers/local/profiles
 same_json "$WORK/body" "$WORK/cli"
 expect 200 GET '/api/profiles?question=wall'
-jq -e '.profiles == []' "$WORK/body" >/dev/null || fail "the question filter kept $(cat "$WORK/body")"
+jq -e '.profiles == [] and .total == 0 and .next_offset == null' "$WORK/body" >/dev/null ||
+	fail "the question filter kept $(cat "$WORK/body")"
+expect 400 GET '/api/profiles?question=nothing'
+
+# ---- the list a page at a time: 250 more profiles in the index ----
+sqlite3 "$SLIDEOPS_DATA/workspace.db" <<SQL || fail "could not add index rows"
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250)
+INSERT INTO profiles (id, question, server, started_at_ns, duration_ns, answer, blob, saved_at_ns)
+SELECT id || '-p' || i, CASE WHEN i % 5 = 0 THEN 'wall' ELSE question END, server,
+       started_at_ns - i * 1000000000, duration_ns, answer, blob, saved_at_ns
+FROM profiles, n WHERE profiles.id = '$A';
+SQL
+expect 200 GET /api/profiles
+jq -e '(.profiles | length) == 100 and .total == 252 and .offset == 0 and .next_offset == 100' 	"$WORK/body" >/dev/null || fail "the first page is $(jq -c '{n: (.profiles | length), total, offset, next_offset}' "$WORK/body")"
+seen=$(jq -r '.profiles[].id' "$WORK/body")
+off=100
+while [ "$off" != null ]; do
+	expect 200 GET "/api/profiles?limit=70&offset=$off"
+	seen+=$'\n'$(jq -r '.profiles[].id' "$WORK/body")
+	off=$(jq -r .next_offset "$WORK/body")
+done
+"$SLIDEOPS" profiles --json | jq -r '.profiles[].id' > "$WORK/cli-ids"
+[ "$seen" = "$(cat "$WORK/cli-ids")" ] || fail "the pages together are not the whole list, newest first"
+expect 200 GET '/api/profiles?question=wall&limit=20&offset=40'
+jq -e '(.profiles | length) == 10 and .total == 50 and .next_offset == null and
+	all(.profiles[]; .question == "wall")' "$WORK/body" >/dev/null ||
+	fail "a filtered page is $(jq -c '{n: (.profiles | length), total, next_offset}' "$WORK/body")"
+expect 200 GET "/api/servers/local/profiles?limit=1"
+jq -e '(.profiles | length) == 1 and .next_offset == 1' "$WORK/body" >/dev/null ||
+	fail "the server's profiles are not paged: $(head -c 300 "$WORK/body")"
+expect 400 GET '/api/profiles?limit=0'
+expect 400 GET '/api/profiles?limit=1001'
+expect 400 GET '/api/profiles?offset=-1'
+sqlite3 "$SLIDEOPS_DATA/workspace.db" "DELETE FROM profiles WHERE id LIKE '%-p%'"
+
+# ---- HEAD: the headers of GET, no body ----
+for path in /api/servers "/api/profiles/$A" "/api/profiles?limit=1" /api/symbols; do
+	curl -s -D "$WORK/get.h" -o "$WORK/get.body" -H "Authorization: Bearer $TOKEN" "$BASE$path"
+	# On the wire, as it is: everything until the server closes, after the headers.
+	got=$(python3 - "${BASE#http://}" "$path" "$TOKEN" "$WORK/head.h" <<'PY'
+import socket, sys
+hostport, path, token, out = sys.argv[1:5]
+host, port = hostport.rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(f"HEAD {path} HTTP/1.1\r\nHost: {hostport}\r\nAuthorization: Bearer {token}\r\n"
+          f"Connection: close\r\n\r\n".encode())
+data = b""
+while chunk := s.recv(65536):
+    data += chunk
+head, _, body = data.partition(b"\r\n\r\n")
+open(out, "wb").write(head.replace(b"\r\n", b"\n") + b"\n")
+print(len(body))
+PY
+)
+	[ "$got" = 0 ] || fail "HEAD $path sent a body of $got bytes"
+	grep -q '^HTTP/1.1 200' "$WORK/head.h" || fail "HEAD $path: $(head -1 "$WORK/head.h")"
+	for h in Content-Type Content-Security-Policy Cache-Control; do
+		[ "$(grep -i "^$h:" "$WORK/head.h")" = "$(grep -i "^$h:" "$WORK/get.h" | tr -d '\r')" ] ||
+			fail "HEAD $path: $h differs from GET's"
+	done
+	len=$(grep -i '^Content-Length:' "$WORK/head.h" | tr -dc 0-9)
+	[ "$len" = "$(stat -c %s "$WORK/get.body")" ] || fail "HEAD $path: Content-Length $len, GET sent $(stat -c %s "$WORK/get.body")"
+done
+code=$(curl -s -I -o /dev/null -w '%{http_code}' "$BASE/api/servers")
+[ "$code" = 401 ] || fail "HEAD without the token: HTTP $code"
 
 expect 200 GET "/api/profiles/$A"
 "$SLIDEOPS" show "$A" --json > "$WORK/cli"
@@ -149,8 +216,19 @@ jq -e --arg d "$SLIDEOPS_DATA" '.kept == $d and (.removed | map(.path) | index($
 [ ! -e "$SLIDEOPS_DATA/captures" ] && [ ! -e "$SLIDEOPS_DATA/profiler" ] || fail "remove left capture files"
 expect 200 GET "/api/profiles/$A"
 
-# ---- not found, wrong method ----
+# ---- not found, wrong method (405 says what the path allows) ----
 expect 404 GET /api/nothing/here
-expect 404 PUT /api/profiles
+allow() { curl -s -D "$WORK/h" -o "$WORK/body" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $TOKEN" "$BASE$2"; }
+[ "$(allow PUT /api/profiles)" = 405 ] || fail "PUT /api/profiles is not 405"
+grep -qi '^Allow: GET, HEAD' "$WORK/h" || fail "405 without Allow: $(grep -i allow "$WORK/h")"
+[ "$(jq -r .error "$WORK/body")" = "PUT is not allowed on /api/profiles" ] || fail "405 said $(cat "$WORK/body")"
+[ "$(allow POST "/api/profiles/$A")" = 405 ] || fail "POST on a profile is not 405"
+grep -qi '^Allow: GET, HEAD, DELETE' "$WORK/h" || fail "a profile allows $(grep -i '^allow' "$WORK/h")"
+[ "$(allow DELETE /api/servers/local/capture)" = 405 ] || fail "DELETE on the capture is not 405"
+grep -qi '^Allow: GET, HEAD, POST' "$WORK/h" || fail "the capture allows $(grep -i '^allow' "$WORK/h")"
+[ "$(allow POST /app.js)" = 405 ] || fail "POST on a UI file is not 405"
+grep -qi '^Allow: GET, HEAD' "$WORK/h" || fail "a UI file allows $(grep -i '^allow' "$WORK/h")"
+! grep -qi '^Allow:' <(curl -s -D - -o /dev/null -H "Authorization: Bearer $TOKEN" "$BASE/api/nothing") ||
+	fail "a 404 carries Allow"
 stop_serve
 echo "ok"

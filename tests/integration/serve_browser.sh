@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # The web UI in a browser (tests/browser/ui.test.js, playwright-core driving Debian's
-# Chromium), on a real server and a real stripped workload running in the cgroup systemd
-# gives a unit (system.slice/web-billing.service). The workload's file name and its
-# debug file's name contain "<script>": they must show as text. Screenshots of each page
-# are kept in $ARTIFACTS (default build/artifacts/browser).
+# Chromium), on a real server and real workloads running in cgroups named as systemd
+# names a unit's:
+#   web-billing.service  a stripped program the browser captures and names by upload
+#   web-batch.service    a batch job (retired_batch_job) that runs during the first
+#                        capture only: Compare must show it, though the newer profile
+#                        has none of it
+#   web-ledger.service   four threads contending one pthread mutex, captured as a locks
+#                        profile: its page shows the lock by address
+# The names of the workloads and of the debug file contain "<script>": they must show as
+# text. Screenshots of each page are kept in $ARTIFACTS (default build/artifacts/browser).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/serve-lib.bash"
 
@@ -33,12 +39,96 @@ workload="$WORK/<script>ledger"
 strip -o "$workload" app
 cg=$(make_cgroup "system.slice/web-billing.service")
 start_in_cgroup "$cg" "$workload" >/dev/null
-# A first profile, so there are two to compare after the one the browser takes.
+cat > batch.c <<'C'
+volatile unsigned long sink;
+__attribute__((noinline)) void retired_batch_job(void)
+{
+	for (unsigned long i = 0; i < (1ul << 24); i++)
+		sink += i;
+}
+int main(void) { for (;;) retired_batch_job(); }
+C
+gcc -O1 -g -fno-omit-frame-pointer -o "<script>batch" batch.c
+batch_cg=$(make_cgroup "system.slice/web-batch.service")
+start_in_cgroup "$batch_cg" "$WORK/<script>batch" >/dev/null
+# A first profile, so there are two to compare after the one the browser takes; the
+# batch job ends after it.
 "$SLIDEOPS" capture cpu -d 2 >/dev/null 2>&1 || fail "the first capture failed"
+"$SLIDEOPS" show "$("$SLIDEOPS" profiles --json | jq -r '.profiles[0].id')" --json |
+	jq -e 'any(.functions[]; .name == "retired_batch_job")' >/dev/null ||
+	fail "the first capture did not see the batch job"
+cg_kill "$batch_cg"
+
+# A locks profile of threads contending one mutex in ledger_post.
+cat > locker.c <<'C'
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+static pthread_mutex_t ledger = PTHREAD_MUTEX_INITIALIZER;
+volatile uint64_t sink;
+
+static void work(long ns)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++)
+			sink += (uint64_t)i * i;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
+}
+
+__attribute__((noinline)) void ledger_post(void)
+{
+	pthread_mutex_lock(&ledger);
+	work(2000000);
+	pthread_mutex_unlock(&ledger);
+}
+
+static void *clerk(void *arg)
+{
+	(void)arg;
+	for (;;)
+		ledger_post();
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t[4];
+
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, clerk, NULL);
+	pthread_join(t[0], NULL);
+	return 0;
+}
+C
+gcc -O1 -g -fno-omit-frame-pointer -pthread -o "<script>lock" locker.c
+lock_cg=$(make_cgroup "system.slice/web-ledger.service")
+start_in_cgroup "$lock_cg" "$WORK/<script>lock" >/dev/null
+LOCKS=
+if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.locks' >/dev/null; then
+	sleep 0.3
+	"$SLIDEOPS" capture locks -d 2 --json > locks.json 2>/dev/null || fail "the locks capture failed"
+	LOCKS=$(jq -r .id locks.json)
+	jq -e '.locks[0].functions[0].name == "ledger_post"' locks.json >/dev/null ||
+		fail "the locks profile does not name the mutex's waiters: $(jq -c '.locks[0]' locks.json)"
+fi
+cg_kill "$lock_cg"
+# 60 more rows in the index, older than the rest, so that Profiles comes in pages.
+first=$("$SLIDEOPS" profiles --json | jq -r '.profiles[-1].id')
+sqlite3 "$SLIDEOPS_DATA/workspace.db" <<SQL || fail "could not add index rows"
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
+INSERT INTO profiles (id, question, server, started_at_ns, duration_ns, answer, blob, saved_at_ns)
+SELECT id || '-old' || i, 'wall', server, started_at_ns - i * 86400000000000, duration_ns,
+       'an older profile', blob, saved_at_ns FROM profiles, n WHERE profiles.id = '$first';
+SQL
 start_serve
 
 SLIDEOPS_URL=$(grep -o 'http://[^ ]*' "$WORK/serve.out") UPLOAD_FILE="$WORK/<script>app.debug" \
-	WORKLOAD="$workload" ARTIFACTS=${ARTIFACTS:-$top/build/artifacts/browser} \
+	WORKLOAD="$workload" LOCKS_PROFILE="$LOCKS" ARTIFACTS=${ARTIFACTS:-$top/build/artifacts/browser} \
 	NODE_PATH="$top/tests/browser/node_modules" node "$top/tests/browser/ui.test.js" ||
 	fail "the browser test failed (screenshots in ${ARTIFACTS:-$top/build/artifacts/browser})"
 stop_serve

@@ -142,7 +142,7 @@ if [ -n "$CHROMIUM" ]; then
 <script>
 const f = document.getElementById('f'), out = document.getElementById('out');
 f.onload = () => {
-	const w = f.contentWindow, d = f.contentDocument, body = d.body;
+	const w = f.contentWindow, d = f.contentDocument, body = d.getElementById('fg');
 	const canvas = d.getElementById('graph'), r = canvas.getBoundingClientRect();
 	const at = (row, x, type) => canvas.dispatchEvent(new w.MouseEvent(type,
 		{ clientX: r.left + x, clientY: r.top + row * 18 + 9, bubbles: true }));
@@ -170,7 +170,7 @@ f.onload = () => {
 HTML
 	browse "file://$WORK/drive.html" > "$WORK/dom2.html"
 	grep -q '^done$' "$WORK/dom2.html" || fail "driving the page failed: $(grep -A12 '<pre id="out">' "$WORK/dom2.html")"
-	grep -q 'hover-root=alleverything in this profile.*100.0% of this profile hidden=false$' "$WORK/dom2.html" ||
+	grep -q 'hover-root=alleverything in this profile.*100% of total hidden=false$' "$WORK/dom2.html" ||
 		fail "hovering the root shows no tooltip: $(grep hover-root "$WORK/dom2.html")"
 	group=$(sed -n 's/^hover-group=//p' "$WORK/dom2.html")
 	jq -e --arg g "$group" '.groups | map(.label) | index($g) != null' "$WORK/show.json" >/dev/null ||

@@ -858,6 +858,108 @@ static void test_locks_leave_out_condition_variables_and_joins(void **state)
 	profile__free(p);
 }
 
+/* A wait on the lock at addr (add_full's, with the lock's address). */
+static void add_lock(struct profile *p, const struct pb_who *who, const int64_t *values,
+		     const char *kind, uint64_t addr, uint32_t wait_leaf, uint32_t caller)
+{
+	uint32_t locs[2] = { wait_leaf, caller };
+	struct prof_labels l = {
+		.pid = who->pid, .tid = who->pid,
+		.comm = profile__intern(p, who->comm),
+		.group = profile__intern(p, who->group), .group_kind = who->kind,
+		.state = profile__intern(p, "waiting"),
+		.lock = addr, .lock_kind = profile__intern(p, kind),
+	};
+	uint32_t stack = profile__add_stack(p, locs, 2);
+
+	assert_int_not_equal(stack, UINT32_MAX);
+	assert_int_equal(profile__add_sample(p, stack, values, &l), 0);
+}
+
+/*
+ * Locks by address: one address in two processes is two locks (each its own mutex); a
+ * kernel lock's address is one lock whoever waits; waits that are not for a lock (a
+ * condition variable) are in none. Each lock: its waits, total, longest, and its largest
+ * waiters by function and by process. The document carries them, names as text.
+ */
+static void test_locks_by_address(void **state)
+{
+	struct profile *p = pb_new(QUESTION_LOCKS, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t kernel = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t lll = pb_frame(p, libc, 0x10, "__lll_lock_wait", true, LANGUAGE_C);
+	uint32_t cond = pb_frame(p, libc, 0x20, "pthread_cond_wait", true, LANGUAGE_C);
+	uint32_t rwsem = pb_frame(p, kernel, 0x30, "rwsem_down_read_slowpath", true,
+				  LANGUAGE_KERNEL);
+	uint32_t post = pb_frame(p, app, 0x10, "ledger_post", true, LANGUAGE_C);
+	uint32_t close_ = pb_frame(p, app, 0x20, "close_books", true, LANGUAGE_C);
+	uint32_t evil = pb_frame(p, app, 0x30, "</script><script>x()", true, LANGUAGE_C);
+	const uint64_t mutex = 0x55d0c0de1040, sem = 0xffff888100a0b0c0;
+	struct analysis *a;
+	json_t *doc, *locks, *l0;
+
+	(void)state;
+	add_lock(p, &gunicorn, (int64_t[]){ 30, 3 * SEC, 400 * MS }, "futex", mutex, lll, post);
+	add_lock(p, &gunicorn, (int64_t[]){ 10, 1 * SEC, 600 * MS }, "futex", mutex, lll, close_);
+	add_lock(p, &gunicorn2, (int64_t[]){ 5, 2 * SEC, 1 * SEC }, "futex", mutex, lll, evil);
+	add_lock(p, &nginx, (int64_t[]){ 2, 500 * MS, 300 * MS }, "kernel rwsem", sem, rwsem, post);
+	add_lock(p, &gunicorn, (int64_t[]){ 1, 100 * MS, 100 * MS }, "kernel rwsem", sem, rwsem,
+		 close_);
+	add_lock(p, &worker, (int64_t[]){ 9, 90 * SEC, 50 * SEC }, "futex", 0x7f0000001000, cond,
+		 post);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_int_equal(a->nlocks, 3);
+	/* The longest total wait first: gunicorn's mutex, then gunicorn2's, then the rwsem. */
+	assert_int_equal(a->locks[0].address, mutex);
+	assert_int_equal(a->locks[0].pid, 4242);
+	assert_string_equal(a->locks[0].kind, "futex");
+	assert_int_equal(a->locks[0].contentions, 40);
+	assert_int_equal(a->locks[0].wait_ns, 4 * SEC);
+	assert_int_equal(a->locks[0].longest_ns, 600 * MS);
+	assert_string_equal(a->locks[0].functions[0].name, "ledger_post");
+	assert_int_equal(a->locks[0].functions[0].wait_ns, 3 * SEC);
+	assert_string_equal(a->locks[0].functions[1].name, "close_books");
+	assert_null(a->locks[0].functions[2].name);
+	assert_string_equal(a->locks[0].processes[0].name, "gunicorn");
+	assert_int_equal(a->locks[0].processes[0].pid, 4242);
+	assert_null(a->locks[0].processes[1].name);
+	assert_int_equal(a->locks[1].address, mutex);
+	assert_int_equal(a->locks[1].pid, 4243);
+	assert_int_equal(a->locks[2].address, sem);
+	assert_int_equal(a->locks[2].pid, 0); /* the kernel's: one lock for all */
+	assert_int_equal(a->locks[2].contentions, 3);
+	assert_int_equal(a->locks[2].wait_ns, 600 * MS);
+	assert_string_equal(a->locks[2].processes[0].name, "nginx");
+	assert_string_equal(a->locks[2].processes[1].name, "gunicorn");
+	assert_float_equal(a->locks[0].share, 4.0 / 6.6, 1e-9);
+
+	doc = analysis__to_json(a, "x");
+	assert_non_null(doc);
+	locks = json_object_get(doc, "locks");
+	assert_int_equal(json_array_size(locks), 3);
+	l0 = json_array_get(locks, 0);
+	assert_string_equal(json_string_value(json_object_get(l0, "address")), "0x55d0c0de1040");
+	assert_int_equal(json_integer_value(json_object_get(l0, "pid")), 4242);
+	assert_int_equal(json_integer_value(json_object_get(l0, "wait_ns")), 4 * SEC);
+	assert_int_equal(json_integer_value(json_object_get(l0, "longest_ns")), 600 * MS);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+				    json_object_get(l0, "functions"), 0), "name")), "ledger_post");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+				    json_object_get(l0, "processes"), 0), "comm")), "gunicorn");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+				    json_object_get(json_array_get(locks, 1), "functions"), 0), "name")),
+			    "</script><script>x()");
+	assert_true(json_is_null(json_object_get(json_array_get(locks, 2), "pid")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(locks, 2), "address")),
+			    "0xffff888100a0b0c0");
+	json_decref(doc);
+	analysis__free(a);
+	profile__free(p);
+}
+
 /* What grew and was given back is not growth: the answer is the net. */
 static void test_memory_answer_is_net_growth(void **state)
 {
@@ -1039,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_locks_answer),
 		cmocka_unit_test(test_memory_answer),
 		cmocka_unit_test(test_locks_leave_out_condition_variables_and_joins),
+		cmocka_unit_test(test_locks_by_address),
 		cmocka_unit_test(test_memory_answer_is_net_growth),
 		cmocka_unit_test(test_wall_leaves_out_threads_that_never_ran),
 		cmocka_unit_test(test_thread_sets),

@@ -352,6 +352,108 @@ static void test_save_sweeps_only_what_the_index_began(void **state)
 
 /* An index emptied, deleted or replaced while blobs are there: refused, never recreated
  * over them (the next save's sweep would have taken them all), and nothing touched. */
+/* A page of the list from the index: filters, limit and offset, and the total. */
+static void test_profiles_a_page_at_a_time(void **state)
+{
+	struct fixture *f = *state;
+	struct profile_query q = { .question = -1 };
+	char ids[7][STORE_ID_MAX];
+	struct profile_entry *e;
+	uint64_t total;
+	size_t n;
+
+	for (int i = 0; i < 7; i++) {
+		struct profile *p = make_profile(i % 2 ? "odd" : "even", 1796220000 + i, 3);
+
+		assert_int_equal(store__save_profile(f->s, p, "", ids[i]), 0);
+		profile__free(p);
+	}
+	q.limit = 3;
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(total, 7);
+	assert_string_equal(e[0].id, ids[6]); /* newest first */
+	assert_string_equal(e[2].id, ids[4]);
+	profile_entries__free(e, n);
+	q.offset = 6;
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(e[0].id, ids[0]);
+	profile_entries__free(e, n);
+	q.offset = 7;
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(total, 7);
+	profile_entries__free(e, n);
+
+	q = (struct profile_query){ .question = -1, .server = "odd", .limit = 2, .offset = 1 };
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(total, 3);
+	assert_int_equal(n, 2);
+	assert_string_equal(e[0].id, ids[3]);
+	assert_string_equal(e[1].id, ids[1]);
+	profile_entries__free(e, n);
+	q = (struct profile_query){ .question = QUESTION_WALL };
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(total, 0);
+	assert_int_equal(n, 0);
+	profile_entries__free(e, n);
+	q = (struct profile_query){ .question = QUESTION_CPU, .server = "even" };
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(total, 4);
+	assert_int_equal(n, 4); /* no limit: all from the offset */
+	profile_entries__free(e, n);
+}
+
+/* Opened again (the server, per request): no profile's file is looked at until it is
+ * read, and then it is checked as an open checks it; an index emptied since the first
+ * open is refused, not made anew over the profiles. */
+static void test_open_again_checks_each_profile_as_it_is_read(void **state)
+{
+	struct fixture *f = *state;
+	struct profile *p = make_profile("h", 1796223845, 5), *q;
+	char path[256], id[STORE_ID_MAX];
+	struct store *again;
+
+	assert_int_equal(store__save_profile(f->s, p, "", id), 0);
+	profile__free(p);
+	again = store__open_again(f->dir);
+	assert_non_null(again);
+	assert_int_equal(store__load_profile(again, id, &q), 0);
+	profile__free(q);
+	store__close(again);
+
+	snprintf(path, sizeof(path), "%s/profiles/%s.pb.gz", f->dir, id);
+	assert_int_equal(chmod(path, 0666), 0);
+	again = store__open_again(f->dir);
+	assert_non_null(again); /* a full open refuses this: here the read does */
+	assert_int_equal(store__load_profile(again, id, &q), -EACCES);
+	assert_null(q);
+	assert_non_null(strstr(store__problem(NULL), id));
+	store__close(again);
+	assert_int_equal(chmod(path, 0600), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		again = store__open_again(f->dir);
+		assert_non_null(again);
+		assert_int_equal(store__load_profile(again, id, &q), -EPERM);
+		store__close(again);
+		assert_int_equal(chown(path, 0, 0), 0);
+	}
+
+	store__close(f->s);
+	f->s = NULL;
+	snprintf(path, sizeof(path), "%s/workspace.db", f->dir);
+	write_file(path, "", 0);
+	errno = 0;
+	assert_null(store__open_again(f->dir));
+	assert_int_equal(errno, EUCLEAN);
+	assert_int_equal(unlink(path), 0);
+	assert_null(store__open_again(f->dir));
+	assert_int_equal(errno, EUCLEAN);
+	assert_false(exists(f->dir, "workspace.db"));
+}
+
 static void test_emptied_index_with_blobs_is_refused(void **state)
 {
 	struct fixture *f = *state;
@@ -911,6 +1013,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_dir_many_levels_deep_is_made, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_profiles_save_list_load, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profiles_a_page_at_a_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_again_checks_each_profile_as_it_is_read,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_second_distinct_ids_and_shared_workspace,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_blob_is_refused, setup, teardown),

@@ -114,7 +114,7 @@ static void test_profiles_with_hostile_names(void **state)
 	const char *answer;
 
 	(void)state;
-	doc = views__profiles(&e, 1);
+	doc = views__profiles(&e, 1, NULL);
 	assert_non_null(doc);
 	answer = json_string_value(json_object_get(json_array_get(json_object_get(doc, "profiles"), 0),
 						   "answer"));
@@ -126,6 +126,37 @@ static void test_profiles_with_hostile_names(void **state)
 	json_decref(doc);
 }
 
+/* A page says where it sits: the total, its offset, and where the next page starts. */
+static void test_profiles_page(void **state)
+{
+	struct profile_entry e[2] = {
+		{ .id = "a", .question = QUESTION_CPU, .server = "h", .answer = "" },
+		{ .id = "b", .question = QUESTION_LOCKS, .server = "h", .answer = "" },
+	};
+	struct views_page page = { .total = 5, .offset = 2 };
+	json_t *doc;
+
+	(void)state;
+	doc = views__profiles(e, 2, &page);
+	assert_non_null(doc);
+	assert_int_equal(json_integer_value(json_object_get(doc, "total")), 5);
+	assert_int_equal(json_integer_value(json_object_get(doc, "offset")), 2);
+	assert_int_equal(json_integer_value(json_object_get(doc, "next_offset")), 4);
+	json_decref(doc);
+	page.offset = 3;
+	doc = views__profiles(e, 2, &page);
+	assert_true(json_is_null(json_object_get(doc, "next_offset")));
+	json_decref(doc);
+	/* The whole list (the command line): one page. */
+	doc = views__profiles(e, 2, NULL);
+	assert_int_equal(json_integer_value(json_object_get(doc, "total")), 2);
+	assert_int_equal(json_integer_value(json_object_get(doc, "offset")), 0);
+	assert_true(json_is_null(json_object_get(doc, "next_offset")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+				    json_object_get(doc, "profiles"), 1), "question")), "locks");
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_build_ids),
 		cmocka_unit_test(test_error_document),
 		cmocka_unit_test(test_profiles_with_hostile_names),
+		cmocka_unit_test(test_profiles_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,35 +2,11 @@
 // Plain ES modules, no framework: see README.md beside this file for why.
 //
 // Every name in a profile (process, function, file, upload file name) is set as text:
-// elements are made with h(), which only ever makes text nodes from strings. Nothing
-// here assigns innerHTML.
+// elements are made with h() (dom.js), which only ever makes text nodes from strings.
+// Nothing here assigns innerHTML.
 
+import { h, pct } from './dom.js';
 import { flameGraph, sandwich } from './flame.js';
-
-export function h(tag, attrs, ...children) {
-	const el = document.createElement(tag);
-	for (const [k, v] of Object.entries(attrs || {})) {
-		if (v === false || v === null || v === undefined)
-			continue;
-		el.setAttribute(k, v === true ? '' : v);
-	}
-	for (const c of children.flat()) {
-		if (c === null || c === undefined || c === false)
-			continue;
-		el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-	}
-	return el;
-}
-
-// Whole percents, as the answers write them; one decimal under 10%.
-export function pct(share) {
-	if (!share || share <= 0)
-		return '0%';
-	const p = share * 100;
-	if (p < 0.1)
-		return '<0.1%';
-	return (p < 10 ? p.toFixed(1) : Math.round(p)) + '%';
-}
 
 const QUESTIONS = [
 	['cpu', 'What is using the CPU'],
@@ -159,7 +135,7 @@ async function serverPage(m, id) {
 
 	const check = api(base + '/check');
 	loadTop(topSec, base);
-	loadPast(pastSec, base);
+	loadPast(pastSec, base, srv.hostname);
 	symbolsPanel(symSec);
 	removePanel(removeSec, base);
 	try {
@@ -212,10 +188,15 @@ function profileRows(list, opts = {}) {
 			h('td', { class: 'answer' }, p.answer)))));
 }
 
-async function loadPast(sec, base) {
+const PAST_SHOWN = 10;
+
+async function loadPast(sec, base, hostname) {
 	try {
-		const doc = await api(base + '/profiles');
+		const doc = await api(base + '/profiles?limit=' + PAST_SHOWN);
 		sec.append(profileRows(doc.profiles));
+		if (doc.next_offset !== null)
+			sec.append(h('p', {}, link('/profiles?server=' + encodeURIComponent(hostname),
+				'All ' + doc.total + ' profiles of this server')));
 	} catch (e) {
 		sec.append(errorBox(e));
 	}
@@ -457,50 +438,90 @@ async function symbolsPanel(sec) {
 
 // ---- Profiles ----
 
+// The list comes a page at a time (GET /api/profiles?limit&offset, filtered by the
+// server): a workspace of 10k profiles opens as fast as one of 50.
+const PAGE = 50;
+
 async function profilesPage(m) {
 	document.title = 'Profiles \u2014 SlideOps';
-	const doc = await api('profiles');
 	const params = new URLSearchParams(location.search);
+	const servers = await api('servers');
 	const qSel = h('select', { 'aria-label': 'Question' }, h('option', { value: '' }, 'Every question'),
 		QUESTIONS.map(([id, t]) => h('option', { value: id }, t)));
-	const servers = [...new Set(doc.profiles.map(p => p.server))].sort();
 	const sSel = h('select', { 'aria-label': 'Server' }, h('option', { value: '' }, 'Every server'),
-		servers.map(s => h('option', { value: s }, s)));
+		servers.servers.map(s => h('option', { value: s.hostname }, s.hostname)));
 	qSel.value = params.get('question') || '';
 	sSel.value = params.get('server') || '';
 	const compareBtn = h('button', { type: 'button', class: 'primary', disabled: true }, 'Compare');
 	const hint = h('span', { class: 'muted' }, 'Choose two profiles of the same question to compare.');
 	const table = h('div', {});
-	let chosen = [];
+	const count = h('p', { class: 'muted count' });
+	const more = h('button', { type: 'button', hidden: true }, 'Show more');
+	const msg = h('div', {});
+	let list = [], next = 0, chosen = [], loading = 0;
 
 	const render = () => {
-		const list = doc.profiles.filter(p => (!qSel.value || p.question === qSel.value) &&
-			(!sSel.value || p.server === sSel.value));
-		chosen = chosen.filter(id => list.some(p => p.id === id));
-		const q = chosen.length ? doc.profiles.find(p => p.id === chosen[0]).question : null;
+		const q = chosen.length ? chosen[0].question : null;
 		table.textContent = '';
 		table.append(profileRows(list, { server: true, choose: p => {
 			const box = h('input', { type: 'checkbox', 'aria-label': 'Choose ' + p.id,
-				checked: chosen.includes(p.id),
-				disabled: (q && p.question !== q) || (chosen.length >= 2 && !chosen.includes(p.id)) });
+				checked: chosen.some(c => c.id === p.id),
+				disabled: (q && p.question !== q) ||
+					(chosen.length >= 2 && !chosen.some(c => c.id === p.id)) });
 			box.addEventListener('change', () => {
-				chosen = box.checked ? [...chosen, p.id] : chosen.filter(id => id !== p.id);
+				chosen = box.checked ? [...chosen, p] : chosen.filter(c => c.id !== p.id);
 				render();
 			});
 			return box;
 		} }));
 		compareBtn.disabled = chosen.length !== 2;
 	};
-	qSel.addEventListener('change', render);
-	sSel.addEventListener('change', render);
+	// One page more (from offset next), or the first page again after a filter changed.
+	const load = async (fresh) => {
+		const mine = ++loading;
+		const query = new URLSearchParams({ limit: PAGE, offset: fresh ? 0 : next });
+		if (qSel.value)
+			query.set('question', qSel.value);
+		if (sSel.value)
+			query.set('server', sSel.value);
+		msg.textContent = '';
+		try {
+			const doc = await api('profiles?' + query);
+			if (mine !== loading)
+				return;  // a newer filter's answer is on its way
+			list = fresh ? doc.profiles : [...list, ...doc.profiles];
+			next = doc.next_offset;
+			more.hidden = next === null;
+			count.textContent = doc.total ? 'Showing ' + list.length + ' of ' + doc.total +
+				(doc.total === 1 ? ' profile' : ' profiles') : '';
+			if (fresh)
+				chosen = chosen.filter(c => list.some(p => p.id === c.id));
+			render();
+		} catch (e) {
+			msg.append(errorBox(e));
+		}
+	};
+	const refilter = () => {
+		const query = new URLSearchParams();
+		if (qSel.value)
+			query.set('question', qSel.value);
+		if (sSel.value)
+			query.set('server', sSel.value);
+		history.replaceState(null, '', '/profiles' + (query.toString() ? '?' + query : ''));
+		load(true);
+	};
+	qSel.addEventListener('change', refilter);
+	sSel.addEventListener('change', refilter);
+	more.addEventListener('click', () => load(false));
 	compareBtn.addEventListener('click', () => {
 		// Older first: what changed reads from before to after.
-		const order = doc.profiles.filter(p => chosen.includes(p.id)).reverse();
+		const order = chosen.slice().sort((a, b) => a.started_at < b.started_at ? -1 :
+			a.started_at > b.started_at ? 1 : 0);
 		go('/compare?a=' + encodeURIComponent(order[0].id) + '&b=' + encodeURIComponent(order[1].id));
 	});
 	m.append(h('h1', {}, 'Profiles'), h('div', { class: 'filters' }, qSel, sSel, compareBtn, hint),
-		table);
-	render();
+		msg, table, h('div', { class: 'more' }, more, count));
+	await load(true);
 }
 
 // ---- a profile ----
@@ -609,8 +630,43 @@ function sandwichView(el, tree, name, total) {
 	el.scrollIntoView({ block: 'nearest' });
 }
 
+// locks: each lock by its address (a user address within its process, or the kernel's),
+// what waited on it and for how long, the longest wait first.
+const LOCKS_SHOWN = 25;
+
+function locksTable(locks) {
+	const ns = v => valueWords('nanoseconds', v);
+	const owner = l => {
+		if (l.pid === null)
+			return 'the kernel';
+		const p = l.processes.find(w => w.pid === l.pid);
+		return (p ? p.comm + ' ' : '') + '[' + l.pid + ']';
+	};
+	const waiters = (list, text) => h('ul', { class: 'waiters' }, list.map(w =>
+		h('li', {}, h('span', { class: 'fn', title: text(w) }, text(w)), ' ' + ns(w.wait_ns))));
+	const rows = locks.slice(0, LOCKS_SHOWN).map(l => h('tr', { 'data-address': l.address },
+		h('td', { class: 'mono' }, l.address), h('td', {}, l.kind), h('td', {}, owner(l)),
+		h('td', { class: 'num' }, l.contentions), h('td', { class: 'num' }, ns(l.wait_ns)),
+		h('td', { class: 'num' }, pct(l.share)), h('td', { class: 'num' }, ns(l.longest_ns)),
+		h('td', {}, waiters(l.functions, w => w.name)),
+		h('td', {}, waiters(l.processes, w => w.comm + ' [' + w.pid + ']'))));
+	if (locks.length > LOCKS_SHOWN)
+		rows.push(h('tr', {}, h('td', { colspan: 9, class: 'muted' },
+			'and ' + (locks.length - LOCKS_SHOWN) + ' more locks')));
+	return h('section', { id: 'locks' }, h('h2', {}, 'Locks by address'),
+		h('div', { class: 'scroll' }, h('table', { class: 'list locks' },
+			h('thead', {}, h('tr', {}, h('th', {}, 'Lock'), h('th', {}, 'Kind'), h('th', {}, 'In'),
+				h('th', { class: 'num' }, 'Contentions'), h('th', { class: 'num' }, 'Total wait'),
+				h('th', { class: 'num' }, 'Share'), h('th', { class: 'num' }, 'Longest wait'),
+				h('th', {}, 'Waiting in'), h('th', {}, 'Waiting processes'))),
+			h('tbody', {}, rows))),
+		h('p', { class: 'note' }, 'A user-space address names a lock within its process; ' +
+			'the kernel\'s locks are one address space for every process.'));
+}
+
 // Each question's own view, where its document carries one (DESIGN §8's added fields):
-// the thread dump (sets of threads in the same place), running against waiting.
+// the thread dump (sets of threads in the same place), locks by address, running
+// against waiting.
 function questionView(doc) {
 	const parts = [];
 	if (doc.thread_sets && doc.thread_sets.length)
@@ -620,6 +676,8 @@ function questionView(doc) {
 			h('tbody', {}, doc.thread_sets.map(t => h('tr', {}, h('td', { class: 'num' }, t.threads),
 				h('td', {}, t.state), h('td', { class: 'fn' }, t.wait || ''), h('td', {}, t.group),
 				h('td', { class: 'mono' }, Array.isArray(t.stack) ? t.stack.join(' \u2190 ') : t.stack || '')))))));
+	if (doc.locks)
+		parts.push(locksTable(doc.locks));
 	if (doc.groups.some(g => g.running_ns !== undefined))
 		parts.push(h('section', { id: 'running' }, h('h2', {}, 'Running and waiting'),
 			h('table', { class: 'list' }, h('thead', {}, h('tr', {}, h('th', {}, 'Group'),
@@ -659,7 +717,8 @@ async function profilePage(m, id) {
 			m.append(errorBox(e));
 		}
 	});
-	m.append(h('p', { class: 'crumbs' }, link('/profiles', 'Profiles'), ' \u203a '),
+	// Element.append would write a missing card as "null" and a list as its text.
+	m.append(...[h('p', { class: 'crumbs' }, link('/profiles', 'Profiles'), ' \u203a '),
 		h('h1', {}, TITLE[doc.question] || doc.question),
 		h('p', { class: 'meta' }, doc.server + ', ' + doc.started_at.replace('T', ' ').replace('Z', ' UTC') +
 			', over ' + doc.seconds + (doc.seconds === 1 ? ' second' : ' seconds')),
@@ -677,7 +736,7 @@ async function profilePage(m, id) {
 			h('p', {}, h('a', { href: '/api/profiles/' + enc + '/export?format=pprof', download: '' }, 'pprof'),
 				' (go tool pprof, speedscope, Grafana) \u00b7 ',
 				h('a', { href: '/api/profiles/' + enc + '/export?format=folded', download: '' }, 'folded stacks')),
-			del));
+			del)].flat().filter(Boolean));
 	sw.append(h('p', { class: 'muted' }, 'Choose a function to see its callers and callees.'));
 	flameGraph(fg, tree);
 }

@@ -2,10 +2,11 @@
 // (GET /api/profiles/ID/flamegraph: nodes in pre-order with their depth), with zoom,
 // search (regex, every match highlighted with their total share), tooltips (share of
 // the total and of the parent), Colour by: Language | Group with a legend, and a diff
-// mode for Compare. Every name is drawn on the canvas or set as textContent: a
-// function called <script> is only ever text.
+// mode for Compare (the union of both profiles' frames). The standalone page `show
+// --flamegraph` writes draws with it too (web/bundle.py). Every name is drawn on the
+// canvas or set as textContent: a function called <script> is only ever text.
 
-import { h, pct } from './app.js';
+import { h, pct } from './dom.js';
 
 const ROW = 18;
 
@@ -35,14 +36,6 @@ export function layout(data) {
 		end[path.pop()] = N;
 	return { N, depth, value, x, end, parent, maxDepth, nameOf: Int32Array.from(data.name),
 		lang: Int32Array.from(data.lang), group: Int32Array.from(data.group) };
-}
-
-// The path of node i as one string: the same stack in two profiles has the same key.
-export function pathKeys(data, t) {
-	const keys = new Array(t.N);
-	for (let i = 0; i < t.N; i++)
-		keys[i] = t.parent[i] < 0 ? '' : keys[t.parent[i]] + '\u0000' + data.names[t.nameOf[i]];
-	return keys;
 }
 
 function hash(s) {
@@ -136,12 +129,106 @@ export function foldSystem(data) {
 }
 
 /*
- * Draws data into el. opts.diff: { before: data } for Compare: boxes are the after
- * profile's, coloured by the change in share of the server (red grew, blue shrank), and
- * grey where the change is within sampling error of the two captures.
+ * Compare: the union of two trees (the newer, after, and the older, before), in the
+ * shape of the API's, so one layout draws it. A frame of both keeps its width from the
+ * newer profile; a frame only in the older one is drawn at the width of its older share
+ * of the server (its value scaled by the two profiles' share_of), and its ancestors grow
+ * by that much so it fits beneath them. Beside the tree: after[i] and before[i], the
+ * node's value in each profile (0 where it is absent), and gone[i] for frames only in
+ * the older profile.
+ */
+export function mergeDiff(after, before) {
+	const ta = layout(after), tb = layout(before);
+	const scale = (after.share_of || ta.value[0] || 1) / (before.share_of || tb.value[0] || 1);
+	const groups = [...after.groups], groupIndex = new Map(groups.map((g, k) => [g, k]));
+	const node = (name, lang, group, system) => ({ name, lang, group, system, after: 0,
+		before: 0, kids: new Map() });
+	const at = new Array(ta.N);
+	let root = null;
+	for (let i = 0; i < ta.N; i++) {
+		const n = node(after.names[ta.nameOf[i]] || '', ta.lang[i], ta.group[i],
+			after.system ? after.system[i] : 0);
+		n.after = ta.value[i];
+		if (i === 0)
+			root = n;
+		else
+			at[ta.parent[i]].kids.set(n.name, n);
+		at[i] = n;
+	}
+	if (!root)
+		return null;
+	const bt = new Array(tb.N);
+	for (let i = 0; i < tb.N; i++) {
+		if (i === 0) {
+			root.before = tb.value[0];
+			bt[0] = root;
+			continue;
+		}
+		const name = before.names[tb.nameOf[i]] || '', up = bt[tb.parent[i]];
+		let n = up.kids.get(name);
+		if (!n) {
+			const label = before.groups[tb.group[i]];
+			if (!groupIndex.has(label)) {
+				groupIndex.set(label, groups.length);
+				groups.push(label);
+			}
+			n = node(name, tb.lang[i], groupIndex.get(label), before.system ? before.system[i] : 0);
+			up.kids.set(name, n);
+		}
+		n.before += tb.value[i];
+		bt[i] = n;
+	}
+	// Widths, from the leaves up: a gone frame its scaled older value; others their
+	// newer value plus the gone frames beneath them.
+	const width = n => {
+		let extra = 0;
+		for (const k of n.kids.values())
+			extra += k.after ? width(k) - k.after : width(k);
+		n.value = n.after ? n.after + extra : n.before * scale;
+		if (!n.after)
+			n.value = Math.max(n.value, extra);
+		return n.value;
+	};
+	width(root);
+	const names = [], nameIndex = new Map();
+	const out = { ...after, groups, names, name: [], depth: [], value: [], lang: [], group: [],
+		system: [], after: [], before: [], gone: [] };
+	const stack = [[root, 0]];
+	while (stack.length) {
+		const [n, d] = stack.pop();
+		let k = nameIndex.get(n.name);
+		if (k === undefined) {
+			k = names.length;
+			names.push(n.name);
+			nameIndex.set(n.name, k);
+		}
+		out.name.push(k);
+		out.depth.push(d);
+		out.value.push(n.value);
+		out.lang.push(n.lang);
+		out.group.push(n.group);
+		out.system.push(n.system);
+		out.after.push(n.after);
+		out.before.push(n.before);
+		out.gone.push(n.after ? 0 : 1);
+		// The newer profile's order first, then what only the older one has.
+		const kids = [...n.kids.values()];
+		const order = [...kids.filter(c => c.after), ...kids.filter(c => !c.after)];
+		for (let c = order.length; c-- > 0;)
+			stack.push([order[c], d + 1]);
+	}
+	return out;
+}
+
+/*
+ * Draws data into el. opts.diff: { before: data } for Compare: boxes are the union of
+ * both profiles' frames (mergeDiff), coloured by the change in share of the server (red
+ * grew, blue shrank; a frame only in the older profile is drawn at its older share,
+ * as shrunk), and grey where the change is within sampling error of the two captures.
  */
 export function flameGraph(el, full, opts = {}) {
-	const data = opts.hideSystem && full.system ? foldSystem(full) : full;
+	const data = opts.diff ? mergeDiff(full, opts.diff.before) || full :
+		opts.hideSystem && full.system ? foldSystem(full) : full;
 	const t = layout(data);
 	const { N, depth, value, x, end, parent, nameOf, lang, group } = t;
 	const names = data.names;
@@ -154,37 +241,42 @@ export function flameGraph(el, full, opts = {}) {
 	let colours = new Array(N), hits = [], charWidth = 7;
 
 	// ---- diff: the change in share of the server per node, and whether it is noise ----
-	let change = null, noise = null;
-	if (opts.diff) {
-		const b = opts.diff.before, bt = layout(b), bkeys = pathKeys(b, bt);
-		const akeys = pathKeys(data, t);
-		const before = new Map();
-		for (let i = 0; i < bt.N; i++)
-			before.set(bkeys[i], bt.value[i]);
-		const ofA = data.share_of || total || 1, ofB = b.share_of || bt.value[0] || 1;
-		const totB = bt.value[0] || 1, totA = total || 1;
-		const sA = Math.max(data.samples || 1, 1), sB = Math.max(b.samples || 1, 1);
+	let change = null, noise = null, gone = null;
+	if (opts.diff && data.before) {
+		const b = opts.diff.before;
+		const totA = full.value[0] || 1, totB = b.value[0] || 1;
+		const ofA = full.share_of || totA, ofB = b.share_of || totB;
+		const sA = Math.max(full.samples || 1, 1), sB = Math.max(b.samples || 1, 1);
 		change = new Float64Array(N);
 		noise = new Uint8Array(N);
+		gone = Uint8Array.from(data.gone);
 		for (let i = 0; i < N; i++) {
-			const vb = before.get(akeys[i]) || 0;
-			const pa = value[i] / ofA, pb = vb / ofB;
-			change[i] = pa - pb;
+			const va = data.after[i], vb = data.before[i];
+			change[i] = va / ofA - vb / ofB;
 			// Binomial error of each share from the samples it rests on; two standard
 			// errors of the difference is the line between a change and chance.
-			const fa = value[i] / totA, fb = vb / totB;
-			const va = (totA / ofA) ** 2 * fa * (1 - fa) / sA;
-			const vb2 = (totB / ofB) ** 2 * fb * (1 - fb) / sB;
-			noise[i] = Math.abs(change[i]) <= 2 * Math.sqrt(va + vb2) ? 1 : 0;
+			const fa = va / totA, fb = vb / totB;
+			const vara = (totA / ofA) ** 2 * fa * (1 - fa) / sA;
+			const varb = (totB / ofB) ** 2 * fb * (1 - fb) / sB;
+			noise[i] = Math.abs(change[i]) <= 2 * Math.sqrt(vara + varb) ? 1 : 0;
 		}
+		let ngone = 0;
+		for (let i = 1; i < N; i++)
+			if (gone[i] && !gone[parent[i]])
+				ngone++;
+		el.dataset.gone = ngone;
+	} else if (opts.diff) {
+		mode = 'language';  // nothing to compare against: drawn as a profile
 	}
 
 	// ---- the controls ----
+	// opts.ids: the standalone page's element ids, which links and scripts address.
+	const id = name => opts.ids ? name : null;
 	const search = h('input', { type: 'search', placeholder: 'function, process or group (regex)',
-		'aria-label': 'Search', autocomplete: 'off', spellcheck: 'false' });
-	const matched = h('span', { class: 'matched' });
-	const reset = h('button', { type: 'button', disabled: '' }, 'Reset zoom');
-	const colourSel = h('select', { 'aria-label': 'Colour by' },
+		'aria-label': 'Search', autocomplete: 'off', spellcheck: 'false', id: id('search') });
+	const matched = h('span', { class: 'matched', id: id('matched') });
+	const reset = h('button', { type: 'button', disabled: '', id: id('reset') }, 'Reset zoom');
+	const colourSel = h('select', { 'aria-label': 'Colour by', id: id('colour') },
 		h('option', { value: 'language' }, 'Language'),
 		h('option', { value: 'group' }, 'Group'));
 	const controls = h('div', { class: 'fg-controls' },
@@ -198,10 +290,10 @@ export function flameGraph(el, full, opts = {}) {
 			hideSystem: hide.checked, colour: mode, search: search.value }));
 		colourSel.value = mode;
 	}
-	const legendEl = h('div', { class: 'legend' });
-	const crumbsEl = h('div', { class: 'crumbs' });
-	const canvas = h('canvas', { class: 'flame' });
-	const tip = h('div', { class: 'tip', hidden: '' });
+	const legendEl = h('div', { class: 'legend', id: id('legend') });
+	const crumbsEl = h('div', { class: 'crumbs', id: id('crumbs') });
+	const canvas = h('canvas', { class: 'flame', id: id('graph') });
+	const tip = h('div', { class: 'tip', hidden: '', id: id('tip') });
 	el.textContent = '';
 	el.append(controls, legendEl, crumbsEl, canvas, tip);
 	const ctx = canvas.getContext('2d');
@@ -239,6 +331,9 @@ export function flameGraph(el, full, opts = {}) {
 		if (mode === 'change') {
 			item('hsl(4,75%,55%)', 'grew (share of the server)', 'grew');
 			item('hsl(215,70%,55%)', 'shrank', 'shrank');
+			item('hsl(215,70%,55%)', 'only in the older profile (drawn at its older share, outlined)',
+				'gone');
+			legendEl.lastChild.firstChild.classList.add('gone');
 			item('#c9cdd2', 'no change beyond sampling error', 'same');
 			return;
 		}
@@ -309,6 +404,13 @@ export function flameGraph(el, full, opts = {}) {
 		ctx.fillStyle = matches && matches[i] ? '#e040fb' : colours[i];
 		ctx.fillRect(left, y, Math.max(w - 1, 0.4), ROW - 1);
 		ctx.globalAlpha = 1;
+		if (gone && gone[i] && w > 3) {
+			// Gone since the older profile: outlined, so it reads apart from what shrank.
+			ctx.strokeStyle = '#1d3f73';
+			ctx.setLineDash([3, 2]);
+			ctx.strokeRect(left + 0.5, y + 0.5, Math.max(w - 2, 0.4), ROW - 2);
+			ctx.setLineDash([]);
+		}
 		hits[depth[i]].push(i, left, w);
 		if (w > 3 * charWidth + 6) {
 			const room = Math.floor((w - 6) / charWidth);
@@ -421,13 +523,19 @@ export function flameGraph(el, full, opts = {}) {
 			return;
 		}
 		const p = parent[i];
-		const lines = [h('b', {}, nameAt(i)), h('div', { class: 'k' }, what(i)),
-			h('div', {}, amount(value[i]) + ', ' + pct(value[i] / (total || 1)) + ' of total' +
-				(p >= 0 ? ', ' + pct(value[i] / (value[p] || 1)) + ' of ' + nameAt(p) : ''))];
-		if (change)
+		const lines = [h('b', {}, nameAt(i)), h('div', { class: 'k' }, what(i))];
+		if (change) {
+			lines.push(h('div', {}, gone[i] ? 'only in the older profile: ' +
+				amount(data.before[i]) + ' then, none now' :
+				'now ' + amount(data.after[i]) + ', before ' + amount(data.before[i])));
 			lines.push(h('div', {}, (change[i] >= 0 ? 'grew ' : 'shrank ') +
 				(Math.abs(change[i]) * 100).toFixed(1) + ' points of the server' +
 				(noise[i] ? ' (within sampling error)' : '')));
+		} else {
+			lines.push(h('div', {}, amount(value[i]) + ', ' + pct(value[i] / (total || 1)) +
+				' of total' + (p >= 0 ? ', ' + pct(value[i] / (value[p] || 1)) + ' of ' +
+				nameAt(p) : '')));
+		}
 		tip.textContent = '';
 		tip.append(...lines);
 		tip.hidden = false;

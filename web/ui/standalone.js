@@ -1,0 +1,31 @@
+// The standalone flame graph page (`slideops show ID --flamegraph FILE.html`): the UI's
+// own flame graph (flame.js, dom.js), with the profile read from the page itself.
+// web/bundle.py inlines these modules into web/flamegraph.html at build time, so the
+// file opens offline from file:// (where a module cannot load another file).
+//
+// A link may carry a colouring, a zoom and a search:
+// FILE.html#colour=group&zoom=build_report&search=memcpy (zoom: the largest box of that
+// name).
+
+import { flameGraph, amountFn } from './flame.js';
+
+function standalonePage() {
+	const data = JSON.parse(document.getElementById('profile').textContent);
+	const hash = new URLSearchParams(location.hash.slice(1));
+	const colour = ['language', 'group'].includes(hash.get('colour')) ? hash.get('colour') :
+		data.colour === 'group' ? 'group' : 'language';
+	const total = data.value.length ? data.value[0] : 0;
+
+	document.title = data.title + ' \u2014 ' + data.server;
+	document.getElementById('title').textContent = data.title;
+	document.getElementById('meta').textContent = data.server + ', ' + data.started_at +
+		', ' + data.seconds + (data.seconds === 1 ? ' second' : ' seconds') + ', ' +
+		amountFn(data)(total) + ' in all';
+	document.getElementById('answer').textContent = data.answer;
+	const fg = flameGraph(document.getElementById('fg'), data,
+		{ colour, search: hash.get('search') || '', ids: true });
+	if (hash.get('zoom'))
+		fg.zoomTo(hash.get('zoom'));
+}
+
+standalonePage();
