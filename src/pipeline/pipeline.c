@@ -72,6 +72,13 @@ static void sampling_progress(struct pipeline *pl)
 	pl->next_progress_ns = (uint64_t)clock__monotonic_ns() + NSEC_PER_SEC;
 }
 
+/* A snapshot's preparation (its tables) is the sampling phase of a capture with no
+ * duration: its time so far, of its budget. */
+static void snapshot_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
+{
+	progress(ctx, PIPELINE_SAMPLING, done_ms, total_ms);
+}
+
 struct pipeline *pipeline__start(const struct pipeline_options *opts,
 				 const struct pipeline_callbacks *cb)
 {
@@ -106,6 +113,8 @@ struct pipeline *pipeline__start(const struct pipeline_options *opts,
 	config.report = &pl->report;
 	config.cache_dir = opts->cache_dir;
 	config.unwind_budget = opts->unwind_budget;
+	config.progress = snapshot_progress;
+	config.progress_ctx = &pl->cb;
 	pl->session = capture_session__open(&config);
 	if (!pl->session) {
 		err = -errno;
