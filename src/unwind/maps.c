@@ -49,11 +49,13 @@ struct proc_entry {
 struct unwind_maps {
 	struct unwind_maps_plan plan;
 	int rows_fd, tables_fd, procs_fd;
-	/* The rows map mapped into our memory (BPF_F_MMAPABLE): a table is one memcpy
-	 * instead of a syscall per 4096 rows (a capture's first second goes from ~800 ms of
-	 * loading to a few). NULL: written through the syscalls. */
-	struct unwind_row *rows_mem;
-	size_t rows_mem_len;
+	/* The rows map is mapped into our memory (BPF_F_MMAPABLE) one table's window at a
+	 * time: a table is one memcpy instead of a syscall per 4096 rows (a capture's first
+	 * second goes from ~800 ms of loading to a few). Not the whole map for the whole
+	 * capture: the kernel maps every page of it at once, and a 64 MB budget was 64 MB
+	 * more resident memory however few rows were used. false: the syscalls. */
+	bool mmapable;
+	long page;
 	struct slot slots[UNWIND_MAX_TABLES];
 	struct proc_entry *procs;
 	size_t nprocs;
@@ -96,14 +98,14 @@ struct unwind_maps *unwind_maps__new(const struct unwind_maps_plan *plan, int ro
 	m->rows_fd = rows_fd;
 	m->tables_fd = tables_fd;
 	m->procs_fd = procs_fd;
-	m->rows_mem_len = (size_t)plan->rows * sizeof(struct unwind_row);
-	if (m->rows_mem_len) {
-		long page = sysconf(_SC_PAGESIZE);
-		void *mem;
+	m->page = sysconf(_SC_PAGESIZE);
+	if (plan->rows && m->page > 0) {
+		void *mem = mmap(NULL, (size_t)m->page, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 rows_fd, 0);
 
-		m->rows_mem_len = (m->rows_mem_len + page - 1) / page * page;
-		mem = mmap(NULL, m->rows_mem_len, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
-		m->rows_mem = mem == MAP_FAILED ? NULL : mem;
+		m->mmapable = mem != MAP_FAILED;
+		if (m->mmapable)
+			munmap(mem, (size_t)m->page);
 	}
 	return m;
 }
@@ -112,8 +114,6 @@ void unwind_maps__free(struct unwind_maps *m)
 {
 	if (!m)
 		return;
-	if (m->rows_mem)
-		munmap(m->rows_mem, m->rows_mem_len);
 	free(m->procs);
 	free(m);
 }
@@ -128,9 +128,19 @@ static int write_slice(struct unwind_maps *m, uint32_t first, const struct unwin
 {
 	uint32_t keys[BATCH];
 
-	if (m->rows_mem && (uint64_t)first + nrows <= m->plan.rows) {
-		memcpy(m->rows_mem + first, rows, (size_t)nrows * sizeof(*rows));
-		return 0;
+	if (m->mmapable && (uint64_t)first + nrows <= m->plan.rows) {
+		uint64_t start = (uint64_t)first * sizeof(*rows), end = start + (uint64_t)nrows *
+			sizeof(*rows);
+		uint64_t from = start / m->page * m->page;
+		size_t len = (size_t)(end - from);
+		char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->rows_fd,
+				 (off_t)from);
+
+		if (mem != MAP_FAILED) {
+			memcpy(mem + (start - from), rows, (size_t)nrows * sizeof(*rows));
+			munmap(mem, len);
+			return 0;
+		}
 	}
 	for (uint32_t done = 0; done < nrows;) {
 		uint32_t n = nrows - done > BATCH ? BATCH : nrows - done;
