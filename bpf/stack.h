@@ -43,7 +43,8 @@ _Static_assert(STACK_COUNTER__COUNT <= RECORD_MAX_COUNTERS, "every counter has a
 _Static_assert(STACK_COUNTER_UNWIND_NOT_GROWING - STACK_COUNTER_UNWIND_FIRST ==
 	       UNWIND_STOP_NOT_GROWING - UNWIND_STOP_NO_TABLE, "walker exits map to counters in order");
 _Static_assert(UNWIND_STOP_REASONS == UNWIND_STOP_NOT_GROWING + 1, "a walker exit without a counter");
-_Static_assert(2 * RECORD_MAX_STACK <= UNWIND_USER_PCS, "kernel and user frames fit the walk's mask");
+_Static_assert(2 * RECORD_MAX_STACK <= UNWIND_USER_PCS,
+	       "kernel and user frames fit the walk's mask");
 _Static_assert(sizeof(((struct stack_sample *)0)->ips) >= UNWIND_USER_PCS * sizeof(__u64),
 	       "the walker's masked stores stay in ips");
 

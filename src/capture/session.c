@@ -183,8 +183,9 @@ int capture_session__load_all_tables(struct capture_session *s)
 		if (c->progress)
 			c->progress(c->progress_ctx, (now - start) / 1000000,
 				    CAPTURE_SNAPSHOT_TABLES_NS / 1000000);
-		if (now >= deadline ||
-		    unwinding__wait(s->unwinding, (int64_t)(next < deadline ? next : deadline)) == 0)
+		if (next > deadline)
+			next = deadline;
+		if (now >= deadline || unwinding__wait(s->unwinding, (int64_t)next) == 0)
 			break;
 	}
 	s->tables_ns = now_ns() - start;

@@ -9,7 +9,8 @@
 #             a thread blocked in time.sleep inside wait_here, called from outer
 # Each blocked thread's set must carry its whole chain: wait_for_input then main, idle_worker
 # then start_thread, with no [truncated] frame; the Python thread's set carries time.sleep's
-# C function (time_sleep, where the binary names it), then wait_here, then outer. Frame pointers alone give one or two frames for nofp and none of Python.
+# C function (time_sleep, where the binary names it), then wait_here, then outer. Frame
+# pointers alone gave one or two frames for nofp and none of Python.
 source "$(dirname "$0")/lib.sh"
 [ -n "${KEEP_WORK:-}" ] && defer "cp -r $WORK /tmp/threads-stacks-kept"
 
@@ -161,5 +162,6 @@ check "$WORK/threads.json" "threads"
 "$SLIDEOPS" show "$(jq -r .id "$WORK/wall.json")" --export folded "$WORK/wall.folded" >/dev/null ||
 	fail "no folded export of the wall capture"
 grep -q "^$(label nofp);nofp;.*main;wait_for_input;" "$WORK/wall.folded" ||
-	fail "wall: no stack of nofp from main to wait_for_input: $(grep nofp "$WORK/wall.folded" | head -3)"
+	fail "wall: no stack of nofp from main to wait_for_input: $(grep nofp "$WORK/wall.folded" |
+		head -3)"
 echo "ok"

@@ -223,8 +223,10 @@ static void test_budget_and_eviction(void **state)
 static void test_eviction_order(void **state)
 {
 	struct fixture_maps f;
-	struct unwind_table *t1 = make_table(25000, 0x1000, 8), *t2 = make_table(25000, 0x1000, 16),
-			    *t3 = make_table(25000, 0x1000, 24), *t4 = make_table(25000, 0x1000, 32);
+	struct unwind_table *t1 = make_table(25000, 0x1000, 8);
+	struct unwind_table *t2 = make_table(25000, 0x1000, 16);
+	struct unwind_table *t3 = make_table(25000, 0x1000, 24);
+	struct unwind_table *t4 = make_table(25000, 0x1000, 32);
 	struct unwind_maps_stats st;
 	struct unwind_proc proc;
 	uint32_t again = 5, late = 7;
