@@ -805,13 +805,13 @@ int processes__sample(struct processes *ps, const struct stack_sample *s, size_t
 int processes__read_all(struct processes *ps, int64_t deadline_ns)
 {
 	int *pids = NULL;
-	size_t n = 0;
+	size_t n = 0, i;
 	int err;
 
 	err = proc__list_pids(ps->proc_root, &pids, &n);
 	if (err)
 		return err == -ENOMEM ? err : 0;
-	for (size_t i = 0; i < n && clock__monotonic_ns() < deadline_ns; i++) {
+	for (i = 0; i < n && clock__monotonic_ns() < deadline_ns; i++) {
 		struct process *proc;
 
 		if (processes__find(ps, pids[i]))
@@ -832,7 +832,7 @@ int processes__read_all(struct processes *ps, int64_t deadline_ns)
 			process__kill(proc);
 	}
 	free(pids);
-	return err;
+	return err ? err : (int)(n - i);
 }
 
 static dev_t kernel_dev(uint32_t dev)

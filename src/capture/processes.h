@@ -61,7 +61,8 @@ int processes__python_code(struct processes *ps, const void *data, size_t size);
  * Reads every process running now as on its first sample (facts, mappings, binaries
  * opened, mappings handed to the unwind worker), until deadline_ns (CLOCK_MONOTONIC):
  * a snapshot's samples all arrive at once, and their stacks are only as good as the
- * tables loaded before. Processes already known are left alone. 0 or -ENOMEM.
+ * tables loaded before. Processes already known are left alone. The number of processes
+ * the deadline left unread, or -ENOMEM.
  */
 int processes__read_all(struct processes *ps, int64_t deadline_ns);
 

@@ -170,13 +170,13 @@ int capture_session__load_all_tables(struct capture_session *s)
 {
 	const struct capture_config *c = &s->config;
 	uint64_t start = now_ns(), deadline = start + CAPTURE_SNAPSHOT_TABLES_NS;
-	int err;
+	int unread;
 
 	if (!s->unwinding)
 		return 0;
-	err = processes__read_all(s->processes, (int64_t)deadline);
-	if (err)
-		return err;
+	unread = processes__read_all(s->processes, (int64_t)deadline);
+	if (unread < 0)
+		return unread;
 	for (;;) {
 		uint64_t now = now_ns(), next = now + TABLES_PROGRESS_NS;
 
@@ -189,7 +189,7 @@ int capture_session__load_all_tables(struct capture_session *s)
 			break;
 	}
 	s->tables_ns = now_ns() - start;
-	s->tables_pending = unwinding__pending(s->unwinding);
+	s->tables_pending = unwinding__pending(s->unwinding) + (uint32_t)unread;
 	s->tables_waited = true;
 	return 0;
 }
