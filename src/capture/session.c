@@ -185,7 +185,8 @@ int capture_session__load_all_tables(struct capture_session *s)
 				    CAPTURE_SNAPSHOT_TABLES_NS / 1000000);
 		if (next > deadline)
 			next = deadline;
-		if (now >= deadline || unwinding__wait(s->unwinding, (int64_t)next) == 0)
+		if (now >= deadline || (c->stop && *c->stop) ||
+		    unwinding__wait(s->unwinding, (int64_t)next) == 0)
 			break;
 	}
 	s->tables_ns = now_ns() - start;
