@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Python frames of a sample, for every question: bpf/stack.h's stack__send calls
- * python_frames__take after the native stack, for a process user space found CPython in
+ * python_frames__take after the native stack (stack__send_task, for another task from a
+ * sleepable iterator, python_frames__take_task), for a process user space found CPython in
  * (src/capture/python.c puts its struct python_proc in python_procs, off the sampling
  * path). The sampled thread's frames go after the native ones in the same sample; a
  * code object's names go once per process, in a record of their own sent before the
@@ -74,14 +75,15 @@ struct {
 
 struct python_frames_names {
 	__u32 tgid;
+	const struct python_reader *rd; /* NULL: the current task */
 	struct python_proc *p;
 	struct python_frames_scratch *sc;
 };
 
 /* Frame i's code object: its names, when not sent for this process yet. */
-static long python_frames__code(__u32 i, void *ctx)
+static __always_inline long python_frames__code_body(struct python_frames_names *w, __u32 i,
+						     const struct python_reader *rd)
 {
-	struct python_frames_names *w = ctx;
 	struct python_code_key k = { .tgid = w->tgid };
 	struct python_code_record *r = &w->sc->code;
 	__u8 one = 1;
@@ -91,7 +93,7 @@ static long python_frames__code(__u32 i, void *ctx)
 		return 0;
 	r->kind = RECORD_PYTHON_CODE;
 	r->tgid = w->tgid;
-	python_walk__code(NULL, &w->p->off, k.code, &r->code);
+	python_walk__code(rd, &w->p->off, k.code, &r->code);
 	if (bpf_ringbuf_output(&records, r, sizeof(*r), BPF_RB_NO_WAKEUP)) {
 		count(STACK_COUNTER_PYTHON_CODE_LOST);
 		return 1;
@@ -100,17 +102,28 @@ static long python_frames__code(__u32 i, void *ctx)
 	return 0;
 }
 
-/*
- * The current thread's Python frames into s->ips from word at (after the native
- * frames), when its process runs CPython: s->pystack_len frames, s->pystack_exit why
- * the walk ended. A process without CPython costs one hash lookup.
- *
- * A global function: the verifier checks it once, on its own. Inlined into stack__send
- * it was checked again for each state the native walk left (past a million steps).
- */
-__noinline int python_frames__take(struct stack_sample *s, __u32 tgid, __u32 tid, __u32 at)
+/* The current task's (no helper that may sleep in it: python_walk.h's PYTHON_STEP). */
+static long python_frames__code(__u32 i, void *ctx)
 {
-	struct python_frames_names w = { .tgid = tgid };
+	return python_frames__code_body(ctx, i, NULL);
+}
+
+static long python_frames__code_task(__u32 i, void *ctx)
+{
+	return python_frames__code_body(ctx, i, ((struct python_frames_names *)ctx)->rd);
+}
+
+/*
+ * Thread tid's Python frames into s->ips from word at (after the native frames), when
+ * its process runs CPython: s->pystack_len frames, s->pystack_exit why the walk ended.
+ * A process without CPython costs one hash lookup. task: the thread (its fs base), and
+ * rd: how its memory is read (NULL: it is the current task).
+ */
+static __always_inline int python_frames__walk(struct stack_sample *s, __u32 tgid, __u32 tid,
+					       __u32 at, struct task_struct *task,
+					       const struct python_reader *rd)
+{
+	struct python_frames_names w = { .tgid = tgid, .rd = rd };
 	__u64 pthread_id = 0, *hint;
 	__u32 zero = 0, n, size;
 
@@ -125,15 +138,11 @@ __noinline int python_frames__take(struct stack_sample *s, __u32 tgid, __u32 tid
 	if (!w.sc)
 		return 0;
 #ifdef __TARGET_ARCH_x86
-	{
-		/* pthread_self(): 3.8-3.10 know their threads only by it. */
-		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-
-		pthread_id = BPF_CORE_READ(task, thread.fsbase);
-	}
+	/* pthread_self(): 3.8-3.10 know their threads only by it. */
+	pthread_id = BPF_CORE_READ(task, thread.fsbase);
 #endif
 	hint = bpf_map_lookup_elem(&python_threads, &tid);
-	python_walk(NULL, w.p, tid, pthread_id, hint ? *hint : 0, &w.sc->win, &w.sc->stack);
+	python_walk(rd, w.p, tid, pthread_id, hint ? *hint : 0, &w.sc->win, &w.sc->stack);
 	if (w.sc->stack.tstate && (!hint || *hint != w.sc->stack.tstate))
 		bpf_map_update_elem(&python_threads, &tid, &w.sc->stack.tstate, BPF_ANY);
 	s->pystack_exit = w.sc->stack.exit;
@@ -144,7 +153,7 @@ __noinline int python_frames__take(struct stack_sample *s, __u32 tgid, __u32 tid
 		return 0;
 	if (n > PYTHON_MAX_FRAMES)
 		n = PYTHON_MAX_FRAMES;
-	bpf_loop(n, python_frames__code, &w, 0);
+	python__loop_rd(n, python_frames__code, rd, &w);
 	size = python__bound(n * sizeof(struct python_frame), 2 * PYTHON_MAX_FRAMES * 8 - 1);
 	at = python__bound(at, 255);
 	if (size == 0)
@@ -153,6 +162,35 @@ __noinline int python_frames__take(struct stack_sample *s, __u32 tgid, __u32 tid
 		return 0;
 	s->pystack_len = size / sizeof(struct python_frame);
 	return 0;
+}
+
+/*
+ * The current thread's Python frames (python_frames__walk), from any program.
+ *
+ * A global function: the verifier checks it once, on its own. Inlined into stack__send
+ * it was checked again for each state the native walk left (past a million steps).
+ */
+__noinline int python_frames__take(struct stack_sample *s, __u32 tgid, __u32 tid, __u32 at)
+{
+	return python_frames__walk(s, tgid, tid, at,
+				   (struct task_struct *)bpf_get_current_task(), NULL);
+}
+
+#ifndef __arg_trusted
+/* A global function's argument the verifier keeps as a trusted kernel pointer (6.8+). */
+#define __arg_trusted __attribute__((btf_decl_tag("arg:trusted")))
+#endif
+
+/*
+ * Another thread's Python frames, read with bpf_copy_from_user_task: only sleepable
+ * programs (task iterators) call this. Global too, for the same reason.
+ */
+__noinline int python_frames__take_task(struct stack_sample *s, __u32 tgid, __u32 tid, __u32 at,
+					struct task_struct *task __arg_trusted)
+{
+	struct python_reader rd = { .read = 0, .ctx = task };
+
+	return python_frames__walk(s, tgid, tid, at, task, &rd);
 }
 
 #endif /* __bpf__ */

@@ -16,8 +16,7 @@
  * that fails ends the walk with a reason (enum python_exit): hostile or torn memory (the
  * interpreter runs while we read it) gives a short stack, never a wrong access.
  *
- * Before including: on BPF, vmlinux.h and bpf_helpers.h (and PYTHON_WALK_TASK to read
- * another task's memory, see struct python_reader). On the host, nothing: reads go
+ * Before including: on BPF, vmlinux.h and bpf_helpers.h. On the host, nothing: reads go
  * through struct python_reader.
  */
 #ifndef SLIDEOPS_BPF_PYTHON_WALK_H
@@ -34,8 +33,8 @@
 /*
  * Host reads. BPF reads the current task's memory with bpf_probe_read_user and passes
  * NULL; a sleepable program that walks other tasks (the threads question's task
- * iterator) defines PYTHON_WALK_TASK before including this and passes a reader whose ctx
- * is the task: reads are then bpf_copy_from_user_task, which also pages memory in.
+ * iterator, wall's sweep) passes a reader whose ctx is the task (read unused): reads are
+ * then bpf_copy_from_user_task, which also pages memory in.
  */
 struct python_reader {
 	int (*read)(void *ctx, void *dst, __u32 size, __u64 addr); /* 0 or -errno */
@@ -51,11 +50,12 @@ PYTHON_FN int python__read(const struct python_reader *rd, void *dst, __u32 size
 {
 	if (!addr)
 		return -1;
-#if defined(__bpf__) && defined(PYTHON_WALK_TASK)
-	return bpf_copy_from_user_task(dst, size, (const void *)(unsigned long)addr,
-				       (struct task_struct *)rd->ctx, 0);
-#elif defined(__bpf__)
-	(void)rd;
+#ifdef __bpf__
+	/* rd is a constant NULL wherever the current task is read: the verifier never
+	 * follows the branch that would sleep in a program that may not. */
+	if (rd)
+		return bpf_copy_from_user_task(dst, size, (const void *)(unsigned long)addr,
+					       (struct task_struct *)rd->ctx, 0);
 	return bpf_probe_read_user(dst, size, (const void *)(unsigned long)addr);
 #else
 	return rd->read(rd->ctx, dst, size, addr);
@@ -108,6 +108,27 @@ PYTHON_FN int python__u64(const struct python_reader *rd, __u64 addr, __u64 *v)
  */
 #ifdef __bpf__
 #define python__loop(n, fn, ctx) bpf_loop((n), (fn), (ctx), 0)
+/*
+ * Each loop body comes twice on BPF: fn reads the current task (its reader a constant
+ * NULL, so the helper that may sleep is not even in it), fn_task reads through the walk's
+ * reader. The verifier marks a global function as sleeping when any function it reaches
+ * holds such a call, dead or not, and a sampling program may not call one: the walk of
+ * the current task must reach none. rd is a constant where this is expanded, so the
+ * compiler keeps one of the two.
+ */
+#define python__loop_rd(n, fn, rd, ctx) \
+	((rd) ? python__loop((n), fn##_task, (ctx)) : python__loop((n), fn, (ctx)))
+#define PYTHON_STEP(fn, body, type) \
+	static long fn(__u32 i, void *ctx) \
+	{ \
+		(void)i; \
+		return body((type *)ctx, NULL); \
+	} \
+	static long fn##_task(__u32 i, void *ctx) \
+	{ \
+		(void)i; \
+		return body((type *)ctx, ((type *)ctx)->rd); \
+	}
 #else
 PYTHON_FN long python__loop(__u32 n, long (*fn)(__u32 i, void *ctx), void *ctx)
 {
@@ -117,6 +138,13 @@ PYTHON_FN long python__loop(__u32 n, long (*fn)(__u32 i, void *ctx), void *ctx)
 	}
 	return n;
 }
+#define python__loop_rd(n, fn, rd, ctx) python__loop((n), fn, (ctx))
+#define PYTHON_STEP(fn, body, type) \
+	static long fn(__u32 i, void *ctx) \
+	{ \
+		(void)i; \
+		return body((type *)ctx, ((type *)ctx)->rd); \
+	}
 #endif
 
 struct python__threads {
@@ -130,27 +158,25 @@ struct python__threads {
 
 /* One step of the thread search: the next thread state, or the next interpreter's
  * first one. Returns 1 to stop. */
-static long python__thread_step(__u32 i, void *ctx)
+PYTHON_FN long python__thread_body(struct python__threads *w, const struct python_reader *rd)
 {
-	struct python__threads *w = ctx;
 	const struct python_offsets *o = &w->p->off;
 
-	(void)i;
 	if (!w->ts) {
 		if (!w->interp || w->interps >= PYTHON_MAX_INTERPRETERS) {
 			w->exit = PYTHON_EXIT_NO_THREAD;
 			return 1;
 		}
-		if (python__u64(w->rd, w->interp + o->interp_threads_head, &w->ts)) {
+		if (python__u64(rd, w->interp + o->interp_threads_head, &w->ts)) {
 			w->exit = PYTHON_EXIT_READ;
 			return 1;
 		}
-		if (python__u64(w->rd, w->interp + o->interp_next, &w->interp))
+		if (python__u64(rd, w->interp + o->interp_next, &w->interp))
 			w->interp = 0;
 		w->interps++;
 		return 0;
 	}
-	if (python__window(w->rd, w->s, w->ts, o->tstate_words)) {
+	if (python__window(rd, w->s, w->ts, o->tstate_words)) {
 		w->exit = PYTHON_EXIT_READ;
 		return 1;
 	}
@@ -161,6 +187,8 @@ static long python__thread_step(__u32 i, void *ctx)
 	w->ts = python__field(w->s, o->tstate_next, 8);
 	return 0;
 }
+
+PYTHON_STEP(python__thread_step, python__thread_body, struct python__threads)
 
 /*
  * The thread state of the thread whose kernel tid is tid (3.11+, native_thread_id) or
@@ -195,7 +223,7 @@ PYTHON_FN __u64 python_walk__thread(const struct python_reader *rd, const struct
 		return 0;
 	/* One step per interpreter too: the bound covers both. */
 	w.exit = PYTHON_EXIT_NO_THREAD;
-	python__loop(PYTHON_MAX_THREADS + PYTHON_MAX_INTERPRETERS, python__thread_step, &w);
+	python__loop_rd(PYTHON_MAX_THREADS + PYTHON_MAX_INTERPRETERS, python__thread_step, rd, &w);
 	if (w.found)
 		return w.found;
 	*exit = w.exit;
@@ -238,22 +266,20 @@ struct python__frames {
 
 /* One frame: kept, or (3.12+ C-stack shim) marks the frame above it as an entry frame.
  * Returns 1 to stop, with out->exit set. */
-static long python__frame_step(__u32 i, void *ctx)
+PYTHON_FN long python__frame_body(struct python__frames *w, const struct python_reader *rd)
 {
-	struct python__frames *w = ctx;
 	const struct python_offsets *o = &w->p->off;
 	struct python_frame *f;
 	__u64 prev, code;
 	__u16 flags = 0;
 
-	(void)i;
 	if (!w->frame) {
 		w->out->exit = PYTHON_EXIT_OK;
 		return 1;
 	}
 	if (w->n >= PYTHON_MAX_FRAMES)
 		return 1; /* exit stays PYTHON_EXIT_DEPTH */
-	if (python__window(w->rd, w->s, w->frame, o->frame_words)) {
+	if (python__window(rd, w->s, w->frame, o->frame_words)) {
 		w->out->exit = PYTHON_EXIT_READ;
 		return 1;
 	}
@@ -288,6 +314,8 @@ static long python__frame_step(__u32 i, void *ctx)
 	return 0;
 }
 
+PYTHON_STEP(python__frame_step, python__frame_body, struct python__frames)
+
 /*
  * Walks the frame chain from top, the thread state's frame field (thread state ts), into
  * out, newest first. Returns the number of frames; out->exit says why it ended.
@@ -316,7 +344,7 @@ PYTHON_FN __u32 python__frames(const struct python_reader *rd, const struct pyth
 	/* Twice the frames kept: 3.12+ shims are walked but not kept. A chain still going
 	 * after that ends as PYTHON_EXIT_DEPTH. */
 	out->exit = PYTHON_EXIT_DEPTH;
-	python__loop(2 * PYTHON_MAX_FRAMES, python__frame_step, &w);
+	python__loop_rd(2 * PYTHON_MAX_FRAMES, python__frame_step, rd, &w);
 	out->nframes = (__u16)w.n;
 	return w.n;
 }

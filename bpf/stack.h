@@ -28,10 +28,10 @@
 #include <bpf/bpf_tracing.h>
 
 #include "records.h"
-#include "unwind_maps.h"
-/* The walker over unwind_maps.h's maps and accessors (the same code the host tests run). */
-#define UNWIND_CTX struct unwind_bpf_ctx
-#include "unwind_walk.h"
+/* The walker over unwind_maps.h's maps and accessors (the same code the host tests run),
+ * and its one bpf_loop driver; the walks' exits are counted in the counters map below. */
+#define UNWIND_USER_DRIVER_ONLY
+#include "unwind_user.h"
 
 #define PF_KTHREAD 0x00200000
 #define VM_EXEC 0x00000004
@@ -43,6 +43,10 @@ _Static_assert(STACK_COUNTER__COUNT <= RECORD_MAX_COUNTERS, "every counter has a
 _Static_assert(STACK_COUNTER_UNWIND_NOT_GROWING - STACK_COUNTER_UNWIND_FIRST ==
 	       UNWIND_STOP_NOT_GROWING - UNWIND_STOP_NO_TABLE, "walker exits map to counters in order");
 _Static_assert(UNWIND_STOP_REASONS == UNWIND_STOP_NOT_GROWING + 1, "a walker exit without a counter");
+_Static_assert(2 * RECORD_MAX_STACK <= UNWIND_USER_PCS,
+	       "kernel and user frames fit the walk's mask");
+_Static_assert(sizeof(((struct stack_sample *)0)->ips) >= UNWIND_USER_PCS * sizeof(__u64),
+	       "the walker's masked stores stay in ips");
 
 /* Sized by user space: a second of backlog at the question's event rate. */
 struct {
@@ -171,44 +175,40 @@ static __always_inline void stack__output(struct stack_sample *s, struct task_st
 	}
 }
 
-/* One walk of the user stack, shared with its bpf_loop steps. */
-struct ustack_walk {
-	struct unwind_bpf_ctx uc;
-	struct unwind_regs regs;
-	struct stack_sample *s;
-	__u32 at;     /* the next free slot of s->ips */
-	__u32 reason; /* enum unwind_stop */
-};
-
-/* One frame: its pc into the sample, then its caller's registers. bpf_loop: the verifier
- * checks this once instead of once per frame, which keeps loading fast. */
-static long ustack_step(__u32 i, void *ctx)
+/*
+ * The user stack of task (NULL: the current task) into s->ips from index at, walked from
+ * its saved user registers with the tables of proc (NULL: none loaded, frame pointers all
+ * the way, as the walker falls back to frame by frame where no table covers a PC). A walk
+ * that stops short of a root marks the sample [truncated] and counts why. Frames.
+ */
+static __always_inline long stack__walk(struct stack_sample *s, const struct unwind_proc *proc,
+					struct task_struct *task, struct pt_regs *regs, __u32 at)
 {
-	struct ustack_walk *w = ctx;
-	__u32 at = w->at;
-	int r;
+	struct unwind_user_walk w;
+	long n;
 
-	if (w->regs.ip == 0) {
-		w->reason = UNWIND_STOP_IP_ZERO;
-		return 1;
+	w.uc.proc = proc;
+	w.uc.task = task;
+	w.regs.ip = BPF_CORE_READ(regs, ip);
+	w.regs.sp = BPF_CORE_READ(regs, sp);
+	w.regs.bp = BPF_CORE_READ(regs, bp);
+	w.regs.bp_known = 1;
+	w.regs.after_signal = 1; /* the first ip is where the task is, not a return address */
+	n = unwind_user_walk(&w, s->ips, at, RECORD_MAX_STACK);
+	if (proc)
+		s->flags |= SAMPLE_USTACK_TABLES;
+	if (!unwind_stop__is_clean(w.reason)) {
+		s->flags |= SAMPLE_USTACK_CUT;
+		if (w.reason >= UNWIND_STOP_NO_TABLE && w.reason < UNWIND_STOP_REASONS)
+			count(STACK_COUNTER_UNWIND_FIRST + w.reason - UNWIND_STOP_NO_TABLE);
 	}
-	if (at >= 2 * RECORD_MAX_STACK)
-		return 1; /* reason stays UNWIND_STOP_DEPTH */
-	w->s->ips[at] = w->regs.ip;
-	w->at = at + 1;
-	r = unwind_step(&w->uc, &w->regs);
-	if (r >= 0) {
-		w->reason = r;
-		return 1;
-	}
-	return 0;
+	return n;
 }
 
 /*
  * The current task's user stack into s->ips from index at: by unwind tables from its
- * user registers when user space loaded its process's (falling back to frame pointers
- * frame by frame where no table covers a PC, as the walker does), else by the kernel's
- * frame-pointer walk. Frames, or -1 when there is no user stack to take.
+ * user registers when user space loaded its process's (stack__walk), else by the
+ * kernel's frame-pointer walk. Frames, or -1 when there is no user stack to take.
  *
  * The user registers are the task's saved ones (bpf_task_pt_regs): for a perf_event
  * sample that struck in user mode they are the very registers perf hands the program
@@ -217,13 +217,10 @@ static long ustack_step(__u32 i, void *ctx)
  */
 static __always_inline long stack__user(void *ctx, struct stack_sample *s, __u32 tgid, __u32 at)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs;
-	struct ustack_walk w;
+	const struct unwind_proc *proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	long len;
 
-	w.uc.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
-	if (!w.uc.proc) {
+	if (!proc) {
 		/* No tables (yet, or ever: a kernel thread has no user stack at all). */
 		if (at > RECORD_MAX_STACK)
 			return -1;
@@ -233,24 +230,8 @@ static __always_inline long stack__user(void *ctx, struct stack_sample *s, __u32
 			count(STACK_COUNTER_UNWIND_NO_PROCESS);
 		return len < 0 ? len : len / sizeof(__u64);
 	}
-	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	w.uc.task = NULL;
-	w.regs.ip = BPF_CORE_READ(regs, ip);
-	w.regs.sp = BPF_CORE_READ(regs, sp);
-	w.regs.bp = BPF_CORE_READ(regs, bp);
-	w.regs.bp_known = 1;
-	w.regs.after_signal = 1; /* the first ip is where the task is, not a return address */
-	w.s = s;
-	w.at = at;
-	w.reason = UNWIND_STOP_DEPTH;
-	bpf_loop(RECORD_MAX_STACK, ustack_step, &w, 0);
-	s->flags |= SAMPLE_USTACK_TABLES;
-	if (!unwind_stop__is_clean(w.reason)) {
-		s->flags |= SAMPLE_USTACK_CUT;
-		if (w.reason >= UNWIND_STOP_NO_TABLE && w.reason < UNWIND_STOP_REASONS)
-			count(STACK_COUNTER_UNWIND_FIRST + w.reason - UNWIND_STOP_NO_TABLE);
-	}
-	return w.at - at;
+	return stack__walk(s, proc, NULL,
+			   (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), at);
 }
 
 /*
@@ -297,28 +278,20 @@ static __always_inline void stack__send(void *ctx, struct stack_sample *s, __u32
 		      bpf_get_current_cgroup_id());
 }
 
-/* One frame of a user stack walked by its frame pointers: saved rbp, return address. */
-struct user_frame {
-	__u64 next;
-	__u64 ret;
-};
-
 /*
  * The same for another task, from a sleepable program (a task iterator): its kernel
- * stack where it stopped, and its user stack from the registers it entered the kernel
- * with, walked by frame pointers in its memory (bpf_copy_from_user_task), as the
- * kernel walks the current task's for bpf_get_stack. Unwind tables do not reach it yet
- * (the walker would read through bpf_copy_from_user_task here): a blocked thread of
- * code without frame pointers shows the frames its frame pointers give.
+ * stack where it stopped, its user stack from the registers it entered the kernel with
+ * (stack__walk reading its memory with bpf_copy_from_user_task: tables where user space
+ * loaded its process's, frame pointers elsewhere), and its Python frames.
  */
 static __always_inline void stack__send_task(struct stack_sample *s, struct task_struct *task)
 {
-	struct pt_regs *regs;
+	const struct unwind_proc *proc;
 	long klen, ulen = 0;
-	__u64 bp;
+	__u32 tgid;
 
 	s->pid = BPF_CORE_READ(task, pid);
-	s->tgid = BPF_CORE_READ(task, tgid);
+	s->tgid = tgid = BPF_CORE_READ(task, tgid);
 	BPF_CORE_READ_STR_INTO(&s->comm, task, comm);
 
 	klen = stack__clamp(bpf_get_task_stack(task, s->ips, RECORD_MAX_STACK * sizeof(__u64),
@@ -328,29 +301,13 @@ static __always_inline void stack__send_task(struct stack_sample *s, struct task
 		klen = 0;
 	}
 	if (!(BPF_CORE_READ(task, flags) & PF_KTHREAD) && BPF_CORE_READ(task, mm)) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		bp = BPF_CORE_READ(regs, bp);
-		if (klen < RECORD_MAX_STACK) {
-			s->ips[klen] = BPF_CORE_READ(regs, ip);
-			ulen = 1;
-		}
-		for (int i = 1; i < RECORD_MAX_STACK; i++) {
-			struct user_frame f;
-			long at = klen + i;
-
-			if (!bp || at >= 2 * RECORD_MAX_STACK ||
-			    bpf_copy_from_user_task(&f, sizeof(f), (void *)bp, task, 0))
-				break;
-			if (!f.ret)
-				break;
-			s->ips[at] = f.ret;
-			ulen++;
-			/* Frames grow towards higher addresses as they go up: anything else is
-			 * a register used for data. */
-			if (f.next <= bp)
-				break;
-			bp = f.next;
-		}
+		proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+		ulen = stack__walk(s, proc, task, (struct pt_regs *)bpf_task_pt_regs(task), klen);
+		if (ulen > RECORD_MAX_STACK)
+			ulen = RECORD_MAX_STACK;
+		if (!proc && ulen > 0)
+			count(STACK_COUNTER_UNWIND_NO_PROCESS);
+		python_frames__take_task(s, tgid, s->pid, klen + ulen, task);
 	}
 	s->kstack_len = klen;
 	s->ustack_len = ulen;

@@ -18,6 +18,7 @@
 #ifndef SLIDEOPS_CAPTURE_H
 #define SLIDEOPS_CAPTURE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,12 @@ struct capture_config {
 	 * memory the walker's maps may take (0: 64 MB). */
 	const char *cache_dir;
 	uint64_t unwind_budget;
+	/* What a snapshot does before its moment (every process's tables loaded first):
+	 * milliseconds done, of at most total, about four times a second. NULL: nothing. */
+	void (*progress)(void *ctx, uint64_t done_ms, uint64_t total_ms);
+	void *progress_ctx;
+	/* Non-zero ends that early (a signal handler's flag). NULL: never. */
+	volatile sig_atomic_t *stop;
 };
 
 /* This build captures q (-EOPNOTSUPP otherwise) and we run with the privileges a capture

@@ -132,6 +132,17 @@ void **capture_session__state(struct capture_session *s);
  * drain) between reads of a few tasks (each visit must write one byte). 0 or -errno. */
 int capture__run_task_iterator(int prog, struct capture_session *s);
 
+/*
+ * A snapshot's stacks are taken in one moment, before the unwind worker would have met
+ * any process: so every process on the machine is read first and its tables and Python
+ * facts loaded (from the cache, or built within the engine's caps and the memory
+ * budget), for at most CAPTURE_SNAPSHOT_TABLES_NS. A process whose tables are not in by
+ * then has frame-pointer stacks, counted per sample (no_process_tables) and in the debug
+ * lines. 0 or -ENOMEM.
+ */
+#define CAPTURE_SNAPSHOT_TABLES_NS (5ull * 1000000000ull)
+int capture_session__load_all_tables(struct capture_session *s);
+
 /* A cpu-clock perf event at the session's hz on each of these CPUs, running the perf_event
  * program on_tick (cpu.c). 0 or -errno, reported. */
 int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,

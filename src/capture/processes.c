@@ -48,6 +48,7 @@ struct process {
 	bool exited;   /* ended by its exit record (not replaced by an exec) */
 	bool facts;    /* labels are set */
 	bool maps_ok;  /* maps hold the process's mappings (kernel threads: none needed) */
+	bool unsampled; /* read ahead (processes__read_all), no sample of it yet */
 	int64_t maps_read_ns;
 	struct vma_list maps;
 	struct prof_labels labels; /* tid and thread are the sample's */
@@ -771,6 +772,10 @@ int processes__sample(struct processes *ps, const struct stack_sample *s, size_t
 	if (!sample__whole(s, size))
 		return 0;
 	proc = processes__find(ps, s->tgid);
+	if (proc && proc->unsampled) {
+		proc->unsampled = false;
+		ps->stats.processes++;
+	}
 	if (!proc) {
 		struct process *exited;
 
@@ -795,6 +800,39 @@ int processes__sample(struct processes *ps, const struct stack_sample *s, size_t
 	if (proc->facts && (proc->maps_ok || s->ustack_len == 0))
 		return processes__emit(ps, proc, s);
 	return process__keep(proc, s, sample__size(s));
+}
+
+int processes__read_all(struct processes *ps, int64_t deadline_ns)
+{
+	int *pids = NULL;
+	size_t n = 0, i;
+	int err;
+
+	err = proc__list_pids(ps->proc_root, &pids, &n);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	for (i = 0; i < n && clock__monotonic_ns() < deadline_ns; i++) {
+		struct process *proc;
+
+		if (processes__find(ps, pids[i]))
+			continue;
+		proc = processes__add(ps, pids[i]);
+		if (!proc) {
+			err = -ENOMEM;
+			break;
+		}
+		/* Counted when sampled, as every other process. */
+		proc->unsampled = true;
+		ps->stats.processes--;
+		err = process__sync(ps, proc, false);
+		if (err)
+			break;
+		/* Gone already: its pid may come back as another process. */
+		if (!proc->facts)
+			process__kill(proc);
+	}
+	free(pids);
+	return err ? err : (int)(n - i);
 }
 
 static dev_t kernel_dev(uint32_t dev)

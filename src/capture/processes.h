@@ -57,6 +57,15 @@ void processes__set_python(struct processes *ps, struct python_procs *pp);
  * kept for the samples that follow. 0 or -ENOMEM. */
 int processes__python_code(struct processes *ps, const void *data, size_t size);
 
+/*
+ * Reads every process running now as on its first sample (facts, mappings, binaries
+ * opened, mappings handed to the unwind worker), until deadline_ns (CLOCK_MONOTONIC):
+ * a snapshot's samples all arrive at once, and their stacks are only as good as the
+ * tables loaded before. Processes already known are left alone. The number of processes
+ * the deadline left unread, or -ENOMEM.
+ */
+int processes__read_all(struct processes *ps, int64_t deadline_ns);
+
 /* One record of each kind, as the ring buffer hands it (size bytes). 0 or -ENOMEM;
  * a record too short to be what it says is ignored. */
 int processes__sample(struct processes *ps, const struct stack_sample *s, size_t size);

@@ -59,6 +59,9 @@ struct capture_session {
 	uint64_t counters[RECORD_MAX_COUNTERS];
 	uint64_t received;      /* sample records */
 	uint64_t start_ns, deadline_ns;
+	uint64_t tables_ns;     /* a snapshot's wait for its tables (load_all_tables) */
+	uint32_t tables_pending; /* processes still without them after it */
+	bool tables_waited;
 	void *question_state;   /* the question's own, for its fold */
 	volatile sig_atomic_t stop;
 	bool sampling, ended;
@@ -158,6 +161,38 @@ int capture__run_task_iterator(int prog, struct capture_session *s)
 	close(fd);
 	close(link);
 	return err;
+}
+
+/* How often a snapshot's wait for tables says where it is. */
+#define TABLES_PROGRESS_NS (250ull * 1000000ull)
+
+int capture_session__load_all_tables(struct capture_session *s)
+{
+	const struct capture_config *c = &s->config;
+	uint64_t start = now_ns(), deadline = start + CAPTURE_SNAPSHOT_TABLES_NS;
+	int unread;
+
+	if (!s->unwinding)
+		return 0;
+	unread = processes__read_all(s->processes, (int64_t)deadline);
+	if (unread < 0)
+		return unread;
+	for (;;) {
+		uint64_t now = now_ns(), next = now + TABLES_PROGRESS_NS;
+
+		if (c->progress)
+			c->progress(c->progress_ctx, (now - start) / 1000000,
+				    CAPTURE_SNAPSHOT_TABLES_NS / 1000000);
+		if (next > deadline)
+			next = deadline;
+		if (now >= deadline || (c->stop && *c->stop) ||
+		    unwinding__wait(s->unwinding, (int64_t)next) == 0)
+			break;
+	}
+	s->tables_ns = now_ns() - start;
+	s->tables_pending = unwinding__pending(s->unwinding) + (uint32_t)unread;
+	s->tables_waited = true;
+	return 0;
 }
 
 int capture_session__drain(struct capture_session *s)
@@ -555,6 +590,9 @@ static void capture_session__debug_unwinding(const struct capture_session *s)
 
 	if (!capture__debug() || !s->unwinding)
 		return;
+	if (s->tables_waited)
+		report__error(s->config.report, MSG_CAPTURE_DEBUG_SNAPSHOT_TABLES,
+			      (unsigned long long)(s->tables_ns / 1000000), s->tables_pending);
 	unwinding__stats(s->unwinding, &st);
 	report__error(s->config.report, MSG_CAPTURE_DEBUG_UNWIND, st.binaries, st.tables, st.cached,
 		      st.not_read, st.processes, (unsigned long long)(st.build_ns / 1000000),

@@ -2,8 +2,10 @@
 /*
  * "What every thread is doing right now": threads.bpf.c's task iterator sends one sample
  * per thread (its state and stacks). A snapshot: the iterator runs once, when the
- * capture opens, read a few threads at a time with the ring buffer drained in between.
- * This is the question's row.
+ * capture opens, read a few threads at a time with the ring buffer drained in between,
+ * after every process's unwind tables and Python facts are loaded (within a time
+ * budget), so that blocked threads of code without frame pointers and of Python have
+ * whole stacks. This is the question's row.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,6 +45,12 @@ static int threads_attach(struct capture_session *s, const struct bpf_loaded *l,
 
 	(void)cpus;
 	(void)ncpus;
+	/* Tables first: the moment is taken once, before the worker would meet anyone. */
+	err = capture_session__load_all_tables(s);
+	if (err) {
+		report__error(capture_session__report(s), MSG_OUT_OF_MEMORY);
+		return err;
+	}
 	err = capture__run_task_iterator(bpf_loaded__prog(l, "on_task"), s);
 	if (err && err != -ENOMEM)
 		report__error(capture_session__report(s), MSG_CAPTURE_ATTACH_FAILED, "iter.s/task",

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/binaries.h"
@@ -59,6 +60,9 @@ struct unwinding {
 	pthread_cond_t wake;
 	struct job *head, **tail; /* under lock */
 	atomic_bool stop;         /* set under lock; read without it between binaries */
+	bool busy;                /* under lock: the worker runs a batch */
+	pthread_cond_t idle;      /* the queue is empty and no batch runs */
+	atomic_uint_fast32_t jobs_in, jobs_out; /* queued, and done (loaded or dropped) */
 
 	/* The worker's own from here. */
 	char *cache_dir;
@@ -290,16 +294,22 @@ static void unwinding__run_batch(struct unwinding *u, struct job *batch)
 
 		for (struct job *later = j->next; later && !superseded; later = later->next)
 			superseded = later->pid == j->pid;
-		if (superseded)
+		if (superseded) {
+			atomic_fetch_add(&u->jobs_out, 1);
 			continue;
+		}
 		unknown = unwinding__run_job(u, j, !pending);
 		if (unknown && pending)
 			pending[npending++] = (struct pending_job){ j, unknown };
+		else
+			atomic_fetch_add(&u->jobs_out, 1);
 	}
 	if (pending) {
 		qsort(pending, npending, sizeof(*pending), pending_job__cmp);
-		for (size_t i = 0; i < npending; i++)
+		for (size_t i = 0; i < npending; i++) {
 			unwinding__run_job(u, pending[i].job, true);
+			atomic_fetch_add(&u->jobs_out, 1);
+		}
 		free(pending);
 	}
 	while (batch) {
@@ -318,10 +328,14 @@ static void *unwinding__worker(void *arg)
 	for (;;) {
 		struct job *batch;
 
-		while (!u->head && !u->stop)
+		while (!u->head && !u->stop) {
+			u->busy = false;
+			pthread_cond_broadcast(&u->idle);
 			pthread_cond_wait(&u->wake, &u->lock);
+		}
 		if (u->stop)
 			break;
+		u->busy = true;
 		batch = u->head;
 		u->head = NULL;
 		u->tail = &u->head;
@@ -329,6 +343,8 @@ static void *unwinding__worker(void *arg)
 		unwinding__run_batch(u, batch);
 		pthread_mutex_lock(&u->lock);
 	}
+	u->busy = false;
+	pthread_cond_broadcast(&u->idle);
 	pthread_mutex_unlock(&u->lock);
 	return NULL;
 }
@@ -344,6 +360,15 @@ struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_f
 	u->tail = &u->head;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
+	{
+		/* unwinding__wait's deadline is CLOCK_MONOTONIC, as every clock of a capture. */
+		pthread_condattr_t attr;
+
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&u->idle, &attr);
+		pthread_condattr_destroy(&attr);
+	}
 	if (cache_dir && !(u->cache_dir = strdup(cache_dir)))
 		goto out_nomem;
 	u->maps = unwind_maps__new(plan, rows_fd, tables_fd, procs_fd);
@@ -374,6 +399,8 @@ static int unwinding__queue(struct unwinding *u, struct job *j)
 	}
 	*u->tail = j;
 	u->tail = &j->next;
+	u->busy = true; /* from now until the worker has run it */
+	atomic_fetch_add(&u->jobs_in, 1);
 	pthread_cond_signal(&u->wake);
 	pthread_mutex_unlock(&u->lock);
 	return 0;
@@ -408,6 +435,29 @@ int unwinding__remove_process(struct unwinding *u, int pid)
 	j->pid = pid;
 	j->remove = true;
 	return unwinding__queue(u, j);
+}
+
+int unwinding__wait(struct unwinding *u, int64_t deadline_ns)
+{
+	struct timespec until = {
+		.tv_sec = deadline_ns / 1000000000,
+		.tv_nsec = deadline_ns % 1000000000,
+	};
+	int err = 0;
+
+	pthread_mutex_lock(&u->lock);
+	while ((u->busy || u->head) && !u->stop && err == 0)
+		err = pthread_cond_timedwait(&u->idle, &u->lock, &until);
+	err = (u->busy || u->head) && !u->stop ? -ETIMEDOUT : 0;
+	pthread_mutex_unlock(&u->lock);
+	return err;
+}
+
+uint32_t unwinding__pending(const struct unwinding *u)
+{
+	uint32_t in = (uint32_t)atomic_load(&u->jobs_in), out = (uint32_t)atomic_load(&u->jobs_out);
+
+	return in > out ? in - out : 0;
 }
 
 void unwinding__stop(struct unwinding *u)
@@ -450,5 +500,6 @@ void unwinding__free(struct unwinding *u)
 	free(u->cache_dir);
 	pthread_mutex_destroy(&u->lock);
 	pthread_cond_destroy(&u->wake);
+	pthread_cond_destroy(&u->idle);
 	free(u);
 }

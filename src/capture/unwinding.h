@@ -68,6 +68,15 @@ int unwinding__remove_process(struct unwinding *u, int pid);
 struct python_procs;
 void unwinding__set_python(struct unwinding *u, struct python_procs *pp);
 
+/*
+ * Waits until the worker has run everything queued (tables loaded, or left to frame
+ * pointers by its caps), or until deadline_ns (CLOCK_MONOTONIC): 0, or -ETIMEDOUT with
+ * work still under way (it goes on). A snapshot waits so that its one moment has tables.
+ */
+int unwinding__wait(struct unwinding *u, int64_t deadline_ns);
+/* Processes queued whose tables are not in yet (their stacks: frame pointers). */
+uint32_t unwinding__pending(const struct unwinding *u);
+
 /* Stops the worker (what is still queued is dropped) and waits for it. Idempotent. */
 void unwinding__stop(struct unwinding *u);
 /* After unwinding__stop. */

@@ -72,6 +72,13 @@ static void sampling_progress(struct pipeline *pl)
 	pl->next_progress_ns = (uint64_t)clock__monotonic_ns() + NSEC_PER_SEC;
 }
 
+/* A snapshot's preparation (its tables) is the sampling phase of a capture with no
+ * duration: its time so far, of its budget. */
+static void snapshot_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
+{
+	progress(ctx, PIPELINE_SAMPLING, done_ms, total_ms);
+}
+
 struct pipeline *pipeline__start(const struct pipeline_options *opts,
 				 const struct pipeline_callbacks *cb)
 {
@@ -106,6 +113,9 @@ struct pipeline *pipeline__start(const struct pipeline_options *opts,
 	config.report = &pl->report;
 	config.cache_dir = opts->cache_dir;
 	config.unwind_budget = opts->unwind_budget;
+	config.progress = snapshot_progress;
+	config.progress_ctx = &pl->cb;
+	config.stop = opts->stop;
 	pl->session = capture_session__open(&config);
 	if (!pl->session) {
 		err = -errno;
@@ -283,9 +293,14 @@ void pipeline__free(struct pipeline *pl)
 int pipeline__run(const struct pipeline_options *opts, const struct pipeline_callbacks *cb,
 		  volatile sig_atomic_t *stop, struct pipeline_result *out)
 {
-	struct pipeline *pl = pipeline__start(opts, cb);
+	struct pipeline_options with_stop = *opts;
+	struct pipeline *pl;
 	int r = 0, err;
 
+	/* A snapshot's preparation ends early on the same request. */
+	if (!with_stop.stop)
+		with_stop.stop = stop;
+	pl = pipeline__start(&with_stop, cb);
 	memset(out, 0, sizeof(*out));
 	if (!pl) {
 		err = -errno;

@@ -80,6 +80,9 @@ struct pipeline_options {
 	const char *cache_dir;
 	/* Kernel memory for unwind tables, in bytes (0: 64 MB). */
 	uint64_t unwind_budget;
+	/* Non-zero ends what pipeline__start does before a snapshot (loading every
+	 * process's tables, up to 5 s) early; pipeline__run passes its own. May be NULL. */
+	volatile sig_atomic_t *stop;
 };
 
 /* A binary's own symbol table, read by this capture, for the caller to keep. */

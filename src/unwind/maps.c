@@ -6,7 +6,8 @@
  * per build id, however many processes map it, and stays until room is needed: then the
  * least recently used tables that no live process maps are evicted. Processes come and
  * go far more often than binaries, so a table usually outlives the process that loaded
- * it and is found again by the next one.
+ * it and is found again by the next one. The unused tables wait on a list in the order
+ * they fell out of use, so an eviction takes the first without looking at the others.
  *
  * Eviction first empties the table's entry in unwind_tables (count 0: the walker falls
  * back to frame pointers there), so BPF never reads rows being overwritten as live.
@@ -33,6 +34,10 @@ struct slot {
 	uint32_t first, count;
 	uint32_t refs;          /* live processes mapping it */
 	uint64_t last_used;
+	/* Loaded and mapped by no live process: on the eviction list, in the order the
+	 * tables fell out of use (the first one is evicted first). */
+	bool unused;
+	int32_t prev, next;     /* on that list; -1 at its ends */
 };
 
 struct proc_entry {
@@ -44,16 +49,19 @@ struct proc_entry {
 struct unwind_maps {
 	struct unwind_maps_plan plan;
 	int rows_fd, tables_fd, procs_fd;
-	/* The rows map mapped into our memory (BPF_F_MMAPABLE): a table is one memcpy
-	 * instead of a syscall per 4096 rows (a capture's first second goes from ~800 ms of
-	 * loading to a few). NULL: written through the syscalls. */
-	struct unwind_row *rows_mem;
-	size_t rows_mem_len;
+	/* The rows map is mapped into our memory (BPF_F_MMAPABLE) one table's window at a
+	 * time: a table is one memcpy instead of a syscall per 4096 rows (a capture's first
+	 * second goes from ~800 ms of loading to a few). Not the whole map for the whole
+	 * capture: the kernel maps every page of it at once, and a 64 MB budget was 64 MB
+	 * more resident memory however few rows were used. false: the syscalls. */
+	bool mmapable;
+	long page;
 	struct slot slots[UNWIND_MAX_TABLES];
 	struct proc_entry *procs;
 	size_t nprocs;
 	uint64_t clock, used;
 	uint32_t ntables, evictions, over_budget;
+	int32_t unused_head, unused_tail; /* the eviction list; -1: empty */
 };
 
 int unwind_maps__plan(uint64_t budget, struct unwind_maps_plan *plan)
@@ -86,17 +94,18 @@ struct unwind_maps *unwind_maps__new(const struct unwind_maps_plan *plan, int ro
 	if (!m)
 		return NULL;
 	m->plan = *plan;
+	m->unused_head = m->unused_tail = -1;
 	m->rows_fd = rows_fd;
 	m->tables_fd = tables_fd;
 	m->procs_fd = procs_fd;
-	m->rows_mem_len = (size_t)plan->rows * sizeof(struct unwind_row);
-	if (m->rows_mem_len) {
-		long page = sysconf(_SC_PAGESIZE);
-		void *mem;
+	m->page = sysconf(_SC_PAGESIZE);
+	if (plan->rows && m->page > 0) {
+		void *mem = mmap(NULL, (size_t)m->page, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 rows_fd, 0);
 
-		m->rows_mem_len = (m->rows_mem_len + page - 1) / page * page;
-		mem = mmap(NULL, m->rows_mem_len, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
-		m->rows_mem = mem == MAP_FAILED ? NULL : mem;
+		m->mmapable = mem != MAP_FAILED;
+		if (m->mmapable)
+			munmap(mem, (size_t)m->page);
 	}
 	return m;
 }
@@ -105,8 +114,6 @@ void unwind_maps__free(struct unwind_maps *m)
 {
 	if (!m)
 		return;
-	if (m->rows_mem)
-		munmap(m->rows_mem, m->rows_mem_len);
 	free(m->procs);
 	free(m);
 }
@@ -121,9 +128,19 @@ static int write_slice(struct unwind_maps *m, uint32_t first, const struct unwin
 {
 	uint32_t keys[BATCH];
 
-	if (m->rows_mem && (uint64_t)first + nrows <= m->plan.rows) {
-		memcpy(m->rows_mem + first, rows, (size_t)nrows * sizeof(*rows));
-		return 0;
+	if (m->mmapable && (uint64_t)first + nrows <= m->plan.rows) {
+		uint64_t start = (uint64_t)first * sizeof(*rows), end = start + (uint64_t)nrows *
+			sizeof(*rows);
+		uint64_t from = start / m->page * m->page;
+		size_t len = (size_t)(end - from);
+		char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->rows_fd,
+				 (off_t)from);
+
+		if (mem != MAP_FAILED) {
+			memcpy(mem + (start - from), rows, (size_t)nrows * sizeof(*rows));
+			munmap(mem, len);
+			return 0;
+		}
 	}
 	for (uint32_t done = 0; done < nrows;) {
 		uint32_t n = nrows - done > BATCH ? BATCH : nrows - done;
@@ -220,19 +237,48 @@ static int64_t find_gap(const struct unwind_maps *m, uint32_t n)
 	}
 }
 
+/* Table id fell out of use (its last process went): last on the eviction list. */
+static void unused_push(struct unwind_maps *m, int32_t id)
+{
+	struct slot *s = &m->slots[id];
+
+	s->unused = true;
+	s->next = -1;
+	s->prev = m->unused_tail;
+	if (m->unused_tail >= 0)
+		m->slots[m->unused_tail].next = id;
+	else
+		m->unused_head = id;
+	m->unused_tail = id;
+}
+
+/* Table id is mapped again, or evicted: off the eviction list. */
+static void unused_remove(struct unwind_maps *m, int32_t id)
+{
+	struct slot *s = &m->slots[id];
+
+	if (!s->unused)
+		return;
+	if (s->prev >= 0)
+		m->slots[s->prev].next = s->next;
+	else
+		m->unused_head = s->next;
+	if (s->next >= 0)
+		m->slots[s->next].prev = s->prev;
+	else
+		m->unused_tail = s->prev;
+	s->unused = false;
+	s->prev = s->next = -1;
+}
+
+/* The table that fell out of use longest ago goes: O(1), whatever is loaded. */
 static int evict_one(struct unwind_maps *m)
 {
-	int victim = -1;
+	int32_t victim = m->unused_head;
 
-	for (int i = 0; i < UNWIND_MAX_TABLES; i++) {
-		const struct slot *s = &m->slots[i];
-
-		if (s->build_id[0] && s->refs == 0 &&
-		    (victim < 0 || s->last_used < m->slots[victim].last_used))
-			victim = i;
-	}
 	if (victim < 0)
 		return -ENOSPC;
+	unused_remove(m, victim);
 	if (write_ref(m, (uint32_t)victim, &(struct unwind_table_ref){ 0 }) != 0)
 		return -EIO;
 	m->used -= (uint64_t)m->slots[victim].count * sizeof(struct unwind_row);
@@ -294,9 +340,12 @@ static struct proc_entry *find_proc(struct unwind_maps *m, uint32_t pid)
 
 static void release(struct unwind_maps *m, struct proc_entry *p)
 {
-	for (uint32_t i = 0; i < p->n; i++)
-		if (m->slots[p->ids[i]].refs)
-			m->slots[p->ids[i]].refs--;
+	for (uint32_t i = 0; i < p->n; i++) {
+		struct slot *s = &m->slots[p->ids[i]];
+
+		if (s->refs && --s->refs == 0)
+			unused_push(m, (int32_t)p->ids[i]);
+	}
 	p->n = 0;
 }
 
@@ -343,6 +392,7 @@ int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
 			err = (int)id;
 			goto out;
 		}
+		unused_remove(m, (int32_t)id);
 		m->slots[id].refs++;
 		m->slots[id].last_used = ++m->clock;
 		p->ids[p->n++] = (uint32_t)id;

@@ -29,7 +29,7 @@
  *      stack->frames[0 .. nframes) with the sample and count stack->exit per reason.
  *      For each frame's code object not yet sent for this tgid (an LRU map), send a
  *      struct python_code filled by python_walk__code first. A task iterator (threads
- *      question) defines PYTHON_WALK_TASK and passes a reader whose ctx is the task.
+ *      question, wall's sweep) passes a reader whose ctx is the task instead of NULL.
  *   3. In user space: python_code_cache__add each struct python_code; for a sample,
  *      python__interleave its native frames (is_eval: the frame's file-relative address
  *      lies in [bin->eval_start, bin->eval_end) of the CPython binary) with its Python

@@ -43,16 +43,19 @@
  *      enough the process's frames in that binary use frame pointers. unwind_maps__
  *      remove_process(m, pid) when a process exits; unwind_maps__stats for `check`.
  *
- *   4. The BPF side (the engine's bpf/stack.h) includes bpf/unwind_user.h (the maps of
- *      bpf/unwind_maps.h, the walker of bpf/unwind_walk.h, the per-CPU unwind_stops
- *      counters) and calls, with a struct unwind_stack from a per-CPU scratch map:
+ *   4. The BPF side includes bpf/unwind_user.h (the maps of bpf/unwind_maps.h, the
+ *      walker of bpf/unwind_walk.h, its one bpf_loop driver). The engine's bpf/stack.h
+ *      fills a struct unwind_user_walk (the process's struct unwind_proc, the task whose
+ *      memory is read, its registers) and calls
  *
- *        n = unwind_user_stack(st, NULL, tgid, regs->ip, regs->sp, regs->bp, 1);
+ *        n = unwind_user_walk(&w, sample->ips, klen, RECORD_MAX_STACK);
  *
  *      (task NULL: the current task, bpf_probe_read_user; a task pointer in sleepable
- *      programs, bpf_copy_from_user_task). st->pcs[0..n) are the frames, st->reason the
- *      enum unwind_stop; !unwind_stop__is_clean(reason) means a [truncated] stack.
- *      unwind_stops[reason] counts walks per reason, per CPU (the stack-quality figure).
+ *      programs, bpf_copy_from_user_task); w.reason is the enum unwind_stop, and
+ *      !unwind_stop__is_clean(reason) means a [truncated] stack. Programs of their own
+ *      (bpf/unwind_check.bpf.c) call unwind_user_stack(st, task, tgid, ip, sp, bp, 1)
+ *      with a struct unwind_stack from a per-CPU scratch map: st->pcs[0..n), and
+ *      unwind_stops[reason] counts walks per reason, per CPU.
  */
 #ifndef SLIDEOPS_UNWIND_UNWIND_H
 #define SLIDEOPS_UNWIND_UNWIND_H

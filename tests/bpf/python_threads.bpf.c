@@ -10,7 +10,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#define PYTHON_WALK_TASK
 #include "python_walk.h"
 #include "python_walk_test.h"
 

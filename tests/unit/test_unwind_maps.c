@@ -217,12 +217,65 @@ static void test_budget_and_eviction(void **state)
 	unwind_table__free(huge);
 }
 
+/* Tables fall out of use and come back: the one evicted is the unused one that fell out
+ * of use first, never one mapped again since. Three tables of 25k rows (and their index)
+ * fit in 1 MB (90k rows), four do not. */
+static void test_eviction_order(void **state)
+{
+	struct fixture_maps f;
+	struct unwind_table *t1 = make_table(25000, 0x1000, 8);
+	struct unwind_table *t2 = make_table(25000, 0x1000, 16);
+	struct unwind_table *t3 = make_table(25000, 0x1000, 24);
+	struct unwind_table *t4 = make_table(25000, 0x1000, 32);
+	struct unwind_maps_stats st;
+	struct unwind_proc proc;
+	uint32_t again = 5, late = 7;
+
+	(void)state;
+	if (!can_bpf())
+		skip();
+	assert_int_equal(make_maps(&f, 1 << 20), 0);
+	struct unwind_mapping m1 = { 0x10000, 0x25000, 0x1000, "0001", t1 };
+	struct unwind_mapping m2 = { 0x25000, 0x40000, 0x1000, "0002", t2 };
+	struct unwind_mapping m3 = { 0x50000, 0x60000, 0x1000, "0003", t3 };
+	struct unwind_mapping m4 = { 0x70000, 0x80000, 0x1000, "0004", t4 };
+
+	/* t1, t2, t3 loaded; their processes exit in that order. */
+	assert_int_equal(unwind_maps__add_process(f.m, 1, &m1, 1), 0);
+	assert_int_equal(unwind_maps__add_process(f.m, 2, &m2, 1), 0);
+	assert_int_equal(unwind_maps__add_process(f.m, 3, &m3, 1), 0);
+	for (uint32_t pid = 1; pid <= 3; pid++)
+		assert_int_equal(unwind_maps__remove_process(f.m, pid), 0);
+	/* t1 is mapped again: found loaded, no longer a candidate. */
+	assert_int_equal(unwind_maps__add_process(f.m, again, &m1, 1), 0);
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.evictions, 0);
+
+	/* t4 needs one table's room: t2 goes (unused longest), not t1 (mapped) nor t3. */
+	assert_int_equal(unwind_maps__add_process(f.m, late, &m4, 1), 0);
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.evictions, 1);
+	assert_int_equal(st.tables, 3);
+	assert_int_equal(bpf_map_lookup_elem(f.procs, &again, &proc), 0);
+	assert_int_equal(ref_of(&f, proc.maps[0].table).count, 25000);
+	/* t3 is still loaded: mapping it again evicts nothing. */
+	assert_int_equal(unwind_maps__add_process(f.m, 8, &m3, 1), 0);
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.evictions, 1);
+	free_maps(&f);
+	unwind_table__free(t1);
+	unwind_table__free(t2);
+	unwind_table__free(t3);
+	unwind_table__free(t4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_shared_table),
 		cmocka_unit_test(test_budget_and_eviction),
+		cmocka_unit_test(test_eviction_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

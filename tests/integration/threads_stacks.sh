@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Whole stacks of blocked threads, from `slideops capture threads` (the task iterator) and
+# from the end of `slideops capture wall` (its sweep of threads still waiting), for code
+# without frame pointers and for Python. Real programs in cgroups named as systemd units':
+#   nofp      built -O2 -fomit-frame-pointer: main blocked in read() called from
+#             wait_for_input (woken once a second), a thread blocked in pthread_cond_wait
+#             from idle_worker
+#   py311, debian311 (and every other pyenv CPython 3.8-3.13 installed)
+#             a thread blocked in time.sleep inside wait_here, called from outer
+# Each blocked thread's set must carry its whole chain: wait_for_input then main, idle_worker
+# then start_thread, with no [truncated] frame; the Python thread's set carries time.sleep's
+# C function (time_sleep, where the binary names it), then wait_here, then outer. Frame
+# pointers alone gave one or two frames for nofp and none of Python.
+source "$(dirname "$0")/lib.sh"
+[ -n "${KEEP_WORK:-}" ] && defer "cp -r $WORK /tmp/threads-stacks-kept"
+
+[ "$(id -u)" = 0 ] || skip "needs root"
+[ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
+"$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.threads' >/dev/null ||
+	skip "this server cannot answer threads: $("$SLIDEOPS" check 2>&1 | grep threads)"
+
+PYENV=${PYENV_ROOT:-$HOME/.pyenv}/versions
+
+build_c nofp -O2 -fomit-frame-pointer -pthread <<'C'
+#include <pthread.h>
+#include <unistd.h>
+
+static int pipe_fds[2];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+static volatile long reads;
+
+/* The counter after the call keeps read() a call, not a tail jump. */
+__attribute__((noinline)) void wait_for_input(void)
+{
+	char c;
+
+	if (read(pipe_fds[0], &c, 1) > 0)
+		reads++;
+	reads++;
+}
+
+__attribute__((noinline)) void *idle_worker(void *arg)
+{
+	pthread_mutex_lock(&lock);
+	for (;;)
+		pthread_cond_wait(&never, &lock);
+	return arg;
+}
+
+/* Wakes main once a second, so that wall counts it as a thread that ran. */
+static void *ticker(void *arg)
+{
+	for (;;) {
+		sleep(1);
+		if (write(pipe_fds[1], "x", 1) < 0)
+			break;
+	}
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	if (pipe(pipe_fds) || pthread_create(&t, NULL, idle_worker, NULL) ||
+	    pthread_create(&t, NULL, ticker, NULL))
+		return 1;
+	for (;;)
+		wait_for_input();
+}
+C
+
+cat > "$WORK/blocked.py" <<'PY'
+import threading
+import time
+
+
+def wait_here():
+    while True:
+        time.sleep(1000)
+
+
+def outer():
+    wait_here()
+
+
+threading.Thread(target=outer, daemon=True).start()
+while True:
+    time.sleep(1000)
+PY
+
+# start NAME CMD...: CMD in the cgroup of unit slideops-test-NAME.service.
+start() {
+	local name=$1; shift
+	local cg
+	cg=$(make_cgroup "system.slice/slideops-test-$name.service")
+	start_in_cgroup "$cg" "$@" >/dev/null
+}
+label() { echo "Unit slideops-test-$1.service"; }
+
+start nofp "$WORK/nofp"
+pythons=()
+for v in 8 9 10 11 12 13; do
+	py=$(ls -d "$PYENV"/3."$v".*/bin/python3."$v" 2>/dev/null | head -1 || true)
+	if [ -z "$py" ]; then
+		echo "skipped: CPython 3.$v is not installed under $PYENV"
+		continue
+	fi
+	start "py3$v" "$py" "$WORK/blocked.py"
+	pythons+=("py3$v")
+done
+if [ -x /usr/bin/python3.11 ]; then
+	start debian311 /usr/bin/python3.11 "$WORK/blocked.py"
+	pythons+=(debian311)
+else
+	echo "skipped: Debian's /usr/bin/python3.11 is not installed"
+fi
+sleep 1
+
+# set_stack DOC GROUP FRAME: the stack (leaf first, ";"-joined) of the group's set
+# holding FRAME.
+set_stack() {
+	jq -r --arg g "$(label "$2")" --arg f "$3" '[.thread_sets[] | select(.group == $g and
+		(.stack | index($f)))][0].stack // [] | join(";")' "$1"
+}
+# check DOC WHAT: every blocked thread's whole chain in DOC.
+check() {
+	local doc=$1 what=$2 s name
+	s=$(set_stack "$doc" nofp wait_for_input)
+	[[ ";$s;" == *";wait_for_input;main;"* ]] ||
+		fail "$what: main's set does not go from wait_for_input to main: $s"
+	[[ ";$s;" != *"[truncated]"* ]] || fail "$what: main's stack is cut short: $s"
+	[[ ";$s" == *";read"* || ";$s" == *";__libc_read"* ]] ||
+		fail "$what: main's stack does not start in read: $s"
+	s=$(set_stack "$doc" nofp idle_worker)
+	[[ ";$s;" == *";pthread_cond_wait"*";idle_worker;"* ]] ||
+		fail "$what: the worker's set does not go from pthread_cond_wait to idle_worker: $s"
+	[[ ";$s;" == *";idle_worker;start_thread;"* ]] ||
+		fail "$what: the worker's stack does not reach start_thread: $s"
+	[[ ";$s;" != *"[truncated]"* ]] || fail "$what: the worker's stack is cut short: $s"
+	for name in "${pythons[@]}"; do
+		s=$(set_stack "$doc" "$name" wait_here)
+		# The interpreter's own C frames may sit between them, as in CPU profiles;
+		# time.sleep's (time_sleep) is above wait_here, where the binary names it.
+		[[ ";$s;" == *";wait_here;"* ]] && [[ ";${s#*;wait_here;};" == *";outer;"* ]] ||
+			fail "$what: $name's blocked thread has no chain wait_here, outer: $s"
+		[[ $name == debian311 || ";${s%%;wait_here;*};" == *";time_sleep;"* ]] ||
+			fail "$what: $name's wait_here does not call time.sleep: $s"
+	done
+}
+
+"$SLIDEOPS" capture threads --json > "$WORK/threads.json" 2> "$WORK/threads.err" ||
+	fail "capture threads failed: $(cat "$WORK/threads.err")"
+check "$WORK/threads.json" "threads"
+
+# wall: main wakes once a second, and the end of the capture finds it waiting again: its
+# stacks are taken when it blocks, and by the sweep where it still waits, with the tables
+# loaded for the processes the capture met.
+"$SLIDEOPS" capture wall -d 2 --json > "$WORK/wall.json" 2> "$WORK/wall.err" ||
+	fail "capture wall failed: $(cat "$WORK/wall.err")"
+"$SLIDEOPS" show "$(jq -r .id "$WORK/wall.json")" --export folded "$WORK/wall.folded" >/dev/null ||
+	fail "no folded export of the wall capture"
+grep -q "^$(label nofp);nofp;.*main;wait_for_input;" "$WORK/wall.folded" ||
+	fail "wall: no stack of nofp from main to wait_for_input: $(grep nofp "$WORK/wall.folded" |
+		head -3)"
+echo "ok"
