@@ -110,17 +110,27 @@ static int gzip__compress(const void *in, size_t len, void **out, size_t *out_le
 static int gzip__inflate(const void *in, size_t len, unsigned char *out, uint64_t budget,
 			 size_t *out_len)
 {
-	static unsigned char scratch[1 << 16];
+	/*
+	 * The counting pass's output, this call's own: zlib reads its back-references from
+	 * the output it wrote in the same call, so a buffer another thread writes at the
+	 * same time (the server reads profiles concurrently) fails the CRC at random.
+	 */
+	enum { SCRATCH = 1 << 16 };
+	unsigned char *scratch = NULL;
 	z_stream zs = { 0 };
 	uint64_t total = 0;
 	int ret, err = -EBADMSG;
 
-	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+	if (!out && !(scratch = malloc(SCRATCH)))
 		return -ENOMEM;
+	if (inflateInit2(&zs, 15 + 16) != Z_OK) {
+		free(scratch);
+		return -ENOMEM;
+	}
 	zs.next_in = (Bytef *)in;
 	for (;;) {
 		size_t in_left = len - (size_t)((const char *)zs.next_in - (const char *)in);
-		uint64_t room = out ? budget - total : sizeof(scratch);
+		uint64_t room = out ? budget - total : SCRATCH;
 		uInt before;
 
 		zs.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
@@ -151,6 +161,7 @@ static int gzip__inflate(const void *in, size_t len, unsigned char *out, uint64_
 	err = 0;
 out_end:
 	inflateEnd(&zs);
+	free(scratch);
 	return err;
 }
 

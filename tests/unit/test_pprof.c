@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -793,6 +794,67 @@ static void test_storage_names_only_capture_frames(void **state)
 	profile__free(p);
 }
 
+struct decode_job {
+	const void *data;
+	size_t len;
+	int failures;
+};
+
+static void *decode_again_and_again(void *arg)
+{
+	struct decode_job *j = arg;
+
+	for (int i = 0; i < 40; i++) {
+		struct profile *q = NULL;
+
+		if (pprof__decode(j->data, j->len, &q))
+			j->failures++;
+		profile__free(q);
+	}
+	return NULL;
+}
+
+/*
+ * The server reads profiles on several threads at once (the Compare page asks for two
+ * flame graphs together): a profile read on one thread must not damage another's read.
+ * Large enough that its gzip stream refers back across most of 64 KB of output.
+ */
+static void test_profiles_read_on_threads_at_once(void **state)
+{
+	struct profile *p = profile__new(QUESTION_CPU);
+	struct decode_job jobs[4];
+	pthread_t threads[4];
+	void *data = NULL;
+	size_t len = 0;
+	uint32_t exe;
+
+	(void)state;
+	assert_non_null(p);
+	exe = mapping(p, "/usr/local/bin/billing-worker", "b65a313cbf47aa00bb11cc22dd33ee44ff556677",
+		      MAPPING_EXE, LANGUAGE_C, false, true);
+	for (uint32_t i = 0; i < 4000; i++) {
+		char name[64];
+		struct prof_labels lb = { .pid = 4242, .tid = 4243, .group_kind = GROUP_OTHER };
+		uint32_t loc;
+
+		snprintf(name, sizeof(name), "billing_worker_function_%u", i * 7919 % 4000);
+		loc = location(p, exe, 0x400000 + i * 16, name, "/srv/billing/worker.c", i);
+		sample(p, &loc, 1, 1, 10101010, &lb);
+	}
+	assert_int_equal(pprof__encode(p, false, &data, &len), 0);
+	assert_true(len > 16384);
+	for (int i = 0; i < 4; i++) {
+		jobs[i] = (struct decode_job){ data, len, 0 };
+		assert_int_equal(pthread_create(&threads[i], NULL, decode_again_and_again, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(threads[i], NULL), 0);
+		assert_int_equal(jobs[i].failures, 0);
+	}
+	free(data);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_pprof_reads_with_defaults),
 		cmocka_unit_test(test_storage_names_only_capture_frames),
 		cmocka_unit_test(test_go_tool_pprof_reads_export_with_names),
+		cmocka_unit_test(test_profiles_read_on_threads_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
