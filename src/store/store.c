@@ -298,8 +298,9 @@ static int mkdir_p(const char *path, mode_t mode)
 
 static int store__migrate(struct store *s, bool write, size_t blobs);
 
-static char problem_path[PATH_MAX];
-static uid_t problem_uid;
+/* Per thread: the server opens workspaces on several threads at once. */
+static _Thread_local char problem_path[PATH_MAX];
+static _Thread_local uid_t problem_uid;
 
 const char *store__problem(uid_t *owner)
 {
