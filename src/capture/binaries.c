@@ -593,9 +593,55 @@ static int reading__addresses(struct reading *rd)
 	return 0;
 }
 
+/* How much of the profile each mapping holds: the samples with a frame in it. */
+static uint64_t *mapping_weights(const struct profile *p)
+{
+	uint64_t *weight = calloc(p->nmappings + 1, sizeof(*weight));
+	uint32_t *seen = calloc(p->nmappings + 1, sizeof(*seen));
+
+	if (!weight || !seen) {
+		free(weight);
+		free(seen);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *sm = &p->samples[i];
+		const struct prof_stack *st;
+		int64_t v = sm->values[0];
+		uint64_t w = v < 0 ? (uint64_t)-v : (uint64_t)v;
+
+		if (sm->stack >= p->nstacks)
+			continue;
+		st = &p->stacks[sm->stack];
+		for (uint32_t d = 0; d < st->depth; d++) {
+			uint32_t loc = p->stack_locations[st->first + d], m;
+
+			if (loc >= p->nlocations || (m = p->locations[loc].mapping) >= p->nmappings)
+				continue;
+			/* Once a sample: a recursive stack is not more of the profile. */
+			if (seen[m] == i + 1)
+				continue;
+			seen[m] = i + 1;
+			weight[m] += w ? w : 1;
+		}
+	}
+	free(seen);
+	return weight;
+}
+
+static int binary__by_weight(const void *a, const void *b, void *ctx)
+{
+	const uint64_t *weight = ctx;
+	const struct binary *x = *(struct binary *const *)a, *y = *(struct binary *const *)b;
+	uint64_t wx = weight[x->mapping], wy = weight[y->mapping];
+
+	return wx != wy ? (wx < wy ? 1 : -1) : (x->mapping > y->mapping) - (x->mapping < y->mapping);
+}
+
 static int reading__collect(struct reading *rd)
 {
 	struct binaries *b = rd->b;
+	uint64_t *weight;
 	uint32_t n = 0;
 
 	rd->todo = calloc(b->n + 1, sizeof(*rd->todo));
@@ -611,6 +657,16 @@ static int reading__collect(struct reading *rd)
 		}
 	}
 	rd->ntodo = n;
+	/*
+	 * Heaviest first: when a server's binaries take longer than the capture's budget,
+	 * those left unread are the ones that hold least of the profile, not those that
+	 * happened to be met last.
+	 */
+	weight = mapping_weights(rd->p);
+	if (!weight)
+		return -ENOMEM;
+	qsort_r(rd->todo, n, sizeof(*rd->todo), binary__by_weight, weight);
+	free(weight);
 	return 0;
 }
 

@@ -137,17 +137,23 @@ static int read_sections(const struct elf_reader *r, struct elf_info *info)
 			if (err)
 				return err;
 			break;
+		/* One function is enough to know: the rest of a table (or another table of
+		 * the kind) is for reading names, within that step's caps. */
 		case SHT_SYMTAB:
+			if (info->has_symtab)
+				break;
 			err = has_function(r, i, &has);
 			if (err)
 				return err;
-			info->has_symtab |= has;
+			info->has_symtab = has;
 			break;
 		case SHT_DYNSYM:
+			if (info->has_dynsym)
+				break;
 			err = has_function(r, i, &has);
 			if (err)
 				return err;
-			info->has_dynsym |= has;
+			info->has_dynsym = has;
 			break;
 		}
 	}
