@@ -49,8 +49,11 @@ for tool in gcc perf bpftool jq /usr/bin/time "$PYTHON"; do
 done
 [ -x "$SLIDEOPS" ] || { echo "bench: $SLIDEOPS is not built (make)" >&2; exit 1; }
 modes=(native:none native:slideops python:none python:slideops python:perf python:perf-dwarf)
-if ! "$PYTHON" -X perf -c 'import sys; sys.exit(not sys.is_stack_trampoline_active())' \
-	2>/dev/null; then
+# (the check's own interpreter writes a map too: removed)
+trampoline=$("$PYTHON" -X perf -c 'import os, sys; print(os.getpid(), sys.is_stack_trampoline_active())' \
+	2>/dev/null || true)
+rm -f "/tmp/perf-${trampoline%% *}.map"
+if [ "${trampoline#* }" != True ]; then
 	echo "bench: $PYTHON has no perf trampoline (-X perf, CPython 3.12+): no perf runs"
 	modes=(native:none native:slideops python:none python:slideops)
 fi
@@ -98,27 +101,32 @@ gcc -O2 -fno-omit-frame-pointer -o "$dir/native" "$dir/native.c"
 # The tables of libc, python and the workload are cached, as on a server profiled before.
 "$SLIDEOPS" capture cpu -d 1 >/dev/null 2>&1 || true
 
-# work KIND [PYTHON-OPTION]: WORKERS processes of a workload; the sum of their units.
+# work KIND [PYTHON-OPTION]: WORKERS processes of a workload; "units cpu_s": the sum of
+# their units and of the CPU time they took (user + system).
 work() {
 	local kind=$1 i pids=()
 	for i in $(seq "$WORKERS"); do
 		if [ "$kind" = native ]; then
-			"$dir/native" "$SECONDS_RUN" > "$dir/units.$i" &
+			/usr/bin/time -f "%U %S" -o "$dir/wcpu.$i" "$dir/native" "$SECONDS_RUN" \
+				> "$dir/units.$i" &
 		else
-			"$PYTHON" ${2:+"$2"} "$SERVICE" "$SECONDS_RUN" > "$dir/units.$i" &
+			/usr/bin/time -f "%U %S" -o "$dir/wcpu.$i" "$PYTHON" ${2:+"$2"} "$SERVICE" \
+				"$SECONDS_RUN" > "$dir/units.$i" &
 		fi
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	cat "$dir/units".* | awk '{ s += $1 } END { print s }'
-	rm -f "$dir/units".*
-	echo "${pids[*]}" > "$dir/pids"
+	echo "$(cat "$dir/units".* | awk '{ s += $1 } END { print s }')" \
+		"$(cat "$dir/wcpu".* | awk '{ s += $1 + $2 } END { print s }')"
+	rm -f "$dir/units".* "$dir/wcpu".*
 }
 
-# run KIND:MODE ROUND: appends "round kind mode units cpu_s rss_kb bpf_ns bpf_runs".
+# run KIND:MODE ROUND: appends "round kind mode units work_cpu_s cpu_s rss_kb bpf_ns
+# bpf_runs" (cpu_s, rss_kb: the profiler's).
 run() {
-	local kind=${1%%:*} mode=${1#*:} round=$2 units
+	local kind=${1%%:*} mode=${1#*:} round=$2 units f
 	rm -f "$dir/perf.data"
+	touch "$dir/stamp"
 	case $mode in
 	none) units=$(work "$kind") ;;
 	slideops)
@@ -144,10 +152,13 @@ run() {
 		echo "$mode $round $(cat "$dir/perf.named")" >> "$dir/perf.names"
 		[ "$mode" = perf-dwarf ] &&
 			bench_cpu=$(awk -v c="$bench_cpu" '{ print c + $1 + $2 }' "$dir/script.time")
-		for pid in $(cat "$dir/pids"); do rm -f "/tmp/perf-$pid.map"; done
+		# The maps the service's interpreters wrote (they have ended).
+		for f in /tmp/perf-*.map; do
+			[ "$f" -nt "$dir/stamp" ] && grep -qF "$SERVICE" "$f" && rm -f "$f"
+		done
 	fi
 	echo "$round $kind $mode $units $bench_cpu $bench_rss $bench_bpf" >> "$dir/results"
-	printf '  %-7s %-10s %12s units' "$kind" "$mode" "$units"
+	printf '  %-7s %-10s %12s units %7s cpu s' "$kind" "$mode" $units
 	[ "$mode" = none ] || printf '   cpu %6.2f s   rss %7s kB   bpf %s' "$bench_cpu" "$bench_rss" \
 		"$bench_bpf"
 	echo
@@ -159,43 +170,51 @@ bench_rounds run "${modes[@]}"
 
 echo
 # Work lost is taken within each round (against that round's run of the same workload
-# without a profiler), then the median over the rounds.
+# without a profiler), then the median over the rounds: units done, and units done a CPU
+# second of the workload (what the profiler costs the workload in its own time: steadier
+# where neighbours' load comes and goes, but blind to the CPU the profiler takes, which is
+# its cpu s/run).
 awk -v secs="$SECONDS_RUN" '
-	function median(key,    i, j, k, n, t, v) {
+	function median(a, key,    i, j, k, n, t, v) {
 		n = 0
-		for (k in loss) { split(k, p, SUBSEP); if (p[2] == key) v[++n] = loss[k] }
+		for (k in a) { split(k, p, SUBSEP); if (p[2] == key) v[++n] = a[k] }
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
-	{ m = $2 ":" $3; u[$1, m] = $4; n[m]++; units[m] += $4; cpu[m] += $5
-	  if ($6 > rss[m]) rss[m] = $6; ns[m] += $7; runs[m] += $8 }
+	{ m = $2 ":" $3; u[$1, m] = $4; e[$1, m] = $5 > 0 ? $4 / $5 : 0; n[m]++; units[m] += $4
+	  cpu[m] += $6; if ($7 > rss[m]) rss[m] = $7; ns[m] += $8; runs[m] += $9 }
 	END {
 		for (k in u) {
-			split(k, p, SUBSEP); split(p[2], km, ":")
-			if (km[2] != "none" && u[p[1], km[1] ":none"]) loss[p[1], p[2]] = 1 - u[k] / u[p[1], km[1] ":none"]
+			split(k, p, SUBSEP); split(p[2], km, ":"); b = km[1] ":none"
+			if (km[2] == "none" || !u[p[1], b]) continue
+			loss[p[1], p[2]] = 1 - u[k] / u[p[1], b]
+			if (e[p[1], b]) closs[p[1], p[2]] = 1 - e[k] / e[p[1], b]
 		}
-		printf "%-16s %12s %17s %10s %12s %14s\n", "workload:mode", "units/s", "work lost (med)", "cpu s/run",
-			"peak rss kB", "bpf ns/sample"
+		printf "%-19s %9s %10s %14s %10s %12s %9s\n", "workload:mode", "units/s", "work lost",
+			"lost/cpu s", "cpu s/run", "peak rss kB", "bpf ns"
+		printf "%-19s %9s %10s %14s %10s %12s %9s\n", "", "", "(median)", "(median)", "",
+			"", "/sample"
 		split("native:none native:slideops python:none python:slideops python:perf python:perf-dwarf",
 			order, " ")
 		for (k = 1; k <= 6; k++) {
 			m = order[k]
 			if (!n[m]) continue
-			L[m] = m ~ /:none$/ ? 0 : median(m); C[m] = cpu[m] / n[m]; R[m] = rss[m]
+			L[m] = m ~ /:none$/ ? 0 : median(loss, m); CL[m] = m ~ /:none$/ ? 0 : median(closs, m)
+			C[m] = cpu[m] / n[m]; R[m] = rss[m]
 			per[m] = runs[m] ? ns[m] / runs[m] : 0
-			printf "%-16s %12.0f %16.2f%% %10.3f %12d %14s\n", m, units[m] / n[m] / secs, 100 * L[m],
-				C[m], R[m], runs[m] ? sprintf("%.0f", per[m]) : "-"
+			printf "%-19s %9.0f %9.2f%% %13.2f%% %10.3f %12d %9s\n", m, units[m] / n[m] / secs,
+				100 * L[m], 100 * CL[m], C[m], R[m], runs[m] ? sprintf("%.0f", per[m]) : "-"
 		}
 		print ""
 		if (per["native:slideops"] > 0)
 			printf "Python / native, slideops BPF time per sample: %.2fx (target <= 2x)\n",
 				per["python:slideops"] / per["native:slideops"]
-		printf "work lost by the Python service: slideops %.2f%% (target <= 1%%)", 100 * L["python:slideops"]
-		if (n["python:perf"])
-			printf ", perf -g -X perf %.2f%%", 100 * L["python:perf"]
-		if (n["python:perf-dwarf"])
-			printf ", perf --call-graph dwarf -X perf %.2f%%", 100 * L["python:perf-dwarf"]
-		print ""
+		printf "work lost by the Python service (units; units a CPU second), target <= 1%%:\n"
+		split("slideops perf perf-dwarf", who, " ")
+		for (k = 1; k <= 3; k++)
+			if (n["python:" who[k]])
+				printf "  %-10s %6.2f%%  %6.2f%%\n", who[k], 100 * L["python:" who[k]],
+					100 * CL["python:" who[k]]
 		if (C["python:perf"] > 0 && R["python:perf"] > 0)
 			printf "slideops / perf record -a -g, -X perf: cpu %.2fx   peak rss %.2fx\n",
 				C["python:slideops"] / C["python:perf"], R["python:slideops"] / R["python:perf"]
