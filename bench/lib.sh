@@ -9,7 +9,9 @@ bench_init() {
 	[ "$(id -u)" = 0 ] || { echo "bench: run as root (the profilers need it)" >&2; exit 1; }
 	dir=$(mktemp -d "/tmp/slideops-bench-$1.XXXXXX")
 	stats_before=$(sysctl -n kernel.bpf_stats_enabled)
-	trap 'sysctl -q -w kernel.bpf_stats_enabled="$stats_before" || true; rm -rf "$dir"' EXIT
+	# A profiler still running (the benchmark failed) is stopped first.
+	trap '[ -z "${bench_child:-}" ] || { kill -INT "$bench_child"; wait "$bench_pid"; } 2>/dev/null
+		sysctl -q -w kernel.bpf_stats_enabled="$stats_before" || true; rm -rf "$dir"' EXIT
 	sysctl -q -w kernel.bpf_stats_enabled=1
 	export SLIDEOPS_DATA="$dir/data"
 }
@@ -68,7 +70,8 @@ bench_start() {
 	/usr/bin/time -v -o "$dir/time.txt" "$@" >"$dir/profiler.out" 2>&1 &
 	bench_pid=$! bench_child=""
 	for _ in $(seq 200); do
-		bench_child=$(pgrep -P "$bench_pid" | head -1)
+		# (|| true: no child yet is no error under set -e and pipefail)
+		bench_child=$(pgrep -P "$bench_pid" | head -1 || true)
 		[ -n "$bench_child" ] && break
 		sleep 0.02
 	done
@@ -78,10 +81,11 @@ bench_start() {
 		case $ready in
 		links) [ "$(ls -l /proc/"$bench_child"/fd 2>/dev/null | grep -c bpf_link)" -ge \
 			$((ncpus + 2)) ] && return 0 ;;
-		perf) ls -l /proc/"$bench_child"/fd 2>/dev/null | grep -q perf_event &&
+		# (grep reads to the end: an early exit would fail the pipe under pipefail)
+		perf) ls -l /proc/"$bench_child"/fd 2>/dev/null | grep perf_event >/dev/null &&
 			sleep 0.2 && return 0 ;;
-		prog:*) prog_stats "$bench_child" | grep -q "^${ready#prog:} " && sleep 0.3 &&
-			return 0 ;;
+		prog:*) prog_stats "$bench_child" | grep "^${ready#prog:} " >/dev/null &&
+			sleep 0.3 && return 0 ;;
 		says:*) grep -q "${ready#says:}" "$dir/profiler.out" 2>/dev/null && sleep 0.2 &&
 			return 0 ;;
 		esac
