@@ -27,6 +27,17 @@ prog_stats() {
 		| "\(.name) \(.type) \(.run_time_ns // 0) \(.run_cnt // 0)"'
 }
 
+# wait_prog PID NAME: until PID holds a program NAME (then a moment to settle); for a
+# profiler started otherwise than by bench_start.
+wait_prog() {
+	for _ in $(seq 600); do
+		prog_stats "$1" | grep "^$2 " >/dev/null && sleep 0.3 && return 0
+		sleep 0.05
+	done
+	echo "bench: the profiler did not attach $2" >&2
+	return 1
+}
+
 # ---- The profiler-run loop of the benchmarks: ROUNDS rounds, every mode once a round,
 # the order rotating, each run a profiler started, the workload run under it, the
 # profiler's cost read back. A benchmark's run function looks like
