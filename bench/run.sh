@@ -3,7 +3,7 @@
 # Every benchmark, each side by side with its peers in one run (see each run.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-for b in cpu stacks wall locks memory hostile symbols serve; do
+for b in cpu stacks python wall locks memory hostile symbols serve; do
 	echo "== bench/$b"
 	"$here/$b/run.sh"
 done

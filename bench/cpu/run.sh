@@ -99,87 +99,28 @@ int main(int argc, char **argv)
 C
 gcc -O2 -fno-omit-frame-pointer -pthread -o "$dir/work" "$dir/work.c"
 
-# The BPF programs a process holds (from its descriptors).
-held_programs() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u; }
-
-# Waits until profiler $1 ($2: its mode) samples: slideops holds a BPF link per CPU (and
-# two more), perf its perf events; bpftrace says so once its probes are attached.
-wait_ready() {
-	local pid=$1 how=$2 i
-	for i in $(seq 300); do
-		case $how in
-		bpftrace) grep -q Attaching "$dir/bpftrace.out" 2>/dev/null && sleep 0.2 && return 0 ;;
-		slideops|baseline) [ "$(ls -l /proc/"$pid"/fd 2>/dev/null | grep -c bpf_link)" -ge $((NCPUS + 2)) ] &&
-			return 0 ;;
-		*) ls -l /proc/"$pid"/fd 2>/dev/null | grep -q perf_event && sleep 0.2 && return 0 ;;
-		esac
-		sleep 0.05
-	done
-	echo "bench: $how did not start" >&2
-	return 1
-}
-
-# BPF run time and runs of the perf_event programs profiler $1 holds: "ns count".
-bpf_stats() {
-	local ids
-	ids=$(held_programs "$1" | paste -sd, -)
-	[ -n "$ids" ] || { echo "0 0"; return; }
-	bpftool prog show -j | jq -r --argjson ids "[$ids]" '
-		[.[] | select(.type == "perf_event" and (.id as $i | $ids | index($i)))]
-		| "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
-}
-
 # run MODE ROUND: the workload under MODE; appends "round mode units cpu_s rss_kb bpf_ns
 # bpf_runs" to the results.
 run() {
-	local mode=$1 round=$2 pid="" units stats="0 0" cpu=0 rss=0
-	rm -f "$dir/perf.data" "$dir/bpftrace.out" "$dir/time.txt"
+	local mode=$1 round=$2 units
+	rm -f "$dir/perf.data"
 	case $mode in
-	slideops|baseline)
-		/usr/bin/time -v -o "$dir/time.txt" \
-			"$( [ "$mode" = baseline ] && echo "$BASELINE" || echo "$SLIDEOPS")" \
-			capture cpu -d 86400 -F "$HZ" >/dev/null 2>"$dir/$mode.err" &
-		pid=$! ;;
-	perf)
-		/usr/bin/time -v -o "$dir/time.txt" perf record -a -g -F "$HZ" -o "$dir/perf.data" \
-			>/dev/null 2>&1 &
-		pid=$! ;;
-	bpftrace)
-		/usr/bin/time -v -o "$dir/time.txt" bpftrace \
-			-e "profile:hz:$HZ { @[kstack, ustack] = count(); }" >"$dir/bpftrace.out" 2>&1 &
-		pid=$! ;;
+	slideops) bench_start links "$SLIDEOPS" capture cpu -d 86400 -F "$HZ" ;;
+	baseline) bench_start links "$BASELINE" capture cpu -d 86400 -F "$HZ" ;;
+	perf) bench_start perf perf record -a -g -F "$HZ" -o "$dir/perf.data" ;;
+	bpftrace) bench_start says:Attaching bpftrace \
+		-e "profile:hz:$HZ { @[kstack, ustack] = count(); }" ;;
 	esac
-	if [ -n "$pid" ]; then
-		# time(1) forks the profiler: its child is the one holding the programs.
-		local child=""
-		for _ in $(seq 100); do
-			child=$(pgrep -P "$pid" | head -1)
-			[ -n "$child" ] && break
-			sleep 0.02
-		done
-		wait_ready "$child" "$mode"
-	fi
 	units=$("$dir/work" "$WORKERS" "$SECONDS_RUN")
-	if [ -n "$pid" ]; then
-		[ "$mode" = perf ] || stats=$(bpf_stats "$child")
-		kill -INT "$child"
-		wait "$pid" || true
-		cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$dir/time.txt")
-		rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/time.txt")
-	fi
-	echo "$round $mode $units $cpu $rss $stats" >> "$dir/results"
+	bench_stop
+	echo "$round $mode $units $bench_cpu $bench_rss $bench_bpf" >> "$dir/results"
 	printf '  %-9s %12s units' "$mode" "$units"
-	[ -n "$pid" ] && printf '   cpu %6.2f s   rss %7s kB' "$cpu" "$rss"
+	[ "$mode" = none ] || printf '   cpu %6.2f s   rss %7s kB' "$bench_cpu" "$bench_rss"
 	echo
 }
 
 echo "cpu profiling cost: $WORKERS workers, $SECONDS_RUN s a run, $ROUNDS rounds, $HZ Hz"
-for r in $(seq "$ROUNDS"); do
-	echo "round $r"
-	for i in "${!modes[@]}"; do
-		run "${modes[$(( (i + r - 1) % ${#modes[@]} ))]}" "$r"
-	done
-done
+bench_rounds run "${modes[@]}"
 
 echo
 # Work lost is taken within each round (against that round's run without a profiler, so

@@ -21,7 +21,7 @@ SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-8}
 ITERS=${ITERS:-200000}
-for tool in gcc perf bpftool jq; do
+for tool in gcc perf bpftool jq /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench-deps)" >&2; exit 1; }
 done
 bench_init locks
@@ -77,35 +77,20 @@ if command -v klockstat >/dev/null; then
 fi
 
 run() {
-	local mode=$1 round=$2 pid="" secs
+	local mode=$1 round=$2 secs
+	rm -f "$dir/perf.data"
 	case $mode in
-	slideops)
-		"$SLIDEOPS" capture locks -d 86400 >/dev/null 2>"$dir/slideops.err" &
-		pid=$!
-		wait_prog "$pid" on_sys_exit ;;
-	perf-lock)
-		perf lock record -a -o "$dir/perf.data" >/dev/null 2>&1 &
-		pid=$!
-		for _ in $(seq 100); do ls -l /proc/$pid/fd 2>/dev/null | grep -q perf_event && break; sleep 0.05; done
-		sleep 0.5 ;;
+	slideops) bench_start prog:on_sys_exit "$SLIDEOPS" capture locks -d 86400 ;;
+	perf-lock) bench_start perf perf lock record -a -o "$dir/perf.data"; sleep 0.3 ;;
 	esac
 	secs=$("$dir/contend" "$THREADS" "$ITERS")
-	if [ -n "$pid" ]; then
-		[ "$mode" = slideops ] && prog_stats "$pid" | awk '{ print $1, $3, $4 }' >> "$dir/programs.txt"
-		kill -INT "$pid"
-		wait "$pid" 2>/dev/null || true
-		rm -f "$dir/perf.data"
-	fi
+	bench_stop
+	[ "$mode" = slideops ] && awk '{ print $1, $3, $4 }' "$dir/stats.txt" >> "$dir/programs.txt"
 	echo "$mode $secs" >> "$dir/results.txt"
 	echo "round $round: $mode $secs s" >&2
 }
 
-modes=(none slideops perf-lock)
-for round in $(seq "$ROUNDS"); do
-	for i in 0 1 2; do
-		run "${modes[$(( (i + round) % 3 ))]}" "$round"
-	done
-done
+bench_rounds run none slideops perf-lock
 
 echo
 echo "$THREADS threads x $ITERS contended pthread_mutex_lock, $ROUNDS rounds:"

@@ -20,7 +20,7 @@ SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
 ROUNDS=${ROUNDS:-3}
 WORKERS=${WORKERS:-$(getconf _NPROCESSORS_ONLN)}
 ITERS=${ITERS:-400}
-for tool in gcc bpftool jq; do
+for tool in gcc bpftool jq /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench-deps)" >&2; exit 1; }
 done
 bench_init memory
@@ -77,26 +77,16 @@ for m in memleak-bpfcc memleak; do
 done
 
 run() {
-	local mode=$1 round=$2 pid="" secs
-	if [ "$mode" = slideops ]; then
-		"$SLIDEOPS" capture memory -d 86400 >/dev/null 2>"$dir/slideops.err" &
-		pid=$!
-		wait_prog "$pid" on_rss_stat
-	fi
+	local mode=$1 round=$2 secs
+	[ "$mode" = none ] || bench_start prog:on_rss_stat "$SLIDEOPS" capture memory -d 86400
 	secs=$("$dir/alloc" "$WORKERS" "$ITERS")
-	if [ -n "$pid" ]; then
-		prog_stats "$pid" | awk '{ print $1, $3, $4 }' >> "$dir/programs.txt"
-		kill -INT "$pid"
-		wait "$pid" 2>/dev/null || true
-	fi
+	bench_stop
+	[ "$mode" = none ] || awk '{ print $1, $3, $4 }' "$dir/stats.txt" >> "$dir/programs.txt"
 	echo "$mode $secs" >> "$dir/results.txt"
 	echo "round $round: $mode $secs s" >&2
 }
 
-for round in $(seq "$ROUNDS"); do
-	if [ $((round % 2)) = 1 ]; then run none "$round"; run slideops "$round"
-	else run slideops "$round"; run none "$round"; fi
-done
+bench_rounds run none slideops
 
 echo
 echo "$WORKERS processes x $ITERS x (map, touch and unmap 8 MB), $ROUNDS rounds:"

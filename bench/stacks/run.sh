@@ -101,79 +101,28 @@ gcc -O2 -fomit-frame-pointer -pthread -o "$dir/work" "$dir/work.c"
 # The tables of libc and the workload are cached, as on a server profiled before.
 "$SLIDEOPS" capture cpu -d 1 >/dev/null 2>&1 || true
 
-held_programs() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u; }
-wait_ready() {
-	local pid=$1 how=$2
-	for _ in $(seq 300); do
-		case $how in
-		fp|tables) [ "$(ls -l /proc/"$pid"/fd 2>/dev/null | grep -c bpf_link)" -ge $((NCPUS + 2)) ] &&
-			return 0 ;;
-		*) ls -l /proc/"$pid"/fd 2>/dev/null | grep -q perf_event && sleep 0.2 && return 0 ;;
-		esac
-		sleep 0.05
-	done
-	echo "bench: $how did not start" >&2
-	return 1
-}
-# BPF run time and runs of the perf_event programs process $1 holds: "ns count".
-bpf_stats() {
-	local ids
-	ids=$(held_programs "$1" | paste -sd, -)
-	[ -n "$ids" ] || { echo "0 0"; return; }
-	bpftool prog show -j | jq -r --argjson ids "[$ids]" '
-		[.[] | select(.type == "perf_event" and (.id as $i | $ids | index($i)))]
-		| "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
-}
-
 run() {
-	local mode=$1 round=$2 pid="" child="" units stats="0 0" cpu=0
-	rm -f "$dir/perf.data" "$dir/time.txt"
+	local mode=$1 round=$2 units
+	rm -f "$dir/perf.data"
 	case $mode in
-	fp)
-		SLIDEOPS_NO_UNWIND=1 /usr/bin/time -v -o "$dir/time.txt" "$SLIDEOPS" capture cpu \
-			-d 86400 -F "$HZ" >/dev/null 2>"$dir/$mode.err" &
-		pid=$! ;;
-	tables)
-		/usr/bin/time -v -o "$dir/time.txt" "$SLIDEOPS" capture cpu -d 86400 -F "$HZ" \
-			>/dev/null 2>"$dir/$mode.err" &
-		pid=$! ;;
-	perf-dwarf)
-		/usr/bin/time -v -o "$dir/time.txt" perf record -a --call-graph dwarf -F "$HZ" \
-			-o "$dir/perf.data" >/dev/null 2>&1 &
-		pid=$! ;;
+	fp) bench_start links env SLIDEOPS_NO_UNWIND=1 "$SLIDEOPS" capture cpu -d 86400 -F "$HZ" ;;
+	tables) bench_start links "$SLIDEOPS" capture cpu -d 86400 -F "$HZ" ;;
+	perf-dwarf) bench_start perf perf record -a --call-graph dwarf -F "$HZ" -o "$dir/perf.data" ;;
 	esac
-	if [ -n "$pid" ]; then
-		for _ in $(seq 100); do
-			child=$(pgrep -P "$pid" | head -1)
-			[ -n "$child" ] && break
-			sleep 0.02
-		done
-		wait_ready "$child" "$mode"
-	fi
 	units=$("$dir/work" "$WORKERS" "$SECONDS_RUN")
-	if [ -n "$pid" ]; then
-		[ "$mode" = perf-dwarf ] || stats=$(bpf_stats "$child")
-		kill -INT "$child"
-		wait "$pid" || true
-		cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$dir/time.txt")
-	fi
+	bench_stop
 	if [ "$mode" = perf-dwarf ]; then
 		# perf unwinds afterwards: the stacks it copied are only stacks once reported.
 		/usr/bin/time -f "%U %S" -o "$dir/report.time" perf report -i "$dir/perf.data" \
 			--stdio >/dev/null 2>&1 || true
-		cpu=$(awk -v c="$cpu" '{ print c + $1 + $2 }' "$dir/report.time")
+		bench_cpu=$(awk -v c="$bench_cpu" '{ print c + $1 + $2 }' "$dir/report.time")
 	fi
-	echo "$round $mode $units $cpu $stats" >> "$dir/results"
-	printf '  %-10s %12s units   cpu %6.2f s   bpf %s\n' "$mode" "$units" "$cpu" "$stats"
+	echo "$round $mode $units $bench_cpu $bench_bpf" >> "$dir/results"
+	printf '  %-10s %12s units   cpu %6.2f s   bpf %s\n' "$mode" "$units" "$bench_cpu" "$bench_bpf"
 }
 
 echo "stack cost: $WORKERS workers without frame pointers, $SECONDS_RUN s a run, $ROUNDS rounds, $HZ Hz"
-for r in $(seq "$ROUNDS"); do
-	echo "round $r"
-	for i in "${!modes[@]}"; do
-		run "${modes[$(( (i + r - 1) % ${#modes[@]} ))]}" "$r"
-	done
-done
+bench_rounds run "${modes[@]}"
 
 echo
 awk '

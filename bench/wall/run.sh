@@ -28,7 +28,7 @@ ROUNDS=${ROUNDS:-3}
 OPS=${OPS:-2000000}
 NCPUS=$(getconf _NPROCESSORS_ONLN)
 
-for tool in perf offcputime bpftool jq; do
+for tool in perf offcputime bpftool jq /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench-deps)" >&2; exit 1; }
 done
 [ -x "$SLIDEOPS" ] || { echo "bench: $SLIDEOPS is not built (make)" >&2; exit 1; }
@@ -38,37 +38,24 @@ bench_init wall
 # run MODE ROUND: appends "round mode ops_per_s switch_ns switch_runs" to the results, and
 # each program's "mode name ns runs" to the per-program table.
 run() {
-	local mode=$1 round=$2 pid="" ops prog=""
+	local mode=$1 round=$2 ops prog=""
 	case $mode in
-	slideops)
-		"$SLIDEOPS" capture wall -d 86400 >/dev/null 2>"$dir/slideops.err" &
-		pid=$! prog=on_switch ;;
-	offcputime)
-		offcputime 86400 >/dev/null 2>"$dir/offcputime.err" &
-		pid=$! prog=sched_switch ;;
+	slideops) prog=on_switch; bench_start prog:$prog "$SLIDEOPS" capture wall -d 86400 ;;
+	offcputime) prog=sched_switch; bench_start prog:$prog offcputime 86400 ;;
 	esac
-	[ -z "$pid" ] || wait_prog "$pid" "$prog"
 	ops=$(perf bench sched pipe -l "$OPS" 2>/dev/null | awk '/ops\/sec/ { print $1 }')
-	if [ -n "$pid" ]; then
-		prog_stats "$pid" > "$dir/stats.txt"
-		kill -INT "$pid"
-		wait "$pid" 2>/dev/null || true
+	bench_stop
+	ns=0 runs=0
+	if [ -n "$prog" ]; then
 		awk -v m="$mode" '{ print m, $1, $3, $4 }' "$dir/stats.txt" >> "$dir/programs.txt"
 		read -r ns runs < <(awk -v p="$prog" '$1 == p { ns += $3; n += $4 } END { print ns + 0, n + 0 }' \
 			"$dir/stats.txt")
-	else
-		ns=0 runs=0
 	fi
 	echo "$round $mode $ops $ns $runs" >> "$dir/results.txt"
 	echo "round $round: $mode $ops ops/s" >&2
 }
 
-modes=(none slideops offcputime)
-for round in $(seq "$ROUNDS"); do
-	for i in 0 1 2; do
-		run "${modes[$(( (i + round) % 3 ))]}" "$round"
-	done
-done
+bench_rounds run none slideops offcputime
 
 echo
 echo "perf bench sched pipe, $OPS ops a round, $ROUNDS rounds, $NCPUS CPUs:"

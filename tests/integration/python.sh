@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Python functions by name, and runtimes' code in its language, from `slideops capture cpu`.
-# Real interpreters run real programs, each in a cgroup named as systemd names a unit's:
-#   py38 .. py313, debian311  a request loop: handle() calls build_report (3/4 of the work)
-#                             then render_page (1/4), with pyenv's CPython 3.8-3.13 and
-#                             Debian's stripped /usr/bin/python3.11
-#   pythreads38, pythreads312 two threads, one in spin_alpha, one in spin_beta
-#   pyext                     call_native() calls ext_burn, a C extension built here
+# Real interpreters run real programs (tests/workloads/), each in a cgroup named as systemd
+# names a unit's:
+#   py38 .. py313, debian311  service.py, a request loop: handle() calls build_report (3/4
+#                             of the work) then render_page (1/4), with pyenv's CPython
+#                             3.8-3.13 and Debian's stripped /usr/bin/python3.11
+#   pythreads38, pythreads312 threads.py: one thread in build_report, one in Worker.crunch
+#   pyext                     ext.py: call_native() calls ext_burn, a C extension built here
 #   java, node                busy loops in Java (OpenJDK 17) and JavaScript (Node.js)
-# Each loop's process: >= 90% of its samples carry its Python frames (<module>, then handle,
-# then build_report or render_page, in that order wherever they are), and its group is "most of it in" build_report. Both threads' functions are
-# named; ext_burn sits beneath call_native; java and node get a [Java] / [JavaScript]
-# frame in that language and named native frames.
+# Each loop's process: >= 90% of its samples carry its Python frames (<module>, then
+# handle, then build_report or render_page, in that order wherever they are), its group is
+# "most of it in" build_report, and >= 90% of build_report's samples run its loop's line
+# (the pprof export's lines, read by go tool pprof), with build_report's file and first
+# line. Both threads' functions are named; ext_burn sits beneath call_native; java and
+# node get a [Java] / [JavaScript] frame in that language and named native frames.
 source "$(dirname "$0")/lib.sh"
 [ -n "${KEEP_WORK:-}" ] && defer "cp -r $WORK /tmp/python-it-kept"
 
@@ -21,109 +24,19 @@ source "$(dirname "$0")/lib.sh"
 SECONDS_CAPTURE=${PYTHON_CAPTURE_SECONDS:-10}
 PYENV=${PYENV_ROOT:-$HOME/.pyenv}/versions
 
-cat > "$WORK/loop.py" <<'PY'
-import sys
-
-
-def build_report(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-
-
-def render_page(n):
-    s = 0
-    for i in range(n):
-        s += i ^ 3
-    return s
-
-
-def handle():
-    build_report(30000)
-    render_page(10000)
-
-
-while True:
-    handle()
-PY
-
-cat > "$WORK/threads.py" <<'PY'
-import threading
-
-
-def spin_alpha():
-    while True:
-        s = 0
-        for i in range(10000):
-            s += i * i
-
-
-def spin_beta():
-    while True:
-        s = 0
-        for i in range(10000):
-            s += i ^ 5
-
-
-threading.Thread(target=spin_alpha, daemon=True).start()
-threading.Thread(target=spin_beta, daemon=True).start()
-threading.Event().wait()
-PY
-
-cat > "$WORK/ext.py" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-import burnext
-
-
-def call_native():
-    burnext.burn(2000000)
-
-
-while True:
-    call_native()
-PY
-
-cat > "$WORK/burnext.c" <<'C'
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-static volatile unsigned long sink;
-
-__attribute__((noinline)) static void ext_burn(long n)
-{
-	for (long i = 0; i < n; i++)
-		sink += (unsigned long)i * i;
-}
-
-static PyObject *burn(PyObject *self, PyObject *args)
-{
-	long n;
-
-	if (!PyArg_ParseTuple(args, "l", &n))
-		return NULL;
-	ext_burn(n);
-	Py_RETURN_NONE;
-}
-
-static PyMethodDef methods[] = { { "burn", burn, METH_VARARGS, "" }, { NULL, NULL, 0, NULL } };
-static struct PyModuleDef module = { PyModuleDef_HEAD_INIT, "burnext", NULL, -1, methods,
-				     NULL, NULL, NULL, NULL };
-
-PyMODINIT_FUNC PyInit_burnext(void)
-{
-	return PyModule_Create(&module);
-}
-C
+# The workloads, one copy shared with the unit tests and benchmarks; lines are found by
+# their "# hot" comments.
+workloads=$(cd "$(dirname "$0")/../workloads" && pwd)
+service=$workloads/service.py
 
 started=()
+declare -A pid_of
 # start NAME CMD...: CMD in the cgroup of unit slideops-test-NAME.service.
 start() {
 	local name=$1; shift
 	local cg
 	cg=$(make_cgroup "system.slice/slideops-test-$name.service")
-	start_in_cgroup "$cg" "$@" >/dev/null
+	pid_of[$name]=$(start_in_cgroup "$cg" "$@")
 	started+=("$name")
 }
 
@@ -134,22 +47,22 @@ for v in 8 9 10 11 12 13; do
 		echo "skipped: CPython 3.$v is not installed under $PYENV"
 		continue
 	fi
-	start "py3$v" "$py" "$WORK/loop.py"
+	start "py3$v" "$py" "$service"
 	loops+=("py3$v")
 	case $v in
-	8) start pythreads38 "$py" "$WORK/threads.py" ;;
-	12) start pythreads312 "$py" "$WORK/threads.py" ;;
+	8) start pythreads38 "$py" "$workloads/threads.py" ;;
+	12) start pythreads312 "$py" "$workloads/threads.py" ;;
 	11)
 		inc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 		mkdir -p "$WORK/ext"
 		gcc -O1 -shared -fPIC -I"$inc" -o "$WORK/ext/burnext$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')" \
-			"$WORK/burnext.c"
-		start pyext "$py" "$WORK/ext.py" "$WORK/ext"
+			"$workloads/burnext.c"
+		start pyext "$py" "$workloads/ext.py" "$WORK/ext"
 		;;
 	esac
 done
 if [ -x /usr/bin/python3.11 ]; then
-	start debian311 /usr/bin/python3.11 "$WORK/loop.py"
+	start debian311 /usr/bin/python3.11 "$service"
 	loops+=(debian311)
 else
 	echo "skipped: Debian's /usr/bin/python3.11 is not installed"
@@ -223,13 +136,71 @@ for name in "${loops[@]}"; do
 	echo "$name: $share of $n samples with the Python chain, most of it in $top"
 done
 
+# The line each sample runs (pprof's Line.line), with the function's file and first line
+# (Function.filename, start_line): most of build_report's samples are on its loop's line.
+if command -v go >/dev/null; then
+	"$SLIDEOPS" show "$id" --export pprof "$WORK/profile.pb.gz" >/dev/null ||
+		fail "no pprof export of $id"
+	go tool pprof -raw -symbolize=none "$WORK/profile.pb.gz" > "$WORK/raw" 2> "$WORK/raw.err" ||
+		fail "go tool pprof cannot read the export: $(cat "$WORK/raw.err")"
+	hot=$(grep -n '# hot: build_report' "$service" | cut -d: -f1)
+	first=$(grep -n '^def build_report(' "$service" | cut -d: -f1)
+	# build_report_lines PID: "LINE FILE START SAMPLES" for each line build_report's
+	# samples in PID run (its innermost frame named build_report), most first.
+	build_report_lines() {
+		awk -v pid="$1" '
+			/^Samples:/ { part = "s"; next }
+			/^Locations/ { part = "l"; next }
+			/^Mappings/ { part = "" }
+			part == "s" && $2 ~ /:$/ {
+				n++; count[n] = $1; ids[n] = ""
+				for (i = 3; i <= NF; i++) ids[n] = ids[n] " " $i
+			}
+			part == "s" && match($0, /pid:\[[0-9]+\]/) {
+				p[n] = substr($0, RSTART + 5, RLENGTH - 6)
+			}
+			part == "l" && $2 ~ /^0x/ && $4 == "build_report" { loc[$1 + 0] = $5 " " $6 }
+			END {
+				for (k = 1; k <= n; k++) {
+					if (p[k] != pid) continue
+					m = split(ids[k], a, " ")
+					for (i = 1; i <= m; i++)
+						if (a[i] in loc) { at[loc[a[i]]] += count[k]; break }
+				}
+				for (l in at) {
+					split(l, f, " "); s = f[2]; sub(/^s=/, "", s)
+					file = f[1]; line = file; sub(/.*:/, "", line)
+					sub(/:[0-9]+$/, "", file)
+					print line, file, s, at[l]
+				}
+			}' "$WORK/raw" | sort -k4,4nr
+	}
+	for name in "${loops[@]}"; do
+		build_report_lines "${pid_of[$name]}" > "$WORK/lines.$name"
+		all=$(awk '{ s += $4 } END { print s + 0 }' "$WORK/lines.$name")
+		[ "$all" -ge 10 ] || fail "$name: only $all samples of build_report have a line"
+		awk -v f="$service" -v s="$first" '$2 != f || $3 != s { exit 1 }' \
+			"$WORK/lines.$name" || fail "$name: build_report is not $service from line" \
+			"$first: $(head -1 "$WORK/lines.$name")"
+		on=$(awk -v l="$hot" '$1 == l { print $4 }' "$WORK/lines.$name")
+		share=$(awk -v a="$all" -v o="${on:-0}" 'BEGIN { printf "%.3f\n", o / a }')
+		awk -v s="$share" 'BEGIN { exit !(s >= 0.90) }' ||
+			fail "$name: only $share of build_report's $all samples on its line $hot:" \
+				"$(tr '\n' ' ' < "$WORK/lines.$name")"
+		echo "$name: $share of build_report's $all samples on line $hot;" \
+			"the function $service from line $first"
+	done
+else
+	echo "skipped: the lines run (no go tool pprof to read the pprof export)"
+fi
+
 for name in pythreads38 pythreads312; do
 	[[ " ${started[*]} " == *" $name "* ]] || continue
-	for f in spin_alpha spin_beta; do
-		stacks "$name" | grep -qE "(^|;)$f(;| )" ||
+	for f in build_report 'Worker\.crunch|crunch'; do
+		stacks "$name" | grep -qE "(^|;)($f)(;| )" ||
 			fail "$name: the thread running $f is not named: $(stacks "$name" | head -3)"
 	done
-	echo "$name: spin_alpha and spin_beta named"
+	echo "$name: build_report and crunch, one in each thread, named"
 done
 
 if [[ " ${started[*]} " == *" pyext "* ]]; then

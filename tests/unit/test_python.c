@@ -7,6 +7,9 @@
  * its id with the walker the BPF side compiles (bpf/python_walk.h), built here for the
  * host with reads over /proc/PID/mem, and checks the exact chain of names and files.
  *
+ * The script is tests/workloads/blocked.py; the lines each frame runs are found by
+ * its "# at" comments.
+ *
  * The interpreters are pyenv's (~/.pyenv/versions/3.X.*) and Debian's stripped
  * /usr/bin/python3.11; a missing one skips its test and says which.
  */
@@ -37,28 +40,6 @@
 #include "unwind/python.h"
 #include "../../bpf/python_walk.h"
 
-static const char script[] =
-	"import os, sys, threading\n"
-	"r, w = os.pipe()\n"
-	"r2, w2 = os.pipe()\n"
-	"def build_report():\n"
-	"    os.read(r, 1)\n"
-	"def handle_request():\n"
-	"    build_report()\n"
-	"def main():\n"
-	"    handle_request()\n"
-	"class Worker:\n"
-	"    def wait_for_orders(self):\n"
-	"        os.read(r2, 1)\n"
-	"def worker():\n"
-	"    Worker().wait_for_orders()\n"
-	"t = threading.Thread(target=worker)\n"
-	"t.start()\n"
-	"sys.stdout.write('%d %d %d %d %d %d\\n' % (threading.get_native_id(),\n"
-	"    threading.get_ident(), r, t.native_id, t.ident, r2))\n"
-	"sys.stdout.flush()\n"
-	"main()\n";
-
 /* A started interpreter and what it said about its threads. */
 struct service {
 	struct pyproc p;
@@ -84,13 +65,11 @@ static int blocked_in_read(pid_t pid, uint32_t tid, int fd)
 	return ok && strncmp(buf, want, strlen(want)) == 0;
 }
 
-static void start(struct fixture *fx, const char *python, struct service *sv)
+static void start(const char *path, const char *python, struct service *sv)
 {
-	const char *path = fixture__write(fx, "service.py", script);
 	char line[256];
 
 	memset(sv, 0, sizeof(*sv));
-	assert_non_null(path);
 	assert_int_equal(pyproc__start(&sv->p, python, path), 0);
 	assert_int_equal(pyproc__read_line(&sv->p, line, sizeof(line)), 0);
 	assert_int_equal(sscanf(line, "%u %" SCNu64 " %d %u %" SCNu64 " %d", &sv->tid[0],
@@ -110,23 +89,26 @@ static void start(struct fixture *fx, const char *python, struct service *sv)
 
 struct want_frame {
 	const char *name;
-	int own_file;  /* 1: the script; 0: threading.py */
-	int line;      /* the line it runs; 0: any line of the function */
+	int own_file;    /* 1: the script; 0: threading.py */
+	const char *at;  /* the comment on the line it runs; NULL: any line of the function */
 };
 
 static const struct want_frame main_chain[] = {
-	{ "build_report", 1, 5 }, { "handle_request", 1, 7 }, { "main", 1, 9 },
-	{ "<module>", 1, 20 },
+	{ "build_report", 1, "# at: build_report" },
+	{ "handle_request", 1, "# at: handle_request" },
+	{ "main", 1, "# at: main" },
+	{ "<module>", 1, "# at: <module>" },
 };
 
 /* 3.11+ name frames by qualified name; earlier ones by name. */
 static const struct want_frame worker_chain_qual[] = {
-	{ "Worker.wait_for_orders", 1, 12 }, { "worker", 1, 14 }, { "Thread.run", 0, 0 },
-	{ "Thread._bootstrap_inner", 0, 0 }, { "Thread._bootstrap", 0, 0 },
+	{ "Worker.wait_for_orders", 1, "# at: wait_for_orders" }, { "worker", 1, "# at: worker" },
+	{ "Thread.run", 0, NULL }, { "Thread._bootstrap_inner", 0, NULL },
+	{ "Thread._bootstrap", 0, NULL },
 };
 static const struct want_frame worker_chain[] = {
-	{ "wait_for_orders", 1, 12 }, { "worker", 1, 14 }, { "run", 0, 0 },
-	{ "_bootstrap_inner", 0, 0 }, { "_bootstrap", 0, 0 },
+	{ "wait_for_orders", 1, "# at: wait_for_orders" }, { "worker", 1, "# at: worker" },
+	{ "run", 0, NULL }, { "_bootstrap_inner", 0, NULL }, { "_bootstrap", 0, NULL },
 };
 
 static int ends_with(const char *s, const char *tail)
@@ -168,8 +150,9 @@ static void check_thread(struct service *sv, const struct python_proc *proc, int
 		else
 			assert_true(ends_with(e->file, "/threading.py"));
 		assert_true(e->firstlineno > 0);
-		if (want[k].line)
-			assert_int_equal(python_code__line(e, st.frames[k].instr), want[k].line);
+		if (want[k].at)
+			assert_int_equal(python_code__line(e, st.frames[k].instr),
+					 pyproc__line_of(script_path, want[k].at));
 		else
 			assert_true(python_code__line(e, st.frames[k].instr) >= e->firstlineno);
 		assert_true(st.frames[k].instr != PYTHON_NO_INSTR);
@@ -198,15 +181,15 @@ static void check_thread(struct service *sv, const struct python_proc *proc, int
 
 static void walk_interpreter(const char *python, unsigned minor)
 {
-	struct fixture *fx = fixture__new();
+	char *script = pyproc__workload("blocked.py");
 	struct python_code_cache *cache = python_code_cache__new();
 	struct python_binary bin;
 	struct python_proc proc;
 	struct service sv;
 
-	assert_non_null(fx);
+	assert_non_null(script);
 	assert_non_null(cache);
-	start(fx, python, &sv);
+	start(script, python, &sv);
 	assert_int_equal(pyproc__find_python(sv.p.pid, &proc, &bin), 0);
 	assert_int_equal(bin.major, 3);
 	assert_int_equal(bin.minor, minor);
@@ -214,13 +197,11 @@ static void walk_interpreter(const char *python, unsigned minor)
 	/* _PyEval_EvalFrameDefault is named even in Debian's stripped binary (.dynsym) */
 	assert_true(bin.eval_end - bin.eval_start >= 4096);
 
-	check_thread(&sv, &proc, 0, main_chain, 4, fixture__path(fx, "service.py"), cache);
+	check_thread(&sv, &proc, 0, main_chain, 4, script, cache);
 	if (minor >= 11)
-		check_thread(&sv, &proc, 1, worker_chain_qual, 5, fixture__path(fx, "service.py"),
-			     cache);
+		check_thread(&sv, &proc, 1, worker_chain_qual, 5, script, cache);
 	else
-		check_thread(&sv, &proc, 1, worker_chain, 5, fixture__path(fx, "service.py"),
-			     cache);
+		check_thread(&sv, &proc, 1, worker_chain, 5, script, cache);
 
 	/* A thread of another process is no thread of this one. */
 	{
@@ -233,7 +214,7 @@ static void walk_interpreter(const char *python, unsigned minor)
 	}
 	pyproc__stop(&sv.p);
 	python_code_cache__free(cache);
-	fixture__free(fx);
+	free(script);
 }
 
 static void walk_pyenv(unsigned minor)

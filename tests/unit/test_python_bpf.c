@@ -5,7 +5,9 @@
  * main thread spins in main -> handle_request -> build_report and whose second thread
  * spins in Worker.crunch. Nine in ten of its samples must carry one of those two exact
  * chains, with names and line tables the BPF side read once per code object (and the
- * lines they tell are the lines run); both threads are named.
+ * lines they tell are the lines run: nine in ten samples of each spinning function on
+ * its loop's line); both threads are named. The scripts are tests/workloads/threads.py
+ * and blocked.py; the lines are found by their "# hot" and "# at" comments.
  * Each installed CPython 3.8-3.13 (pyenv) and Debian's stripped python3.11.
  *
  * The same walker from a sleepable task iterator (the threads question's snapshot) names
@@ -34,37 +36,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "helpers/fixture.h"
 #include "helpers/pyproc.h"
 #include "python_threads.skel.h"
 #include "python_walk.skel.h"
 #include "python_walk_test.h"
 #include "unwind/python.h"
-
-static const char script[] =
-	"import sys, threading\n"
-	"def build_report():\n"
-	"    n = 0\n"
-	"    while True:\n"
-	"        for i in range(10000):\n"
-	"            n += i * i\n"
-	"def handle_request():\n"
-	"    build_report()\n"
-	"def main():\n"
-	"    handle_request()\n"
-	"class Worker:\n"
-	"    def crunch(self):\n"
-	"        n = 0\n"
-	"        while True:\n"
-	"            for i in range(10000):\n"
-	"                n ^= i\n"
-	"def worker():\n"
-	"    Worker().crunch()\n"
-	"t = threading.Thread(target=worker, daemon=True)\n"
-	"t.start()\n"
-	"sys.stdout.write('ready\\n')\n"
-	"sys.stdout.flush()\n"
-	"main()\n";
 
 #define MAX_SAMPLES 20000
 #define SAMPLE_HZ 499
@@ -146,7 +122,6 @@ static int open_perf_events(int *fds, int ncpus)
 
 static void sample_interpreter(const char *python, unsigned minor)
 {
-	struct fixture *fx = fixture__new();
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct bpf_link **links = calloc((size_t)ncpus, sizeof(*links));
 	int *fds = calloc((size_t)ncpus, sizeof(*fds));
@@ -157,23 +132,28 @@ static void sample_interpreter(const char *python, unsigned minor)
 	struct python_proc proc;
 	struct pyproc p;
 	char line[64], chain[2048];
-	size_t main_n = 0, worker_n = 0, ok_n = 0;
-	int32_t leaf_line;
+	size_t main_n = 0, worker_n = 0, ok_n = 0, main_hot = 0, worker_hot = 0;
+	char *script = pyproc__workload("threads.py");
+	int32_t leaf_line, hot, crunch_hot, def_line;
 	uint64_t ns = 0, native_ns = 0;
 	const char *want_worker = minor >= 11 ? "Worker.crunch;worker;Thread.run;"
 						"Thread._bootstrap_inner;Thread._bootstrap"
 					      : "crunch;worker;run;_bootstrap_inner;_bootstrap";
 	time_t end;
 
-	assert_non_null(fx);
 	assert_non_null(links);
 	assert_non_null(fds);
+	assert_non_null(script);
+	hot = pyproc__line_of(script, "# hot: build_report");
+	crunch_hot = pyproc__line_of(script, "# hot: crunch");
+	def_line = pyproc__line_of(script, "def build_report(");
+	assert_true(hot > def_line && def_line > 0 && crunch_hot > 0);
 	r.cache = python_code_cache__new();
 	r.samples = calloc(MAX_SAMPLES, sizeof(*r.samples));
 	assert_non_null(r.cache);
 	assert_non_null(r.samples);
 
-	assert_int_equal(pyproc__start(&p, python, fixture__write(fx, "busy.py", script)), 0);
+	assert_int_equal(pyproc__start(&p, python, script), 0);
 	assert_int_equal(pyproc__read_line(&p, line, sizeof(line)), 0);
 	assert_string_equal(line, "ready");
 	assert_int_equal(pyproc__find_python(p.pid, &proc, &bin), 0);
@@ -211,28 +191,39 @@ static void sample_interpreter(const char *python, unsigned minor)
 		native_ns += s->native_ns;
 		chain_of(&r, s, chain, sizeof(chain));
 		if (strcmp(chain, "build_report;handle_request;main;<module>") == 0) {
+			const struct python_code_entry *e =
+				python_code_cache__find(r.cache, r.pid, s->stack.frames[0].code);
+
 			main_n++;
 			/* the lines run, from the line tables BPF sent: the loop, then
-			 * the calls */
+			 * the calls; the function's file and first line */
+			assert_string_equal(e->file, script);
+			assert_int_equal(e->firstlineno, def_line);
 			line_of(&r, s, 0, &leaf_line);
-			check_line(&r, s, 1, 8);
-			check_line(&r, s, 2, 10);
-			check_line(&r, s, 3, 23);
-			assert_true(leaf_line >= 4 && leaf_line <= 6);
-		}
-		else if (strcmp(chain, want_worker) == 0)
+			check_line(&r, s, 1, pyproc__line_of(script, "# at: handle_request"));
+			check_line(&r, s, 2, pyproc__line_of(script, "# at: main"));
+			check_line(&r, s, 3, pyproc__line_of(script, "# at: <module>"));
+			assert_true(leaf_line > def_line && leaf_line <= hot);
+			main_hot += leaf_line == hot;
+		} else if (strcmp(chain, want_worker) == 0) {
 			worker_n++;
+			line_of(&r, s, 0, &leaf_line);
+			worker_hot += leaf_line == crunch_hot;
+		}
 		else if (getenv("V"))
 			fprintf(stderr, "  other: exit %u '%s'\n", s->stack.exit, chain);
 	}
-	fprintf(stderr, "  3.%u %s: %zu samples, %zu walked whole, build_report %zu, crunch %zu, "
-			"walk %" PRIu64 " ns a sample, kernel+user stacks %" PRIu64 " ns\n", minor,
-		python, r.n, ok_n, main_n, worker_n, r.n ? ns / r.n : 0,
+	fprintf(stderr, "  3.%u %s: %zu samples, %zu walked whole, build_report %zu (%zu on line "
+			"%d), crunch %zu (%zu on line %d), walk %" PRIu64 " ns a sample, "
+			"kernel+user stacks %" PRIu64 " ns\n", minor, python, r.n, ok_n, main_n,
+		main_hot, hot, worker_n, worker_hot, crunch_hot, r.n ? ns / r.n : 0,
 		r.n ? native_ns / r.n : 0);
 	assert_true(r.n >= 100);
 	assert_true((main_n + worker_n) * 10 >= r.n * 9);
 	assert_true(main_n * 20 >= r.n);
 	assert_true(worker_n * 20 >= r.n);
+	assert_true(main_hot * 10 >= main_n * 9);
+	assert_true(worker_hot * 10 >= worker_n * 9);
 
 	ring_buffer__free(rb);
 	python_walk_bpf__destroy(obj);
@@ -240,30 +231,10 @@ static void sample_interpreter(const char *python, unsigned minor)
 	free(r.samples);
 	free(links);
 	free(fds);
-	fixture__free(fx);
+	free(script);
 }
 
 /* Both threads blocked in a read: the threads question's snapshot case. */
-static const char blocked_script[] =
-	"import os, sys, threading\n"
-	"r, w = os.pipe()\n"
-	"def build_report():\n"
-	"    os.read(r, 1)\n"
-	"def handle_request():\n"
-	"    build_report()\n"
-	"def main():\n"
-	"    handle_request()\n"
-	"class Worker:\n"
-	"    def wait_for_orders(self):\n"
-	"        os.read(r, 1)\n"
-	"def worker():\n"
-	"    Worker().wait_for_orders()\n"
-	"t = threading.Thread(target=worker, daemon=True)\n"
-	"t.start()\n"
-	"sys.stdout.write('%d %d\\n' % (threading.get_native_id(), t.native_id))\n"
-	"sys.stdout.flush()\n"
-	"main()\n";
-
 static int both_blocked(pid_t pid, const uint32_t *tid)
 {
 	for (int i = 0; i < 2; i++) {
@@ -285,7 +256,7 @@ static int both_blocked(pid_t pid, const uint32_t *tid)
 
 static void snapshot_interpreter(const char *python, unsigned minor)
 {
-	struct fixture *fx = fixture__new();
+	char *script = pyproc__workload("blocked.py");
 	struct run r = { 0 };
 	struct python_threads_bpf *obj;
 	struct ring_buffer *rb;
@@ -294,22 +265,22 @@ static void snapshot_interpreter(const char *python, unsigned minor)
 	struct python_proc proc;
 	struct pyproc p;
 	uint32_t tid[2];
-	char line[64], chain[2048], buf[256];
+	char line[256], chain[2048], buf[256];
 	int fd, seen = 0;
 	const char *want_worker = minor >= 11 ? "Worker.wait_for_orders;worker;Thread.run;"
 						"Thread._bootstrap_inner;Thread._bootstrap"
 					      : "wait_for_orders;worker;run;_bootstrap_inner;"
 						"_bootstrap";
 
-	assert_non_null(fx);
+	assert_non_null(script);
 	r.cache = python_code_cache__new();
 	r.samples = calloc(MAX_SAMPLES, sizeof(*r.samples));
 	assert_non_null(r.cache);
 	assert_non_null(r.samples);
-	assert_int_equal(pyproc__start(&p, python,
-				       fixture__write(fx, "blocked.py", blocked_script)), 0);
+	assert_int_equal(pyproc__start(&p, python, script), 0);
 	assert_int_equal(pyproc__read_line(&p, line, sizeof(line)), 0);
-	assert_int_equal(sscanf(line, "%u %u", &tid[0], &tid[1]), 2);
+	/* native id, ident and pipe of each thread */
+	assert_int_equal(sscanf(line, "%u %*u %*d %u", &tid[0], &tid[1]), 2);
 	for (int i = 0; i < 2000 && !both_blocked(p.pid, tid); i++)
 		usleep(5000);
 	assert_int_equal(pyproc__find_python(p.pid, &proc, &bin), 0);
@@ -352,7 +323,7 @@ static void snapshot_interpreter(const char *python, unsigned minor)
 	python_threads_bpf__destroy(obj);
 	python_code_cache__free(r.cache);
 	free(r.samples);
-	fixture__free(fx);
+	free(script);
 }
 
 static void sample_pyenv(unsigned minor)

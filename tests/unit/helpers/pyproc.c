@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,4 +164,54 @@ int pyproc__find_python(pid_t pid, struct python_proc *proc, struct python_binar
 	}
 	fclose(f);
 	return err;
+}
+
+/* dir/tests/workloads/name, resolved, if it is a file. */
+static char *workload_in(const char *dir, const char *sub, const char *name)
+{
+	char path[PATH_MAX + 64];
+
+	if (snprintf(path, sizeof(path), "%s%s/%s", dir, sub, name) >= (int)sizeof(path))
+		return NULL;
+	if (access(path, R_OK) != 0)
+		return NULL;
+	return realpath(path, NULL);
+}
+
+char *pyproc__workload(const char *name)
+{
+	const char *env = getenv("SLIDEOPS_WORKLOADS");
+	char dir[PATH_MAX], *found, *slash;
+	ssize_t n;
+
+	if (env && *env)
+		return workload_in(env, "", name);
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n > 0) {
+		dir[n] = '\0';
+		while ((slash = strrchr(dir, '/')) != NULL) {
+			*slash = '\0';
+			found = workload_in(*dir ? dir : "/", "/tests/workloads", name);
+			if (found)
+				return found;
+		}
+	}
+	return workload_in(".", "/tests/workloads", name);
+}
+
+int pyproc__line_of(const char *path, const char *marker)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int n = 0, found = -1;
+
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, marker))
+			found = n;
+	}
+	fclose(f);
+	return found;
 }

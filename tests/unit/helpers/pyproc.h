@@ -43,4 +43,14 @@ void pyproc__stop_all(void);
  */
 int pyproc__find_python(pid_t pid, struct python_proc *proc, struct python_binary *bin);
 
+/*
+ * The Python workload NAME of tests/workloads/ (one copy, shared with the integration
+ * tests and benchmarks), found from $SLIDEOPS_WORKLOADS, then upwards from the test's
+ * own executable (build/tests/..., build/asan/tests/...), then from the current
+ * directory. An absolute path, malloc'd, or NULL.
+ */
+char *pyproc__workload(const char *name);
+/* The number (from 1) of the first line of file path that holds marker, or -1. */
+int pyproc__line_of(const char *path, const char *marker);
+
 #endif
