@@ -305,14 +305,12 @@ void binaries_read_result__release(struct binaries_read_result *r)
 
 /* The caps for one binary, from now: its own time, and never past the whole budget's. */
 static void limits__init(struct elf_limits *l, const struct binaries_budget *budget,
-			 uint64_t total_deadline)
+			 struct clock_budget total)
 {
-	uint64_t deadline = clock__monotonic_ns() + budget->per_binary_ns;
-
 	l->max_sections = budget->sections;
 	l->max_symbols = budget->symbols;
 	l->bytes_left = budget->bytes;
-	l->deadline_ns = deadline < total_deadline ? deadline : total_deadline;
+	l->deadline = clock_budget__min(clock_budget__from_now(budget->per_binary_ns), total);
 }
 
 /* Why bin was not read, in words, into p's header. */
@@ -336,10 +334,12 @@ static int binary__not_read(const struct binary *bin, struct profile *p,
 	case -ETIMEDOUT:
 		if (total_ran_out)
 			msg_format(reason, sizeof(reason), MSG_NOT_READ_BUDGET,
-				   (unsigned long long)(budget->total_ns / 1000000000ULL));
+				   (unsigned long long)(budget->total_ns / 1000000000ULL),
+				   CLOCK_BUDGET_WALL_FACTOR);
 		else
 			msg_format(reason, sizeof(reason), MSG_NOT_READ_TIME,
-				   (unsigned long long)(budget->per_binary_ns / 1000000ULL));
+				   (unsigned long long)(budget->per_binary_ns / 1000000ULL),
+				   CLOCK_BUDGET_WALL_FACTOR);
 		break;
 	case -ENOEXEC:
 		msg_format(reason, sizeof(reason), MSG_NOT_READ_NOT_ELF);
@@ -423,7 +423,7 @@ struct reading {
 	struct profile *p;
 	const struct binaries_read_options *o;
 	const struct binaries_budget *budget;
-	uint64_t deadline;
+	struct clock_budget deadline; /* of the whole read (binaries_budget.total_ns) */
 	struct binary **todo;    /* binaries with frames */
 	uint32_t ntodo;
 	struct binary_symbols *symbols;
@@ -462,7 +462,7 @@ static int reading__facts(struct reading *rd, struct binary *bin)
 
 	if (bin->fd < 0)
 		return binary__not_read(bin, rd->p, rd->budget, -EBADF, false);
-	if ((uint64_t)clock__monotonic_ns() >= rd->deadline)
+	if (clock_budget__over(&rd->deadline))
 		return binary__not_read(bin, rd->p, rd->budget, -ETIMEDOUT, true);
 	limits__init(&limits, rd->budget, rd->deadline);
 	err = elf_info__read_limited(bin->fd, &limits, &bin->info);
@@ -470,7 +470,7 @@ static int reading__facts(struct reading *rd, struct binary *bin)
 		return err;
 	if (err)
 		return binary__not_read(bin, rd->p, rd->budget, err,
-					limits.deadline_ns == rd->deadline);
+					clock_budget__over(&rd->deadline));
 	bin->elf_ok = true;
 	/* One predicate decides "system" (DESIGN §6): the distribution's packages are. */
 	err = packages__from_archive(rd->packages, bin->path, bin->dev, bin->ino);
@@ -493,7 +493,7 @@ static int reading__names(struct reading *rd, struct binary *bin)
 	if (bin->info.build_id[0] && rd->o->has_symbols &&
 	    rd->o->has_symbols(rd->o->ctx, bin->info.build_id) == 1)
 		return 0;
-	if ((uint64_t)clock__monotonic_ns() >= rd->deadline)
+	if (clock_budget__over(&rd->deadline))
 		return binary__not_read(bin, rd->p, rd->budget, -ETIMEDOUT, true);
 	limits__init(&limits, rd->budget, rd->deadline);
 	err = binary__read_symbols(bin, &limits, &tab, &from_symtab);
@@ -503,7 +503,7 @@ static int reading__names(struct reading *rd, struct binary *bin)
 		return err;
 	if (err)
 		return binary__not_read(bin, rd->p, rd->budget, err,
-					limits.deadline_ns == rd->deadline);
+					clock_budget__over(&rd->deadline));
 	if (!bin->info.build_id[0]) {
 		err = binary__name_locations(bin, tab, rd->p);
 		symtab__free(tab);
@@ -521,11 +521,11 @@ static int reading__lines(struct reading *rd, struct binary *bin)
 {
 	struct lines_caps caps = LINES_CAPS_DEFAULT;
 	struct line_table *table = NULL;
-	uint64_t *addrs = NULL, now = (uint64_t)clock__monotonic_ns();
+	uint64_t *addrs = NULL, left = clock_budget__cpu_left(&rd->deadline);
 	size_t n = 0;
 	int err, fd;
 
-	if (!bin->elf_ok || !bin->info.build_id[0] || now >= rd->deadline)
+	if (!bin->elf_ok || !bin->info.build_id[0] || !left)
 		return 0;
 	err = lines__sampled_addresses(rd->p, bin->mapping, &addrs, &n);
 	if (err || !n) {
@@ -533,8 +533,7 @@ static int reading__lines(struct reading *rd, struct binary *bin)
 		return err;
 	}
 	caps.max_bytes = rd->budget->bytes;
-	caps.max_ns = rd->budget->per_binary_ns < rd->deadline - now ?
-			      rd->budget->per_binary_ns : rd->deadline - now;
+	caps.max_ns = rd->budget->per_binary_ns < left ? rd->budget->per_binary_ns : left;
 	/* libdw reads the file as its own: a descriptor of our own, which it closes. */
 	fd = bin->info.debug_only || bin->info.has_symtab ? fcntl(bin->fd, F_DUPFD_CLOEXEC, 0) :
 							     -1;
@@ -678,7 +677,7 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 	int err;
 
 	rd.budget = rd.o->budget ? rd.o->budget : &binaries_budget_default;
-	rd.deadline = clock__monotonic_ns() + rd.budget->total_ns;
+	rd.deadline = clock_budget__from_now(rd.budget->total_ns);
 	memset(out, 0, sizeof(*out));
 	rd.packages = packages__new("/");
 	if (!rd.packages)

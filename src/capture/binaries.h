@@ -64,6 +64,9 @@ uint32_t binary__mapping(struct binary *bin, struct profile *p, uint64_t start, 
 
 /* What reading the binaries of one capture may cost. */
 struct binaries_budget {
+	/* CPU time of the reading thread, each with a backstop of wall time
+	 * CLOCK_BUDGET_WALL_FACTOR times as long (util/clock.h): a loaded server that makes
+	 * the read wait does not leave names unread. */
 	uint64_t total_ns;        /* all binaries; past it the rest are not read */
 	uint64_t per_binary_ns;
 	uint64_t bytes;           /* read of one binary */
@@ -71,8 +74,9 @@ struct binaries_budget {
 	uint64_t symbols;         /* entries of one symbol table */
 };
 
-/* 4 s in all, 1 s and 512 MB a binary, 16384 sections, 8M symbols: a server's largest
- * real binaries (a browser, a database with debug symbols) fit well within them. */
+/* 4 s of CPU time in all, 1 s and 512 MB a binary, 16384 sections, 8M symbols: a
+ * server's largest real binaries (a browser, a database with debug symbols) fit well
+ * within them. */
 extern const struct binaries_budget binaries_budget_default;
 
 /* A binary's own symbol table, read by this capture, for the caller to keep. */

@@ -92,12 +92,12 @@ static struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t in
 static void known__read(struct unwinding *u, struct known *k, int fd)
 {
 	const struct binaries_budget *b = &binaries_budget_default;
-	int64_t start = clock__monotonic_ns();
+	int64_t start = clock__thread_cpu_ns();
 	struct elf_limits limits = {
 		.max_sections = b->sections,
 		.max_symbols = b->symbols,
 		.bytes_left = b->bytes,
-		.deadline_ns = start + b->per_binary_ns,
+		.deadline = clock_budget__from_now(b->per_binary_ns),
 	};
 	enum unwind_not_read why = UNWIND_READ;
 	struct unwind_caps caps;
@@ -131,7 +131,7 @@ out:
 		u->stats.tables++;
 	else
 		u->stats.not_read++;
-	u->spent_ns += clock__monotonic_ns() - start;
+	u->spent_ns += clock__thread_cpu_ns() - start;
 }
 
 static struct known *unwinding__get(struct unwinding *u, const struct unwinding_mapping *m)

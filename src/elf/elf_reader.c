@@ -42,7 +42,7 @@ int elf_reader__pread(const struct elf_reader *r, void *buf, size_t len, uint64_
 		if (len > r->limits->bytes_left)
 			return -EFBIG;
 		r->limits->bytes_left -= len;
-		if (r->limits->deadline_ns && (uint64_t)clock__monotonic_ns() > r->limits->deadline_ns)
+		if (clock_budget__over(&r->limits->deadline))
 			return -ETIMEDOUT;
 	}
 	while (len) {

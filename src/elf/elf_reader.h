@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/clock.h"
+
 /* Real binaries have dozens of sections; relocatable objects of huge C++ programs reach
  * tens of thousands (hence extended numbering). More than this is not a file we read. */
 #define ELF_MAX_SECTIONS (1u << 18)
@@ -54,7 +56,7 @@ struct elf_limits {
 	uint32_t max_sections;  /* more: -E2BIG */
 	uint64_t max_symbols;   /* entries of one symbol table walked; more: -EOVERFLOW */
 	uint64_t bytes_left;    /* more: -EFBIG */
-	uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0: none; past it: -ETIMEDOUT */
+	struct clock_budget deadline; /* {0, 0}: none; past it: -ETIMEDOUT */
 };
 
 struct elf_reader {

@@ -100,9 +100,9 @@ static void table__sort(struct line_table *t)
 	t->n = out + 1;
 }
 
-static bool over_time(const struct lines_caps *caps, uint64_t t0, size_t step)
+static bool over_time(const struct clock_budget *deadline, size_t step)
 {
-	return step % CLOCK_EVERY == 0 && (uint64_t)clock__monotonic_ns() - t0 > caps->max_ns;
+	return step % CLOCK_EVERY == 0 && clock_budget__over(deadline);
 }
 
 /* The declaration line of the innermost function around pc in cu; [*lo, *hi) is the
@@ -130,7 +130,7 @@ static uint32_t function_start(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Addr *lo, Dwa
 }
 
 static int read_exact(Dwarf *dbg, const uint64_t *addrs, size_t n, const struct lines_caps *caps,
-		      uint64_t t0, struct line_table *t)
+		      const struct clock_budget *deadline, struct line_table *t)
 {
 	size_t cap = 0;
 
@@ -141,7 +141,7 @@ static int read_exact(Dwarf *dbg, const uint64_t *addrs, size_t n, const struct 
 		const char *src;
 		int line = 0;
 
-		if (over_time(caps, t0, i + 1)) {
+		if (over_time(deadline, i + 1)) {
 			t->truncated = true;
 			break;
 		}
@@ -166,8 +166,8 @@ static int read_exact(Dwarf *dbg, const uint64_t *addrs, size_t n, const struct 
 	return 0;
 }
 
-static int read_ranges(Dwarf *dbg, const struct lines_caps *caps, uint64_t t0,
-		       struct line_table *t)
+static int read_ranges(Dwarf *dbg, const struct lines_caps *caps,
+		       const struct clock_budget *deadline, struct line_table *t)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize, cap = 0, step = 0;
@@ -186,7 +186,7 @@ static int read_ranges(Dwarf *dbg, const struct lines_caps *caps, uint64_t t0,
 				const char *src;
 				int line = 0;
 
-				if (over_time(caps, t0, ++step) || t->n >= caps->max_rows) {
+				if (over_time(deadline, ++step) || t->n >= caps->max_rows) {
 					t->truncated = true;
 					goto out;
 				}
@@ -223,7 +223,7 @@ out:
 				t->rows[i].start_line = start;
 				continue;
 			}
-			if (over_time(caps, t0, ++step)) {
+			if (over_time(deadline, ++step)) {
 				t->truncated = true;
 				break;
 			}
@@ -240,7 +240,7 @@ out:
 int lines__read(int fd, const uint64_t *addrs, size_t n, const struct lines_caps *caps,
 		struct line_table **out)
 {
-	uint64_t t0 = (uint64_t)clock__monotonic_ns();
+	struct clock_budget deadline;
 	struct line_table *t;
 	struct stat st;
 	Dwarf *dbg;
@@ -249,6 +249,7 @@ int lines__read(int fd, const uint64_t *addrs, size_t n, const struct lines_caps
 	*out = NULL;
 	if (!caps)
 		caps = &LINES_CAPS_DEFAULT;
+	deadline = clock_budget__from_now(caps->max_ns);
 	if (fstat(fd, &st))
 		return -errno;
 	if (!S_ISREG(st.st_mode))
@@ -263,7 +264,8 @@ int lines__read(int fd, const uint64_t *addrs, size_t n, const struct lines_caps
 		line_table__free(t);
 		return -ENODATA;
 	}
-	err = addrs ? read_exact(dbg, addrs, n, caps, t0, t) : read_ranges(dbg, caps, t0, t);
+	err = addrs ? read_exact(dbg, addrs, n, caps, &deadline, t) :
+		    read_ranges(dbg, caps, &deadline, t);
 	dwarf_end(dbg);
 	if (!err && addrs)
 		table__sort(t);

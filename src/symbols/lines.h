@@ -38,7 +38,7 @@ struct line_table {
 
 struct lines_caps {
 	uint64_t max_bytes;  /* larger files are not read: -EFBIG */
-	uint64_t max_ns;     /* stop reading after this long (monotonic) */
+	uint64_t max_ns;     /* stop reading after this much CPU time (util/clock.h's budget) */
 	size_t max_rows;
 };
 

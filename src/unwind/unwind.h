@@ -71,7 +71,7 @@ struct unwind_caps {
 	uint64_t max_bytes;  /* of .eh_frame / .debug_frame read */
 	uint32_t max_fdes;
 	uint32_t max_rows;   /* rows in the finished table */
-	uint32_t max_ms;     /* wall time spent building */
+	uint32_t max_ms;     /* CPU time spent building (util/clock.h's budget) */
 };
 
 /* 64 MB of frame data, a million functions, 4 million rows (32 MB), 5 s. Debian's

@@ -254,7 +254,7 @@ static void test_time_cap(void **state)
 
 	budget.per_binary_ns = 1000000; /* 1 ms: 200 tables of 64 MB take far longer */
 	assert_string_equal(not_read_reason(*state, "slow", 200, &budget, p),
-			    "reading it took more than 1 ms");
+			    "reading it took more than 1 ms of CPU time (or 8 times that in all)");
 	profile__free(p);
 }
 
@@ -265,7 +265,8 @@ static void test_whole_budget_runs_out(void **state)
 
 	budget.total_ns = 0;
 	assert_string_equal(not_read_reason(*state, "late", 2, &budget, p),
-			    "the capture's 0 s for reading binaries ran out before it");
+			    "the capture's 0 s of CPU time for reading binaries (or 8 times that in "
+			    "all) ran out before it");
 	profile__free(p);
 }
 
