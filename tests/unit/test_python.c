@@ -219,13 +219,8 @@ static void walk_interpreter(const char *python, unsigned minor)
 
 static void walk_pyenv(unsigned minor)
 {
-	char *python = pyproc__pyenv(minor);
+	char *python = pyproc__pyenv_or_skip(minor);
 
-	if (!python) {
-		fprintf(stderr, "skipped: pyenv's CPython 3.%u is not installed "
-				"(~/.pyenv/versions/3.%u.*)\n", minor, minor);
-		skip();
-	}
 	walk_interpreter(python, minor);
 	free(python);
 }

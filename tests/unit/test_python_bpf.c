@@ -328,18 +328,12 @@ static void snapshot_interpreter(const char *python, unsigned minor)
 
 static void sample_pyenv(unsigned minor)
 {
-	char *python = pyproc__pyenv(minor);
+	char *python = pyproc__pyenv_or_skip(minor);
 
-	if (!python) {
-		fprintf(stderr, "skipped: pyenv's CPython 3.%u is not installed "
-				"(~/.pyenv/versions/3.%u.*)\n", minor, minor);
-		skip();
-	}
 	sample_interpreter(python, minor);
 	snapshot_interpreter(python, minor);
 	free(python);
 }
-
 
 static void test_bpf_38(void **state) { (void)state; sample_pyenv(8); }
 static void test_bpf_39(void **state) { (void)state; sample_pyenv(9); }

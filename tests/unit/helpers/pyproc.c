@@ -2,6 +2,12 @@
 /* Real Python interpreters for tests (see pyproc.h). */
 #include "helpers/pyproc.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -27,6 +33,18 @@ char *pyproc__pyenv(unsigned minor)
 		found = strdup(g.gl_pathv[g.gl_pathc - 1]);
 	globfree(&g);
 	return found;
+}
+
+char *pyproc__pyenv_or_skip(unsigned minor)
+{
+	char *python = pyproc__pyenv(minor);
+
+	if (!python) {
+		fprintf(stderr, "skipped: pyenv's CPython 3.%u is not installed "
+				"(~/.pyenv/versions/3.%u.*)\n", minor, minor);
+		skip();
+	}
+	return python;
 }
 
 /* Started and not yet stopped: a failed assertion leaves its test early, and what it

@@ -16,6 +16,9 @@
 /* pyenv's CPython 3.minor (~/.pyenv/versions/3.minor.*), malloc'd, or NULL. */
 char *pyproc__pyenv(unsigned minor);
 
+/* The same, or the calling cmocka test skipped with a line saying which is missing. */
+char *pyproc__pyenv_or_skip(unsigned minor);
+
 struct pyproc {
 	pid_t pid;
 	int out;  /* its stdout */
