@@ -327,21 +327,33 @@ static int problem(int err, const struct store *s, const char *name, uid_t uid)
  * (profiles name processes and functions): best effort, a read-only workspace keeps its
  * modes.
  */
+/* The rule of check_entry for a file already stat'd: ours, of its type, and written by
+ * us alone. path: relative to the workspace, for the problem it names. */
+static int entry__check_stat(struct store *s, const struct stat *st, const char *path,
+			     bool want_dir, bool must_be_ours_type)
+{
+	if (st->st_uid != geteuid())
+		return problem(-EPERM, s, path, st->st_uid);
+	if (must_be_ours_type && (want_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode)))
+		return problem(-ELOOP, s, path, st->st_uid);
+	if (!S_ISLNK(st->st_mode) && (st->st_mode & 022))
+		return problem(-EACCES, s, path, st->st_uid);
+	return 0;
+}
+
 static int check_entry(struct store *s, int dirfd, const char *rel, const char *name,
 		       bool want_dir, bool must_be_ours_type)
 {
 	char path[PATH_MAX];
 	struct stat st;
+	int err;
 
 	snprintf(path, sizeof(path), "%s%s%s", rel ? rel : "", rel ? "/" : "", name);
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -errno;
-	if (st.st_uid != geteuid())
-		return problem(-EPERM, s, path, st.st_uid);
-	if (must_be_ours_type && (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
-		return problem(-ELOOP, s, path, st.st_uid);
-	if (!S_ISLNK(st.st_mode) && (st.st_mode & 022))
-		return problem(-EACCES, s, path, st.st_uid);
+	err = entry__check_stat(s, &st, path, want_dir, must_be_ours_type);
+	if (err)
+		return err;
 	if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && (st.st_mode & 077))
 		fchmodat(dirfd, name, S_ISDIR(st.st_mode) ? 0700 : 0600, 0);
 	return 0;
@@ -1026,13 +1038,7 @@ static int blob__check(struct store *s, int fd, const char *name)
 	if (fstat(fd, &st))
 		return -errno;
 	snprintf(rel, sizeof(rel), "profiles/%s", name);
-	if (st.st_uid != geteuid())
-		return problem(-EPERM, s, rel, st.st_uid);
-	if (!S_ISREG(st.st_mode))
-		return -EBADMSG;
-	if (st.st_mode & 022)
-		return problem(-EACCES, s, rel, st.st_uid);
-	return 0;
+	return entry__check_stat(s, &st, rel, false, true);
 }
 
 int store__load_profile(struct store *s, const char *id, struct profile **out)
