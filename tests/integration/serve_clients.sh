@@ -3,14 +3,16 @@
 # hundreds of idle or trickling connections do not keep an authenticated request out;
 # a URL is acted on whole or refused (never cut at %00 nor at a length); a request whose
 # length is said two ways is refused, and what it smuggled is never run; an export
-# works on a read-only workspace and on a full one; and the smaller refusals are said.
+# works on a read-only workspace and on a full one; 32 clients reading a locks profile's
+# page at once do not grow serve past 64 MB; and the smaller refusals are said.
 #
 # SERVE_CLIENTS_CASES="idle url" runs those cases alone (all by default).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/serve-lib.bash"
 
 command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
-CASES=${SERVE_CLIENTS_CASES:-idle trickle url framing export small uploads host}
+CASES=${SERVE_CLIENTS_CASES:-idle trickle url framing export small uploads memory host}
+RSS_MAX_KB=$((64 * 1024))
 
 # One profile to serve, taken with the command line.
 build_c busy -O1 -fno-omit-frame-pointer <<'C'
@@ -207,6 +209,38 @@ PY
 		sleep 0.1
 	done
 	[ "$code" != 503 ] || fail "the upload budget was not given back when its uploads ended"
+}
+
+# A locks profile of this machine (every futex wait in it), its page's two documents asked
+# for by 32 clients at once, three times: each profile read is tens of MB for a moment.
+case_memory() {
+	local lid clients
+	if ! "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.locks' >/dev/null; then
+		echo "memory: this server cannot capture locks; not tried"
+		return 0
+	fi
+	"$SLIDEOPS" capture locks -d 3 --json > "$WORK/locks.json" 2>"$WORK/err" ||
+		fail "capture locks: $(cat "$WORK/err")"
+	lid=$(jq -r .id "$WORK/locks.json")
+	echo 5 > "/proc/$SERVE_PID/clear_refs"
+	: > "$WORK/codes"
+	for _ in 1 2 3; do
+		clients=()
+		for _ in $(seq 32); do
+			curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" \
+				"$BASE/api/profiles/$lid" >> "$WORK/codes" &
+			clients+=($!)
+			curl -s -o /dev/null -w '%{http_code}\n' -H "Authorization: Bearer $TOKEN" \
+				"$BASE/api/profiles/$lid/flamegraph" >> "$WORK/codes" &
+			clients+=($!)
+		done
+		wait "${clients[@]}"
+	done
+	[ "$(grep -c '^200$' "$WORK/codes")" = 192 ] ||
+		fail "32 clients at once were not all answered: $(sort "$WORK/codes" | uniq -c | tr '\n' ' ')"
+	peak=$(rss_peak_kb "$SERVE_PID")
+	echo "serve peak RSS through 32 clients reading a locks profile's page: $((peak / 1024)) MB"
+	[ "$peak" -le "$RSS_MAX_KB" ] || fail "serve's peak RSS was ${peak} kB, over $RSS_MAX_KB kB"
 }
 
 case_host() {
