@@ -7,6 +7,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "util/clock.h"
+
+/* Work that took this long made what is worth giving back. */
+#define TRIM_AFTER_NS (5 * 1000000LL)
+
 struct workers {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -21,6 +26,7 @@ static void *workers__main(void *arg)
 {
 	struct workers *w = arg;
 	struct request *req;
+	int64_t started;
 	bool stopping;
 
 	for (;;) {
@@ -37,14 +43,17 @@ static void *workers__main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		if (!req)
 			return NULL;
+		started = clock__monotonic_ns();
 		if (stopping)
 			reply__msg(&req->reply, 503, MSG_API_STOPPING);
 		else
 			api__handle(w->srv, req->conn, req->method, req->url, req, &req->reply);
 		req->replied = true;
 		/* A profile's page takes tens of MB for a moment: give them back now, or the
-		 * arenas keep what the busiest moment took. */
-		malloc_trim(0);
+		 * arenas keep what the busiest moment took. Only after such work: a trim costs
+		 * more than a small answer does. */
+		if (clock__monotonic_ns() - started > TRIM_AFTER_NS)
+			malloc_trim(0);
 		/* From here the connection's thread owns req again, and may free it. */
 		MHD_resume_connection(req->conn);
 	}

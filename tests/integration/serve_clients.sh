@@ -184,22 +184,29 @@ case_uploads() {
 	code=$(api POST '/api/symbols?name=/' --data-binary @"$WORK/x.debug")
 	[ "$code" = 400 ] && [ "$(jq -r .error "$WORK/body")" = "'/' names no file; give the upload's file name (?name=app.debug)" ] ||
 		fail "an upload named / : HTTP $code $(cat "$WORK/body")"
-	# Uploads being read at once hold 2 GB of disk at most: a third said to be 1 GB while
-	# two are being read is refused before a byte of it is kept.
+	# Uploads being read at once hold 2 GB of disk at most: of three said to be 1 GB each,
+	# sent at once, one is refused before a byte of it is kept (which one: whichever serve
+	# reads last), the two others wait for their bodies.
 	python3 - "$PORT" "$TOKEN" <<'PY' || fail "a third 1 GB upload at once was not refused"
-import socket, sys
+import select, socket, sys, time
 port, token = int(sys.argv[1]), sys.argv[2]
 def start():
     s = socket.create_connection(("127.0.0.1", port))
-    s.settimeout(10)
     s.sendall(f"POST /api/symbols?name=a.debug HTTP/1.1\r\nHost: 127.0.0.1\r\n"
               f"Authorization: Bearer {token}\r\nContent-Length: {1 << 30}\r\n\r\n\x7fELF".encode())
     return s
-held = [start(), start()]
-third = start()
-answer = third.recv(4096).decode()
-print(answer.splitlines()[0], file=sys.stderr)
-sys.exit(0 if answer.startswith("HTTP/1.1 503") and "other uploads" in answer else 1)
+uploads = [start(), start(), start()]
+answers = {}
+end = time.time() + 10
+while len(answers) < 2 and time.time() < end:
+    ready, _, _ = select.select([u for u in uploads if u not in answers], [], [], 1)
+    for u in ready:
+        answers[u] = u.recv(4096).decode(errors="replace")
+    if answers:
+        time.sleep(1)  # time for a second answer, which must not come
+print([a.splitlines()[0] if a else "closed" for a in answers.values()], file=sys.stderr)
+sys.exit(0 if len(answers) == 1 and all(a.startswith("HTTP/1.1 503") and "other uploads" in a
+                                        for a in answers.values()) else 1)
 PY
 	# Once they end, their share is given back (as soon as serve sees them closed).
 	for _ in $(seq 50); do
