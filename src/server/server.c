@@ -380,8 +380,8 @@ static bool origin_ok(struct MHD_Connection *conn, bool cookie_auth, const char 
  * The Host a request names (RFC 9110 §7.2) must be one this server answers to: an IP
  * address, localhost, this machine's name, or one given with --allow-host. A page of
  * another site whose name was made to point here (DNS rebinding) names its own site.
- * name gets the name alone, without the port. A request without Host (HTTP/1.0) passes:
- * browsers always send it.
+ * name gets the name alone, without the port. An HTTP/1.0 request without Host passes
+ * (browsers always send it); first_call refuses an HTTP/1.1 one.
  */
 static bool host_ok(const struct http *h, struct MHD_Connection *conn, char name[256])
 {
@@ -547,7 +547,7 @@ static const char *framing_problem(struct MHD_Connection *conn)
 /* The first call for a request: is it well formed, who asks, and may they. -1: go on;
  * else the refusal was queued (or failed) and this is its result. */
 static int first_call(struct http *h, struct MHD_Connection *conn, const char *url,
-		      const char *method, struct request *req)
+		      const char *method, const char *version, struct request *req)
 {
 	const char *given = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token");
 	const char *framing = framing_problem(conn);
@@ -563,6 +563,10 @@ static int first_call(struct http *h, struct MHD_Connection *conn, const char *u
 		return send_error(conn, MHD_HTTP_BAD_REQUEST, MSG_API_URI_NUL);
 	if (!req->raw_path)
 		return send_error(conn, 500, MSG_OUT_OF_MEMORY);
+	/* RFC 9112 §3.2: an HTTP/1.1 request without Host is refused. */
+	if (strcmp(version, "HTTP/1.0") != 0 &&
+	    !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"))
+		return send_error(conn, MHD_HTTP_BAD_REQUEST, MSG_API_NO_HOST);
 	if (!host_ok(h, conn, name))
 		return send_error(conn, MHD_HTTP_MISDIRECTED_REQUEST, MSG_API_BAD_HOST, name, name);
 	if (!api && strcmp(method, "GET") == 0 && given && token__equal(given, h->srv.token))
@@ -610,7 +614,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct asset a;
 	int refused;
 
-	(void)version;
 	if (!req) { /* on_uri could not allocate it */
 		req = calloc(1, sizeof(*req));
 		if (!req)
@@ -620,7 +623,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!req->seen) {
 		req->seen = true;
 		conn_guard__busy(h->guard, slot_of(conn));
-		refused = first_call(h, conn, url, method, req);
+		refused = first_call(h, conn, url, method, version, req);
 		if (refused < 0 && api__is_upload(method, url))
 			refused = start_upload(h, conn, req);
 		return refused >= 0 ? (enum MHD_Result)refused : MHD_YES;

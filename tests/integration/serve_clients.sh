@@ -259,6 +259,10 @@ case_host() {
 			-H "Host: $host" "$BASE/api/servers")
 		[ "$code" = 200 ] || fail "Host $host: HTTP $code"
 	done
+	got=$(raw "GET /api/servers HTTP/1.1\r\nAuthorization: Bearer $TOKEN\r\n\r\n")
+	[ "$got" = "HTTP/1.1 400 Bad Request" ] || fail "HTTP/1.1 without Host was answered: $got"
+	got=$(raw "GET /api/servers HTTP/1.0\r\nAuthorization: Bearer $TOKEN\r\n\r\n")
+	[ "$got" = "HTTP/1.1 200 OK" ] || fail "HTTP/1.0 without Host was refused: $got"
 	stop_serve
 	SERVE_ARGS="--allow-host profiler.example" start_serve
 	code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" \
