@@ -163,9 +163,9 @@ printf '== serve CPU per first page of the profile list of %d: %d ms\n' "$NPROFI
 
 # ---- slow clients: 500 idle and 100 trickling connections held, beside none ----
 cat > "$work/hold.py" <<'PY'
-# hold.py PORT IDLE TRICKLING SECONDS: keeps that many connections open to serve, the
-# trickling ones sending a byte a second, each reopened when serve drops it; prints how
-# many serve dropped.
+# hold.py PORT IDLE TRICKLING SECONDS READY: keeps that many connections open to serve,
+# the trickling ones sending a byte a second, each reopened when serve drops it; writes
+# READY once all are open; prints how many serve dropped.
 import socket, sys, time
 port, idle, trickling, seconds = (int(a) for a in sys.argv[1:5])
 def conn():
@@ -176,6 +176,7 @@ def conn():
     except OSError:
         return None
 socks = [[conn(), i >= idle] for i in range(idle + trickling)]
+open(sys.argv[5], "w").write("open\n")
 dropped, end = 0, time.time() + seconds
 while time.time() < end:
     for pair in socks:
@@ -206,21 +207,23 @@ port=${base##*:}
 echo 5 > "/proc/$serve/clear_refs"
 read -r rps p99 < <(bench "$base/api/profiles" "Authorization: Bearer $token")
 alone="$rps $p99 $(rss_mb "$serve" VmRSS) $(rss_mb "$serve" VmHWM)"
-python3 "$work/hold.py" "$port" 500 100 $(( SECONDS_EACH + 15 )) > "$work/dropped" &
+python3 "$work/hold.py" "$port" 500 100 $(( SECONDS_EACH + 30 )) "$work/held" > "$work/dropped" &
 holder=$!
 pids+=("$holder")
-sleep 3
+for _ in $(seq 300); do [ -e "$work/held" ] && break; sleep 0.1; done
 echo 5 > "/proc/$serve/clear_refs"
-held=$(ls /proc/$serve/fd | wc -l)
+# serve's descriptors: the held connections and its own few.
+fds=$(ls /proc/$serve/fd | wc -l)
 read -r hrps hp99 < <(bench "$base/api/profiles" "Authorization: Bearer $token")
 under="$hrps $hp99 $(rss_mb "$serve" VmRSS) $(rss_mb "$serve" VmHWM)"
+held="$fds-$(ls /proc/$serve/fd | wc -l)"
 wait "$holder" || true
 read -r rps p99 rss hwm <<<"$alone"
 read -r hrps hp99 hrss hhwm <<<"$under"
 printf '== slow clients, wrk -t2 -c8 %ss on the list'"'"'s first page with the token:\n' "$SECONDS_EACH"
 printf '   alone:                               %8s req/s, p99 %7s ms; serve RSS %d MB (peak %d MB)\n' \
 	"$rps" "$p99" "$rss" "$hwm"
-printf '   500 idle + 100 trickling held (%d fds): %8s req/s, p99 %7s ms; serve RSS %d MB (peak %d MB)\n' \
+printf '   500 idle + 100 trickling held (%s fds): %8s req/s, p99 %7s ms; serve RSS %d MB (peak %d MB)\n' \
 	"$held" "$hrps" "$hp99" "$hrss" "$hhwm"
 printf '   %.2fx the rate, %.2fx the p99 under them; serve dropped %d of them (10 s without a header)\n' \
 	"$(echo "$hrps / $rps" | bc -l)" "$(echo "$hp99 / $p99" | bc -l)" "$(cat "$work/dropped")"
