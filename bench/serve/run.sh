@@ -166,8 +166,10 @@ cat > "$work/hold.py" <<'PY'
 # hold.py PORT IDLE TRICKLING SECONDS READY: keeps that many connections open to serve,
 # the trickling ones sending a byte a second, each reopened when serve drops it; writes
 # READY once all are open; prints how many serve dropped.
-import socket, sys, time
+import resource, socket, sys, time
 port, idle, trickling, seconds = (int(a) for a in sys.argv[1:5])
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 def conn():
     try:
         s = socket.create_connection(("127.0.0.1", port))

@@ -31,8 +31,10 @@ start_serve
 # test ends. Waits until all are open.
 hold() {
 	python3 - "$PORT" "$1" "$WORK/held.$1" <<'PY' &
-import socket, sys, time
+import resource, socket, sys, time
 port, n, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
 open(ready, "w").write("open\n")
 time.sleep(600)
