@@ -45,7 +45,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
 	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
-	curl
+	curl openssl
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
@@ -74,28 +74,31 @@ RUN_COMMAND := sh -c '$(OUTPUT)/slideops capture cpu -d 10 && echo && \
 
 all: $(OUTPUT)/slideops
 
-# Installs what building and testing need; does nothing when all is there already.
-deps:
-	$(Q)missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
-		| grep -q 'install ok installed' || echo $$p; done); \
+# $(call apt_install,PACKAGES): installs, as root, those of PACKAGES that dpkg does not
+# list as installed, all in one apt-get call, and says which; nothing when all are there.
+# dpkg-query and apt-get are found through PATH.
+apt_install = missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null \
+		| grep -q 'install ok installed' || printf '%s ' "$$p"; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
-		$(call as_root,env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq && apt-get install -y -qq $$missing >/dev/null"); \
+		$(call as_root,env DEBIAN_FRONTEND=noninteractive sh -c \
+			"apt-get update -qq && apt-get install -y -qq $$missing >/dev/null"); \
 	fi
-	@# npm for the browser tests: Debian's package, unless a nodejs that carries its own is installed.
-	$(Q)command -v npm >/dev/null || $(call as_root,env DEBIAN_FRONTEND=noninteractive \
-		sh -c "apt-get update -qq && apt-get install -y -qq npm >/dev/null")
+
+# Installs what building and testing need; does nothing when all is there already. npm
+# for the browser tests is Debian's package, unless a nodejs that carries its own is
+# installed (a nodejs from elsewhere conflicts with Debian's npm).
+DEPS_NEEDED = $(DEB_PACKAGES) $$(command -v npm >/dev/null || echo npm)
+deps:
+	$(Q)$(call apt_install,$(DEPS_NEEDED))
 
 # Only the elevation: what `make run` and `make test` use to become root, on its own.
 as-root:
 	$(Q)$(call as_root,true)
 
-bench-deps: deps
-	$(Q)missing=$$(for p in $(BENCH_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
-		| grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	fi
+# What the benchmarks need besides, with the above in the same apt-get call.
+bench-deps:
+	$(Q)$(call apt_install,$(DEPS_NEEDED) $(BENCH_PACKAGES))
 
 $(OUTPUT)/vmlinux.h:
 	$(call msg,BTF,$@)
@@ -241,12 +244,14 @@ $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unw
 		$(filter %.c,$^) -lelf -lz -o $@
 	$(Q)fuzz/make-python-seeds.sh $(OUTPUT)/fuzz/seeds/python 2>/dev/null
 
-# Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md. The
+# Each fuzz target for FUZZ_SECONDS (60 by default); what it finds goes to
+# build/fuzz/artifacts/ (crash-*, oom-*, ...); long runs: fuzz/README.md. The
 # profile reader gets 256 MB: its seeds include a gzip bomb it must refuse within that.
 fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind \
 		$(OUTPUT)/fuzz/fuzz_python
+	$(Q)mkdir -p $(OUTPUT)/fuzz/artifacts
 	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \
-		$$t -max_total_time=$${FUZZ_SECONDS:-60} \
+		$$t -max_total_time=$${FUZZ_SECONDS:-60} -artifact_prefix=$(OUTPUT)/fuzz/artifacts/ \
 		-rss_limit_mb=$$( [ $$t = $(OUTPUT)/fuzz/fuzz_pprof ] && echo 256 || echo 2048) \
 		$$(mktemp -d) $$( [ -d $$seeds ] && echo $$seeds) || exit 1; done
 
