@@ -56,7 +56,7 @@ TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TE
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(TEST_BPF_OBJS)
-.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root
+.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root fresh-check
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
 # container, a minimal image, this machine), through sudo otherwise, and when neither is
@@ -269,6 +269,13 @@ test: deps
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(call as_root,$(RUN_COMMAND))
+
+# `make fresh-check`: `make run` from a clean clone of HEAD on a fresh Debian 12 root
+# (debootstrap minbase, kept in build/fresh/) with only make and git added, in a chroot;
+# see tests/fresh-check.sh. Run it whenever the Makefile, the README or .ci/run change.
+fresh-check:
+	$(Q)$(call apt_install,debootstrap git curl python3)
+	$(Q)$(call as_root,tests/fresh-check.sh)
 
 bench: bench-deps all
 	$(Q)bench/run.sh
