@@ -202,6 +202,8 @@ async function noInjectedScript(page) {
 		await page.getByRole('link', { name: 'Servers' }).click();
 		await page.getByRole('table').getByRole('link').first().click();
 		await page.getByRole('button', { name: 'Remove the profiler' }).click();
+		// The captures (the one above from this page too) installed the profiler.
+		await page.getByText(/^Removed \/.*\/profiler \(\d+ files?, /).waitFor();
 		await page.getByText('Kept the workspace: profiles, Services and debug symbols.').waitFor();
 		await shot(page, '10-removed');
 
