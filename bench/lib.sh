@@ -4,20 +4,29 @@
 # profiler benchmark runs: rounds of modes, interleaved, each a profiler started in the
 # background around a workload and its cost read back.
 
-# bench_init NAME: a work directory, root, kernel.bpf_stats_enabled on until exit. A
-# benchmark that fails (set -e) says what failed: the command, where, and its status.
+# bench_catch_failures: from here on, the last command that failed outside a test (if,
+# ||, &&), in functions too, is kept: under set -e, the one that ends the benchmark.
+# bench_report_failure STATUS, in the exit trap, says it: a benchmark that fails says
+# what failed (the command, its file and line, its status), never just exit 1.
+bench_catch_failures() {
+	set -E
+	bench_failed=""
+	trap 'bench_failed="$BASH_COMMAND (${BASH_SOURCE[0]##*/}:$LINENO, exit $?)"' ERR
+}
+bench_report_failure() {
+	[ "$1" = 0 ] || echo "bench: failed: ${bench_failed:-exit $1}" >&2
+}
+
+# bench_init NAME: a work directory, root, kernel.bpf_stats_enabled on until exit; a
+# failure says what failed (bench_catch_failures).
 bench_init() {
 	[ "$(id -u)" = 0 ] || { echo "bench: run as root (the profilers need it)" >&2; exit 1; }
 	dir=$(mktemp -d "/tmp/slideops-bench-$1.XXXXXX")
 	stats_before=$(sysctl -n kernel.bpf_stats_enabled)
-	# The last command that failed outside a test (if, ||, &&), in functions too: the one
-	# that ends the benchmark under set -e.
-	set -E
-	bench_failed=""
-	trap 'bench_failed="$BASH_COMMAND (${BASH_SOURCE[0]##*/}:$LINENO, exit $?)"' ERR
+	bench_catch_failures
 	# A profiler still running (the benchmark failed) is stopped first.
 	trap 'bench_rc=$?
-		[ "$bench_rc" = 0 ] || echo "bench: failed: ${bench_failed:-exit $bench_rc}" >&2
+		bench_report_failure "$bench_rc"
 		[ -z "${bench_child:-}" ] || { kill -INT "$bench_child"; wait "$bench_pid"; } 2>/dev/null
 		[ "$bench_rc" = 0 ] || [ ! -s "$dir/profiler.out" ] ||
 			echo "bench: the last profiler said: $(tail -3 "$dir/profiler.out")" >&2
