@@ -56,7 +56,8 @@ TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TE
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(TEST_BPF_OBJS)
-.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root fresh-check
+.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root \
+	fresh-check
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
 # container, a minimal image, this machine), through sudo otherwise, and when neither is
@@ -251,7 +252,8 @@ fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz
 		$(OUTPUT)/fuzz/fuzz_python
 	$(Q)mkdir -p $(OUTPUT)/fuzz/artifacts
 	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \
-		$$t -max_total_time=$${FUZZ_SECONDS:-60} -artifact_prefix=$(OUTPUT)/fuzz/artifacts/ \
+		$$t -max_total_time=$${FUZZ_SECONDS:-60} \
+		-artifact_prefix=$(OUTPUT)/fuzz/artifacts/ \
 		-rss_limit_mb=$$( [ $$t = $(OUTPUT)/fuzz/fuzz_pprof ] && echo 256 || echo 2048) \
 		$$(mktemp -d) $$( [ -d $$seeds ] && echo $$seeds) || exit 1; done
 

@@ -51,7 +51,8 @@ if [ ! -s "$base" ]; then
 	say "making a minimal Debian 12 root from $mirror (once; kept in $base)"
 	rm -rf --one-file-system "$fresh/base"
 	debootstrap --variant=minbase --include=make,git bookworm "$fresh/base" "$mirror" \
-		> "$fresh/debootstrap.log" 2>&1 || fail "debootstrap failed: $(tail -5 "$fresh/debootstrap.log")"
+		> "$fresh/debootstrap.log" 2>&1 ||
+		fail "debootstrap failed: $(tail -5 "$fresh/debootstrap.log")"
 	tar -C "$fresh/base" -cf "$base.tmp" . && mv "$base.tmp" "$base"
 	rm -rf --one-file-system "$fresh/base"
 fi
@@ -73,12 +74,13 @@ for d in sys dev; do
 done
 mount --bind "$archives" "$root/var/cache/apt/archives"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
-	echo $((20000 + RANDOM % 20000)))
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))
 say "make run LISTEN=127.0.0.1:$port (installs its packages, builds, captures, serves; log: $log)"
 # Its own session, so that it and everything it starts are stopped together.
-setsid chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	HOME=/root LANG=C.UTF-8 make -C /root/slideops run LISTEN=127.0.0.1:$port > "$log" 2>&1 &
+setsid chroot "$root" /usr/bin/env -i \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+	make -C /root/slideops run LISTEN=127.0.0.1:$port > "$log" 2>&1 &
 server=$!
 run_started=$(date +%s)
 
@@ -91,7 +93,8 @@ done
 [ -n "$url" ] || fail "make run ended before serving: $(tail -30 "$log")"
 served=$(date +%s)
 
-grep -q "^installing: .*libbpf-dev" "$log" || fail "make run did not install the packages: $(head -5 "$log")"
+grep -q "^installing: .*libbpf-dev" "$log" ||
+	fail "make run did not install the packages: $(head -5 "$log")"
 grep -q "^Over 10 seconds, " "$log" || fail "the 10 s capture printed no answer: $(tail -30 "$log")"
 token=${url##*token=}
 profiles=$(curl -fsS --max-time 20 -H "Authorization: Bearer $token" \

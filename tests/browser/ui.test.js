@@ -188,7 +188,8 @@ async function noInjectedScript(page) {
 			const locks = page.locator('#locks');
 			await locks.getByRole('heading', { name: 'Locks by address' }).waitFor();
 			// The test's mutex (other processes of the machine may have waited longer).
-			const first = locks.locator('tbody tr').filter({ hasText: 'ledger_post' }).first();
+			const first = locks.locator('tbody tr')
+				.filter({ hasText: 'ledger_post' }).first();
 			assert.match(await first.locator('td').first().textContent(), /^0x[0-9a-f]+$/);
 			await first.getByText('futex', { exact: true }).waitFor();
 			await first.getByText('ledger_post').waitFor();
