@@ -7,7 +7,9 @@
 OUTPUT     := build
 CC         ?= gcc
 CLANG      ?= clang
-BPFTOOL    ?= bpftool
+# Debian installs it in /usr/sbin, which a user's PATH lacks (make runs as the user, sudo
+# only for what needs root); found before make deps has installed it too.
+BPFTOOL    ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 PROTOC_C   ?= protoc-c
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
