@@ -284,8 +284,10 @@ fresh-check:
 bench: bench-deps all
 	$(Q)bench/run.sh
 
+# --one-file-system: what a killed fresh-check left mounted in build/fresh/root (/dev,
+# /sys) is never descended into.
 clean:
 	$(call msg,CLEAN)
-	$(Q)rm -rf $(OUTPUT)
+	$(Q)rm -rf --one-file-system $(OUTPUT)
 
 -include $(shell find $(OUTPUT)/obj $(OUTPUT)/asan/obj -name '*.d' 2>/dev/null)
