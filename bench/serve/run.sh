@@ -20,6 +20,9 @@
 #   bench/serve/run.sh            (make bench-deps first; root: it takes one capture)
 #   BASELINE=/path/to/old/slideops bench/serve/run.sh
 set -euo pipefail
+# A failure says what failed (bench/lib.sh).
+source "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+bench_catch_failures
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
@@ -29,7 +32,7 @@ work=$(mktemp -d /tmp/slideops-bench-serve.XXXXXX)
 data=$work/data
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+trap 'bench_report_failure $?; cleanup' EXIT
 command -v wrk >/dev/null || { echo "bench/serve: wrk is missing: make bench-deps" >&2; exit 1; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

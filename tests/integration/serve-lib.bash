@@ -34,8 +34,9 @@ api() {
 
 # expect STATUS METHOD PATH [curl args...]: that status, or fail with the body.
 expect() {
-	local want=$1 got; shift
-	got=$(api "$@")
+	local want=$1 got rc=0; shift
+	got=$(api "$@") || rc=$?
+	[ "$rc" = 0 ] || fail "$1 $2: no answer (curl exit $rc; serve: $(tail -3 "$WORK/serve.err"))"
 	[ "$got" = "$want" ] || fail "$1 $2: HTTP $got, want $want: $(head -c 600 "$WORK/body")"
 }
 
