@@ -20,5 +20,6 @@ flamegraph_html:
 	asset web_app_js, "ui/app.js"
 	asset web_app_css, "ui/app.css"
 	asset web_flame_js, "ui/flame.js"
+	asset web_flame_model_js, "ui/flame_model.js"
 	asset web_dom_js, "ui/dom.js"
 	.section .note.GNU-stack,"",@progbits

@@ -10,30 +10,35 @@ ASSET(web_index_html)
 ASSET(web_app_js)
 ASSET(web_app_css)
 ASSET(web_flame_js)
+ASSET(web_flame_model_js)
 ASSET(web_dom_js)
 #undef ASSET
 
-#define A(path, type, sym) { path, type, sym, 0 }
-
-static const struct asset assets[] = {
+/* Each file with the label just past it (its size). */
+static const struct {
+	const char *path;
+	const char *content_type;
+	const char *start, *end;
+} assets[] = {
+#define A(path, type, sym) { path, type, sym, sym##_end }
+#define JS(path, sym) A(path, "text/javascript; charset=utf-8", sym)
 	A("/", "text/html; charset=utf-8", web_index_html),
-	A("/app.js", "text/javascript; charset=utf-8", web_app_js),
-	A("/flame.js", "text/javascript; charset=utf-8", web_flame_js),
-	A("/dom.js", "text/javascript; charset=utf-8", web_dom_js),
 	A("/app.css", "text/css; charset=utf-8", web_app_css),
+	JS("/app.js", web_app_js),
+	JS("/flame.js", web_flame_js),
+	JS("/flame_model.js", web_flame_model_js),
+	JS("/dom.js", web_dom_js),
+#undef JS
+#undef A
 };
-
-static const char *const ends[] = { web_index_html_end, web_app_js_end, web_flame_js_end,
-				    web_dom_js_end, web_app_css_end };
 
 bool asset__find(const char *path, struct asset *out)
 {
 	for (size_t i = 0; i < sizeof(assets) / sizeof(assets[0]); i++) {
 		if (strcmp(path, assets[i].path) != 0)
 			continue;
-		*out = assets[i];
-		/* Sizes from the labels around each file. */
-		out->size = (size_t)(ends[i] - assets[i].data);
+		*out = (struct asset){ assets[i].path, assets[i].content_type, assets[i].start,
+				       (size_t)(assets[i].end - assets[i].start) };
 		return true;
 	}
 	return false;

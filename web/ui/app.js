@@ -6,7 +6,8 @@
 // Nothing here assigns innerHTML.
 
 import { h, pct } from './dom.js';
-import { flameGraph, sandwich } from './flame.js';
+import { flameGraph } from './flame.js';
+import { sandwich } from './flame_model.js';
 
 const QUESTIONS = [
 	['cpu', 'What is using the CPU'],
