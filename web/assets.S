@@ -22,4 +22,13 @@ flamegraph_html:
 	asset web_flame_js, "ui/flame.js"
 	asset web_flame_model_js, "ui/flame_model.js"
 	asset web_dom_js, "ui/dom.js"
+	asset web_api_js, "ui/api.js"
+	asset web_nav_js, "ui/nav.js"
+	asset web_format_js, "ui/format.js"
+	asset web_servers_js, "ui/servers.js"
+	asset web_capture_js, "ui/capture.js"
+	asset web_symbols_js, "ui/symbols.js"
+	asset web_profiles_js, "ui/profiles.js"
+	asset web_profile_js, "ui/profile.js"
+	asset web_compare_js, "ui/compare.js"
 	.section .note.GNU-stack,"",@progbits

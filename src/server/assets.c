@@ -12,6 +12,15 @@ ASSET(web_app_css)
 ASSET(web_flame_js)
 ASSET(web_flame_model_js)
 ASSET(web_dom_js)
+ASSET(web_api_js)
+ASSET(web_nav_js)
+ASSET(web_format_js)
+ASSET(web_servers_js)
+ASSET(web_capture_js)
+ASSET(web_symbols_js)
+ASSET(web_profiles_js)
+ASSET(web_profile_js)
+ASSET(web_compare_js)
 #undef ASSET
 
 /* Each file with the label just past it (its size). */
@@ -28,6 +37,15 @@ static const struct {
 	JS("/flame.js", web_flame_js),
 	JS("/flame_model.js", web_flame_model_js),
 	JS("/dom.js", web_dom_js),
+	JS("/api.js", web_api_js),
+	JS("/nav.js", web_nav_js),
+	JS("/format.js", web_format_js),
+	JS("/servers.js", web_servers_js),
+	JS("/capture.js", web_capture_js),
+	JS("/symbols.js", web_symbols_js),
+	JS("/profiles.js", web_profiles_js),
+	JS("/profile.js", web_profile_js),
+	JS("/compare.js", web_compare_js),
 #undef JS
 #undef A
 };
