@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: unit tests (plain and under ASan+UBSan), integration tests on the real
-# kernel, the web UI's model under node --test, and the fuzz targets for a short while. Ends with one line: "N passed, N failed".
+# Runs every test: unit tests (plain and under ASan+UBSan), the web UI's model under
+# node --test, integration tests on the real kernel, and the fuzz targets for a short
+# while. Ends with one line: "N passed, N failed".
 # Needs root: the tests load BPF programs and make cgroups.
 set -u
 cd "$(dirname "$0")/.."

@@ -214,7 +214,8 @@ test('the legend gives each language the time its own frames ran', () => {
 });
 
 test('a link zooms to the largest box of the name it gives', () => {
-	const data = tree([[['svc', 'a', 'main', 'build_report'], 5], [['svc', 'b', 'build_report'], 9]]);
+	const data = tree([[['svc', 'a', 'main', 'build_report'], 5],
+		[['svc', 'b', 'build_report'], 9]]);
 	assert.equal(largestBox(layout(data), data.names, 'build_report'),
 		indexOf(data, 'svc;b;build_report'));
 	assert.equal(largestBox(layout(data), data.names, 'missing'), -1);

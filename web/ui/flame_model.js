@@ -83,7 +83,8 @@ export function foldSystem(data) {
 		}
 		let n = target.kids.get(t.nameOf[i]);
 		if (!n) {
-			n = { name: t.nameOf[i], lang: t.lang[i], group: t.group[i], value: 0, kids: new Map() };
+			n = { name: t.nameOf[i], lang: t.lang[i], group: t.group[i], value: 0,
+				kids: new Map() };
 			target.kids.set(t.nameOf[i], n);
 		}
 		n.value += t.value[i];
