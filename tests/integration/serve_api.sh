@@ -55,7 +55,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -b "$WORK/jar" "$BASE/api/servers"
 [ "$code" = 200 ] || fail "the cookie does not open the API (HTTP $code)"
 
 # ---- headers: strict CSP everywhere, no inline script in the page ----
-for path in / /app.js /app.css /flame.js /flame_model.js /api/servers /api/questions /api/nothing; do
+for path in / /app.js /app.css /flame.js /flame_model.js /profile.js /api/servers /api/questions \
+	/api/nothing; do
 	curl -s -D "$WORK/h" -o /dev/null -b "$WORK/jar" "$BASE$path"
 	grep -qi "^Content-Security-Policy: default-src 'none'; script-src 'self';" "$WORK/h" ||
 		fail "$path has no strict CSP: $(grep -i content-security "$WORK/h")"
@@ -88,6 +89,7 @@ cp "$WORK/body" "$WORK/questions"
 jq -e '[.questions[].id] == ["cpu", "wall", "threads", "locks", "memory"] and
 	all(.questions[]; (.title | length > 10) and (.views | index("flamegraph") != null)) and
 	([.questions[] | select(.has_duration | not) | .id] == ["threads"]) and
+	([.questions[] | select(.share_of_server) | .id] == ["cpu"]) and
 	(.questions[] | select(.id == "locks") | .views | index("locks") != null) and
 	(.questions[] | select(.id == "threads") | .views | index("thread_sets") != null)' \
 	"$WORK/questions" >/dev/null || fail "the questions are $(cat "$WORK/questions")"

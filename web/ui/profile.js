@@ -33,7 +33,8 @@ function strippedCard(doc, reload) {
 	return card;
 }
 
-function groupsTable(doc) {
+// shareOfServer: shares are of the server's CPU time (GET /api/questions), not of the profile.
+function groupsTable(doc, shareOfServer) {
 	const amount = v => valueWords(doc.unit, v);
 	const rows = [];
 	for (const g of doc.groups) {
@@ -49,7 +50,7 @@ function groupsTable(doc) {
 				'and ' + (g.processes.length - 5) + ' more processes')));
 	}
 	return h('table', { class: 'list groups' }, h('thead', {}, h('tr', {}, h('th', {}, 'Group'),
-		h('th', {}, doc.question === 'cpu' ? 'Of the server' : 'Share'), h('th', {}, 'Amount'),
+		h('th', {}, shareOfServer ? 'Of the server' : 'Share'), h('th', {}, 'Amount'),
 		h('th', {}, ''))), h('tbody', {}, rows));
 }
 
@@ -203,7 +204,8 @@ export async function profilePage(m, id) {
 	// The question's views (GET /api/questions), in its order; one this UI does not know
 	// is left out.
 	const view = {
-		groups: () => h('section', { id: 'groups' }, h('h2', {}, 'Groups'), groupsTable(doc)),
+		groups: () => h('section', { id: 'groups' }, h('h2', {}, 'Groups'),
+			groupsTable(doc, question && question.share_of_server)),
 		running_waiting: () => runningWaiting(doc),
 		thread_sets: () => threadSets(doc),
 		locks: () => doc.locks ? locksTable(doc.locks) : null,
