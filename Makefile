@@ -155,7 +155,7 @@ $(OUTPUT)/obj/%.o: %.c $(GENERATED)
 
 # The standalone flame graph page (show --flamegraph): its template with the web UI's own
 # flame graph modules and style inlined, so the file works offline from file://.
-STANDALONE_MODULES := web/ui/dom.js web/ui/flame.js web/ui/standalone.js
+STANDALONE_MODULES := web/ui/dom.js web/ui/flame_model.js web/ui/flame.js web/ui/standalone.js
 $(OUTPUT)/gen/web/flamegraph.html: web/flamegraph.html web/bundle.py web/ui/app.css \
 		$(STANDALONE_MODULES)
 	$(call msg,BUNDLE,$@)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: unit tests (plain and under ASan+UBSan), integration tests on the real
-# kernel, and the fuzz targets for a short while. Ends with one line: "N passed, N failed".
+# Runs every test: unit tests (plain and under ASan+UBSan), the web UI's model under
+# node --test, integration tests on the real kernel, and the fuzz targets for a short
+# while. Ends with one line: "N passed, N failed".
 # Needs root: the tests load BPF programs and make cgroups.
 set -u
 cd "$(dirname "$0")/.."
@@ -40,6 +41,37 @@ echo "== unit tests"
 for bin in "$top"/build/tests/test_* "$top"/build/asan/tests/test_*; do
 	[ -x "$bin" ] && run_unit "$bin"
 done
+
+# node --test's TAP ends with "# pass N" and "# fail N".
+run_node_test() {
+	local file=$1 name out p f
+	name=web/$(basename "$file" .test.mjs)
+	out="$log_dir/web_$(basename "$file" .test.mjs).log"
+	timeout 600 node --test --test-reporter=tap "$file" >"$out" 2>&1
+	p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$out" | tail -1)
+	f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$out" | tail -1)
+	p=${p:-0} f=${f:-0}
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		f=1 # did not load, or never reached its summary
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+	if [ "$f" != 0 ]; then
+		failures+=("$name")
+		echo "FAIL $name ($p passed, $f failed)"
+		{ grep -A12 '^not ok' "$out" || tail -20 "$out"; } | head -60 | sed 's/^/    /'
+	else
+		echo "ok   $name ($p tests)"
+	fi
+}
+
+echo "== web UI model (node --test)"
+if command -v node >/dev/null; then
+	for file in "$top"/tests/web/*.test.mjs; do
+		run_node_test "$file"
+	done
+else
+	skipped=$((skipped + 1)); echo "skip web: node is not installed (make deps installs it)"
+fi
 
 echo "== integration tests"
 export SLIDEOPS="$top/build/slideops"

@@ -24,8 +24,9 @@ def main():
     parts = []
     for path in modules:
         src = open(path, encoding="utf-8").read()
-        # An import spans one line in our modules; anything else is a mistake to stop on.
-        src = re.sub(r"^import \{[^}\n]*\} from '\./[a-z]+\.js';\n", "", src, flags=re.M)
+        # Our imports name what they take from a file beside them (over one line or a
+        # few); anything else is a mistake to stop on.
+        src = re.sub(r"^import \{[^}]*\} from '\./[a-z_]+\.js';\n", "", src, flags=re.M)
         if re.search(r"^\s*import\b", src, flags=re.M):
             sys.exit(f"bundle.py: {path}: an import this script cannot inline")
         src = re.sub(r"^export (function|const|let|class|async function) ", r"\1 ", src,

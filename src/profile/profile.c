@@ -29,25 +29,31 @@ struct question_facts {
 	uint32_t main_value;    /* the value the answer, groups and functions weigh by */
 	int32_t max_value;      /* a value that merges by its maximum (locks: the longest
 				   wait); -1: none, every value adds up */
+	/* What a profile's page shows, in order: every question's groups, flame graph and
+	 * functions (with their sandwich), and the question's own view. NULL-ended. */
+	const char *views[QUESTION_MAX_VIEWS + 1];
 };
 
 static const struct question_facts questions[QUESTION__COUNT] = {
 	[QUESTION_CPU] = { "cpu", "What is using the CPU",
-			   { { "samples", "count" }, { "cpu", "nanoseconds" } }, true, true, 0, 1, -1 },
+			   { { "samples", "count" }, { "cpu", "nanoseconds" } }, true, true, 0, 1, -1,
+			   { "groups", "flamegraph", "functions" } },
 	[QUESTION_WALL] = { "wall", "Where time goes, including waiting",
-			    { { "wall", "nanoseconds" } }, false, false, 0, 0, -1 },
+			    { { "wall", "nanoseconds" } }, false, false, 0, 0, -1,
+			    { "groups", "running_waiting", "flamegraph", "functions" } },
 	[QUESTION_THREADS] = { "threads", "What every thread is doing right now",
-			       { { "threads", "count" } }, false, false, 0, 0, -1 },
+			       { { "threads", "count" } }, false, false, 0, 0, -1,
+			       { "groups", "thread_sets", "flamegraph", "functions" } },
 	/* How many waits, how long in all, and the longest of them. */
 	[QUESTION_LOCKS] = { "locks", "What is waiting on locks",
 			     { { "contentions", "count" }, { "delay", "nanoseconds" },
 			       { "longest", "nanoseconds" } },
-			     false, false, 1, 1, 2 },
+			     false, false, 1, 1, 2, { "groups", "locks", "flamegraph", "functions" } },
 	/* What grew (anon and shmem), file-backed growth apart, and what was given back
 	 * (the net growth is grown less freed). */
 	[QUESTION_MEMORY] = { "memory", "Where memory grows",
 			      { { "grown", "bytes" }, { "file", "bytes" }, { "freed", "bytes" } },
-			      false, false, 0, 0, -1 },
+			      false, false, 0, 0, -1, { "groups", "flamegraph", "functions" } },
 };
 
 bool question__share_of_server(enum question q)
@@ -107,6 +113,13 @@ const char *question__id(enum question q)
 const char *question__title(enum question q)
 {
 	return (unsigned)q < QUESTION__COUNT ? questions[q].title : "";
+}
+
+const char *const *question__views(enum question q)
+{
+	static const char *const none[] = { NULL };
+
+	return (unsigned)q < QUESTION__COUNT ? questions[q].views : none;
 }
 
 int question__parse(const char *id)

@@ -38,6 +38,10 @@ enum question {
 const char *question__id(enum question q);
 const char *question__title(enum question q); /* "What is using the CPU" */
 int question__parse(const char *id);
+/* The views of a profile of q, in the order its page shows them, NULL-ended: "groups",
+ * "flamegraph", "functions", and its own ("running_waiting", "thread_sets", "locks"). */
+#define QUESTION_MAX_VIEWS 4
+const char *const *question__views(enum question q);
 /* Shares are of the server's CPU time (ncpus x seconds), not of the profile's total. */
 bool question__share_of_server(enum question q);
 /* Each sample stands for one period of a sampling clock (pprof's period). */

@@ -138,6 +138,37 @@ static void list_servers(struct call *c)
 	ok(c, list ? json_pack("{s:o}", "servers", list) : NULL);
 }
 
+/* The questions a profile answers, from their one table: the UI's words for them and
+ * what their pages show come from here, not from a copy in the UI. */
+static json_t *question_json(enum question q)
+{
+	json_t *views = json_array();
+
+	for (const char *const *v = question__views(q); views && *v; v++)
+		if (json_array_append_new(views, json_text(*v))) {
+			json_decref(views);
+			views = NULL;
+		}
+	if (!views)
+		return NULL;
+	return json_pack("{s:o, s:o, s:b, s:b, s:o}", "id", json_text(question__id(q)), "title",
+			 json_text(question__title(q)), "has_duration",
+			 !capture__question_is_snapshot(q), "share_of_server",
+			 question__share_of_server(q), "views", views);
+}
+
+static void list_questions(struct call *c)
+{
+	json_t *list = json_array();
+
+	for (int q = 0; list && q < QUESTION__COUNT; q++)
+		if (json_array_append_new(list, question_json(q))) {
+			json_decref(list);
+			list = NULL;
+		}
+	ok(c, list ? json_pack("{s:o}", "questions", list) : NULL);
+}
+
 /* Only this server answers today; agents bring the others. */
 static bool known_server(struct call *c, const char *id)
 {
@@ -649,6 +680,7 @@ struct route {
 #define ID NULL
 
 static const struct route routes[] = {
+	{ "GET", 1, { "questions" }, list_questions },
 	{ "GET", 1, { "servers" }, list_servers },
 	{ "GET", 2, { "servers", ID }, get_server },
 	{ "GET", 3, { "servers", ID, "check" }, check },

@@ -6,6 +6,7 @@
 //   WORKLOAD       the stripped workload's path (its name contains "<script>")
 //   LOCKS_PROFILE  the id of a locks profile of threads contending one mutex in
 //                  ledger_post (empty: this machine cannot capture locks)
+//   THREADS_PROFILE  the id of a threads profile (empty: this machine cannot capture one)
 //   ARTIFACTS      where screenshots go
 'use strict';
 const { chromium } = require('playwright-core');
@@ -63,6 +64,12 @@ async function noInjectedScript(page) {
 			'What every thread is doing right now', 'What is waiting on locks', 'Where memory grows'])
 			await page.getByRole('radio', { name: q }).waitFor({ state: 'attached' });
 		await shot(page, '02-performance');
+		// A snapshot of one moment takes no duration (GET /api/questions says which).
+		const radio = name => page.getByRole('radio', { name });
+		await radio('What every thread is doing right now').check();
+		await page.getByLabel('Duration').waitFor({ state: 'hidden' });
+		await radio('Where time goes, including waiting').check();
+		await page.getByLabel('Duration').waitFor();
 
 		step = 'capture: What is using the CPU, 10 seconds';
 		await page.getByRole('radio', { name: 'What is using the CPU' }).check();
@@ -197,6 +204,26 @@ async function noInjectedScript(page) {
 			await first.getByText(/^<script>lock \[\d+\]$/).first().waitFor();
 			await noInjectedScript(page);
 			await shot(page, '09c-locks-by-address');
+		}
+
+		if (process.env.THREADS_PROFILE) {
+			step = 'a threads profile: the thread dump after the groups, before the flame graph';
+			const threads = '/profiles/' + encodeURIComponent(process.env.THREADS_PROFILE);
+			await page.goto(new URL(threads, page.url()).href);
+			await page.getByRole('heading', { name: 'What every thread is doing right now' })
+				.waitFor();
+			await page.locator('#threads').getByRole('heading',
+				{ name: 'Threads, by where they are' }).waitFor();
+			await page.waitForSelector('#flamegraph[data-ready="1"]');
+			const order = await page.evaluate(() =>
+				['groups', 'threads', 'flamegraph', 'functions'].map(id => document.getElementById(id))
+					.every((el, k, all) => el && (k === 0 || all[k - 1]
+						.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)));
+			assert.ok(order, 'the threads page does not show groups, threads, flame graph, ' +
+				'functions in that order');
+			assert.strictEqual(await page.locator('#running, #locks').count(), 0,
+				'the threads page shows another question\'s view');
+			await shot(page, '09d-threads');
 		}
 
 		step = 'remove the profiler';

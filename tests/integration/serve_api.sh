@@ -55,7 +55,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -b "$WORK/jar" "$BASE/api/servers"
 [ "$code" = 200 ] || fail "the cookie does not open the API (HTTP $code)"
 
 # ---- headers: strict CSP everywhere, no inline script in the page ----
-for path in / /app.js /app.css /flame.js /api/servers /api/nothing; do
+for path in / /app.js /app.css /flame.js /flame_model.js /profile.js /api/servers /api/questions \
+	/api/nothing; do
 	curl -s -D "$WORK/h" -o /dev/null -b "$WORK/jar" "$BASE$path"
 	grep -qi "^Content-Security-Policy: default-src 'none'; script-src 'self';" "$WORK/h" ||
 		fail "$path has no strict CSP: $(grep -i content-security "$WORK/h")"
@@ -82,7 +83,24 @@ expect 200 GET /api/servers
 jq -e --arg h "$(hostname)" '.servers | length == 1 and .[0].id == "local" and .[0].this_server
 	and .[0].name == "this server" and .[0].hostname == $h' "$WORK/body" >/dev/null ||
 	fail "the servers list is $(cat "$WORK/body")"
+# The questions, from the one table the CLI answers with: the UI's titles and views.
+expect 200 GET /api/questions
+cp "$WORK/body" "$WORK/questions"
+jq -e '[.questions[].id] == ["cpu", "wall", "threads", "locks", "memory"] and
+	all(.questions[]; (.title | length > 10) and (.views | index("flamegraph") != null)) and
+	([.questions[] | select(.has_duration | not) | .id] == ["threads"]) and
+	([.questions[] | select(.share_of_server) | .id] == ["cpu"]) and
+	(.questions[] | select(.id == "locks") | .views | index("locks") != null) and
+	(.questions[] | select(.id == "threads") | .views | index("thread_sets") != null)' \
+	"$WORK/questions" >/dev/null || fail "the questions are $(cat "$WORK/questions")"
+expect 200 GET "/api/profiles/$A/flamegraph"
+[ "$(jq -r .title "$WORK/body")" = "$(jq -r '.questions[] | select(.id == "cpu") | .title' \
+	"$WORK/questions")" ] || fail "the questions' title of cpu is not its profiles' title"
+expect 405 POST /api/questions
 expect 200 GET /api/servers/local/check
+jq -e --slurpfile q "$WORK/questions" '(.questions | keys | sort) ==
+	($q[0].questions | map(.id) | sort)' "$WORK/body" >/dev/null ||
+	fail "check's questions are not the questions the API lists"
 "$SLIDEOPS" check --json > "$WORK/cli" || true
 jq 'del(.requirements)' "$WORK/body" > "$WORK/api.j"; jq 'del(.requirements)' "$WORK/cli" > "$WORK/cli.j"
 same_json "$WORK/api.j" "$WORK/cli.j"

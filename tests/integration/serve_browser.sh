@@ -8,6 +8,7 @@
 #                        has none of it
 #   web-ledger.service   four threads contending one pthread mutex, captured as a locks
 #                        profile: its page shows the lock by address
+# and a threads profile (a snapshot), whose page shows the thread dump.
 # The names of the workloads and of the debug file contain "<script>": they must show as
 # text. Screenshots of each page are kept in $ARTIFACTS (default build/artifacts/browser).
 source "$(dirname "$0")/lib.sh"
@@ -118,6 +119,13 @@ if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.locks' >/dev/null; t
 		fail "the locks profile does not name the mutex's waiters: $(jq -c '.locks[:3]' locks.json)"
 fi
 cg_kill "$lock_cg"
+# A threads profile: a snapshot, whose page shows the thread dump.
+THREADS=
+if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.threads' >/dev/null; then
+	"$SLIDEOPS" capture threads --json > threads.json 2>/dev/null ||
+		fail "the threads capture failed"
+	THREADS=$(jq -r .id threads.json)
+fi
 # 60 more rows in the index, older than the rest, so that Profiles comes in pages.
 first=$("$SLIDEOPS" profiles --json | jq -r '.profiles[-1].id')
 sqlite3 "$SLIDEOPS_DATA/workspace.db" <<SQL || fail "could not add index rows"
@@ -129,7 +137,8 @@ SQL
 start_serve
 
 SLIDEOPS_URL=$(grep -o 'http://[^ ]*' "$WORK/serve.out") UPLOAD_FILE="$WORK/<script>app.debug" \
-	WORKLOAD="$workload" LOCKS_PROFILE="$LOCKS" ARTIFACTS=${ARTIFACTS:-$top/build/artifacts/browser} \
+	WORKLOAD="$workload" LOCKS_PROFILE="$LOCKS" THREADS_PROFILE="$THREADS" \
+	ARTIFACTS=${ARTIFACTS:-$top/build/artifacts/browser} \
 	NODE_PATH="$top/tests/browser/node_modules" node "$top/tests/browser/ui.test.js" ||
 	fail "the browser test failed (screenshots in ${ARTIFACTS:-$top/build/artifacts/browser})"
 stop_serve

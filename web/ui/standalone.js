@@ -1,5 +1,6 @@
 // The standalone flame graph page (`slideops show ID --flamegraph FILE.html`): the UI's
-// own flame graph (flame.js, dom.js), with the profile read from the page itself.
+// own flame graph (flame.js, flame_model.js, dom.js), with the profile read from the
+// page itself.
 // web/bundle.py inlines these modules into web/flamegraph.html at build time, so the
 // file opens offline from file:// (where a module cannot load another file).
 //
@@ -7,7 +8,8 @@
 // FILE.html#colour=group&zoom=build_report&search=memcpy (zoom: the largest box of that
 // name).
 
-import { flameGraph, amountFn } from './flame.js';
+import { flameGraph } from './flame.js';
+import { amountFn } from './flame_model.js';
 
 function standalonePage() {
 	const data = JSON.parse(document.getElementById('profile').textContent);
