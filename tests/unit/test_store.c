@@ -141,7 +141,7 @@ static void test_open_makes_a_versioned_private_workspace(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 3);
+	assert_int_equal(sqlite3_column_int(st, 0), 4);
 	sqlite3_finalize(st);
 	/* A rollback journal: readers need no shared-memory file, so a read-only or full
 	 * workspace can still be read. */
