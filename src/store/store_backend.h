@@ -106,6 +106,9 @@ bool store__plain_name(const char *name);
 /* The three parts of a cursor (store__cursor); -EINVAL when it is not one. */
 int store__parse_cursor(const char *cursor, int64_t *started_at_ns, int64_t *saved_at_ns,
 			char id[STORE_ID_MAX]);
+/* 0 when s can be read (write: and written); a reader's store may have no workspace
+ * yet: -ENOENT to read, -EROFS to write. */
+int store__need_db(const struct store *s, bool write);
 /* A copy of s, "" for NULL. */
 char *store__strdup(const char *s);
 
