@@ -91,6 +91,10 @@ enum store_mode { STORE_WRITE, STORE_READ, STORE_EXISTING, STORE_AGAIN };
 int store_lite__open(struct store *s, enum store_mode mode);
 int store_pg__open(struct store *s, const char *url, enum store_mode mode);
 
+/* Creates the workspace's schema in the database at url as version `version` was (for
+ * tests of upgrades). 0 or -errno. */
+int store_pg__create_at(const char *url, int version);
+
 extern const struct store_ops store_lite_ops;
 extern const struct store_ops store_pg_ops;
 
