@@ -18,6 +18,7 @@ int cmd_serve(int argc, char **argv, const struct cli_env *env)
 	struct server_options o = { .data_dir = env->data_dir ? env->data_dir :
 							       store__default_dir() };
 	bool bad = false;
+	struct store *s;
 	const char *v;
 
 	if (cli_wants_help(argc, argv)) {
@@ -45,5 +46,11 @@ int cmd_serve(int argc, char **argv, const struct cli_env *env)
 	}
 	if (bad)
 		return EXIT_REFUSED;
+	/* The workspace opened (made, migrated) once before serving, so that a database
+	 * that cannot be used is said as every command says it. */
+	s = cli_open_store(env);
+	if (!s)
+		return EXIT_FAIL;
+	store__close(s);
 	return server__run(&o, &stop) ? EXIT_FAIL : EXIT_OK;
 }
