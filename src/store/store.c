@@ -439,6 +439,30 @@ int store__list_services(struct store *s, struct service **out, size_t *n)
 	return s->ops->list_services(s, out, n);
 }
 
+/* ---- the workspace token ---- */
+
+int store__token(struct store *s, char *out, size_t size)
+{
+	unsigned char raw[64];
+	char candidate[129];
+	size_t digits = size ? size - 1 : 0;
+	int err;
+
+	if (!s->ops->token)
+		return -ENOTSUP;
+	if (digits == 0 || digits > 2 * sizeof(raw))
+		return -EINVAL;
+	err = store__need_db(s, true);
+	if (err)
+		return err;
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return -EIO;
+	for (size_t i = 0; i < digits; i++)
+		candidate[i] = "0123456789abcdef"[(raw[i / 2] >> (i % 2 ? 0 : 4)) & 0xf];
+	candidate[digits] = '\0';
+	return s->ops->token(s, candidate, out, size);
+}
+
 /* ---- servers ---- */
 
 int store__put_server(struct store *s, const struct server_entry *srv)

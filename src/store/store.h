@@ -238,6 +238,16 @@ int store__add_service(struct store *s, const struct service *svc);
 int store__remove_service(struct store *s, const char *name);
 int store__list_services(struct store *s, struct service **out, size_t *n);
 
+/* ---- the workspace token ---- */
+
+/*
+ * The token every request to the workspace's servers needs, kept in the workspace so
+ * that every server of a shared workspace asks the same one: made (size - 1 lowercase
+ * hex digits, from getrandom) on first use, the same ever after. -ENOTSUP when the
+ * workspace keeps none (a data directory: its server keeps the token in a file there).
+ */
+int store__token(struct store *s, char *out, size_t size);
+
 /* ---- servers ---- */
 
 struct server_entry {

@@ -63,6 +63,9 @@ struct store_ops {
 	int (*add_service)(struct store *s, const struct service *svc, const char *match);
 	int (*remove_service)(struct store *s, const char *name);
 	int (*list_services)(struct store *s, struct service **out, size_t *n);
+	/* Keeps candidate as the workspace token unless one is kept; the kept one in out.
+	 * NULL: the workspace keeps none (its server keeps it beside the workspace). */
+	int (*token)(struct store *s, const char *candidate, char *out, size_t size);
 	int (*put_server)(struct store *s, const struct server_entry *srv, int64_t now_ns);
 	int (*list_servers)(struct store *s, struct server_entry **out, size_t *n);
 };
@@ -113,6 +116,8 @@ int store__parse_cursor(const char *cursor, int64_t *started_at_ns, int64_t *sav
 /* 0 when s can be read (write: and written); a reader's store may have no workspace
  * yet: -ENOENT to read, -EROFS to write. */
 int store__need_db(const struct store *s, bool write);
+/* mkdir -p; the last component gets mode, those above 0755. 0 or -errno. */
+int store__mkdir_p(const char *path, mode_t mode);
 /* A copy of s, "" for NULL. */
 char *store__strdup(const char *s);
 

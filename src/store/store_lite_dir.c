@@ -17,7 +17,7 @@
 #include "util/file.h"
 
 /* mkdir -p; the last component gets mode, those above 0755. */
-static int mkdir_p(const char *path, mode_t mode)
+int store__mkdir_p(const char *path, mode_t mode)
 {
 	char buf[PATH_MAX];
 	size_t len = strlen(path);
@@ -150,7 +150,7 @@ static int store__open_dirs(struct store *s, bool create, size_t *blobs)
 	s->dir_fd = open_dir_nofollow(AT_FDCWD, s->dir);
 	if (s->dir_fd == -ENOENT && create) {
 		/* Profiles name processes and paths: the workspace is its owner's alone. */
-		err = mkdir_p(s->dir, 0700);
+		err = store__mkdir_p(s->dir, 0700);
 		if (err)
 			return err;
 		s->dir_fd = open_dir_nofollow(AT_FDCWD, s->dir);

@@ -144,15 +144,17 @@ static int connect_url(const char *url, PGconn **out)
 	return 0;
 }
 
-/* The data directory of this machine's caches, opened if it is there: never made, and
- * nothing of the workspace is kept in it. */
-static void open_cache_dir(struct store *s)
+/* The data directory of this machine's profiler and caches (made, 0700, by a writer that
+ * finds none; a reader makes nothing): nothing of the workspace is kept in it. */
+static void open_cache_dir(struct store *s, bool create)
 {
 	struct stat st;
 	int fd;
 
 	if (!*s->dir)
 		return;
+	if (create)
+		store__mkdir_p(s->dir, 0700);
 	fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -196,7 +198,7 @@ int store_pg__open(struct store *s, const char *url, enum store_mode mode)
 		if (err)
 			return err;
 	}
-	open_cache_dir(s);
+	open_cache_dir(s, mode == STORE_WRITE);
 	return 0;
 }
 
@@ -433,6 +435,7 @@ const struct store_ops store_pg_ops = {
 	.add_service = pg__add_service,
 	.remove_service = pg__remove_service,
 	.list_services = pg__list_services,
+	.token = pg__token,
 	.put_server = pg__put_server,
 	.list_servers = pg__list_servers,
 };

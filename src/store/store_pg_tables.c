@@ -247,6 +247,33 @@ int pg__list_services(struct store *s, struct service **out, size_t *n)
 	return 0;
 }
 
+/* ---- the workspace token ---- */
+
+int pg__token(struct store *s, const char *candidate, char *out, size_t size)
+{
+	struct pg_args a = { 0 };
+	PGresult *res;
+	int err;
+
+	/* The first server to start keeps its candidate; every other reads that one. */
+	pg_args__text(&a, candidate);
+	err = pg__exec(s, "WITH kept AS (INSERT INTO slideops_meta (key, value) VALUES"
+			  " ('token', $1) ON CONFLICT (key) DO NOTHING RETURNING value)"
+			  " SELECT value FROM kept UNION ALL"
+			  " SELECT value FROM slideops_meta WHERE key = 'token'",
+		       &a, &res);
+	if (err)
+		return err;
+	if (PQntuples(res) < 1 || (size_t)PQgetlength(res, 0, 0) != size - 1) {
+		err = -EBADMSG; /* a token not of this length: not one a server made */
+	} else {
+		memcpy(out, PQgetvalue(res, 0, 0), size - 1);
+		out[size - 1] = '\0';
+	}
+	PQclear(res);
+	return err;
+}
+
 /* ---- servers ---- */
 
 int pg__put_server(struct store *s, const struct server_entry *srv, int64_t now_ns)
