@@ -1175,6 +1175,59 @@ static void test_hostile_strings_kept_as_written(void **state)
 	server_entries__free(se, n);
 }
 
+/* A workspace of the previous schema version (3: no index by server or question) is
+ * brought up to date by a writer, its profiles as they were; a reader reads it as it is. */
+static void test_previous_schema_is_upgraded(void **state)
+{
+	struct fixture *f = *state;
+	struct profile *p = make_profile("old-host", 1796220000, 5);
+	struct profile_query q = { .question = -1, .server = "old-host" };
+	struct profile_entry *e;
+	char path[256], id[STORE_ID_MAX];
+	uint64_t total;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	size_t n;
+
+	assert_int_equal(store__save_profile(f->s, p, "kept", id), 0);
+	profile__free(p);
+	store__close(f->s);
+	f->s = NULL;
+	snprintf(path, sizeof(path), "%s/workspace.db", f->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP INDEX profiles_by_server; DROP INDEX"
+					  " profiles_by_question; PRAGMA user_version = 3",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	f->s = store__open_read(f->dir);
+	assert_non_null(f->s);
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(n, 1);
+	profile_entries__free(e, n);
+	store__close(f->s);
+	f->s = store__open(f->dir);
+	assert_non_null(f->s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM"
+						" pragma_user_version), (SELECT count(*) FROM"
+						" sqlite_master WHERE type = 'index' AND name IN"
+						" ('profiles_by_server', 'profiles_by_question'))",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 4);
+	assert_int_equal(sqlite3_column_int(st, 1), 2);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(e[0].id, id);
+	assert_string_equal(e[0].answer, "kept");
+	profile_entries__free(e, n);
+}
+
 static void test_default_dir(void **state)
 {
 	char *saved = getenv("SLIDEOPS_DATA") ? strdup(getenv("SLIDEOPS_DATA")) : NULL;
@@ -1229,6 +1282,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_services, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_servers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profiles_by_cursor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_previous_schema_is_upgraded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_older_than, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_strings_kept_as_written, setup,
 						teardown),
