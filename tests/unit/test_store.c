@@ -1308,8 +1308,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_services, setup_pg, teardown),
 		cmocka_unit_test_setup_teardown(test_servers, setup_pg, teardown),
 	};
-	int failed = cmocka_run_group_tests_name("sqlite", tests, NULL, NULL);
+	/* PostgreSQL first: tests/run.sh reads the last group's count, and the SQLite group
+	 * always runs, where PostgreSQL may be skipped. */
+	int failed = cmocka_run_group_tests_name("postgresql", on_postgresql, group_setup_pg,
+						 group_teardown_pg);
 
-	return failed + cmocka_run_group_tests_name("postgresql", on_postgresql, group_setup_pg,
-						    group_teardown_pg);
+	return failed + cmocka_run_group_tests_name("sqlite", tests, NULL, NULL);
 }
