@@ -5,13 +5,16 @@
  * it stays quick however many profiles the workspace keeps.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "analysis/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
+#include "util/clock.h"
 #include "util/messages.h"
 #include "views/views.h"
 
@@ -74,6 +77,83 @@ static int profiles_delete(int argc, char **argv, const struct cli_env *env)
 	return EXIT_OK;
 }
 
+/* "30d", "12h", "90m", "3600s": seconds, or -1 when it is not an age. */
+static long long parse_age(const char *text)
+{
+	static const struct {
+		char unit;
+		long long seconds;
+	} units[] = { { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 } };
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(text ? text : "", &end, 10);
+	if (!text || end == text || errno || n <= 0 || !end[0] || end[1])
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].unit)
+			return n <= LLONG_MAX / units[i].seconds / 1000000000LL ?
+				       n * units[i].seconds : -1;
+	return -1;
+}
+
+/* slideops profiles prune --older-than AGE: in bounded batches, oldest first. */
+static int profiles_prune(int argc, char **argv, const struct cli_env *env)
+{
+	const char *age_text = NULL, *v;
+	long long age = -1;
+	char when[32];
+	uint64_t deleted = 0;
+	int64_t before_ns;
+	struct store *s;
+	bool bad = false;
+	int err;
+
+	for (int i = 2; i < argc && !bad; i++) {
+		if ((v = cli_option_value(argc, argv, &i, NULL, "--older-than", &bad)))
+			age_text = v;
+		else if (bad)
+			break;
+		else if (argv[i][0] == '-')
+			msg_error(MSG_USAGE_UNKNOWN_OPTION, "profiles prune", argv[i], "profiles");
+		else
+			msg_error(MSG_USAGE_EXTRA_ARGUMENT, "profiles prune", argv[i]);
+		if (!v && !bad)
+			return EXIT_REFUSED;
+	}
+	if (bad)
+		return EXIT_REFUSED;
+	if (!age_text) {
+		msg_error(MSG_USAGE_MISSING_ARGUMENT, "profiles prune", "--older-than AGE",
+			  "profiles");
+		return EXIT_REFUSED;
+	}
+	age = parse_age(age_text);
+	if (age < 0) {
+		msg_error(MSG_PROFILES_PRUNE_BAD_AGE, age_text);
+		return EXIT_REFUSED;
+	}
+	before_ns = clock__realtime_ns() - age * 1000000000LL;
+	s = cli_open_store(env);
+	if (!s)
+		return EXIT_FAIL;
+	err = store__prune_profiles(s, before_ns, 0, NULL, NULL, &deleted);
+	if (err)
+		msg_error(MSG_PROFILES_PRUNE_FAILED, store__where(s), strerror(-err),
+			  (unsigned long long)deleted);
+	store__close(s);
+	if (err)
+		return EXIT_FAIL;
+	views__format_time(before_ns, when);
+	if (env->json)
+		return cli_print_json(json_pack("{s:I, s:o}", "deleted", (json_int_t)deleted,
+						"before", json_text(when))) ?
+			       EXIT_FAIL : EXIT_OK;
+	msg_print(MSG_PROFILES_PRUNED, (unsigned long long)deleted, when);
+	return EXIT_OK;
+}
+
 int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 {
 	struct profile_entry *entries;
@@ -87,6 +167,8 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 	}
 	if (argc > 1 && strcmp(argv[1], "delete") == 0)
 		return profiles_delete(argc, argv, env);
+	if (argc > 1 && strcmp(argv[1], "prune") == 0)
+		return profiles_prune(argc, argv, env);
 	if (argc > 1 && strcmp(argv[1], "list") == 0) {
 		argv++;
 		argc--;
@@ -104,7 +186,7 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 		return EXIT_FAIL;
 	err = store__list_profiles(s, &entries, &n);
 	if (err) {
-		msg_error(MSG_PROFILES_LIST_FAILED, store__dir(s), strerror(-err));
+		msg_error(MSG_PROFILES_LIST_FAILED, store__where(s), strerror(-err));
 		store__close(s);
 		return EXIT_FAIL;
 	}

@@ -116,6 +116,17 @@ done
 [ "$(psql_ws "SELECT count(*) FROM profiles p JOIN profile_blobs b USING (id) WHERE p.id = '$id'")" = 1 ] ||
 	fail "the profile and its blob are not both in the database"
 
+# ---- retention: prune through the shared workspace, seen by both servers ----
+"$SLIDEOPS" --data "$WORK/one" --json profiles prune --older-than 3650d > "$WORK/prune.json"
+jq -e '.deleted == 0' "$WORK/prune.json" >/dev/null || fail "a prune of nothing said $(cat "$WORK/prune.json")"
+sleep 1
+"$SLIDEOPS" --data "$WORK/one" --json profiles prune --older-than 1s > "$WORK/prune.json"
+jq -e '.deleted >= 1' "$WORK/prune.json" >/dev/null || fail "prune said $(cat "$WORK/prune.json")"
+on two
+expect 200 GET /api/profiles
+jq -e '.total == 0' "$WORK/body" >/dev/null || fail "two still lists pruned profiles: $(cat "$WORK/body")"
+expect 404 GET "/api/profiles/$id"
+
 # ---- bad input: said, nothing changed ----
 expect_refusal() { # expect_refusal RC PATTERN ARGS...
 	local want=$1 pattern=$2 rc=0
