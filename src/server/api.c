@@ -194,7 +194,8 @@ static void top(struct call *c)
 
 /* ---- profiles ---- */
 
-/* A page of the profiles, from the index alone: ?question=Q&server=HOST&limit=N&offset=K. */
+/* A page of the profiles, from the index alone: ?question=Q&server=HOST&limit=N, then
+ * &offset=K or &after=CURSOR (the document's next). */
 static void list_profiles(struct call *c, const char *server)
 {
 	struct profile_query q = { .question = -1, .server = server ? server : arg(c, "server"),
@@ -219,16 +220,26 @@ static void list_profiles(struct call *c, const char *server)
 		return;
 	q.limit = (uint64_t)limit;
 	q.offset = (uint64_t)offset;
+	q.after = arg(c, "after");
+	if (q.after && (q.offset || strlen(q.after) >= STORE_CURSOR_MAX)) {
+		reply__msg(c->r, 400, MSG_API_BAD_CURSOR, q.offset ? "offset" : "its length");
+		return;
+	}
 	s = open_store(c);
 	if (!s)
 		return;
 	err = store__query_profiles(s, &q, &e, &n, &total);
 	store__close(s);
+	if (err == -EINVAL && q.after) {
+		reply__msg(c->r, 400, MSG_API_BAD_CURSOR, "its form");
+		return;
+	}
 	if (err) {
 		reply__msg(c->r, 500, MSG_PROFILES_LIST_FAILED, c->srv->data_dir, strerror(-err));
 		return;
 	}
-	page = (struct views_page){ .total = total, .offset = q.offset };
+	page = (struct views_page){ .total = total, .offset = q.offset, .limit = q.limit,
+				    .by_cursor = q.after != NULL };
 	ok(c, views__profiles(e, n, &page));
 	profile_entries__free(e, n);
 }
