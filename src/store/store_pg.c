@@ -77,10 +77,16 @@ static PGconn *pool_take(const char *url)
 		pool[i] = (struct pooled){ 0 };
 	}
 	pthread_mutex_unlock(&pool_lock);
-	/* A connection the server closed meanwhile is no use. */
-	if (conn && PQstatus(conn) != CONNECTION_OK) {
-		PQfinish(conn);
-		conn = NULL;
+	/* A connection the server closed meanwhile (a restart, an idle timeout) is no use:
+	 * an empty query, one round trip, finds out before a request would. */
+	if (conn) {
+		PGresult *res = PQexec(conn, "");
+
+		if (PQresultStatus(res) != PGRES_EMPTY_QUERY || PQstatus(conn) != CONNECTION_OK) {
+			PQfinish(conn);
+			conn = NULL;
+		}
+		PQclear(res);
 	}
 	return conn;
 }
