@@ -361,11 +361,16 @@ static void profile_rows__free(void *rows, size_t n)
 	profile_entries__free(rows, n);
 }
 
-/* The filters of a page of profiles, as SQL: a NULL binding matches anything; ?5..?7
- * the cursor's row, the page starting after it in the order of the list. */
-#define PROFILE_FILTER                                                                   \
-	" WHERE (?1 IS NULL OR question = ?1) AND (?2 IS NULL OR server = ?2)"            \
-	" AND (?5 IS NULL OR (started_at_ns, saved_at_ns, id) < (?5, ?6, ?7))"
+/* The filters of a page of profiles, as SQL, only those asked: a planner then picks the
+ * index of each (an "?1 IS NULL OR" would hide it). ?5..?7 are the cursor's row, the page
+ * starting after it in the order of the list. */
+static void filter_sql(const struct profile_query *q, bool with_cursor, char *out, size_t size)
+{
+	snprintf(out, size, " WHERE 1%s%s%s", q->question >= 0 ? " AND question = ?1" : "",
+		 q->server ? " AND server = ?2" : "",
+		 with_cursor && q->after ? " AND (started_at_ns, saved_at_ns, id) < (?5, ?6, ?7)" :
+					   "");
+}
 
 static int bind_filter(sqlite3_stmt *st, const struct profile_query *q, bool with_cursor)
 {
@@ -390,6 +395,7 @@ static int bind_filter(sqlite3_stmt *st, const struct profile_query *q, bool wit
 int lite__query_profiles(struct store *s, const struct profile_query *q,
 			 struct profile_entry **out, size_t *n, uint64_t *total)
 {
+	char where[256], sql[512];
 	sqlite3_stmt *st;
 	int rc, err;
 
@@ -398,7 +404,9 @@ int lite__query_profiles(struct store *s, const struct profile_query *q,
 	if (err)
 		return err;
 	/* The total counts every match, the cursor's page or not. */
-	err = lite__prepare(s, "SELECT COUNT(*) FROM profiles" PROFILE_FILTER, &st);
+	filter_sql(q, false, where, sizeof(where));
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM profiles%s", where);
+	err = lite__prepare(s, sql, &st);
 	if (err)
 		goto out_end;
 	bind_filter(st, q, false);
@@ -411,12 +419,13 @@ int lite__query_profiles(struct store *s, const struct profile_query *q,
 		goto out_end;
 	}
 	/* Only the index is read: a page costs its rows, whatever the workspace holds. */
-	err = lite__prepare(s,
-			    "SELECT id, question, server, started_at_ns, duration_ns, answer,"
-			    " saved_at_ns FROM profiles" PROFILE_FILTER
-			    " ORDER BY started_at_ns DESC, saved_at_ns DESC, id DESC"
-			    " LIMIT ?3 OFFSET ?4",
-			    &st);
+	filter_sql(q, true, where, sizeof(where));
+	snprintf(sql, sizeof(sql),
+		 "SELECT id, question, server, started_at_ns, duration_ns, answer, saved_at_ns"
+		 " FROM profiles%s ORDER BY started_at_ns DESC, saved_at_ns DESC, id DESC"
+		 " LIMIT ?3 OFFSET ?4",
+		 where);
+	err = lite__prepare(s, sql, &st);
 	if (err)
 		goto out_end;
 	err = bind_filter(st, q, true);

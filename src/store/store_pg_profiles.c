@@ -97,10 +97,16 @@ int pg__load_profile(struct store *s, const char *id, struct profile **out)
 	return err;
 }
 
-/* The filters of the list: a NULL parameter matches anything; $5..$7 the cursor's row,
- * the page starting after it in the order of the list. */
-#define PROFILE_FILTER                                                                   \
-	" WHERE ($1::text IS NULL OR question = $1) AND ($2::bytea IS NULL OR server = $2)"
+/* The filters of the list, only those asked, so the planner picks each one's index;
+ * $5..$7 are the cursor's row, the page starting after it in the order of the list. */
+static void filter_sql(const struct profile_query *q, bool with_cursor, char *out, size_t size)
+{
+	snprintf(out, size, " WHERE true%s%s%s", q->question >= 0 ? " AND question = $1" : "",
+		 q->server ? " AND server = $2" : "",
+		 with_cursor && q->after ? " AND (started_at_ns, saved_at_ns, id) <"
+					   " ($5, $6, $7::text COLLATE \"C\")" :
+					   "");
+}
 
 static void filter_args(struct pg_args *a, const struct profile_query *q)
 {
@@ -145,6 +151,7 @@ int pg__query_profiles(struct store *s, const struct profile_query *q,
 		       struct profile_entry **out, size_t *n, uint64_t *total)
 {
 	int64_t started, saved, limit, offset;
+	char where[256], sql[512];
 	struct pg_args a = { 0 };
 	char id[STORE_ID_MAX];
 	PGresult *res;
@@ -157,7 +164,9 @@ int pg__query_profiles(struct store *s, const struct profile_query *q,
 	if (err)
 		return err;
 	filter_args(&a, q);
-	err = pg__exec(s, "SELECT count(*) FROM profiles" PROFILE_FILTER, &a, &res);
+	filter_sql(q, false, where, sizeof(where));
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM profiles%s", where);
+	err = pg__exec(s, sql, &a, &res);
 	if (err)
 		goto out_end;
 	*total = (uint64_t)pg__int64(res, 0, 0);
@@ -170,14 +179,13 @@ int pg__query_profiles(struct store *s, const struct profile_query *q,
 	pg_args__int64_or_null(&a, q->after ? &saved : NULL);
 	pg_args__text(&a, q->after ? id : NULL);
 	/* Only rows are read, never a blob: a page costs its rows. */
-	err = pg__exec(s,
-		       "SELECT id, question, server, started_at_ns, duration_ns, answer,"
-		       " saved_at_ns FROM profiles" PROFILE_FILTER
-		       " AND ($5::bigint IS NULL OR"
-		       "  (started_at_ns, saved_at_ns, id) < ($5, $6, $7::text COLLATE \"C\"))"
-		       " ORDER BY started_at_ns DESC, saved_at_ns DESC, id DESC"
-		       " LIMIT $3 OFFSET $4",
-		       &a, &res);
+	filter_sql(q, true, where, sizeof(where));
+	snprintf(sql, sizeof(sql),
+		 "SELECT id, question, server, started_at_ns, duration_ns, answer, saved_at_ns"
+		 " FROM profiles%s ORDER BY started_at_ns DESC, saved_at_ns DESC, id DESC"
+		 " LIMIT $3 OFFSET $4",
+		 where);
+	err = pg__exec(s, sql, &a, &res);
 	if (err)
 		goto out_end;
 	err = profile_rows(res, out, n);
