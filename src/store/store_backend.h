@@ -86,6 +86,7 @@ struct store {
 
 	/* PostgreSQL */
 	struct pg_conn *pg;
+	int pg_version;     /* the schema version of the database (a reader's may be older) */
 };
 
 enum store_mode { STORE_WRITE, STORE_READ, STORE_EXISTING, STORE_AGAIN };

@@ -59,12 +59,13 @@ int store__check_url(const char *url)
 struct pooled {
 	char *url;
 	PGconn *conn;
+	int version;  /* the schema version it was checked at */
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pooled pool[POOL_MAX];
 
-static PGconn *pool_take(const char *url)
+static PGconn *pool_take(const char *url, int *version)
 {
 	PGconn *conn = NULL;
 
@@ -73,6 +74,7 @@ static PGconn *pool_take(const char *url)
 		if (!pool[i].conn || strcmp(pool[i].url, url))
 			continue;
 		conn = pool[i].conn;
+		*version = pool[i].version;
 		free(pool[i].url);
 		pool[i] = (struct pooled){ 0 };
 	}
@@ -91,7 +93,7 @@ static PGconn *pool_take(const char *url)
 	return conn;
 }
 
-static void pool_give(const char *url, PGconn *conn)
+static void pool_give(const char *url, PGconn *conn, int version)
 {
 	char *copy = NULL;
 
@@ -101,7 +103,7 @@ static void pool_give(const char *url, PGconn *conn)
 	for (int i = 0; i < POOL_MAX && copy; i++) {
 		if (pool[i].conn)
 			continue;
-		pool[i] = (struct pooled){ .url = copy, .conn = conn };
+		pool[i] = (struct pooled){ .url = copy, .conn = conn, .version = version };
 		copy = NULL;
 		conn = NULL;
 	}
@@ -185,7 +187,7 @@ int store_pg__open(struct store *s, const char *url, enum store_mode mode)
 	s->where = url_shown(url);
 	if (!s->where)
 		return -ENOMEM;
-	s->pg = pool_take(url);
+	s->pg = pool_take(url, &s->pg_version);
 	if (!s->pg) {
 		err = connect_url(url, &s->pg);
 		if (err)
@@ -197,7 +199,8 @@ int store_pg__open(struct store *s, const char *url, enum store_mode mode)
 	if (fresh || mode == STORE_WRITE) {
 		err = pg__migrate(s, mode != STORE_READ);
 		if (err == -ENOENT && mode == STORE_READ) {
-			pool_give(url, s->pg); /* no workspace there yet: an empty one to read */
+			/* no workspace there yet: an empty one to read */
+			pool_give(url, s->pg, s->pg_version);
 			s->pg = NULL;
 			err = 0;
 		}
@@ -213,7 +216,7 @@ static void pg_close(struct store *s)
 	if (s->pg) {
 		if (PQtransactionStatus(s->pg) != PQTRANS_IDLE)
 			PQclear(PQexec(s->pg, "ROLLBACK"));
-		pool_give(s->where, s->pg);
+		pool_give(s->where, s->pg, s->pg_version);
 	}
 	s->pg = NULL;
 	if (s->dir_fd >= 0)

@@ -18,7 +18,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in store_pg_schema.c whenever the schema changes. */
-#define PG_SCHEMA_VERSION 2
+#define PG_SCHEMA_VERSION 3
 #define PG_ARGS_MAX 10
 
 /* The parameters of one statement, in binary. */

@@ -165,7 +165,11 @@ int pg__query_profiles(struct store *s, const struct profile_query *q,
 		return err;
 	filter_args(&a, q);
 	filter_sql(q, false, where, sizeof(where));
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM profiles%s", where);
+	/* From version 3 the counts are kept per server and question: a sum of at most
+	 * servers x questions rows, however many profiles there are. */
+	snprintf(sql, sizeof(sql), s->pg_version >= 3 ?
+		 "SELECT coalesce(sum(n), 0)::bigint FROM profile_counts%s" :
+		 "SELECT count(*) FROM profiles%s", where);
 	err = pg__exec(s, sql, &a, &res);
 	if (err)
 		goto out_end;

@@ -76,7 +76,32 @@ static const char schema_v2[] =
 	"  (question, started_at_ns, saved_at_ns, id);"
 	"CREATE INDEX uploads_by_age ON symbols (stored_at_ns) WHERE source = 0;";
 
-static const char *const migrations[] = { NULL, schema_v1, schema_v2 };
+/* v3: how many profiles each server has of each question, kept by a trigger in the
+ * transaction of every insert and delete, so that the list's exact total is a sum over
+ * servers, not a count over every profile. */
+static const char schema_v3[] =
+	"CREATE TABLE profile_counts ("
+	"  server bytea NOT NULL,"
+	"  question text NOT NULL,"
+	"  n bigint NOT NULL,"
+	"  PRIMARY KEY (server, question));"
+	"INSERT INTO profile_counts (server, question, n)"
+	"  SELECT server, question, count(*) FROM profiles GROUP BY server, question;"
+	"CREATE FUNCTION slideops_count_profiles() RETURNS trigger LANGUAGE plpgsql AS $$"
+	" BEGIN"
+	"  IF TG_OP = 'INSERT' THEN"
+	"   INSERT INTO profile_counts (server, question, n) VALUES (NEW.server, NEW.question, 1)"
+	"    ON CONFLICT (server, question) DO UPDATE SET n = profile_counts.n + 1;"
+	"   RETURN NEW;"
+	"  END IF;"
+	"  UPDATE profile_counts SET n = n - 1"
+	"   WHERE server = OLD.server AND question = OLD.question;"
+	"  RETURN OLD;"
+	" END $$;"
+	"CREATE TRIGGER profiles_counted AFTER INSERT OR DELETE ON profiles"
+	"  FOR EACH ROW EXECUTE FUNCTION slideops_count_profiles();";
+
+static const char *const migrations[] = { NULL, schema_v1, schema_v2, schema_v3 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == PG_SCHEMA_VERSION + 1,
 	       "a migration for every schema version");
@@ -175,13 +200,17 @@ int pg__migrate(struct store *s, bool write)
 	err = read_version(s, &version);
 	if (err)
 		return err;
+	s->pg_version = version;
 	if (version > PG_SCHEMA_VERSION)
 		return -EPROTO; /* a newer slideops made this workspace */
 	if (version == PG_SCHEMA_VERSION)
 		return 0;
 	if (!write)
 		return version == 0 ? -ENOENT : 0; /* a reader reads an older one as it is */
-	return migrate(s, PG_SCHEMA_VERSION);
+	err = migrate(s, PG_SCHEMA_VERSION);
+	if (!err)
+		s->pg_version = PG_SCHEMA_VERSION;
+	return err;
 }
 
 

@@ -1117,6 +1117,19 @@ static void test_prune_older_than(void **state)
 	assert_int_equal(n, 3);
 	assert_string_equal(e[2].id, ids[7]);
 	profile_entries__free(e, n);
+	{
+		struct profile_query q = { .question = -1, .server = "h", .limit = 1 };
+		uint64_t total;
+
+		/* The exact total follows what was deleted. */
+		assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+		assert_int_equal(total, 3);
+		profile_entries__free(e, n);
+		q = (struct profile_query){ .question = QUESTION_CPU, .limit = 1 };
+		assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+		assert_int_equal(total, 3);
+		profile_entries__free(e, n);
+	}
 	assert_int_equal(store__load_profile(f->s, ids[0], &p), -ENOENT);
 	assert_int_equal(store__load_profile(f->s, ids[7], &p), 0);
 	profile__free(p);
