@@ -17,6 +17,7 @@
 #
 #   bench/store/run.sh     (root: it takes one capture; PostgreSQL 15 from make deps)
 #   NPROFILES=10000 NSAVES=100 bench/store/run.sh
+#   CAPTURE_SECONDS=30 NPROFILES=2000 bench/store/run.sh   (saves of a 30 s capture)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +25,7 @@ SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
 NPROFILES=${NPROFILES:-100000}
 NSERVERS=${NSERVERS:-1000}
 NSAVES=${NSAVES:-200}
+CAPTURE_SECONDS=${CAPTURE_SECONDS:-2}
 work=$(mktemp -d /tmp/slideops-bench-store.XXXXXX)
 pg=$(mktemp -d /tmp/slideops-pg.XXXXXX)
 trap '"$top/tests/tools/pg-server.sh" stop "$pg"; rm -rf "$work"' EXIT
@@ -35,7 +37,7 @@ gcc -O2 -std=c11 -D_GNU_SOURCE -I"$top/src" -I"$top/build/gen" -I"$(pg_config --
 	-lpthread -lm
 
 # The template: one real capture of this machine.
-SLIDEOPS_DATA=$work/template "$SLIDEOPS" capture cpu -d 2 >/dev/null
+SLIDEOPS_DATA=$work/template "$SLIDEOPS" capture cpu -d "$CAPTURE_SECONDS" >/dev/null
 id=$(SLIDEOPS_DATA=$work/template "$SLIDEOPS" profiles --json | jq -r '.profiles[0].id')
 blob=$(stat -c %s "$work/template/profiles/$id.pb.gz")
 
