@@ -5,7 +5,8 @@
 # prunes a PostgreSQL workspace; the store's unit tests prune both in batches.)
 source "$(dirname "$0")/lib.sh"
 
-"$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
+"$SLIDEOPS" check >/dev/null 2>&1 ||
+	skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
 "$SLIDEOPS" capture cpu -d 1 --json > "$WORK/old.json" || fail "the first capture failed"
 old=$(jq -r .id "$WORK/old.json")
 sleep 6
@@ -15,7 +16,8 @@ new_start=$(date -d "$(jq -r .started_at "$WORK/new.json")" +%s)
 [ -f "$SLIDEOPS_DATA/profiles/$old.pb.gz" ] || fail "no file for the first profile"
 
 rc=0; "$SLIDEOPS" profiles prune --older-than 30 2>"$WORK/err" || rc=$?
-[ "$rc" = 2 ] && grep -q "'30' is not an age; give --older-than N followed by d, h, m or s" "$WORK/err" ||
+[ "$rc" = 2 ] &&
+	grep -q "'30' is not an age; give --older-than N followed by d, h, m or s" "$WORK/err" ||
 	fail "an age without its unit: exit $rc, $(cat "$WORK/err")"
 rc=0; "$SLIDEOPS" profiles prune 2>"$WORK/err" || rc=$?
 [ "$rc" = 2 ] || fail "prune without an age: exit $rc"
@@ -23,7 +25,8 @@ rc=0; "$SLIDEOPS" profiles prune 2>"$WORK/err" || rc=$?
 "$SLIDEOPS" --json profiles prune --older-than 30d > "$WORK/prune.json"
 jq -e '.deleted == 0' "$WORK/prune.json" >/dev/null || fail "30d pruned $(cat "$WORK/prune.json")"
 # The cut 3 s before the second capture started: 3 s or more after the first.
-"$SLIDEOPS" --json profiles prune --older-than "$(( $(date +%s) - new_start + 3 ))s" > "$WORK/prune.json"
+age=$(( $(date +%s) - new_start + 3 ))
+"$SLIDEOPS" --json profiles prune --older-than "${age}s" > "$WORK/prune.json"
 jq -e '.deleted == 1' "$WORK/prune.json" >/dev/null || fail "3s pruned $(cat "$WORK/prune.json")"
 "$SLIDEOPS" profiles --json | jq -e --arg o "$old" --arg n "$new" \
 	'[.profiles[].id] | (index($o) == null) and (index($n) != null)' >/dev/null ||

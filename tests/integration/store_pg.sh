@@ -11,7 +11,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/serve-lib.bash"
 
 command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
-"$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
+"$SLIDEOPS" check >/dev/null 2>&1 ||
+	skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
 PG_TOOL="$(cd "$(dirname "$0")/../tools" && pwd)/pg-server.sh"
 # Not under $WORK: the server's user (nobody) must reach it, and a socket path is short.
 PG=$(mktemp -d /tmp/slideops-pg.XXXXXX)
@@ -49,7 +50,8 @@ start_in_cgroup "$cg" "$WORK/bin/ledger-worker" >/dev/null
 # start_named NAME: serve with the data directory $WORK/NAME; sets BASE_NAME, TOKEN_NAME.
 start_named() {
 	local name=$1 port url pid i
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
 	"$SLIDEOPS" --data "$WORK/$name" serve --listen "127.0.0.1:$port" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" &
 	pid=$!
@@ -103,7 +105,8 @@ jq -e 'any(.uploads[]; .file_name == "worker.debug")' "$WORK/body" >/dev/null ||
 	fail "one does not list two's upload: $(cat "$WORK/body")"
 expect 200 GET "/api/profiles/$id"
 jq -e 'any(.functions[]; .name == "price_orders")' "$WORK/body" >/dev/null ||
-	fail "one does not name price_orders after two's upload: $(jq -c '[.functions[].name]' "$WORK/body")"
+	fail "one does not name price_orders after two's upload:" \
+		"$(jq -c '[.functions[].name]' "$WORK/body")"
 jq -e 'all(.functions[]; .name | startswith("ledger-worker+0x") | not)' "$WORK/body" >/dev/null ||
 	fail "the worker is still unnamed on one: $(jq -c '[.functions[].name]' "$WORK/body")"
 
@@ -113,18 +116,21 @@ for name in one two; do
 		[ ! -e "$WORK/$name/serve-token" ] ||
 		fail "the data directory of $name keeps the workspace: $(ls -A "$WORK/$name")"
 done
-[ "$(psql_ws "SELECT count(*) FROM profiles p JOIN profile_blobs b USING (id) WHERE p.id = '$id'")" = 1 ] ||
+[ "$(psql_ws "SELECT count(*) FROM profiles p JOIN profile_blobs b USING (id)
+	WHERE p.id = '$id'")" = 1 ] ||
 	fail "the profile and its blob are not both in the database"
 
 # ---- retention: prune through the shared workspace, seen by both servers ----
 "$SLIDEOPS" --data "$WORK/one" --json profiles prune --older-than 3650d > "$WORK/prune.json"
-jq -e '.deleted == 0' "$WORK/prune.json" >/dev/null || fail "a prune of nothing said $(cat "$WORK/prune.json")"
+jq -e '.deleted == 0' "$WORK/prune.json" >/dev/null ||
+	fail "a prune of nothing said $(cat "$WORK/prune.json")"
 sleep 1
 "$SLIDEOPS" --data "$WORK/one" --json profiles prune --older-than 1s > "$WORK/prune.json"
 jq -e '.deleted >= 1' "$WORK/prune.json" >/dev/null || fail "prune said $(cat "$WORK/prune.json")"
 on two
 expect 200 GET /api/profiles
-jq -e '.total == 0' "$WORK/body" >/dev/null || fail "two still lists pruned profiles: $(cat "$WORK/body")"
+jq -e '.total == 0' "$WORK/body" >/dev/null ||
+	fail "two still lists pruned profiles: $(cat "$WORK/body")"
 expect 404 GET "/api/profiles/$id"
 
 # ---- bad input: said, nothing changed ----
@@ -136,7 +142,8 @@ expect_refusal() { # expect_refusal RC PATTERN ARGS...
 	grep -q -- "$pattern" "$WORK/err" || fail "slideops $*: said '$(cat "$WORK/err")', want /$pattern/"
 }
 before=$(psql_ws "SELECT count(*) FROM profiles")
-expect_refusal 2 "carries a password" --store "postgresql://slideops:hunter2@localhost/workspace" profiles
+expect_refusal 2 "carries a password" \
+	--store "postgresql://slideops:hunter2@localhost/workspace" profiles
 grep -q hunter2 "$WORK/err" && fail "the password was printed: $(cat "$WORK/err")"
 expect_refusal 2 "is not a PostgreSQL URL" --store "mysql://localhost/workspace" profiles
 expect_refusal 1 "cannot open the workspace database .*check that PostgreSQL runs there" \
@@ -144,7 +151,8 @@ expect_refusal 1 "cannot open the workspace database .*check that PostgreSQL run
 "$PG_TOOL" createdb "$PG" billing
 psql -X -q "$(cat "$PG/url")/billing" -c "CREATE TABLE invoices (id int PRIMARY KEY)"
 expect_refusal 1 "holds tables of another program" --store "$(cat "$PG/url")/billing" profiles
-[ "$(psql -X -A -t "$(cat "$PG/url")/billing" -c "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")" = 1 ] ||
+[ "$(psql -X -A -t "$(cat "$PG/url")/billing" \
+	-c "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")" = 1 ] ||
 	fail "the other program's database was changed"
 psql_ws "UPDATE slideops_meta SET value = '99' WHERE key = 'schema_version'"
 expect_refusal 1 "made by a newer slideops" profiles
