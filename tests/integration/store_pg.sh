@@ -63,6 +63,7 @@ print(s.getsockname()[1])')
 		sleep 0.1
 	done
 	[ -n "$url" ] || fail "serve $name printed no URL: $(cat "$WORK/$name.err")"
+	printf -v "PID_$name" '%s' "$pid"
 	printf -v "BASE_$name" '%s' "http://127.0.0.1:$port"
 	printf -v "TOKEN_$name" '%s' "${url##*token=}"
 }
@@ -119,6 +120,17 @@ done
 [ "$(psql_ws "SELECT count(*) FROM profiles p JOIN profile_blobs b USING (id)
 	WHERE p.id = '$id'")" = 1 ] ||
 	fail "the profile and its blob are not both in the database"
+
+# ---- both stop cleanly (and, under a sanitizer build, report nothing) ----
+for name in one two; do
+	pid_var="PID_$name" rc=0
+	kill -TERM "${!pid_var}"
+	wait "${!pid_var}" || rc=$?
+	[ "$rc" = 0 ] || fail "serve $name exited $rc on SIGTERM: $(tail -20 "$WORK/$name.err")"
+	! grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$WORK/$name.err" ||
+		fail "serve $name's sanitizers reported: $(head -40 "$WORK/$name.err")"
+done
+start_named two
 
 # ---- retention: prune through the shared workspace, seen by both servers ----
 "$SLIDEOPS" --data "$WORK/one" --json profiles prune --older-than 3650d > "$WORK/prune.json"
