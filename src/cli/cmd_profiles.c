@@ -154,6 +154,62 @@ static int profiles_prune(int argc, char **argv, const struct cli_env *env)
 	return EXIT_OK;
 }
 
+/* Seconds as the largest whole unit: "30d", "12h", "90m", "45s". */
+static void format_age(long long seconds, char out[32])
+{
+	if (seconds % 86400 == 0)
+		snprintf(out, 32, "%lldd", seconds / 86400);
+	else if (seconds % 3600 == 0)
+		snprintf(out, 32, "%lldh", seconds / 3600);
+	else if (seconds % 60 == 0)
+		snprintf(out, 32, "%lldm", seconds / 60);
+	else
+		snprintf(out, 32, "%llds", seconds);
+}
+
+/* slideops profiles retention [AGE | off]: the workspace's setting, shown or set. */
+static int profiles_retention(int argc, char **argv, const struct cli_env *env)
+{
+	long long age = -1;
+	int64_t keep = 0;
+	struct store *s;
+	char text[32];
+	int err;
+
+	if (argc > 3) {
+		msg_error(MSG_USAGE_EXTRA_ARGUMENT, "profiles retention", argv[3]);
+		return EXIT_REFUSED;
+	}
+	if (argc == 3) {
+		age = strcmp(argv[2], "off") == 0 ? 0 : parse_age(argv[2]);
+		if (age < 0) {
+			msg_error(MSG_PROFILES_RETENTION_BAD_AGE, argv[2]);
+			return EXIT_REFUSED;
+		}
+	}
+	s = age >= 0 ? cli_open_store(env) : cli_open_store_read(env);
+	if (!s)
+		return EXIT_FAIL;
+	err = age >= 0 ? store__set_retention(s, age) : store__retention(s, &keep);
+	if (err)
+		msg_error(MSG_PROFILES_RETENTION_FAILED, store__where(s), strerror(-err));
+	store__close(s);
+	if (err)
+		return EXIT_FAIL;
+	if (age >= 0)
+		keep = age;
+	if (env->json)
+		return cli_print_json(json_pack("{s:o}", "retention_seconds",
+						keep ? json_integer(keep) : json_null())) ?
+			       EXIT_FAIL : EXIT_OK;
+	format_age(keep, text);
+	if (keep)
+		msg_print(MSG_PROFILES_RETENTION, text);
+	else
+		msg_print(MSG_PROFILES_RETENTION_NONE);
+	return EXIT_OK;
+}
+
 int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 {
 	struct profile_entry *entries;
@@ -169,6 +225,8 @@ int cmd_profiles(int argc, char **argv, const struct cli_env *env)
 		return profiles_delete(argc, argv, env);
 	if (argc > 1 && strcmp(argv[1], "prune") == 0)
 		return profiles_prune(argc, argv, env);
+	if (argc > 1 && strcmp(argv[1], "retention") == 0)
+		return profiles_retention(argc, argv, env);
 	if (argc > 1 && strcmp(argv[1], "list") == 0) {
 		argv++;
 		argc--;

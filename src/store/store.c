@@ -310,9 +310,56 @@ int store__save_profile(struct store *s, const struct profile *p, const char *an
 		return err;
 	err = s->ops->save_profile(s, &row, data, len, id);
 	free(data);
-	if (err)
+	if (err) {
 		id[0] = '\0';
-	return err;
+		return err;
+	}
+	/* A workspace that keeps profiles for a time drops what aged out, a bounded batch a
+	 * save, so that saving keeps ahead of aging. Best effort: the save is done. */
+	{
+		int64_t keep = 0;
+		size_t dropped;
+
+		if (store__retention(s, &keep) == 0 && keep > 0)
+			s->ops->prune_profiles(s, row.saved_at_ns - keep * 1000000000LL,
+					       STORE_RETENTION_BATCH, &dropped);
+	}
+	return 0;
+}
+
+#define RETENTION_KEY "retention_seconds"
+
+int store__set_retention(struct store *s, int64_t seconds)
+{
+	char value[32];
+	int err = store__need_db(s, true);
+
+	if (err)
+		return err;
+	if (seconds < 0 || seconds > INT64_MAX / 1000000000LL)
+		return -EINVAL;
+	snprintf(value, sizeof(value), "%lld", (long long)seconds);
+	return s->ops->put_setting(s, RETENTION_KEY, value);
+}
+
+int store__retention(struct store *s, int64_t *seconds)
+{
+	char value[32], *end;
+	long long v;
+	int err;
+
+	*seconds = 0;
+	if (!s->ops->exists(s))
+		return 0;
+	err = s->ops->get_setting(s, RETENTION_KEY, value, sizeof(value));
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	errno = 0;
+	v = strtoll(value, &end, 10);
+	if (errno || *end || v < 0 || v > INT64_MAX / 1000000000LL)
+		return -EBADMSG;
+	*seconds = v;
+	return 0;
 }
 
 int store__load_profile(struct store *s, const char *id, struct profile **out)

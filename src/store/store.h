@@ -171,6 +171,15 @@ int store__prune_profiles(struct store *s, int64_t before_ns, size_t batch,
 			  int (*progress)(void *ctx, uint64_t deleted), void *ctx,
 			  uint64_t *deleted);
 
+/*
+ * The workspace's retention: profiles that started more than seconds ago are deleted as
+ * new ones are saved, at most STORE_RETENTION_BATCH a save (0: kept until deleted).
+ * store__retention: 0 when none is set.
+ */
+#define STORE_RETENTION_BATCH 100
+int store__set_retention(struct store *s, int64_t seconds);
+int store__retention(struct store *s, int64_t *seconds);
+
 /* ---- symbol tables, keyed by build id (lowercase hex) ---- */
 
 enum symbol_source {

@@ -46,6 +46,10 @@ struct store_ops {
 	 * transaction; *deleted says how many. */
 	int (*prune_profiles)(struct store *s, int64_t before_ns, size_t max, size_t *deleted);
 
+	/* The workspace's settings by name: -ENOENT when one is not set. */
+	int (*get_setting)(struct store *s, const char *key, char *value, size_t size);
+	int (*put_setting)(struct store *s, const char *key, const char *value);
+
 	/* Blobs are symtab__serialize's and line_table__serialize's; *data is malloc'd. */
 	int (*put_symbols)(struct store *s, const char *bid, enum symbol_source src,
 			   const char *file_name, uint64_t functions, const void *data,

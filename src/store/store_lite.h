@@ -15,7 +15,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in lite__migrate whenever the schema changes. */
-#define LITE_SCHEMA_VERSION 4
+#define LITE_SCHEMA_VERSION 5
 #define LITE_BUSY_TIMEOUT_MS 10000
 #define LITE_BLOB_SUFFIX ".pb.gz"
 
@@ -76,6 +76,8 @@ int lite__list_uploads(struct store *s, struct upload_entry **out, size_t *n);
 int lite__delete_upload(struct store *s, const char *prefix,
 			char deleted[BUILD_ID_HEX_MAX + 1]);
 
+int lite__get_setting(struct store *s, const char *key, char *value, size_t size);
+int lite__put_setting(struct store *s, const char *key, const char *value);
 int lite__add_service(struct store *s, const struct service *svc, const char *match);
 int lite__remove_service(struct store *s, const char *name);
 int lite__list_services(struct store *s, struct service **out, size_t *n);

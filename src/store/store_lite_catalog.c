@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Services and servers in the SQLite workspace. */
+/* Settings, services and servers in the SQLite workspace. */
 #include "store/store_lite.h"
 
 #include <errno.h>
@@ -8,6 +8,42 @@
 #include <string.h>
 
 #include "util/clock.h"
+
+/* ---- settings ---- */
+
+int lite__get_setting(struct store *s, const char *key, char *value, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc, err;
+
+	/* A reader of a workspace from before settings: none set. */
+	if (!lite__table_exists(s, "settings"))
+		return -ENOENT;
+	err = lite__prepare(s, "SELECT value FROM settings WHERE key = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(value, size, "%s", (const char *)sqlite3_column_text(st, 0) ?: "");
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? -ENOENT : lite__err(s->db, rc);
+}
+
+int lite__put_setting(struct store *s, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = lite__prepare(s, "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	return lite__run(s, st);
+}
 
 /* ---- services ---- */
 

@@ -68,6 +68,12 @@ static const char schema_v4[] =
 	"CREATE INDEX profiles_by_server ON profiles (server, started_at_ns);"
 	"CREATE INDEX profiles_by_question ON profiles (question, started_at_ns);";
 
+/* v5: the workspace's settings (its retention). */
+static const char schema_v5[] =
+	"CREATE TABLE settings ("
+	"  key TEXT PRIMARY KEY,"
+	"  value TEXT NOT NULL);";
+
 /* Creates the schema, or brings an older one up to date; refuses one a newer slideops
  * made, and an empty index beside profile blobs (it was emptied or replaced). */
 int lite__migrate(struct store *s, bool write, size_t blobs)
@@ -115,6 +121,8 @@ int lite__migrate(struct store *s, bool write, size_t blobs)
 		err = lite__exec(s, schema_v3);
 	if (!err && version < 4)
 		err = lite__exec(s, schema_v4);
+	if (!err && version < 5)
+		err = lite__exec(s, schema_v5);
 	if (!err) {
 		char sql[64];
 

@@ -94,6 +94,8 @@ int pg__delete_upload(struct store *s, const char *prefix, char deleted[BUILD_ID
 int pg__add_service(struct store *s, const struct service *svc, const char *match);
 int pg__remove_service(struct store *s, const char *name);
 int pg__list_services(struct store *s, struct service **out, size_t *n);
+int pg__get_setting(struct store *s, const char *key, char *value, size_t size);
+int pg__put_setting(struct store *s, const char *key, const char *value);
 int pg__token(struct store *s, const char *candidate, char *out, size_t size);
 int pg__put_server(struct store *s, const struct server_entry *srv, int64_t now_ns);
 int pg__list_servers(struct store *s, struct server_entry **out, size_t *n);

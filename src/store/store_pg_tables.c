@@ -247,6 +247,41 @@ int pg__list_services(struct store *s, struct service **out, size_t *n)
 	return 0;
 }
 
+/* ---- settings: in slideops_meta, as "setting.KEY" ---- */
+
+int pg__get_setting(struct store *s, const char *key, char *value, size_t size)
+{
+	struct pg_args a = { 0 };
+	char name[64];
+	PGresult *res;
+	int err;
+
+	snprintf(name, sizeof(name), "setting.%s", key);
+	pg_args__text(&a, name);
+	err = pg__exec(s, "SELECT value FROM slideops_meta WHERE key = $1", &a, &res);
+	if (err)
+		return err;
+	if (PQntuples(res) == 0)
+		err = -ENOENT;
+	else
+		snprintf(value, size, "%.*s", PQgetlength(res, 0, 0), PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return err;
+}
+
+int pg__put_setting(struct store *s, const char *key, const char *value)
+{
+	struct pg_args a = { 0 };
+	char name[64];
+
+	snprintf(name, sizeof(name), "setting.%s", key);
+	pg_args__text(&a, name);
+	pg_args__text(&a, value);
+	return pg__exec(s, "INSERT INTO slideops_meta (key, value) VALUES ($1, $2)"
+			   " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+			&a, NULL);
+}
+
 /* ---- the workspace token ---- */
 
 int pg__token(struct store *s, const char *candidate, char *out, size_t size)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # slideops profiles prune --older-than AGE on the workspace in the data directory: what
 # started before the cut goes (its file with it), what is newer stays and still opens;
-# an age that is not one is refused with what to give. (tests/integration/store_pg.sh
+# an age that is not one is refused with what to give. slideops profiles retention: the
+# workspace's setting said, set and turned off. (tests/integration/store_pg.sh
 # prunes a PostgreSQL workspace; the store's unit tests prune both in batches.)
 source "$(dirname "$0")/lib.sh"
 
@@ -33,4 +34,17 @@ jq -e '.deleted == 1' "$WORK/prune.json" >/dev/null || fail "3s pruned $(cat "$W
 	fail "after the prune the list is $("$SLIDEOPS" profiles --json | jq -c '[.profiles[].id]')"
 [ ! -e "$SLIDEOPS_DATA/profiles/$old.pb.gz" ] || fail "the pruned profile's file stayed"
 "$SLIDEOPS" show "$new" >/dev/null || fail "the newer profile no longer opens"
+
+# The workspace's retention: said, set, kept, turned off; a bad age refused.
+"$SLIDEOPS" --json profiles retention | jq -e '.retention_seconds == null' >/dev/null ||
+	fail "a new workspace has a retention"
+"$SLIDEOPS" profiles retention 30d | grep -q "^Profiles are kept for 30d" ||
+	fail "retention 30d was not said"
+"$SLIDEOPS" --json profiles retention | jq -e '.retention_seconds == 2592000' >/dev/null ||
+	fail "retention 30d was not kept"
+rc=0; "$SLIDEOPS" profiles retention soon 2>"$WORK/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "'soon' is not an age" "$WORK/err" || fail "retention soon: exit $rc"
+"$SLIDEOPS" profiles retention off >/dev/null
+"$SLIDEOPS" --json profiles retention | jq -e '.retention_seconds == null' >/dev/null ||
+	fail "retention off did not turn it off"
 echo ok

@@ -31,6 +31,7 @@
 #include "profile/profile.h"
 #include "store/store.h"
 #include "symbols/symtab.h"
+#include "util/clock.h"
 
 #define S(p, s) profile__intern((p), (s))
 
@@ -190,7 +191,7 @@ static void test_open_makes_a_versioned_private_workspace(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 4);
+	assert_int_equal(sqlite3_column_int(st, 0), 5);
 	sqlite3_finalize(st);
 	/* A rollback journal: readers need no shared-memory file, so a read-only or full
 	 * workspace can still be read. */
@@ -1188,8 +1189,9 @@ static void test_hostile_strings_kept_as_written(void **state)
 	server_entries__free(se, n);
 }
 
-/* A workspace of the previous schema version (3: no index by server or question) is
- * brought up to date by a writer, its profiles as they were; a reader reads it as it is. */
+/* A workspace of an earlier schema version (3: no index by server or question, no
+ * settings) is brought up to date by a writer, its profiles as they were; a reader reads
+ * it as it is. */
 static void test_previous_schema_is_upgraded(void **state)
 {
 	struct fixture *f = *state;
@@ -1209,7 +1211,8 @@ static void test_previous_schema_is_upgraded(void **state)
 	snprintf(path, sizeof(path), "%s/workspace.db", f->dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP INDEX profiles_by_server; DROP INDEX"
-					  " profiles_by_question; PRAGMA user_version = 3",
+					  " profiles_by_question; DROP TABLE settings;"
+					  " PRAGMA user_version = 3",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -1230,7 +1233,7 @@ static void test_previous_schema_is_upgraded(void **state)
 					    -1, &st, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 4);
+	assert_int_equal(sqlite3_column_int(st, 0), 5);
 	assert_int_equal(sqlite3_column_int(st, 1), 2);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
@@ -1239,6 +1242,51 @@ static void test_previous_schema_is_upgraded(void **state)
 	assert_string_equal(e[0].id, id);
 	assert_string_equal(e[0].answer, "kept");
 	profile_entries__free(e, n);
+}
+
+/* A workspace that keeps profiles for a time: each save drops, in a bounded batch, what
+ * aged out; without the setting nothing is dropped. */
+static void test_retention_setting(void **state)
+{
+	struct fixture *f = *state;
+	int64_t now_s = clock__realtime_ns() / 1000000000LL, keep;
+	char old_id[STORE_ID_MAX], new_id[STORE_ID_MAX];
+	struct profile *p;
+
+	assert_int_equal(store__retention(f->s, &keep), 0);
+	assert_int_equal(keep, 0);
+	p = make_profile("h", now_s - 60 * 86400, 3);
+	assert_int_equal(store__save_profile(f->s, p, "", old_id), 0);
+	profile__free(p);
+	p = make_profile("h", now_s - 60, 3);
+	assert_int_equal(store__save_profile(f->s, p, "", new_id), 0);
+	profile__free(p);
+	assert_int_equal(store__load_profile(f->s, old_id, &p), 0); /* no retention: kept */
+	profile__free(p);
+
+	assert_int_equal(store__set_retention(f->s, 30 * 86400), 0);
+	assert_int_equal(store__set_retention(f->s, -1), -EINVAL);
+	assert_int_equal(store__retention(f->s, &keep), 0);
+	assert_int_equal(keep, 30 * 86400);
+	p = make_profile("h", now_s, 3);
+	assert_int_equal(store__save_profile(f->s, p, "", new_id), 0);
+	profile__free(p);
+	assert_int_equal(store__load_profile(f->s, old_id, &p), -ENOENT);
+	assert_int_equal(store__load_profile(f->s, new_id, &p), 0);
+	profile__free(p);
+	/* Kept across opens; 0 turns it off. */
+	store__close(f->s);
+	f->s = store__open(f->dir);
+	assert_non_null(f->s);
+	assert_int_equal(store__retention(f->s, &keep), 0);
+	assert_int_equal(keep, 30 * 86400);
+	assert_int_equal(store__set_retention(f->s, 0), 0);
+	p = make_profile("h", now_s - 90 * 86400, 3);
+	assert_int_equal(store__save_profile(f->s, p, "", old_id), 0);
+	assert_int_equal(store__save_profile(f->s, p, "", new_id), 0);
+	profile__free(p);
+	assert_int_equal(store__load_profile(f->s, old_id, &p), 0);
+	profile__free(p);
 }
 
 static void test_default_dir(void **state)
@@ -1297,6 +1345,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_profiles_by_cursor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_previous_schema_is_upgraded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_older_than, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retention_setting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_strings_kept_as_written, setup,
 						teardown),
 		cmocka_unit_test(test_default_dir),
@@ -1310,6 +1359,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_same_second_distinct_ids_and_shared_workspace,
 						setup_pg, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_older_than, setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_retention_setting, setup_pg, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_strings_kept_as_written, setup_pg,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_symbols_by_build_id_uploads_first, setup_pg,
