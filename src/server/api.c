@@ -93,7 +93,13 @@ static struct store *open_store(struct call *c)
 {
 	struct store *s = store__open_again(c->srv->data_dir);
 
-	if (!s && errno == EPROTO)
+	/* A shared workspace's database: said as the database, not as the directory. */
+	if (!s && store__url() && errno == EPROTO)
+		reply__msg(c->r, 500, MSG_STORE_PG_NEWER, store__url());
+	else if (!s && store__url())
+		reply__msg(c->r, 503, MSG_STORE_PG_FAILED, store__url(),
+			   *store__problem(NULL) ? store__problem(NULL) : strerror(errno));
+	else if (!s && errno == EPROTO)
 		reply__msg(c->r, 500, MSG_STORE_NEWER_WORKSPACE, c->srv->data_dir);
 	else if (!s)
 		reply__msg(c->r, 500, MSG_DATA_DIR_UNUSABLE, c->srv->data_dir, strerror(errno));
