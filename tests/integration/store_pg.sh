@@ -5,7 +5,8 @@
 # other; a debug-symbols upload through one names the profile the other shows; neither
 # data directory keeps anything of the workspace. Then bad input at the command line: a
 # URL with a password, a database that cannot be reached, one of another program, one
-# made by a newer slideops: each said, nothing changed. PostgreSQL 15 is the test's own
+# made by a newer slideops: each said, nothing changed; a database gone away and back:
+# said, then served again. PostgreSQL 15 is the test's own
 # (tests/tools/pg-server.sh), skipped only where it is not installed.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/serve-lib.bash"
@@ -120,6 +121,17 @@ done
 [ "$(psql_ws "SELECT count(*) FROM profiles p JOIN profile_blobs b USING (id)
 	WHERE p.id = '$id'")" = 1 ] ||
 	fail "the profile and its blob are not both in the database"
+
+# ---- the database gone away: said as such; back again: served again ----
+"$PG_TOOL" halt "$PG"
+on one
+expect 503 GET /api/profiles
+jq -e '.error | startswith("cannot use the workspace database postgresql://")' "$WORK/body" \
+	>/dev/null || fail "with the database down, one said $(cat "$WORK/body")"
+"$PG_TOOL" resume "$PG"
+expect 200 GET /api/profiles
+jq -e --arg i "$id" 'any(.profiles[]; .id == $i)' "$WORK/body" >/dev/null ||
+	fail "with the database back, one lists $(head -c 300 "$WORK/body")"
 
 # ---- both stop cleanly (and, under a sanitizer build, report nothing) ----
 for name in one two; do

@@ -9,6 +9,8 @@
 #                            PostgreSQL 15 is not installed
 #   pg-server.sh stop DIR    stops it (fast, then immediate) and removes DIR
 #   pg-server.sh createdb DIR NAME   a new empty database NAME
+#   pg-server.sh halt DIR    stops the server, keeping DIR (a database gone away)
+#   pg-server.sh resume DIR  starts it again
 #
 # PG_FSYNC=on keeps PostgreSQL's durability (bench/store); tests run without fsync.
 set -eu
@@ -19,6 +21,13 @@ dir=${2:-}
 
 as_owner() {
 	if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi
+}
+
+pg_start() {
+	as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/data/server.log" -w -t 60 \
+		-o "-c listen_addresses= -c unix_socket_directories=$dir/sock -p 5432 \
+		    -c fsync=${PG_FSYNC:-off} -c max_connections=100" start >/dev/null || {
+		cat "$dir/data/server.log" >&2; exit 1; }
 }
 
 case $cmd in
@@ -39,10 +48,7 @@ start)
 		--pwfile="$dir/pw" -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1 || {
 		cat "$dir/initdb.log" >&2; exit 1; }
 	rm -f "$dir/pw"
-	as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/data/server.log" -w -t 60 \
-		-o "-c listen_addresses= -c unix_socket_directories=$dir/sock -p 5432 \
-		    -c fsync=${PG_FSYNC:-off} -c max_connections=100" start >/dev/null || {
-		cat "$dir/data/server.log" >&2; exit 1; }
+	pg_start
 	sock=$(printf '%s' "$dir/sock" | sed 's|/|%2F|g')
 	printf 'postgresql://slideops@%s:5432' "$sock" > "$dir/url"
 	;;
@@ -53,12 +59,18 @@ stop)
 	fi
 	rm -rf "$dir"
 	;;
+halt)
+	as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null
+	;;
+resume)
+	pg_start
+	;;
 createdb)
 	name=${3:?createdb needs a NAME}
 	PGPASSFILE="$dir/pgpass" "$bin/psql" -X -q -v ON_ERROR_STOP=1 \
 		"$(cat "$dir/url")/postgres" -c "CREATE DATABASE \"$name\"" >/dev/null
 	;;
 *)
-	echo "usage: $0 start|stop|createdb DIR [NAME]" >&2; exit 2
+	echo "usage: $0 start|stop|halt|resume|createdb DIR [NAME]" >&2; exit 2
 	;;
 esac
