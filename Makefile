@@ -7,7 +7,9 @@
 OUTPUT     := build
 CC         ?= gcc
 CLANG      ?= clang
-BPFTOOL    ?= bpftool
+# Debian installs it in /usr/sbin, which a user's PATH lacks (make runs as the user, sudo
+# only for what needs root); found before make deps has installed it too.
+BPFTOOL    ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 PROTOC_C   ?= protoc-c
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
@@ -47,7 +49,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
 	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
-	curl libpq-dev postgresql-15
+	curl openssl libpq-dev postgresql-15
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
@@ -58,7 +60,8 @@ TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TE
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(TEST_BPF_OBJS)
-.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root
+.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root \
+	fresh-check
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
 # container, a minimal image, this machine), through sudo otherwise, and when neither is
@@ -76,28 +79,31 @@ RUN_COMMAND := sh -c '$(OUTPUT)/slideops capture cpu -d 10 && echo && \
 
 all: $(OUTPUT)/slideops
 
-# Installs what building and testing need; does nothing when all is there already.
-deps:
-	$(Q)missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
-		| grep -q 'install ok installed' || echo $$p; done); \
+# $(call apt_install,PACKAGES): installs, as root, those of PACKAGES that dpkg does not
+# list as installed, all in one apt-get call, and says which; nothing when all are there.
+# dpkg-query and apt-get are found through PATH.
+apt_install = missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null \
+		| grep -q 'install ok installed' || printf '%s ' "$$p"; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
-		$(call as_root,env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq && apt-get install -y -qq $$missing >/dev/null"); \
+		$(call as_root,env DEBIAN_FRONTEND=noninteractive sh -c \
+			"apt-get update -qq && apt-get install -y -qq $$missing >/dev/null"); \
 	fi
-	@# npm for the browser tests: Debian's package, unless a nodejs that carries its own is installed.
-	$(Q)command -v npm >/dev/null || $(call as_root,env DEBIAN_FRONTEND=noninteractive \
-		sh -c "apt-get update -qq && apt-get install -y -qq npm >/dev/null")
+
+# Installs what building and testing need; does nothing when all is there already. npm
+# for the browser tests is Debian's package, unless a nodejs that carries its own is
+# installed (a nodejs from elsewhere conflicts with Debian's npm).
+DEPS_NEEDED = $(DEB_PACKAGES) $$(command -v npm >/dev/null || echo npm)
+deps:
+	$(Q)$(call apt_install,$(DEPS_NEEDED))
 
 # Only the elevation: what `make run` and `make test` use to become root, on its own.
 as-root:
 	$(Q)$(call as_root,true)
 
-bench-deps: deps
-	$(Q)missing=$$(for p in $(BENCH_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
-		| grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	fi
+# What the benchmarks need besides, with the above in the same apt-get call.
+bench-deps:
+	$(Q)$(call apt_install,$(DEPS_NEEDED) $(BENCH_PACKAGES))
 
 $(OUTPUT)/vmlinux.h:
 	$(call msg,BTF,$@)
@@ -243,12 +249,15 @@ $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unw
 		$(filter %.c,$^) -lelf -lz -o $@
 	$(Q)fuzz/make-python-seeds.sh $(OUTPUT)/fuzz/seeds/python 2>/dev/null
 
-# Each fuzz target for FUZZ_SECONDS (60 by default); long runs: fuzz/README.md. The
+# Each fuzz target for FUZZ_SECONDS (60 by default); what it finds goes to
+# build/fuzz/artifacts/ (crash-*, oom-*, ...); long runs: fuzz/README.md. The
 # profile reader gets 256 MB: its seeds include a gzip bomb it must refuse within that.
 fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind \
 		$(OUTPUT)/fuzz/fuzz_python
+	$(Q)mkdir -p $(OUTPUT)/fuzz/artifacts
 	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \
 		$$t -max_total_time=$${FUZZ_SECONDS:-60} \
+		-artifact_prefix=$(OUTPUT)/fuzz/artifacts/ \
 		-rss_limit_mb=$$( [ $$t = $(OUTPUT)/fuzz/fuzz_pprof ] && echo 256 || echo 2048) \
 		$$(mktemp -d) $$( [ -d $$seeds ] && echo $$seeds) || exit 1; done
 
@@ -267,11 +276,20 @@ run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(call as_root,$(RUN_COMMAND))
 
+# `make fresh-check`: `make run` from a clean clone of HEAD on a fresh Debian 12 root
+# (debootstrap minbase, kept in build/fresh/) with only make and git added, in a chroot;
+# see tests/fresh-check.sh. Run it whenever the Makefile, the README or .ci/run change.
+fresh-check:
+	$(Q)$(call apt_install,debootstrap git curl python3)
+	$(Q)$(call as_root,tests/fresh-check.sh)
+
 bench: bench-deps all
 	$(Q)bench/run.sh
 
+# --one-file-system: what a killed fresh-check left mounted in build/fresh/root (/dev,
+# /sys) is never descended into.
 clean:
 	$(call msg,CLEAN)
-	$(Q)rm -rf $(OUTPUT)
+	$(Q)rm -rf --one-file-system $(OUTPUT)
 
 -include $(shell find $(OUTPUT)/obj $(OUTPUT)/asan/obj -name '*.d' 2>/dev/null)

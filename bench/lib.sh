@@ -4,13 +4,32 @@
 # profiler benchmark runs: rounds of modes, interleaved, each a profiler started in the
 # background around a workload and its cost read back.
 
-# bench_init NAME: a work directory, root, kernel.bpf_stats_enabled on until exit.
+# bench_catch_failures: from here on, the last command that failed outside a test (if,
+# ||, &&), in functions too, is kept: under set -e, the one that ends the benchmark.
+# bench_report_failure STATUS, in the exit trap, says it: a benchmark that fails says
+# what failed (the command, its file and line, its status), never just exit 1.
+bench_catch_failures() {
+	set -E
+	bench_failed=""
+	trap 'bench_failed="$BASH_COMMAND (${BASH_SOURCE[0]##*/}:$LINENO, exit $?)"' ERR
+}
+bench_report_failure() {
+	[ "$1" = 0 ] || echo "bench: failed: ${bench_failed:-exit $1}" >&2
+}
+
+# bench_init NAME: a work directory, root, kernel.bpf_stats_enabled on until exit; a
+# failure says what failed (bench_catch_failures).
 bench_init() {
 	[ "$(id -u)" = 0 ] || { echo "bench: run as root (the profilers need it)" >&2; exit 1; }
 	dir=$(mktemp -d "/tmp/slideops-bench-$1.XXXXXX")
 	stats_before=$(sysctl -n kernel.bpf_stats_enabled)
+	bench_catch_failures
 	# A profiler still running (the benchmark failed) is stopped first.
-	trap '[ -z "${bench_child:-}" ] || { kill -INT "$bench_child"; wait "$bench_pid"; } 2>/dev/null
+	trap 'bench_rc=$?
+		bench_report_failure "$bench_rc"
+		[ -z "${bench_child:-}" ] || { kill -INT "$bench_child"; wait "$bench_pid"; } 2>/dev/null
+		[ "$bench_rc" = 0 ] || [ ! -s "$dir/profiler.out" ] ||
+			echo "bench: the last profiler said: $(tail -3 "$dir/profiler.out")" >&2
 		sysctl -q -w kernel.bpf_stats_enabled="$stats_before" || true; rm -rf "$dir"' EXIT
 	sysctl -q -w kernel.bpf_stats_enabled=1
 	export SLIDEOPS_DATA="$dir/data"
@@ -19,8 +38,10 @@ bench_init() {
 # prog_stats PID: "name type run_time_ns run_cnt" of each BPF program PID holds.
 prog_stats() {
 	local ids
-	ids=$(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u |
-		paste -sd, -)
+	# A descriptor the profiler closes between the glob and cat is no failure (cat would
+	# fail the pipe, and under set -e the benchmark).
+	ids=$( { cat /proc/"$1"/fdinfo/* 2>/dev/null || true; } |
+		awk '$1 == "prog_id:" { print $2 }' | sort -u | paste -sd, -)
 	[ -n "$ids" ] || return 0
 	bpftool prog show -j | jq -r --argjson ids "[$ids]" '
 		.[] | select(.id as $i | $ids | index($i))

@@ -17,6 +17,9 @@
 #
 # Not a test: the figures move with whatever else the machine runs.
 set -euo pipefail
+# A failure says what failed (bench/lib.sh).
+source "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+bench_catch_failures
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
@@ -34,7 +37,7 @@ cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	rm -rf "$dir"
 }
-trap cleanup EXIT
+trap 'bench_report_failure $?; cleanup' EXIT
 export SLIDEOPS_DATA="$dir/data"
 
 cat > "$dir/worker.c" <<'C'

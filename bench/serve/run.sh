@@ -9,13 +9,20 @@
 #      machine): requests per second, p99 latency, and serve's peak RSS; with
 #      BASELINE=OLDER/slideops, the same against that build in the same run, as ratios;
 #   2. a 1 GB upload of debug symbols (a debug file padded to 1 GB) through the API:
-#      wall time and serve's peak RSS, beside `cp` of the same file (the disk's floor).
+#      wall time and serve's peak RSS, beside `cp` of the same file (the disk's floor);
+#   3. slow clients: wrk against the list's first page with the token, alone, then while
+#      500 idle and 100 trickling connections (a byte a second, never a whole header) are
+#      held from the same address, reopened as serve drops them: requests per second and
+#      p99 of both, as a ratio, and serve's RSS under both.
 #
 # Targets (issue 12): upload peak RSS <= 64 MB.
 #
 #   bench/serve/run.sh            (make bench-deps first; root: it takes one capture)
 #   BASELINE=/path/to/old/slideops bench/serve/run.sh
 set -euo pipefail
+# A failure says what failed (bench/lib.sh).
+source "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+bench_catch_failures
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
@@ -25,7 +32,7 @@ work=$(mktemp -d /tmp/slideops-bench-serve.XXXXXX)
 data=$work/data
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+trap 'bench_report_failure $?; cleanup' EXIT
 command -v wrk >/dev/null || { echo "bench/serve: wrk is missing: make bench-deps" >&2; exit 1; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -156,3 +163,72 @@ t=$(awk '{ print $14 + $15 }' /proc/$serve/stat)
 for _ in $(seq 10); do curl -s -o /dev/null -H "Authorization: Bearer $token" "$base/api/profiles"; done
 printf '== serve CPU per first page of the profile list of %d: %d ms\n' "$NPROFILES" \
 	$(( ($(awk '{ print $14 + $15 }' /proc/$serve/stat) - t) * 1000 / $(getconf CLK_TCK) / 10 ))
+
+# ---- slow clients: 500 idle and 100 trickling connections held, beside none ----
+cat > "$work/hold.py" <<'PY'
+# hold.py PORT IDLE TRICKLING SECONDS READY: keeps that many connections open to serve,
+# the trickling ones sending a byte a second, each reopened when serve drops it; writes
+# READY once all are open; prints how many serve dropped.
+import resource, socket, sys, time
+port, idle, trickling, seconds = (int(a) for a in sys.argv[1:5])
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+def conn():
+    try:
+        s = socket.create_connection(("127.0.0.1", port))
+        s.setblocking(False)
+        return s
+    except OSError:
+        return None
+socks = [[conn(), i >= idle] for i in range(idle + trickling)]
+open(sys.argv[5], "w").write("open\n")
+dropped, end = 0, time.time() + seconds
+while time.time() < end:
+    for pair in socks:
+        s, trickle = pair
+        alive = s is not None
+        if alive:
+            try:
+                alive = s.recv(4096) != b""
+            except BlockingIOError:
+                pass
+            except OSError:
+                alive = False
+        if alive and trickle:
+            try:
+                s.send(b"G")
+            except OSError:
+                alive = False
+        if not alive:
+            if s is not None:
+                s.close()
+                dropped += 1
+            pair[0] = conn()
+    time.sleep(1)
+print(dropped)
+PY
+rss_mb() { echo $(( $(awk "/^$2:/ { print \$2 }" /proc/$1/status) / 1024 )); }
+port=${base##*:}
+echo 5 > "/proc/$serve/clear_refs"
+read -r rps p99 < <(bench "$base/api/profiles" "Authorization: Bearer $token")
+alone="$rps $p99 $(rss_mb "$serve" VmRSS) $(rss_mb "$serve" VmHWM)"
+python3 "$work/hold.py" "$port" 500 100 $(( SECONDS_EACH + 30 )) "$work/held" > "$work/dropped" &
+holder=$!
+pids+=("$holder")
+for _ in $(seq 300); do [ -e "$work/held" ] && break; sleep 0.1; done
+echo 5 > "/proc/$serve/clear_refs"
+# serve's descriptors: the held connections and its own few.
+fds=$(ls /proc/$serve/fd | wc -l)
+read -r hrps hp99 < <(bench "$base/api/profiles" "Authorization: Bearer $token")
+under="$hrps $hp99 $(rss_mb "$serve" VmRSS) $(rss_mb "$serve" VmHWM)"
+held="$fds-$(ls /proc/$serve/fd | wc -l)"
+wait "$holder" || true
+read -r rps p99 rss hwm <<<"$alone"
+read -r hrps hp99 hrss hhwm <<<"$under"
+printf '== slow clients, wrk -t2 -c8 %ss on the list'"'"'s first page with the token:\n' "$SECONDS_EACH"
+printf '   alone:                               %8s req/s, p99 %7s ms; serve RSS %d MB (peak %d MB)\n' \
+	"$rps" "$p99" "$rss" "$hwm"
+printf '   500 idle + 100 trickling held (%s fds): %8s req/s, p99 %7s ms; serve RSS %d MB (peak %d MB)\n' \
+	"$held" "$hrps" "$hp99" "$hrss" "$hhwm"
+printf '   %.2fx the rate, %.2fx the p99 under them; serve dropped %d of them (10 s without a header)\n' \
+	"$(echo "$hrps / $rps" | bc -l)" "$(echo "$hp99 / $p99" | bc -l)" "$(cat "$work/dropped")"

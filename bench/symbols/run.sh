@@ -19,6 +19,10 @@
 # Generated files are kept in $BENCH_DIR (default /tmp/slideops-bench-symbols, ~2.5 GB) and
 # reused by the next run with the same sizes.
 set -euo pipefail
+# A failure says what failed (bench/lib.sh).
+source "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+bench_catch_failures
+trap 'bench_report_failure $?' EXIT
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 SLIDEOPS=${SLIDEOPS:-$top/build/slideops}

@@ -21,10 +21,13 @@
 #
 # Not a test: the figures move with whatever else the machine runs.
 set -euo pipefail
+# A failure says what failed (bench/lib.sh).
+source "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+bench_catch_failures
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'bench_report_failure $?; rm -rf "$work"' EXIT
 
 for tool in gcc readelf llvm-dwarfdump; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench-deps)" >&2; exit 1; }

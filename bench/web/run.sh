@@ -7,12 +7,15 @@
 # time of a zoom in ours. Medians of RUNS (3). Target (issue 12): first render <= 1 s and
 # faster than speedscope.
 set -euo pipefail
+# A failure says what failed (bench/lib.sh).
+source "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+bench_catch_failures
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 NSTACKS=${NSTACKS:-100000}
 work=$(mktemp -d /tmp/slideops-bench-web.XXXXXX)
 server=
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'bench_report_failure $?; [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 (cd "$here" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
 cp "$top"/web/ui/* "$here/bench.html" "$here/bench.js" "$work/"
 cp -r "$here/node_modules/speedscope/dist/release" "$work/speedscope"

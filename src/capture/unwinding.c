@@ -211,14 +211,20 @@ static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool 
 {
 	struct unwind_mapping *maps;
 	size_t n = 0, unknown = 0;
+	/* maps[i]'s binary, by its index in u->known: reading a new one may move them all. */
+	size_t *known_at;
 
 	if (j->remove) {
 		unwind_maps__remove_process(u->maps, (uint32_t)j->pid);
 		return 0;
 	}
 	maps = calloc(j->n ? j->n : 1, sizeof(*maps));
-	if (!maps)
+	known_at = calloc(j->n ? j->n : 1, sizeof(*known_at));
+	if (!maps || !known_at) {
+		free(maps);
+		free(known_at);
 		return 0;
+	}
 	for (size_t i = 0; i < j->n; i++) {
 		const struct unwinding_mapping *m = &j->maps[i];
 		struct known *k;
@@ -227,6 +233,7 @@ static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool 
 		/* Sampling is over: the session is waiting, not for one more binary. */
 		if (atomic_load_explicit(&u->stop, memory_order_relaxed)) {
 			free(maps);
+			free(known_at);
 			return 0;
 		}
 		if (read_new)
@@ -241,10 +248,12 @@ static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool 
 		maps[n].start = m->start;
 		maps[n].end = m->end;
 		maps[n].vaddr = vaddr;
-		maps[n].build_id = k->info.build_id;
 		maps[n].table = k->table;
+		known_at[n] = (size_t)(k - u->known);
 		n++;
 	}
+	for (size_t i = 0; i < n; i++)
+		maps[i].build_id = u->known[known_at[i]].info.build_id;
 	/* A process without a single table keeps the kernel's frame-pointer walk, which
 	 * costs less than the walker doing the same. */
 	if (n) {
@@ -255,6 +264,7 @@ static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool 
 		u->stats.load_ns += clock__monotonic_ns() - start;
 	}
 	free(maps);
+	free(known_at);
 	return unknown;
 }
 

@@ -165,18 +165,6 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	return 0;
 }
 
-/* The workspace's Services, so that their processes are grouped by them. */
-static void services__load(struct store *s, struct service **svc, size_t *n)
-{
-	int err = store__list_services(s, svc, n);
-
-	if (err) {
-		msg_error(MSG_CAPTURE_SERVICES_FAILED, strerror(-err));
-		*svc = NULL;
-		*n = 0;
-	}
-}
-
 static void print_text(const char *id, const struct analysis *a, const char *flamegraph)
 {
 	msg_print(MSG_CAPTURE_PROFILE_ID, id);
@@ -202,17 +190,12 @@ static int print_json(const char *id, const struct analysis *a, const char *flam
 	return cli_print_json(doc);
 }
 
-/* The workspace, then what the user asked to see. */
-static int finish(struct store *s, const struct pipeline_result *r,
-		  const struct capture_args *args, const struct cli_env *env,
-		  const struct pipeline_callbacks *cb)
+/* What the user asked to see of a capture the workspace keeps as id. */
+static int finish(const char *id, const struct pipeline_result *r,
+		  const struct capture_args *args, const struct cli_env *env)
 {
-	char id[STORE_ID_MAX];
-	int err;
+	int err = 0;
 
-	err = pipeline_result__save(r, s, cb, id);
-	if (err)
-		return EXIT_FAIL;
 	if (args->flamegraph) {
 		err = flamegraph__write_file(r->profile, args->flamegraph,
 					     FLAMEGRAPH_COLOUR_LANGUAGE);
@@ -230,41 +213,14 @@ static int finish(struct store *s, const struct pipeline_result *r,
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
-/* The flame graph's path can be written, and the workspace has room for a profile. */
-static int check_outputs(struct store *s, const struct capture_args *args)
-{
-	char free_text[32], need_text[32];
-	uint64_t available = 0;
-	int err;
-
-	if (args->flamegraph) {
-		err = file__check_output(args->flamegraph);
-		if (err) {
-			msg_error(MSG_CAPTURE_OUTPUT_UNUSABLE, args->flamegraph, strerror(-err));
-			return err;
-		}
-	}
-	err = store__free_space(s, STORE_SAVE_BYTES_MIN, &available);
-	if (err == -ENOSPC) {
-		format_bytes((int64_t)available, free_text, sizeof(free_text));
-		format_bytes(STORE_SAVE_BYTES_MIN, need_text, sizeof(need_text));
-		msg_error(MSG_CAPTURE_NO_SPACE_BEFORE, store__dir(s), free_text, need_text);
-		return err;
-	}
-	return 0;
-}
-
 int cmd_capture(int argc, char **argv, const struct cli_env *env)
 {
 	struct capture_view view = { .tty = env->tty };
 	struct pipeline_callbacks cb = { .progress = on_progress, .error = on_error, .ctx = &view };
-	struct symbol_lookup kept = { .get = store__symbols_get };
-	struct pipeline_options opts = { 0 };
+	struct workspace_capture wc;
 	struct pipeline_result result;
 	struct capture_args args;
-	struct service *svc = NULL;
-	char cache_dir[PATH_MAX];
-	size_t nsvc = 0;
+	char id[STORE_ID_MAX];
 	struct store *s;
 	int err, rc;
 
@@ -281,31 +237,24 @@ int cmd_capture(int argc, char **argv, const struct cli_env *env)
 	s = cli_open_store(env);
 	if (!s)
 		return EXIT_FAIL;
-	/* Before sampling: a capture that could not be kept or shown is not taken. */
-	if (check_outputs(s, &args)) {
-		store__close(s);
-		return EXIT_FAIL;
+	/* Before sampling: a flame graph that could not be written is not captured for. */
+	if (args.flamegraph) {
+		err = file__check_output(args.flamegraph);
+		if (err) {
+			msg_error(MSG_CAPTURE_OUTPUT_UNUSABLE, args.flamegraph, strerror(-err));
+			store__close(s);
+			return EXIT_FAIL;
+		}
 	}
-	services__load(s, &svc, &nsvc);
-	kept.ctx = s;
-	opts.question = args.question;
-	opts.seconds = args.seconds;
-	opts.hz = args.hz;
-	opts.services = svc;
-	opts.nservices = nsvc;
-	opts.kept = &kept;
-	opts.has_symbols = store__keeps_full_names;
-	opts.has_symbols_ctx = s;
-	snprintf(cache_dir, sizeof(cache_dir), "%s/profiler/unwind", store__dir(s));
-	opts.cache_dir = cache_dir;
-
+	wc = (struct workspace_capture){ .question = args.question, .seconds = args.seconds,
+					 .hz = args.hz };
 	stop_signals(true);
-	err = pipeline__run(&opts, &cb, &stop_requested, &result);
-	rc = err ? EXIT_FAIL : finish(s, &result, &args, env, &cb);
+	/* It refuses a workspace it could not keep the profile in before it samples. */
+	err = pipeline__capture_workspace(s, &wc, &cb, &stop_requested, &result, id);
+	rc = err ? EXIT_FAIL : finish(id, &result, &args, env);
 	stop_signals(false);
 
 	pipeline_result__release(&result);
-	services__free(svc, nsvc);
 	store__close(s);
 	return rc;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * slideops serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE | --insecure-http]:
+ * slideops serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE | --insecure-http]
+ *               [--allow-host NAME]...:
  * the workspace server and its web UI (src/server), until SIGINT or SIGTERM.
  */
 #include <signal.h>
@@ -17,6 +18,7 @@ int cmd_serve(int argc, char **argv, const struct cli_env *env)
 {
 	struct server_options o = { .data_dir = env->data_dir ? env->data_dir :
 							       store__default_dir() };
+	const char *hosts[SERVER_ALLOWED_HOSTS_MAX + 1];
 	bool bad = false;
 	struct store *s;
 	const char *v;
@@ -32,6 +34,11 @@ int cmd_serve(int argc, char **argv, const struct cli_env *env)
 			o.tls_cert = v;
 		} else if ((v = cli_option_value(argc, argv, &i, NULL, "--tls-key", &bad))) {
 			o.tls_key = v;
+		} else if ((v = cli_option_value(argc, argv, &i, NULL, "--allow-host", &bad))) {
+			/* One past the most: server__run says how many it takes. */
+			if (o.nallowed_hosts <= SERVER_ALLOWED_HOSTS_MAX)
+				hosts[o.nallowed_hosts++] = v;
+			o.allowed_hosts = hosts;
 		} else if (bad) {
 			break;
 		} else if (strcmp(argv[i], "--insecure-http") == 0) {

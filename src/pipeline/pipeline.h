@@ -149,4 +149,31 @@ void pipeline_result__release(struct pipeline_result *r);
 int pipeline_result__save(const struct pipeline_result *r, struct store *s,
 			  const struct pipeline_callbacks *cb, char id[40]);
 
+/*
+ * Before a capture into the workspace s: it can be written and has room for a profile
+ * (STORE_SAVE_BYTES_MIN). 0, or -errno reported through cb->error (-EROFS a read-only
+ * workspace, -ENOSPC a full one); nothing is loaded or sampled.
+ */
+int pipeline__check_workspace(struct store *s, const struct pipeline_callbacks *cb);
+
+/* What a capture into a workspace samples. */
+struct workspace_capture {
+	enum question question;
+	unsigned seconds;
+	unsigned hz;
+};
+
+/*
+ * A capture kept in the workspace s: the one entry the command line and the server both
+ * call, so that their captures are the same. pipeline__check_workspace first (a refusal
+ * samples nothing), then the pipeline with the workspace's Services for the owner
+ * groups, its kept symbol tables for names, and its unwind-table cache
+ * (DIR/profiler/unwind, the installed profiler); then pipeline_result__save. Sampling
+ * ends at the duration or when *stop becomes non-zero. 0 with *out (release it with
+ * pipeline_result__release) and the new profile's id, or -errno (reported).
+ */
+int pipeline__capture_workspace(struct store *s, const struct workspace_capture *wc,
+				const struct pipeline_callbacks *cb, volatile sig_atomic_t *stop,
+				struct pipeline_result *out, char id[40]);
+
 #endif

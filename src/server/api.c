@@ -41,9 +41,9 @@ struct call {
 	const char *url;
 	struct request *req;
 	struct reply *r;
-	char *parts[PATH_PARTS]; /* the path after /api/, split at '/' */
+	char *parts[PATH_PARTS]; /* the path after /api/ as sent, split at '/', then decoded */
 	int nparts;
-	char buf[1024];
+	char *buf;               /* what parts point into */
 };
 
 static const char *arg(const struct call *c, const char *name)
@@ -331,8 +331,15 @@ static void flamegraph(struct call *c)
 	FILE *out;
 	int err;
 
-	if (arg(c, "colour") && flamegraph_colour__parse(arg(c, "colour")) >= 0)
-		colour = (enum flamegraph_colour)flamegraph_colour__parse(arg(c, "colour"));
+	if (arg(c, "colour")) {
+		int parsed = flamegraph_colour__parse(arg(c, "colour"));
+
+		if (parsed < 0) {
+			reply__msg(c->r, 400, MSG_API_BAD_COLOUR, arg(c, "colour"));
+			return;
+		}
+		colour = (enum flamegraph_colour)parsed;
+	}
 	if (!load(c, &l))
 		return;
 	out = open_memstream(&text, &len);
@@ -351,30 +358,17 @@ out:
 	unload(&l);
 }
 
-/* A file without a name to write an export into and send. */
-static int export_file(struct call *c)
-{
-	int fd = open(c->srv->data_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	char path[PATH_MAX + 32];
-
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), "%s/export.tmp-XXXXXX", c->srv->data_dir);
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(path);
-	return fd;
-}
-
+/* The export, made in memory and sent from there: nothing is written to the workspace,
+ * so a read-only or full one exports as the command line does. */
 static void export(struct call *c)
 {
 	const char *format = arg(c, "format") ? arg(c, "format") : "";
 	struct loaded l;
 	bool pprof = strcmp(format, "pprof") == 0;
-	void *data = NULL;
+	char *data = NULL;
 	size_t len = 0;
 	FILE *out;
-	int fd, err;
+	int err;
 
 	if (!pprof && strcmp(format, "folded") != 0) {
 		reply__msg(c->r, 400, MSG_API_BAD_EXPORT, format);
@@ -382,38 +376,24 @@ static void export(struct call *c)
 	}
 	if (!load(c, &l))
 		return;
-	fd = export_file(c);
-	out = fd >= 0 ? fdopen(fd, "w+") : NULL;
-	if (!out) {
-		if (fd >= 0)
-			close(fd);
-		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, format, strerror(errno));
-		goto out;
-	}
 	if (pprof) {
 		/* Lines where the workspace keeps them; without, the export has names only. */
 		err = store__add_lines(l.s, l.p);
 		if (!err)
-			err = pprof__encode(l.p, true, &data, &len);
-		if (!err && fwrite(data, 1, len, out) != len)
-			err = -EIO;
-		free(data);
+			err = pprof__encode(l.p, true, (void **)&data, &len);
 	} else {
-		err = folded__write(l.p, out);
+		out = open_memstream(&data, &len);
+		err = out ? folded__write(l.p, out) : -errno;
+		if (out && fclose(out) && !err)
+			err = -ENOMEM;
 	}
-	if (!err && fflush(out))
-		err = -errno;
 	if (err) {
-		fclose(out);
+		free(data);
 		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, format, strerror(-err));
 		goto out;
 	}
-	c->r->fd = dup(fileno(out));
-	fclose(out);
-	if (c->r->fd < 0 || lseek(c->r->fd, 0, SEEK_SET) < 0) {
-		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, format, strerror(errno));
-		goto out;
-	}
+	c->r->data = data;
+	c->r->len = len;
 	c->r->status = 200;
 	c->r->content_type = pprof ? "application/octet-stream" : "text/plain; charset=utf-8";
 	snprintf(c->r->file_name, sizeof(c->r->file_name), "%s.%s", c->parts[1],
@@ -447,6 +427,20 @@ static void compare(struct call *c)
 
 /* ---- captures ---- */
 
+/* A whole number from 1 to max in a JSON body: 0, or -1 with the refusal naming the value
+ * as it was sent. */
+static int body_number(struct call *c, const char *name, json_t *v, long max)
+{
+	char *sent;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= max)
+		return 0;
+	sent = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	reply__msg(c->r, 400, MSG_API_BAD_NUMBER, sent ? sent : "?", 1L, max, name);
+	free(sent);
+	return -1;
+}
+
 static void start_capture(struct call *c)
 {
 	json_t *body = c->req->body ? json_loads(c->req->body, 0, NULL) : NULL;
@@ -466,16 +460,10 @@ static void start_capture(struct call *c)
 		reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, qid);
 		goto out;
 	}
-	if (secs && (!json_is_integer(secs) || json_integer_value(secs) < 1 ||
-		     json_integer_value(secs) > SECONDS_MAX)) {
-		reply__msg(c->r, 400, MSG_API_BAD_NUMBER, "", 1L, (long)SECONDS_MAX, "seconds");
+	if (secs && body_number(c, "seconds", secs, SECONDS_MAX))
 		goto out;
-	}
-	if (hz && (!json_is_integer(hz) || json_integer_value(hz) < 1 ||
-		   json_integer_value(hz) > HZ_MAX)) {
-		reply__msg(c->r, 400, MSG_API_BAD_NUMBER, "", 1L, (long)HZ_MAX, "hz");
+	if (hz && body_number(c, "hz", hz, HZ_MAX))
 		goto out;
-	}
 	if (secs)
 		seconds = (long)json_integer_value(secs);
 	if (hz)
@@ -590,6 +578,11 @@ static void upload(struct call *c)
 		reply__msg(c->r, 413, MSG_UPLOAD_TOO_LARGE);
 		return;
 	}
+	if (u->over_budget) {
+		reply__msg(c->r, 503, MSG_API_UPLOADS_BUSY,
+			   (unsigned long long)(SERVER_UPLOADS_HELD_MAX >> 20));
+		return;
+	}
 	if (u->write_err) {
 		reply__msg(c->r, 500, MSG_API_UPLOAD_WRITE, strerror(u->write_err));
 		return;
@@ -599,6 +592,11 @@ static void upload(struct call *c)
 		return;
 	}
 	upload_name(given, name);
+	/* "/", "dir/", "." and ".." name no file: said, never kept as a name. */
+	if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		reply__msg(c->r, 400, MSG_API_UPLOAD_BAD_NAME, given);
+		return;
+	}
 	if (lseek(u->fd, 0, SEEK_SET) < 0) {
 		reply__msg(c->r, 500, MSG_API_UPLOAD_WRITE, strerror(errno));
 		return;
@@ -740,21 +738,37 @@ void api__handle(struct server *srv, struct MHD_Connection *conn, const char *me
 {
 	struct call c = { .srv = srv, .conn = conn, .method = method, .url = url, .req = req,
 			  .r = r };
-	char *save, *part;
+	char *rest, *part, *query;
 
 	r->status = 500;
-	r->fd = -1;
 	if (req->body_too_large) {
 		reply__msg(r, 413, MSG_API_BAD_BODY, url, "too large");
 		return;
 	}
-	snprintf(c.buf, sizeof(c.buf), "%s", url + strlen("/api/"));
-	for (part = strtok_r(c.buf, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
-		if (c.nparts == PATH_PARTS) {
+	/* The path as it was sent, split first and each part decoded after: an id holding
+	 * "%2F" is that id, never two parts. */
+	c.buf = req->raw_path ? strdup(req->raw_path) : NULL;
+	if (!c.buf) {
+		reply__msg(r, 500, MSG_OUT_OF_MEMORY);
+		return;
+	}
+	query = strchr(c.buf, '?');
+	if (query)
+		*query = '\0';
+	if (strncmp(c.buf, "/api/", 5) != 0) {
+		reply__msg(r, 404, MSG_API_NOT_FOUND, url);
+		goto out;
+	}
+	/* Every part there as sent: "a//b" or "a/" is no path here, not "a/b" or "a". */
+	for (rest = c.buf + 5; (part = strsep(&rest, "/"));) {
+		if (c.nparts == PATH_PARTS || !*part) {
 			reply__msg(r, 404, MSG_API_NOT_FOUND, url);
-			return;
+			goto out;
 		}
+		MHD_http_unescape(part);
 		c.parts[c.nparts++] = part;
 	}
 	dispatch(&c);
+out:
+	free(c.buf);
 }

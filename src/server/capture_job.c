@@ -86,12 +86,8 @@ static void *capture_job__main(void *arg)
 	struct job_args *a = arg;
 	struct capture_job *job = a->job;
 	struct pipeline_callbacks cb = { on_progress, on_error, job };
-	struct pipeline_options opts = { .question = job->question, .seconds = job->seconds,
-					 .hz = a->hz, .has_symbols = store__keeps_full_names };
-	struct symbol_lookup kept = { .get = store__symbols_get };
-	struct pipeline_result result = { 0 };
-	struct service *svc = NULL;
-	size_t nsvc = 0;
+	struct workspace_capture wc = { job->question, job->seconds, a->hz };
+	struct pipeline_result result;
 	char id[40] = "";
 	struct store *s;
 	int err;
@@ -102,29 +98,45 @@ static void *capture_job__main(void *arg)
 		finish(job, PIPELINE_FAILED, NULL, errno);
 		goto out;
 	}
-	/* Without the Services the groups are still right, only less named. */
-	if (store__list_services(s, &svc, &nsvc)) {
-		svc = NULL;
-		nsvc = 0;
-	}
-	opts.services = svc;
-	opts.nservices = nsvc;
-	opts.has_symbols_ctx = s;
-	kept.ctx = s;
-	opts.kept = &kept;
-	err = pipeline__run(&opts, &cb, &job->stop, &result);
-	if (!err) {
-		err = pipeline_result__save(&result, s, &cb, id);
+	/* The command line's capture, the same entry: pipeline/pipeline.h. */
+	err = pipeline__capture_workspace(s, &wc, &cb, &job->stop, &result, id);
+	if (!err)
 		pipeline_result__release(&result);
-	}
 	finish(job, err ? PIPELINE_FAILED : PIPELINE_DONE, err ? NULL : id, err);
-	services__free(svc, nsvc);
 	store__close(s);
 out:
 	pthread_mutex_lock(&job->lock);
 	job->running = false;
 	pthread_mutex_unlock(&job->lock);
 	return NULL;
+}
+
+/* A capture the workspace could not keep is refused before it starts (507), with the
+ * reason the capture itself would give. */
+static void on_refusal(void *ctx, enum msg_id id, const char *text)
+{
+	struct view_error *e = ctx;
+
+	if (e->status)
+		return;
+	e->id = id;
+	e->status = 507;
+	snprintf(e->text, sizeof(e->text), "%s", text);
+}
+
+static int check_workspace(struct capture_job *job, struct view_error *e)
+{
+	struct pipeline_callbacks cb = { .error = on_refusal, .ctx = e };
+	struct store *s = store__open_again(job->data_dir);
+	int err;
+
+	/* A workspace that cannot be opened fails the capture itself, saying why. */
+	if (!s)
+		return 0;
+	e->status = 0;
+	err = pipeline__check_workspace(s, &cb);
+	store__close(s);
+	return err;
 }
 
 int capture_job__start(struct capture_job *job, enum question q, unsigned seconds, unsigned hz,
@@ -134,6 +146,8 @@ int capture_job__start(struct capture_job *job, enum question q, unsigned second
 	char when[32];
 	int err;
 
+	if (check_workspace(job, e))
+		return -1;
 	pthread_mutex_lock(&job->lock);
 	if (job->running) {
 		views__format_time(job->started_at_ns, when);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The workspace server: the JSON API under /api/ (docs/api.md) and the web UI, served
- * from assets embedded in the binary. libmicrohttpd, one thread per connection, so a
- * large profile being read never holds up another request; captures run on their own
- * worker (capture_job.h).
+ * from assets embedded in the binary. libmicrohttpd with epoll and a small pool of
+ * threads, so thousands of idle connections cost little, and those that do not send a
+ * request in time are dropped; the API is answered by workers (workers.h), so a large
+ * profile being read never holds up another request; captures run on their own worker
+ * (capture_job.h).
  *
  * Every request needs the workspace token: the URL printed on start sets it as an
  * HttpOnly SameSite=Strict cookie, scripts send "Authorization: Bearer TOKEN". Changes
@@ -16,11 +18,18 @@
 #include <signal.h>
 #include <stdbool.h>
 
+/* Names given with --allow-host, at most. */
+#define SERVER_ALLOWED_HOSTS_MAX 16
+
 struct server_options {
 	const char *listen;      /* "ADDR:PORT"; NULL: 127.0.0.1:7070 */
 	const char *data_dir;
 	const char *tls_cert, *tls_key; /* PEM files; both or neither */
 	bool insecure_http;      /* plain HTTP on a non-loopback address, said out loud */
+	/* Host names it answers to besides IP addresses, localhost and this machine's name
+	 * (--allow-host): any other is refused, against DNS rebinding. */
+	const char **allowed_hosts;
+	int nallowed_hosts;
 };
 
 /* Serves until *stop becomes non-zero. Prints the URL to open on stdout once listening.

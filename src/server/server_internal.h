@@ -6,23 +6,36 @@
 #include <jansson.h>
 #include <limits.h>
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "server/capture_job.h"
+#include "server/server.h"
 #include "views/views.h"
 
 #define SERVER_TOKEN_HEX 64
 #define THIS_SERVER_ID "local"
 /* A JSON request body: a capture's options, nothing large. */
 #define SERVER_BODY_MAX (64 * 1024)
+/* A request's URI as sent, path and query: longer is refused (414), never cut. */
+#define SERVER_URI_MAX 4096
+/* The bytes every upload being read at once may hold on disk together: two whole ones. */
+#define SERVER_UPLOADS_HELD_MAX (2ULL * VIEWS_UPLOAD_MAX_BYTES)
+
+/* What the uploads being read hold on disk, together; shared by every connection. */
+struct upload_budget {
+	pthread_mutex_t lock;
+	uint64_t held;
+};
 
 struct server {
 	char data_dir[PATH_MAX];
 	char token[SERVER_TOKEN_HEX + 1];
 	char hostname[256];
 	struct capture_job job;  /* this server's; agents bring their own later */
+	struct upload_budget uploads;
 };
 
 /* The upload being streamed to disk: a file without a name, gone when closed. */
@@ -30,29 +43,45 @@ struct upload {
 	int fd;
 	uint64_t bytes;
 	bool too_large;          /* over the cap: the rest is read and dropped */
+	bool over_budget;        /* other uploads hold the disk: the rest is dropped */
 	int write_err;
+	struct upload_budget *budget;
+	uint64_t reserved;       /* bytes of the budget this upload holds */
+};
+
+/* What a handler answers: a JSON document, or bytes to download (an export). */
+struct reply {
+	int status;
+	json_t *doc;             /* owned */
+	char *data;              /* owned (malloc); sent instead of doc when set */
+	size_t len;
+	const char *content_type;
+	char file_name[128];     /* Content-Disposition for downloads */
+	char allow[64];          /* 405: the methods the path allows ("GET, HEAD") */
 };
 
 struct request {
+	bool seen;               /* the handler has been called for it */
+	bool uri_nul;            /* the URI as sent holds %00 */
+	bool uri_too_long;       /* longer than SERVER_URI_MAX */
+	char *raw_path;          /* the path as sent, before decoding ('/'-split first) */
 	bool checked;            /* auth and Origin passed */
 	bool cookie_auth;
 	char *body;              /* JSON bodies, up to SERVER_BODY_MAX */
 	size_t body_len;
 	bool body_too_large;
 	struct upload *upload;
+	/* Handed to a worker (server.c): the connection waits, suspended, for the reply. */
+	struct server *srv;
+	struct MHD_Connection *conn;
+	const char *method, *url;
+	struct reply reply;
+	bool replied;            /* reply is ready to be sent */
+	struct request *next;    /* the workers' queue */
 };
 
-/* What a handler answers: a JSON document, or a file (export). */
-struct reply {
-	int status;
-	json_t *doc;             /* owned */
-	int fd;                  /* a file to send instead of doc; -1: none */
-	const char *content_type;
-	char file_name[128];     /* Content-Disposition for downloads */
-	char allow[64];          /* 405: the methods the path allows ("GET, HEAD") */
-};
-
-/* The API: fills r for method and url. The request's body and upload are complete. */
+/* The API: fills r for method and url (req->raw_path: the path as sent). The request's
+ * body and upload are complete. Runs on a worker thread, the connection suspended. */
 void api__handle(struct server *srv, struct MHD_Connection *conn, const char *method,
 		 const char *url, struct request *req, struct reply *r);
 /* True when url is an upload (its body is streamed to disk, not kept). */
@@ -62,8 +91,11 @@ void reply__error(struct reply *r, const struct view_error *e);
 void reply__msg(struct reply *r, int status, enum msg_id id, ...);
 
 /* ---- upload streaming (upload.c) ---- */
-struct upload *upload__new(const char *data_dir);
-/* Appends a chunk, counting it against the 1 GB cap. */
+/* An upload of declared bytes (0: not said, counted as it streams) into data_dir; NULL
+ * with errno set, EBUSY when other uploads hold the budget. */
+struct upload *upload__new(const char *data_dir, struct upload_budget *budget,
+			   uint64_t declared);
+/* Appends a chunk, counting it against the 1 GB cap and the budget. */
 void upload__write(struct upload *u, const char *data, size_t len);
 void upload__free(struct upload *u);
 

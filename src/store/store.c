@@ -231,6 +231,13 @@ int store__free_space(struct store *s, uint64_t needed, uint64_t *available)
 	return s->ops->free_space(s, needed, available);
 }
 
+int store__check_writable(struct store *s)
+{
+	int err = store__need_db(s, true);
+
+	return err ? err : s->ops->check_writable(s);
+}
+
 /* A reader's store may have no workspace yet: it lists nothing and finds nothing. */
 int store__need_db(const struct store *s, bool write)
 {

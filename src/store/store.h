@@ -102,6 +102,9 @@ bool store__exists(const struct store *s);
  */
 #define STORE_SAVE_BYTES_MIN (4u << 20)
 int store__free_space(struct store *s, uint64_t needed, uint64_t *available);
+/* Whether a profile could be kept here now: 0, or -EROFS (a read-only file system, or
+ * an index that opened read-only), -EACCES, -errno. A capture calls it before it samples. */
+int store__check_writable(struct store *s);
 /* The bytes saving p takes: its blob (written, then renamed) and the index row. */
 int store__profile_bytes(const struct profile *p, uint64_t *bytes);
 /*

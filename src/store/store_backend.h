@@ -30,6 +30,8 @@ struct store_ops {
 	void (*close)(struct store *s);
 	bool (*exists)(const struct store *s);
 	int (*free_space)(struct store *s, uint64_t needed, uint64_t *available);
+	/* 0 when a profile could be kept now; -EROFS, -EACCES, -errno. */
+	int (*check_writable)(struct store *s);
 	int (*leftovers)(struct store *s, int64_t older_than_ns,
 			 int (*found)(void *ctx, const char *path, uint64_t bytes), void *ctx);
 

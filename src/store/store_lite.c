@@ -157,6 +157,7 @@ const struct store_ops store_lite_ops = {
 	.close = lite__close,
 	.exists = lite__exists,
 	.free_space = lite__free_space,
+	.check_writable = lite__check_writable,
 	.leftovers = lite__leftovers,
 	.save_profile = lite__save_profile,
 	.load_profile = lite__load_profile,

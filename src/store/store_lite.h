@@ -87,5 +87,6 @@ int lite__list_servers(struct store *s, struct server_entry **out, size_t *n);
 void lite__close(struct store *s);
 bool lite__exists(const struct store *s);
 int lite__free_space(struct store *s, uint64_t needed, uint64_t *available);
+int lite__check_writable(struct store *s);
 
 #endif

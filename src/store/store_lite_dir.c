@@ -310,3 +310,38 @@ int lite__free_space(struct store *s, uint64_t needed, uint64_t *available)
 		return err;
 	return *available < needed ? -ENOSPC : 0;
 }
+
+/* A file can be made in dirfd: an unnamed one (O_TMPFILE), or where the file system has
+ * none, a named one removed at once. 0 or -errno (EROFS: a read-only file system). */
+static int dir_can_write(int dirfd)
+{
+	char name[64];
+	int fd;
+
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	snprintf(name, sizeof(name), "%swrite-check.%d", FILE_TMP_MARK, (int)getpid());
+	fd = openat(dirfd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlinkat(dirfd, name, 0);
+	return 0;
+}
+
+int lite__check_writable(struct store *s)
+{
+	int err;
+
+	if (sqlite3_db_readonly(s->db, "main") == 1)
+		return -EROFS;
+	err = dir_can_write(s->dir_fd);
+	if (!err && s->profiles_fd >= 0)
+		err = dir_can_write(s->profiles_fd);
+	return err;
+}

@@ -239,6 +239,21 @@ static int pg_free_space(struct store *s, uint64_t needed, uint64_t *available)
 	return 0;
 }
 
+/* A database that takes no writes (a standby, or read-only by its settings). */
+static int pg_check_writable(struct store *s)
+{
+	PGresult *res;
+	int err = pg__exec(s, "SELECT pg_is_in_recovery() OR"
+			      " current_setting('transaction_read_only') = 'on'",
+			   NULL, &res);
+
+	if (err)
+		return err;
+	err = *PQgetvalue(res, 0, 0) ? -EROFS : 0;
+	PQclear(res);
+	return err;
+}
+
 /* A save is one transaction: there are no files to leave behind. */
 static int pg_leftovers(struct store *s, int64_t older_than_ns,
 			int (*found)(void *ctx, const char *path, uint64_t bytes), void *ctx)
@@ -426,6 +441,7 @@ const struct store_ops store_pg_ops = {
 	.close = pg_close,
 	.exists = pg_exists,
 	.free_space = pg_free_space,
+	.check_writable = pg_check_writable,
 	.leftovers = pg_leftovers,
 	.save_profile = pg__save_profile,
 	.load_profile = pg__load_profile,

@@ -2,12 +2,12 @@
 # `slideops serve` on loopback, and curl.
 # Sourced after lib.sh.
 
-# start_serve: starts serve on a free loopback port with the test's workspace; sets
-# SERVE_PID, BASE (http://127.0.0.1:PORT), TOKEN. Stopped at exit.
+# start_serve: starts serve on a free loopback port with the test's workspace (and
+# $SERVE_ARGS); sets SERVE_PID, PORT, BASE (http://127.0.0.1:PORT), TOKEN. Stopped at exit.
 start_serve() {
 	local port url i
 	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	"$SLIDEOPS" serve --listen "127.0.0.1:$port" >"$WORK/serve.out" 2>"$WORK/serve.err" &
+	"$SLIDEOPS" serve --listen "127.0.0.1:$port" ${SERVE_ARGS:-} >"$WORK/serve.out" 2>"$WORK/serve.err" &
 	SERVE_PID=$!
 	defer "kill -TERM $SERVE_PID 2>/dev/null; wait $SERVE_PID 2>/dev/null"
 	for i in $(seq 100); do
@@ -19,6 +19,7 @@ start_serve() {
 	[ -n "$url" ] || fail "serve printed no URL: $(cat "$WORK/serve.out" "$WORK/serve.err")"
 	grep -q "^SlideOps is at http://127.0.0.1:$port/?token=" "$WORK/serve.out" ||
 		fail "serve's first line is not the URL to open: $(head -1 "$WORK/serve.out")"
+	PORT=$port
 	BASE="http://127.0.0.1:$port"
 	TOKEN=${url##*token=}
 }
@@ -33,8 +34,9 @@ api() {
 
 # expect STATUS METHOD PATH [curl args...]: that status, or fail with the body.
 expect() {
-	local want=$1 got; shift
-	got=$(api "$@")
+	local want=$1 got rc=0; shift
+	got=$(api "$@") || rc=$?
+	[ "$rc" = 0 ] || fail "$1 $2: no answer (curl exit $rc; serve: $(tail -3 "$WORK/serve.err"))"
 	[ "$got" = "$want" ] || fail "$1 $2: HTTP $got, want $want: $(head -c 600 "$WORK/body")"
 }
 

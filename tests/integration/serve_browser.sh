@@ -113,8 +113,9 @@ if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.locks' >/dev/null; t
 	sleep 0.3
 	"$SLIDEOPS" capture locks -d 2 --json > locks.json 2>/dev/null || fail "the locks capture failed"
 	LOCKS=$(jq -r .id locks.json)
-	jq -e '.locks[0].functions[0].name == "ledger_post"' locks.json >/dev/null ||
-		fail "the locks profile does not name the mutex's waiters: $(jq -c '.locks[0]' locks.json)"
+	# Its mutex, among whatever else on this machine waited on locks meanwhile.
+	jq -e 'any(.locks[]; .functions[0].name == "ledger_post")' locks.json >/dev/null ||
+		fail "the locks profile does not name the mutex's waiters: $(jq -c '.locks[:3]' locks.json)"
 fi
 cg_kill "$lock_cg"
 # 60 more rows in the index, older than the rest, so that Profiles comes in pages.

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `slideops show` and `slideops compare` on a real capture. A C program with known
 # functions (main -> build_report -> render_rows, busy in render_rows) runs in a unit's
-# cgroup. show must give its group the share of the server's CPU it really used (from
-# /proc, within 10 points), name render_rows as "most of it in", list it among the top
-# functions; export folded stacks root first and a pprof that `go tool pprof` names; and
-# write a flame graph page that a real browser renders, searches, zooms and hovers.
+# cgroup, and a second one (busy in other_work) in another. show must give the first's
+# group the share of the server's CPU it really used (from /proc, within 10 points), name
+# render_rows as "most of it in", list it among the top functions; export folded stacks
+# root first and a pprof that `go tool pprof` names; and write a flame graph page that a
+# real browser renders, searches, zooms and hovers.
 # compare of two captures says what changed; unknown ids and bad options are refused.
 source "$(dirname "$0")/lib.sh"
 
@@ -45,6 +46,25 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 cg=$(make_cgroup "system.slice/$UNIT")
 pid=$(start_in_cgroup "$cg" "$WORK/show-worker")
+# A second group of the test's own, busy in other_work: the profile has two groups of
+# its own whatever else runs, so zooming to one hides boxes of another on a quiet machine.
+OTHER_UNIT=slideops-test-show-other.service
+build_c show-other -O1 <<'C'
+#include <stdint.h>
+volatile uint64_t sink;
+__attribute__((noinline)) void other_work(void)
+{
+	for (int i = 0; i < 1000000; i++)
+		sink += (uint64_t)i;
+}
+int main(void)
+{
+	for (;;)
+		other_work();
+}
+C
+cg_other=$(make_cgroup "system.slice/$OTHER_UNIT")
+start_in_cgroup "$cg_other" "$WORK/show-other" >/dev/null
 sleep 0.3
 
 # The worker's rate of CPU use while the capture runs (which takes longer than its 4 s of
@@ -175,6 +195,8 @@ HTML
 	group=$(sed -n 's/^hover-group=//p' "$WORK/dom2.html")
 	jq -e --arg g "$group" '.groups | map(.label) | index($g) != null' "$WORK/show.json" >/dev/null ||
 		fail "the first row under the root is not an owner group: '$group'"
+	jq -e --arg g "Unit $OTHER_UNIT" '.groups | map(.label) | index($g) != null' \
+		"$WORK/show.json" >/dev/null || fail "the profile lacks the second group, Unit $OTHER_UNIT"
 	grep -q "^zoom=$group fewer=1$" "$WORK/dom2.html" || fail "clicking a group does not zoom to it: $(grep ^zoom= "$WORK/dom2.html")"
 	grep -q "^crumbs=all › $group$" "$WORK/dom2.html" || fail "no way back shown after zooming"
 	grep -q '^reset=all boxes=1$' "$WORK/dom2.html" || fail "reset zoom does not show everything again"
