@@ -66,14 +66,50 @@ void cli_print_json_error(void)
 	cli_print_json(doc);
 }
 
-/* Says why the workspace in dir cannot be opened, and what to do. */
-static void open_failed(const char *dir, int err)
+int cli_use_store_url(const char *url)
+{
+	int err = store__set_url(url);
+
+	if (err == -EACCES)
+		msg_error(MSG_STORE_URL_PASSWORD);
+	else if (err == -ENOMEM)
+		msg_error(MSG_OUT_OF_MEMORY);
+	else if (err)
+		msg_error(MSG_STORE_URL_BAD, url, *store__problem(NULL) ? store__problem(NULL) :
+									 "it does not start with postgresql://");
+	return err ? -1 : 0;
+}
+
+/* Says why the workspace database at url cannot be opened, and what to do. */
+static void open_url_failed(const char *url, int err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+		msg_error(MSG_STORE_PG_UNREACHABLE, url, store__problem(NULL));
+		return;
+	case EMEDIUMTYPE:
+		msg_error(MSG_STORE_PG_FOREIGN, url);
+		return;
+	case EPROTO:
+		msg_error(MSG_STORE_PG_NEWER, url);
+		return;
+	}
+	msg_error(MSG_STORE_PG_FAILED, url,
+		  *store__problem(NULL) ? store__problem(NULL) : strerror(err));
+}
+
+void cli_open_failed(const char *dir, int err)
 {
 	uid_t owner;
-	const char *path = store__problem(&owner);
+	const char *path;
 	struct passwd *pw;
 	char uid[32];
 
+	if (store__url()) {
+		open_url_failed(store__url(), err);
+		return;
+	}
+	path = store__problem(&owner);
 	switch (err) {
 	case EPROTO:
 		msg_error(MSG_STORE_NEWER_WORKSPACE, dir);
@@ -116,7 +152,7 @@ struct store *cli_open_store(const struct cli_env *env)
 	struct store *s = store__open(dir);
 
 	if (!s)
-		open_failed(dir, errno);
+		cli_open_failed(dir, errno);
 	return s;
 }
 
@@ -126,7 +162,7 @@ struct store *cli_open_store_read(const struct cli_env *env)
 	struct store *s = store__open_read(dir);
 
 	if (!s)
-		open_failed(dir, errno);
+		cli_open_failed(dir, errno);
 	return s;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What every subcommand shares. main.c takes the global options (--json, --data DIR)
- * out of argv before dispatch, so a subcommand sees only its own: argv[0] is its name.
+ * What every subcommand shares. main.c takes the global options (--json, --data DIR,
+ * --store URL) out of argv before dispatch, so a subcommand sees only its own: argv[0] is
+ * its name.
  * Exit codes: 0 ok, 1 failure, 2 refused input or usage.
  */
 #ifndef SLIDEOPS_CLI_H
@@ -19,6 +20,7 @@ struct store;
 struct cli_env {
 	bool json;            /* print one JSON document on stdout */
 	const char *data_dir; /* --data, or NULL: store__default_dir() */
+	const char *store_url; /* --store or $SLIDEOPS_STORE: the workspace in PostgreSQL */
 	bool tty;             /* stderr is a terminal: progress may be shown */
 };
 
@@ -36,11 +38,17 @@ int cli_print_json(json_t *doc);
  * stdout, from the first error it said. */
 void cli_print_json_error(void);
 
+/* Makes url (NULL or empty: none) the workspace of every store opened after; says why
+ * not and returns -1 (a URL with a password is refused, and never printed). */
+int cli_use_store_url(const char *url);
+
 /* Opens the workspace store to write (creating the data dir); prints why not (and what
  * to do) and returns NULL. */
 struct store *cli_open_store(const struct cli_env *env);
 /* The same to read: creates nothing, needs no free space, works read-only. */
 struct store *cli_open_store_read(const struct cli_env *env);
+/* Says why a store__open* of dir failed with err (an errno), and what to do. */
+void cli_open_failed(const char *dir, int err);
 
 /* The value of option argv[*i] ("-d 5", "--duration 5", "--duration=5"; short_opt may
  * be NULL), or NULL when argv[*i] is not that option. When its value is missing, prints

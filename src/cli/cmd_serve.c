@@ -20,6 +20,7 @@ int cmd_serve(int argc, char **argv, const struct cli_env *env)
 							       store__default_dir() };
 	const char *hosts[SERVER_ALLOWED_HOSTS_MAX + 1];
 	bool bad = false;
+	struct store *s;
 	const char *v;
 
 	if (cli_wants_help(argc, argv)) {
@@ -52,5 +53,11 @@ int cmd_serve(int argc, char **argv, const struct cli_env *env)
 	}
 	if (bad)
 		return EXIT_REFUSED;
+	/* The workspace opened (made, migrated) once before serving, so that a database
+	 * that cannot be used is said as every command says it. */
+	s = cli_open_store(env);
+	if (!s)
+		return EXIT_FAIL;
+	store__close(s);
 	return server__run(&o, &stop) ? EXIT_FAIL : EXIT_OK;
 }

@@ -28,6 +28,7 @@
 static void load_services(const struct cli_env *env, struct service **svc, size_t *n)
 {
 	const char *dir = env->data_dir ? env->data_dir : store__default_dir();
+	const char *where = store__url() ? store__url() : dir;
 	struct store *s;
 	int err;
 
@@ -35,12 +36,12 @@ static void load_services(const struct cli_env *env, struct service **svc, size_
 	*n = 0;
 	s = store__open_read(dir);
 	if (!s) {
-		msg_error(MSG_TOP_NO_SERVICES, dir, strerror(errno));
+		msg_error(MSG_TOP_NO_SERVICES, where, strerror(errno));
 		return;
 	}
 	err = store__list_services(s, svc, n);
 	if (err) {
-		msg_error(MSG_TOP_NO_SERVICES, dir, strerror(-err));
+		msg_error(MSG_TOP_NO_SERVICES, where, strerror(-err));
 		*svc = NULL;
 		*n = 0;
 	}

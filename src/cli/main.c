@@ -3,11 +3,14 @@
  * slideops: one binary, subcommands as perf and git have them. This file takes the
  * global options out of argv and hands the rest to the subcommand.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "store/store.h"
 #include "util/messages.h"
 
 struct command {
@@ -38,6 +41,14 @@ int main(int argc, char **argv)
 			env.data_dir = argv[++i];
 		} else if (strncmp(argv[i], "--data=", 7) == 0) {
 			env.data_dir = argv[i] + 7;
+		} else if (strcmp(argv[i], "--store") == 0) {
+			if (i + 1 >= argc) {
+				msg_error(MSG_USAGE_MISSING_STORE);
+				return EXIT_REFUSED;
+			}
+			env.store_url = argv[++i];
+		} else if (strncmp(argv[i], "--store=", 8) == 0) {
+			env.store_url = argv[i] + 8;
 		} else {
 			argv[n++] = argv[i];
 		}
@@ -46,6 +57,12 @@ int main(int argc, char **argv)
 	msg_set_json(env.json);
 	if (env.data_dir && !*env.data_dir) {
 		msg_error(MSG_USAGE_EMPTY_DATA);
+		cli_print_json_error();
+		return EXIT_REFUSED;
+	}
+	if (!env.store_url)
+		env.store_url = getenv("SLIDEOPS_STORE");
+	if (cli_use_store_url(env.store_url)) {
 		cli_print_json_error();
 		return EXIT_REFUSED;
 	}

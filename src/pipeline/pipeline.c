@@ -354,13 +354,13 @@ static void save_failed(const struct pipeline_result *r, struct store *s,
 	if (!cb)
 		return;
 	if (err != -ENOSPC || store__profile_bytes(r->profile, &needed)) {
-		report__error(&report, MSG_CAPTURE_SAVE_FAILED, store__dir(s), strerror(-err));
+		report__error(&report, MSG_CAPTURE_SAVE_FAILED, store__where(s), strerror(-err));
 		return;
 	}
 	store__free_space(s, 0, &available);
 	format_bytes((int64_t)available, free_text, sizeof(free_text));
 	format_bytes((int64_t)needed, need_text, sizeof(need_text));
-	report__error(&report, MSG_CAPTURE_NO_SPACE, store__dir(s), free_text, need_text);
+	report__error(&report, MSG_CAPTURE_NO_SPACE, store__where(s), free_text, need_text);
 }
 
 int pipeline_result__save(const struct pipeline_result *r, struct store *s,

@@ -29,7 +29,7 @@ int pipeline__check_workspace(struct store *s, const struct pipeline_callbacks *
 
 	err = store__check_writable(s);
 	if (err) {
-		report__error(&r, MSG_CAPTURE_READ_ONLY_BEFORE, store__dir(s), strerror(-err));
+		report__error(&r, MSG_CAPTURE_READ_ONLY_BEFORE, store__where(s), strerror(-err));
 		return err;
 	}
 	err = store__free_space(s, STORE_SAVE_BYTES_MIN, &available);

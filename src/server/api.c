@@ -93,7 +93,13 @@ static struct store *open_store(struct call *c)
 {
 	struct store *s = store__open_again(c->srv->data_dir);
 
-	if (!s && errno == EPROTO)
+	/* A shared workspace's database: said as the database, not as the directory. */
+	if (!s && store__url() && errno == EPROTO)
+		reply__msg(c->r, 500, MSG_STORE_PG_NEWER, store__url());
+	else if (!s && store__url())
+		reply__msg(c->r, 503, MSG_STORE_PG_FAILED, store__url(),
+			   *store__problem(NULL) ? store__problem(NULL) : strerror(errno));
+	else if (!s && errno == EPROTO)
 		reply__msg(c->r, 500, MSG_STORE_NEWER_WORKSPACE, c->srv->data_dir);
 	else if (!s)
 		reply__msg(c->r, 500, MSG_DATA_DIR_UNUSABLE, c->srv->data_dir, strerror(errno));
@@ -225,7 +231,8 @@ static void top(struct call *c)
 
 /* ---- profiles ---- */
 
-/* A page of the profiles, from the index alone: ?question=Q&server=HOST&limit=N&offset=K. */
+/* A page of the profiles, from the index alone: ?question=Q&server=HOST&limit=N, then
+ * &offset=K or &after=CURSOR (the document's next). */
 static void list_profiles(struct call *c, const char *server)
 {
 	struct profile_query q = { .question = -1, .server = server ? server : arg(c, "server"),
@@ -250,16 +257,26 @@ static void list_profiles(struct call *c, const char *server)
 		return;
 	q.limit = (uint64_t)limit;
 	q.offset = (uint64_t)offset;
+	q.after = arg(c, "after");
+	if (q.after && (q.offset || strlen(q.after) >= STORE_CURSOR_MAX)) {
+		reply__msg(c->r, 400, MSG_API_BAD_CURSOR, q.offset ? "offset" : "its length");
+		return;
+	}
 	s = open_store(c);
 	if (!s)
 		return;
 	err = store__query_profiles(s, &q, &e, &n, &total);
 	store__close(s);
+	if (err == -EINVAL && q.after) {
+		reply__msg(c->r, 400, MSG_API_BAD_CURSOR, "its form");
+		return;
+	}
 	if (err) {
 		reply__msg(c->r, 500, MSG_PROFILES_LIST_FAILED, c->srv->data_dir, strerror(-err));
 		return;
 	}
-	page = (struct views_page){ .total = total, .offset = q.offset };
+	page = (struct views_page){ .total = total, .offset = q.offset, .limit = q.limit,
+				    .by_cursor = q.after != NULL };
 	ok(c, views__profiles(e, n, &page));
 	profile_entries__free(e, n);
 }

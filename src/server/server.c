@@ -878,8 +878,11 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 		msg_error(MSG_DATA_DIR_UNUSABLE, srv->data_dir, strerror(errno));
 		goto out_srv;
 	}
+	/* A shared workspace keeps its token, so that each of its servers asks the same. */
+	err = store__token(s, srv->token, sizeof(srv->token));
 	store__close(s);
-	err = token__load(srv->data_dir, srv->token);
+	if (err == -ENOTSUP)
+		err = token__load(srv->data_dir, srv->token);
 	if (err) {
 		msg_error(MSG_SERVE_TOKEN_FAILED, srv->data_dir, strerror(-err));
 		goto out_srv;

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The workspace: a data directory with an SQLite index (profiles, symbol tables by
- * build id, uploads, services) and profile blobs (gzip'd pprof) on disk.
- *
- * Layout: DIR/workspace.db, DIR/profiles/ID.pb.gz. A profile is written to a temporary
- * file, fsync'd, renamed, and only then indexed: a crash never lists half a profile.
+ * The workspace: profiles (an index and gzip'd pprof blobs), symbol and line tables by
+ * build id, uploads, services and servers. Two backends behind this one interface,
+ * chosen at open:
+ *   - by default a data directory: DIR/workspace.db (SQLite) and DIR/profiles/ID.pb.gz.
+ *     A profile is written to a temporary file, fsync'd, renamed, and only then
+ *     indexed: a crash never lists half a profile.
+ *   - with a URL (store__set_url: --store, SLIDEOPS_STORE) a PostgreSQL database
+ *     holding everything, blobs included, so that several workspace processes serve one
+ *     workspace; the data directory then keeps only this machine's profiler and caches.
  * Reads outnumber writes; symbol tables are read once per profile shown.
  */
 #ifndef SLIDEOPS_STORE_H
@@ -28,7 +32,30 @@ struct symtab;
 const char *store__default_dir(void);
 
 /*
- * Opens (creating) the store in dir, to read and write. The directory is opened once,
+ * The workspace of every store__open* after it: a PostgreSQL URL
+ * (postgresql://USER@HOST:PORT/DB[?sslmode=...]), or NULL for the SQLite workspace in
+ * the data directory. -EINVAL when url is not one (store__check_url).
+ */
+int store__set_url(const char *url);
+/* The URL store__set_url set, or NULL. */
+const char *store__url(void);
+/*
+ * 0 when url is a postgresql:// (or postgres://) URL this store can use; -EINVAL when
+ * it is not one, -EACCES when it carries a password (a password is read from PGPASSFILE
+ * or ~/.pgpass, never from a command line, where every user can read it).
+ */
+int store__check_url(const char *url);
+/* store__open on the PostgreSQL workspace at url, whatever store__set_url said; dir
+ * holds this machine's caches. */
+struct store *store__open_url(const char *url, const char *dir);
+
+/*
+ * Opens (creating) the store in dir, to read and write. With a URL (store__set_url),
+ * the database instead: NULL with errno set to
+ *   ECONNREFUSED  it cannot be reached or refused us (store__problem: libpq's reason)
+ *   EMEDIUMTYPE   it holds another program's tables
+ *   EPROTO        a newer slideops made it
+ * and nothing in it changed. In the data directory: The directory is opened once,
  * O_NOFOLLOW, and everything in it is checked: NULL with errno set to
  *   EPERM    it, or something in it, is owned by another user (store__problem: which)
  *   EACCES   it, or something in it, may be written by other users
@@ -55,7 +82,12 @@ struct store *store__open_existing(const char *dir);
  */
 struct store *store__open_again(const char *dir);
 void store__close(struct store *s);
+/* The data directory (with a URL: this machine's profiler and caches). */
 const char *store__dir(const struct store *s);
+/* Where the workspace is, for messages: the data directory, or the URL. */
+const char *store__where(const struct store *s);
+/* True when the workspace is a database several workspace processes share. */
+bool store__is_shared(const struct store *s);
 /* The path that made the last open fail (EPERM, EACCES, ELOOP, EUCLEAN), and its owner. */
 const char *store__problem(uid_t *owner);
 /* The workspace directory's fd (-1 when a reader found none). */
@@ -100,6 +132,7 @@ struct profile_entry {
 	int64_t started_at_ns;
 	uint64_t duration_ns;
 	char *answer;
+	int64_t saved_at_ns;
 };
 
 /* Newest first. */
@@ -111,7 +144,13 @@ struct profile_query {
 	const char *server;  /* a hostname; NULL: any */
 	uint64_t limit;      /* 0: every one from offset on */
 	uint64_t offset;
+	const char *after;   /* a cursor (store__cursor): the page after that profile; offset
+			      * must then be 0 */
 };
+
+#define STORE_CURSOR_MAX (STORE_ID_MAX + 48)
+/* The cursor of the page after e: a profile saved meanwhile does not shift it. */
+void store__cursor(const struct profile_entry *e, char cursor[STORE_CURSOR_MAX]);
 
 /* The page in *out, and in *total how many match the filters in all. 0 or -errno. */
 int store__query_profiles(struct store *s, const struct profile_query *q,
@@ -123,6 +162,26 @@ int store__set_answer(struct store *s, const char *id, const char *answer);
  * workspace can be written (best effort). */
 int store__refresh_answer(struct store *s, const char *id, const char *answer);
 int store__delete_profile(struct store *s, const char *id);
+
+/*
+ * Deletes the profiles that started before before_ns, oldest first, batch (0:
+ * STORE_PRUNE_BATCH) at a time, each batch one transaction; progress (may be NULL) hears
+ * the running count after each, and stops the walk by returning non-zero. *deleted: how
+ * many were deleted, also on an error. 0 or -errno.
+ */
+#define STORE_PRUNE_BATCH 500
+int store__prune_profiles(struct store *s, int64_t before_ns, size_t batch,
+			  int (*progress)(void *ctx, uint64_t deleted), void *ctx,
+			  uint64_t *deleted);
+
+/*
+ * The workspace's retention: profiles that started more than seconds ago are deleted as
+ * new ones are saved, at most STORE_RETENTION_BATCH a save (0: kept until deleted).
+ * store__retention: 0 when none is set.
+ */
+#define STORE_RETENTION_BATCH 100
+int store__set_retention(struct store *s, int64_t seconds);
+int store__retention(struct store *s, int64_t *seconds);
 
 /* ---- symbol tables, keyed by build id (lowercase hex) ---- */
 
@@ -190,6 +249,16 @@ int store__add_service(struct store *s, const struct service *svc);
 /* -ENOENT when there is none of that name. */
 int store__remove_service(struct store *s, const char *name);
 int store__list_services(struct store *s, struct service **out, size_t *n);
+
+/* ---- the workspace token ---- */
+
+/*
+ * The token every request to the workspace's servers needs, kept in the workspace so
+ * that every server of a shared workspace asks the same one: made (size - 1 lowercase
+ * hex digits, from getrandom) on first use, the same ever after. -ENOTSUP when the
+ * workspace keeps none (a data directory: its server keeps the token in a file there).
+ */
+int store__token(struct store *s, char *out, size_t size);
 
 /* ---- servers ---- */
 

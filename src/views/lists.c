@@ -14,15 +14,22 @@ static long long whole_seconds(uint64_t ns)
 json_t *views__profiles(const struct profile_entry *e, size_t n, const struct views_page *page)
 {
 	struct views_page whole = { .total = n, .offset = 0 };
+	char when[32], cursor[STORE_CURSOR_MAX];
 	json_t *list = json_array();
+	bool more;
 	uint64_t next;
-	char when[32];
 
 	if (!page)
 		page = &whole;
 	/* Rows a later slideops wrote are passed over, so a page may hold fewer than asked:
 	 * the next starts after what the index held, not after what was shown. */
 	next = page->offset + n;
+	/* A full page may have more after it; the cursor says where, whatever is saved in
+	 * the meantime. */
+	more = page->by_cursor ? page->limit && n == page->limit : next < page->total;
+	if (more && n)
+		store__cursor(&e[n - 1], cursor);
+	more = more && n;
 
 	for (size_t i = 0; list && i < n; i++) {
 		json_t *item;
@@ -38,10 +45,12 @@ json_t *views__profiles(const struct profile_entry *e, size_t n, const struct vi
 			list = NULL;
 		}
 	}
-	return list ? json_pack("{s:o, s:I, s:I, s:o}", "profiles", list, "total",
+	return list ? json_pack("{s:o, s:I, s:I, s:o, s:o}", "profiles", list, "total",
 				(json_int_t)page->total, "offset", (json_int_t)page->offset,
-				"next_offset", next < page->total ? json_integer((json_int_t)next) :
-								   json_null()) :
+				"next_offset",
+				!page->by_cursor && next < page->total ?
+					json_integer((json_int_t)next) : json_null(),
+				"next", more ? json_text(cursor) : json_null()) :
 		      NULL;
 }
 

@@ -66,11 +66,14 @@ json_t *views__top(const struct top_row *rows, size_t n);
 struct views_page {
 	uint64_t total;   /* how many match in all */
 	uint64_t offset;  /* of the first given */
+	uint64_t limit;   /* asked for; 0: every one */
+	bool by_cursor;   /* the page was asked after a cursor: offsets do not apply */
 };
 
-/* profiles: {"profiles": [...], "total", "offset", "next_offset"}, newest first as given;
- * next_offset is where the next page starts, null after the last. page NULL: e is the
- * whole list. */
+/* profiles: {"profiles": [...], "total", "offset", "next_offset", "next"}, newest first as
+ * given; next_offset is where the next page starts, null after the last (and for a page
+ * after a cursor); next is the cursor of the page after this one (store__cursor), null
+ * when this page is the last. page NULL: e is the whole list. */
 json_t *views__profiles(const struct profile_entry *e, size_t n, const struct views_page *page);
 /* symbols list: {"uploads": [...]} */
 json_t *views__uploads(const struct upload_entry *e, size_t n);

@@ -149,6 +149,24 @@ jq -e '(.profiles | length) == 10 and .total == 50 and .next_offset == null and
 expect 200 GET "/api/servers/local/profiles?limit=1"
 jq -e '(.profiles | length) == 1 and .next_offset == 1' "$WORK/body" >/dev/null ||
 	fail "the server's profiles are not paged: $(head -c 300 "$WORK/body")"
+# By cursor: every profile once, newest first, though one is added during the walk.
+expect 200 GET '/api/profiles?limit=100'
+walked=$(jq -r '.profiles[].id' "$WORK/body")
+next=$(jq -r .next "$WORK/body")
+sqlite3 "$SLIDEOPS_DATA/workspace.db" "INSERT INTO profiles (id, question, server,
+	started_at_ns, duration_ns, answer, blob, saved_at_ns) SELECT id || '-pnew', question,
+	server, started_at_ns + 1000000000, duration_ns, answer, blob, saved_at_ns FROM profiles
+	WHERE id = '$A'" || fail "could not add a row during the walk"
+while [ "$next" != null ]; do
+	expect 200 GET "/api/profiles?limit=100&after=$next"
+	jq -e '.next_offset == null and .total == 253' "$WORK/body" >/dev/null ||
+		fail "a page after a cursor is $(jq -c '{total, next_offset}' "$WORK/body")"
+	walked+=$'\n'$(jq -r '.profiles[].id' "$WORK/body")
+	next=$(jq -r .next "$WORK/body")
+done
+[ "$walked" = "$(cat "$WORK/cli-ids")" ] || fail "the walk by cursor is not the list, each once"
+expect 400 GET '/api/profiles?after=nonsense'
+expect 400 GET "/api/profiles?after=1.2.x&offset=3"
 expect 400 GET '/api/profiles?limit=0'
 expect 400 GET '/api/profiles?limit=1001'
 expect 400 GET '/api/profiles?offset=-1'

@@ -4,6 +4,10 @@
  * lists nothing half written; a damaged blob is refused, not crashed on; symbol tables
  * by build id with uploads first; uploads replaced by build and deleted by prefix;
  * Services. Each test gets a fresh data directory.
+ *
+ * What the store promises whatever keeps it runs twice: on SQLite in the data directory,
+ * then on a real PostgreSQL 15 the test starts itself (helpers/pgserver.h), a fresh
+ * database each test (skipped, saying so, only where PostgreSQL is not installed).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,9 +27,11 @@
 
 #include <cmocka.h>
 
+#include "helpers/pgserver.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "symbols/symtab.h"
+#include "util/clock.h"
 
 #define S(p, s) profile__intern((p), (s))
 
@@ -47,6 +53,50 @@ static int setup(void **state)
 	if (!f->s)
 		return -1;
 	*state = f;
+	return 0;
+}
+
+static struct pgserver *pg;
+static int pg_databases;
+
+/* The same fixture on a fresh PostgreSQL database: store__open(dir) then opens it, and
+ * dir holds only this machine's caches. */
+static int setup_pg(void **state)
+{
+	char name[32];
+	const char *url;
+
+	if (!pg)
+		skip();
+	snprintf(name, sizeof(name), "store_%d", ++pg_databases);
+	url = pgserver__createdb(pg, name);
+	if (!url || store__set_url(url))
+		return -1;
+	if (setup(state)) {
+		fprintf(stderr, "cannot open %s: %s (%s)\n", url, strerror(errno),
+			store__problem(NULL));
+		return -1;
+	}
+	return 0;
+}
+
+static int group_setup_pg(void **state)
+{
+	(void)state;
+	pg = pgserver__start();
+	if (!pg && !pgserver__missing())
+		return -1; /* installed, yet not started: a failure, not a skip */
+	if (!pg)
+		fprintf(stderr, "skipping the PostgreSQL store tests: %s\n", pgserver__why());
+	return 0;
+}
+
+static int group_teardown_pg(void **state)
+{
+	(void)state;
+	store__set_url(NULL);
+	pgserver__stop(pg);
+	pg = NULL;
 	return 0;
 }
 
@@ -141,7 +191,7 @@ static void test_open_makes_a_versioned_private_workspace(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 3);
+	assert_int_equal(sqlite3_column_int(st, 0), 5);
 	sqlite3_finalize(st);
 	/* A rollback journal: readers need no shared-memory file, so a read-only or full
 	 * workspace can still be read. */
@@ -236,11 +286,14 @@ static void test_profiles_save_list_load(void **state)
 	assert_int_equal(store__list_profiles(f->s, &e, &n), 0);
 	assert_int_equal(n, 2);
 	profile_entries__free(e, n);
-	{
+	if (!store__is_shared(f->s)) {
 		char dir[128];
 
 		snprintf(dir, sizeof(dir), "%s/profiles", f->dir);
 		assert_int_equal(count_files(dir), 2); /* its blob went with it */
+	} else {
+		/* In a database, the data directory keeps nothing of the workspace. */
+		assert_int_equal(count_files(f->dir), 0);
 	}
 }
 
@@ -978,6 +1031,264 @@ static void test_services(void **state)
 	services__free(v, n);
 }
 
+/* Pages by a cursor walk every profile once, newest first, even when a profile is saved
+ * during the walk (an offset would show one of them twice); limit and total stay. */
+static void test_profiles_by_cursor(void **state)
+{
+	struct fixture *f = *state;
+	struct profile_query q = { .question = -1, .limit = 3 };
+	char ids[8][STORE_ID_MAX], seen[16][STORE_ID_MAX], cursor[STORE_CURSOR_MAX];
+	struct profile_entry *e;
+	uint64_t total;
+	size_t n, walked = 0;
+
+	for (int i = 0; i < 8; i++) {
+		/* Two profiles in each second: the cursor orders them as the list does. */
+		struct profile *p = make_profile("h", 1796220000 + i / 2, 3);
+
+		assert_int_equal(store__save_profile(f->s, p, "", ids[i]), 0);
+		profile__free(p);
+	}
+	for (int page = 0;; page++) {
+		assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+		assert_int_equal(total, page == 0 ? 8 : 9);
+		for (size_t i = 0; i < n; i++) {
+			for (size_t j = 0; j < walked; j++)
+				assert_string_not_equal(seen[j], e[i].id);
+			assert_true(walked < 16);
+			strcpy(seen[walked++], e[i].id);
+		}
+		if (n)
+			store__cursor(&e[n - 1], cursor);
+		profile_entries__free(e, n);
+		if (n < q.limit)
+			break;
+		q.after = cursor;
+		if (page == 0) {
+			/* A newer profile arrives while the list is read: it is not on the
+			 * pages after, and nothing shifts. */
+			struct profile *p = make_profile("h", 1796229999, 3);
+			char id[STORE_ID_MAX];
+
+			assert_int_equal(store__save_profile(f->s, p, "", id), 0);
+			profile__free(p);
+		}
+	}
+	assert_int_equal(walked, 8);
+	/* Newest first; in one second, the one saved last first. */
+	for (int i = 0; i < 8; i++)
+		assert_string_equal(seen[i], ids[7 - i]);
+	q.after = "not-a-cursor";
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), -EINVAL);
+	q = (struct profile_query){ .question = -1, .after = cursor, .offset = 1 };
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), -EINVAL);
+}
+
+static int count_prune(void *ctx, uint64_t deleted)
+{
+	(*(int *)ctx)++;
+	assert_true(deleted > 0);
+	return 0;
+}
+
+/* Pruning deletes what started before the cut, oldest first, in bounded batches (each
+ * reported), blobs with rows; what is newer stays whole. */
+static void test_prune_older_than(void **state)
+{
+	struct fixture *f = *state;
+	char ids[10][STORE_ID_MAX];
+	struct profile_entry *e;
+	struct profile *p;
+	uint64_t deleted;
+	int batches = 0;
+	size_t n;
+
+	for (int i = 0; i < 10; i++) {
+		p = make_profile("h", 1796220000 + i * 86400, 3);
+		assert_int_equal(store__save_profile(f->s, p, "", ids[i]), 0);
+		profile__free(p);
+	}
+	/* Before day 7: seven profiles, in batches of three (3, 3, 1). */
+	assert_int_equal(store__prune_profiles(f->s, (1796220000LL + 7 * 86400) * 1000000000LL,
+					       3, count_prune, &batches, &deleted),
+			 0);
+	assert_int_equal(deleted, 7);
+	assert_int_equal(batches, 3);
+	assert_int_equal(store__list_profiles(f->s, &e, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(e[2].id, ids[7]);
+	profile_entries__free(e, n);
+	{
+		struct profile_query q = { .question = -1, .server = "h", .limit = 1 };
+		uint64_t total;
+
+		/* The exact total follows what was deleted. */
+		assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+		assert_int_equal(total, 3);
+		profile_entries__free(e, n);
+		q = (struct profile_query){ .question = QUESTION_CPU, .limit = 1 };
+		assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+		assert_int_equal(total, 3);
+		profile_entries__free(e, n);
+	}
+	assert_int_equal(store__load_profile(f->s, ids[0], &p), -ENOENT);
+	assert_int_equal(store__load_profile(f->s, ids[7], &p), 0);
+	profile__free(p);
+	if (!store__is_shared(f->s)) {
+		char dir[128];
+
+		snprintf(dir, sizeof(dir), "%s/profiles", f->dir);
+		assert_int_equal(count_files(dir), 3);
+	}
+	/* Nothing older left: nothing more to do. */
+	assert_int_equal(store__prune_profiles(f->s, (1796220000LL + 7 * 86400) * 1000000000LL,
+					       0, NULL, NULL, &deleted),
+			 0);
+	assert_int_equal(deleted, 0);
+}
+
+/* What a process or a user wrote is kept byte for byte, whatever its encoding: a host
+ * name that is not UTF-8, quotes, an answer with control bytes. */
+static void test_hostile_strings_kept_as_written(void **state)
+{
+	struct fixture *f = *state;
+	static const char host[] = "h\xff\xfe'; DROP TABLE profiles; --\"x";
+	static const char answer[] = "<script>\x01\x7f\xc3(</script>";
+	struct service svc = { "\xff\xfename", SERVICE_BY_EXE, "/usr/bin/\xe9t\xe9" };
+	struct server_entry srv = { .id = "agent-\xff", .hostname = "\xc0\xaf" };
+	struct profile_query q = { .question = -1, .server = host };
+	struct server_entry *se;
+	struct profile_entry *e;
+	struct service *sv;
+	struct profile *p = make_profile(host, 1796220000, 3);
+	char id[STORE_ID_MAX];
+	uint64_t total;
+	size_t n;
+
+	assert_int_equal(store__save_profile(f->s, p, answer, id), 0);
+	profile__free(p);
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(e[0].server, host);
+	assert_string_equal(e[0].answer, answer);
+	profile_entries__free(e, n);
+	assert_int_equal(store__load_profile(f->s, id, &p), 0);
+	assert_string_equal(profile__str(p, p->header.hostname), host);
+	profile__free(p);
+	assert_int_equal(store__add_service(f->s, &svc), 0);
+	assert_int_equal(store__list_services(f->s, &sv, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(sv[0].name, svc.name);
+	assert_string_equal(sv[0].value, svc.value);
+	services__free(sv, n);
+	assert_int_equal(store__put_server(f->s, &srv), 0);
+	assert_int_equal(store__list_servers(f->s, &se, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(se[0].hostname, srv.hostname);
+	assert_string_equal(se[0].id, srv.id);
+	server_entries__free(se, n);
+}
+
+/* A workspace of an earlier schema version (3: no index by server or question, no
+ * settings) is brought up to date by a writer, its profiles as they were; a reader reads
+ * it as it is. */
+static void test_previous_schema_is_upgraded(void **state)
+{
+	struct fixture *f = *state;
+	struct profile *p = make_profile("old-host", 1796220000, 5);
+	struct profile_query q = { .question = -1, .server = "old-host" };
+	struct profile_entry *e;
+	char path[256], id[STORE_ID_MAX];
+	uint64_t total;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	size_t n;
+
+	assert_int_equal(store__save_profile(f->s, p, "kept", id), 0);
+	profile__free(p);
+	store__close(f->s);
+	f->s = NULL;
+	snprintf(path, sizeof(path), "%s/workspace.db", f->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP INDEX profiles_by_server; DROP INDEX"
+					  " profiles_by_question; DROP TABLE settings;"
+					  " PRAGMA user_version = 3",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	f->s = store__open_read(f->dir);
+	assert_non_null(f->s);
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(n, 1);
+	profile_entries__free(e, n);
+	store__close(f->s);
+	f->s = store__open(f->dir);
+	assert_non_null(f->s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM"
+						" pragma_user_version), (SELECT count(*) FROM"
+						" sqlite_master WHERE type = 'index' AND name IN"
+						" ('profiles_by_server', 'profiles_by_question'))",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 5);
+	assert_int_equal(sqlite3_column_int(st, 1), 2);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	assert_int_equal(store__query_profiles(f->s, &q, &e, &n, &total), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(e[0].id, id);
+	assert_string_equal(e[0].answer, "kept");
+	profile_entries__free(e, n);
+}
+
+/* A workspace that keeps profiles for a time: each save drops, in a bounded batch, what
+ * aged out; without the setting nothing is dropped. */
+static void test_retention_setting(void **state)
+{
+	struct fixture *f = *state;
+	int64_t now_s = clock__realtime_ns() / 1000000000LL, keep;
+	char old_id[STORE_ID_MAX], new_id[STORE_ID_MAX];
+	struct profile *p;
+
+	assert_int_equal(store__retention(f->s, &keep), 0);
+	assert_int_equal(keep, 0);
+	p = make_profile("h", now_s - 60 * 86400, 3);
+	assert_int_equal(store__save_profile(f->s, p, "", old_id), 0);
+	profile__free(p);
+	p = make_profile("h", now_s - 60, 3);
+	assert_int_equal(store__save_profile(f->s, p, "", new_id), 0);
+	profile__free(p);
+	assert_int_equal(store__load_profile(f->s, old_id, &p), 0); /* no retention: kept */
+	profile__free(p);
+
+	assert_int_equal(store__set_retention(f->s, 30 * 86400), 0);
+	assert_int_equal(store__set_retention(f->s, -1), -EINVAL);
+	assert_int_equal(store__retention(f->s, &keep), 0);
+	assert_int_equal(keep, 30 * 86400);
+	p = make_profile("h", now_s, 3);
+	assert_int_equal(store__save_profile(f->s, p, "", new_id), 0);
+	profile__free(p);
+	assert_int_equal(store__load_profile(f->s, old_id, &p), -ENOENT);
+	assert_int_equal(store__load_profile(f->s, new_id, &p), 0);
+	profile__free(p);
+	/* Kept across opens; 0 turns it off. */
+	store__close(f->s);
+	f->s = store__open(f->dir);
+	assert_non_null(f->s);
+	assert_int_equal(store__retention(f->s, &keep), 0);
+	assert_int_equal(keep, 30 * 86400);
+	assert_int_equal(store__set_retention(f->s, 0), 0);
+	p = make_profile("h", now_s - 90 * 86400, 3);
+	assert_int_equal(store__save_profile(f->s, p, "", old_id), 0);
+	assert_int_equal(store__save_profile(f->s, p, "", new_id), 0);
+	profile__free(p);
+	assert_int_equal(store__load_profile(f->s, old_id, &p), 0);
+	profile__free(p);
+}
+
 static void test_default_dir(void **state)
 {
 	char *saved = getenv("SLIDEOPS_DATA") ? strdup(getenv("SLIDEOPS_DATA")) : NULL;
@@ -1031,8 +1342,39 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_whole_id_wins_over_longer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_services, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_servers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profiles_by_cursor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_previous_schema_is_upgraded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prune_older_than, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retention_setting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_strings_kept_as_written, setup,
+						teardown),
 		cmocka_unit_test(test_default_dir),
 	};
+	/* What every backend promises, on PostgreSQL. */
+	const struct CMUnitTest on_postgresql[] = {
+		cmocka_unit_test_setup_teardown(test_profiles_save_list_load, setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_profiles_a_page_at_a_time, setup_pg,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_profiles_by_cursor, setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_same_second_distinct_ids_and_shared_workspace,
+						setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_prune_older_than, setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_retention_setting, setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_strings_kept_as_written, setup_pg,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_symbols_by_build_id_uploads_first, setup_pg,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_uploads_replace_list_delete_by_prefix,
+						setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_whole_id_wins_over_longer, setup_pg,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_services, setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_servers, setup_pg, teardown),
+	};
+	/* PostgreSQL first: tests/run.sh reads the last group's count, and the SQLite group
+	 * always runs, where PostgreSQL may be skipped. */
+	int failed = cmocka_run_group_tests_name("postgresql", on_postgresql, group_setup_pg,
+						 group_teardown_pg);
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return failed + cmocka_run_group_tests_name("sqlite", tests, NULL, NULL);
 }

@@ -131,7 +131,8 @@ static void test_profiles_page(void **state)
 {
 	struct profile_entry e[2] = {
 		{ .id = "a", .question = QUESTION_CPU, .server = "h", .answer = "" },
-		{ .id = "b", .question = QUESTION_LOCKS, .server = "h", .answer = "" },
+		{ .id = "b", .question = QUESTION_LOCKS, .server = "h", .answer = "",
+		  .started_at_ns = 1764687845000000000LL, .saved_at_ns = 1764687876000000000LL },
 	};
 	struct views_page page = { .total = 5, .offset = 2 };
 	json_t *doc;
@@ -142,16 +143,30 @@ static void test_profiles_page(void **state)
 	assert_int_equal(json_integer_value(json_object_get(doc, "total")), 5);
 	assert_int_equal(json_integer_value(json_object_get(doc, "offset")), 2);
 	assert_int_equal(json_integer_value(json_object_get(doc, "next_offset")), 4);
+	/* The cursor of the page after: its last profile's place in the list's order. */
+	assert_string_equal(json_string_value(json_object_get(doc, "next")),
+			    "1764687845000000000.1764687876000000000.b");
 	json_decref(doc);
 	page.offset = 3;
 	doc = views__profiles(e, 2, &page);
 	assert_true(json_is_null(json_object_get(doc, "next_offset")));
+	assert_true(json_is_null(json_object_get(doc, "next")));
+	json_decref(doc);
+	/* After a cursor: a full page has a next, a short one is the last; no offsets. */
+	page = (struct views_page){ .total = 9, .limit = 2, .by_cursor = true };
+	doc = views__profiles(e, 2, &page);
+	assert_true(json_is_null(json_object_get(doc, "next_offset")));
+	assert_true(json_is_string(json_object_get(doc, "next")));
+	json_decref(doc);
+	doc = views__profiles(e, 1, &page);
+	assert_true(json_is_null(json_object_get(doc, "next")));
 	json_decref(doc);
 	/* The whole list (the command line): one page. */
 	doc = views__profiles(e, 2, NULL);
 	assert_int_equal(json_integer_value(json_object_get(doc, "total")), 2);
 	assert_int_equal(json_integer_value(json_object_get(doc, "offset")), 0);
 	assert_true(json_is_null(json_object_get(doc, "next_offset")));
+	assert_true(json_is_null(json_object_get(doc, "next")));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(
 				    json_object_get(doc, "profiles"), 1), "question")), "locks");
 	json_decref(doc);

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The SQLite workspace's schema, versioned by PRAGMA user_version, and its migrations:
+ * a writer brings an older index up to date in one IMMEDIATE transaction (two first
+ * runs at once create the tables once); a reader reads an older one as it is.
+ */
+#include "store/store_lite.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+/*
+ * symbols.source holds enum symbol_source (0 upload, 1 symtab, 2 dynsym): the lowest
+ * is the best table for a build, so "ORDER BY source LIMIT 1" picks it.
+ * Times are Unix epoch nanoseconds.
+ */
+static const char schema_v1[] =
+	"CREATE TABLE profiles ("
+	"  id TEXT PRIMARY KEY,"
+	"  question TEXT NOT NULL,"
+	"  server TEXT NOT NULL,"
+	"  started_at_ns INTEGER NOT NULL,"
+	"  duration_ns INTEGER NOT NULL,"
+	"  answer TEXT NOT NULL DEFAULT '',"
+	"  blob TEXT NOT NULL,"
+	"  saved_at_ns INTEGER NOT NULL);"
+	"CREATE INDEX profiles_by_start ON profiles (started_at_ns);"
+	"CREATE TABLE symbols ("
+	"  build_id TEXT NOT NULL,"
+	"  source INTEGER NOT NULL,"
+	"  file_name TEXT NOT NULL DEFAULT '',"
+	"  functions INTEGER NOT NULL,"
+	"  stored_at_ns INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (build_id, source));"
+	"CREATE TABLE services ("
+	"  name TEXT PRIMARY KEY,"
+	"  match TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  added_at_ns INTEGER NOT NULL);";
+
+/* v3: the servers of the workspace. The machine the workspace runs on is one of them
+ * ("this server"); agents on other machines add theirs. */
+static const char schema_v3[] =
+	"CREATE TABLE servers ("
+	"  id TEXT PRIMARY KEY,"
+	"  hostname TEXT NOT NULL,"
+	"  this_server INTEGER NOT NULL DEFAULT 0,"
+	"  added_at_ns INTEGER NOT NULL);";
+
+
+/* v2: saves in progress (pending), so that a sweep or `remove` only ever deletes files
+ * this workspace said it was making; line tables by build id for exports. */
+static const char schema_v2[] =
+	"CREATE TABLE pending ("
+	"  blob TEXT PRIMARY KEY,"
+	"  tmp TEXT NOT NULL,"
+	"  started_at_ns INTEGER NOT NULL);"
+	"CREATE TABLE lines ("
+	"  build_id TEXT PRIMARY KEY,"
+	"  addresses INTEGER NOT NULL,"
+	"  stored_at_ns INTEGER NOT NULL,"
+	"  data BLOB NOT NULL);";
+
+/* v4: an index for each filter of the profile list (by server, by question), newest
+ * first within it, so a page of a large workspace reads only its rows. */
+static const char schema_v4[] =
+	"CREATE INDEX profiles_by_server ON profiles (server, started_at_ns);"
+	"CREATE INDEX profiles_by_question ON profiles (question, started_at_ns);";
+
+/* v5: the workspace's settings (its retention). */
+static const char schema_v5[] =
+	"CREATE TABLE settings ("
+	"  key TEXT PRIMARY KEY,"
+	"  value TEXT NOT NULL);";
+
+/* Creates the schema, or brings an older one up to date; refuses one a newer slideops
+ * made, and an empty index beside profile blobs (it was emptied or replaced). */
+int lite__migrate(struct store *s, bool write, size_t blobs)
+{
+	sqlite3_stmt *st;
+	int version, err, rc;
+
+	err = lite__prepare(s, "PRAGMA user_version", &st);
+	if (err)
+		return err;
+	rc = sqlite3_step(st);
+	version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (version < 0)
+		return lite__err(s->db, rc) == -EBADMSG ? -EBADMSG : -EIO;
+	if (version > LITE_SCHEMA_VERSION)
+		return -EPROTO; /* a newer slideops made this workspace */
+	if (version == 0 && blobs)
+		return store__set_problem(-EUCLEAN, s->dir, "workspace.db", 0);
+	if (version == LITE_SCHEMA_VERSION)
+		return 0;
+	/* A reader reads an older schema as it is: what v2 added (pending saves, line
+	 * tables) reads as none. */
+	if (!write)
+		return 0;
+
+	/* IMMEDIATE: two first runs at once must not both create the tables. */
+	err = lite__exec(s, "BEGIN IMMEDIATE");
+	if (err)
+		return err;
+	err = lite__prepare(s, "PRAGMA user_version", &st);
+	if (err)
+		goto out_rollback;
+	version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (version < 0 || version > LITE_SCHEMA_VERSION) {
+		err = version < 0 ? -EIO : -EPROTO;
+		goto out_rollback;
+	}
+	if (version < 1)
+		err = lite__exec(s, schema_v1);
+	if (!err && version < 2)
+		err = lite__exec(s, schema_v2);
+	if (!err && version < 3)
+		err = lite__exec(s, schema_v3);
+	if (!err && version < 4)
+		err = lite__exec(s, schema_v4);
+	if (!err && version < 5)
+		err = lite__exec(s, schema_v5);
+	if (!err) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", LITE_SCHEMA_VERSION);
+		err = lite__exec(s, sql);
+	}
+	if (err)
+		goto out_rollback;
+	return lite__exec(s, "COMMIT");
+
+out_rollback:
+	lite__exec(s, "ROLLBACK");
+	return err;
+}
+
+
+/* A reader may open a workspace an older slideops made: its tables are as they were. */
+bool lite__table_exists(struct store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found;
+
+	if (lite__prepare(s, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", &st))
+		return false;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The PostgreSQL backend, shared by its files: store_pg.c (the URL, connections, the
+ * query helpers and the operations table), store_pg_schema.c (the schema, its versions
+ * and migrations under an advisory lock), store_pg_profiles.c (profiles, blobs in the
+ * database) and store_pg_tables.c (symbol and line tables, uploads, services, servers).
+ *
+ * Every statement is sent with typed parameters and read back in binary: strings a
+ * process or a user wrote (host names, answers, file names, service names, build ids)
+ * are kept as bytea, so no byte of them is refused or reinterpreted by the database's
+ * encoding; ids and question names are ours, and kept as text.
+ */
+#ifndef SLIDEOPS_STORE_PG_H
+#define SLIDEOPS_STORE_PG_H
+
+#include <libpq-fe.h>
+
+#include "store/store_backend.h"
+
+/* Bump with a migration in store_pg_schema.c whenever the schema changes. */
+#define PG_SCHEMA_VERSION 3
+#define PG_ARGS_MAX 10
+
+/* The parameters of one statement, in binary. */
+struct pg_args {
+	int n;
+	Oid types[PG_ARGS_MAX];
+	const char *values[PG_ARGS_MAX];
+	int lengths[PG_ARGS_MAX];
+	int formats[PG_ARGS_MAX];
+	unsigned char ints[PG_ARGS_MAX][8];
+};
+
+void pg_args__bytes(struct pg_args *a, const void *data, size_t len);
+/* A string kept as bytea (NULL: SQL NULL). */
+void pg_args__str(struct pg_args *a, const char *s);
+/* A string of ours kept as text (NULL: SQL NULL). */
+void pg_args__text(struct pg_args *a, const char *s);
+void pg_args__int64(struct pg_args *a, int64_t v);
+void pg_args__int32(struct pg_args *a, int32_t v);
+/* *v, or SQL NULL when v is NULL. */
+void pg_args__int64_or_null(struct pg_args *a, const int64_t *v);
+
+/*
+ * Runs sql with a (may be NULL); on success *res (may be NULL: then freed) holds the
+ * rows, in binary. 0 or -errno: -EEXIST a key taken, -ENOSPC the database's disk full,
+ * -EBUSY a conflict to retry, -EACCES not allowed, -ECONNRESET the connection lost, -EIO
+ * anything else (store__problem then holds the database's words).
+ */
+int pg__exec(struct store *s, const char *sql, const struct pg_args *a, PGresult **res);
+/* Runs statements of ours with no parameters (a migration). 0 or -errno. */
+int pg__script(struct store *s, const char *sql);
+/* The rows a command changed. */
+uint64_t pg__changed(const PGresult *res);
+int pg__begin(struct store *s);
+int pg__commit(struct store *s);
+void pg__rollback(struct store *s);
+
+int64_t pg__int64(const PGresult *res, int row, int col);
+int32_t pg__int32(const PGresult *res, int row, int col);
+/* A malloc'd NUL-terminated copy of a bytea or text value (NULL on ENOMEM). A value
+ * holding a NUL byte is cut there. */
+char *pg__str(const PGresult *res, int row, int col);
+/* A malloc'd copy of a bytea value. */
+int pg__bytes(const PGresult *res, int row, int col, void **data, size_t *len);
+
+/*
+ * Brings the database to PG_SCHEMA_VERSION (write) or checks it can be read: -EPROTO a
+ * newer slideops made it, -EMEDIUMTYPE it holds another program's tables, -ENOENT (a
+ * reader) it holds no workspace yet. Two processes at once migrate once.
+ */
+int pg__migrate(struct store *s, bool write);
+
+int pg__save_profile(struct store *s, const struct profile_row *row, const void *blob,
+		     size_t len, char id[STORE_ID_MAX]);
+int pg__load_profile(struct store *s, const char *id, struct profile **out);
+int pg__query_profiles(struct store *s, const struct profile_query *q,
+		       struct profile_entry **out, size_t *n, uint64_t *total);
+int pg__set_answer(struct store *s, const char *id, const char *answer);
+int pg__refresh_answer(struct store *s, const char *id, const char *answer);
+int pg__delete_profile(struct store *s, const char *id);
+int pg__prune_profiles(struct store *s, int64_t before_ns, size_t max, size_t *deleted);
+
+int pg__put_symbols(struct store *s, const char *bid, enum symbol_source src,
+		    const char *file_name, uint64_t functions, const void *data, size_t len);
+int pg__has_symbols(struct store *s, const char *bid, enum symbol_source src);
+int pg__get_symbols(struct store *s, const char *bid, enum symbol_source min,
+		    enum symbol_source *src, void **data, size_t *len);
+int pg__put_lines(struct store *s, const char *bid, uint64_t addresses, const void *data,
+		  size_t len);
+int pg__get_lines(struct store *s, const char *bid, void **data, size_t *len);
+int pg__list_uploads(struct store *s, struct upload_entry **out, size_t *n);
+int pg__delete_upload(struct store *s, const char *prefix, char deleted[BUILD_ID_HEX_MAX + 1]);
+int pg__add_service(struct store *s, const struct service *svc, const char *match);
+int pg__remove_service(struct store *s, const char *name);
+int pg__list_services(struct store *s, struct service **out, size_t *n);
+int pg__get_setting(struct store *s, const char *key, char *value, size_t size);
+int pg__put_setting(struct store *s, const char *key, const char *value);
+int pg__token(struct store *s, const char *candidate, char *out, size_t size);
+int pg__put_server(struct store *s, const struct server_entry *srv, int64_t now_ns);
+int pg__list_servers(struct store *s, struct server_entry **out, size_t *n);
+
+#endif
