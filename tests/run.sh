@@ -16,17 +16,19 @@ fi
 
 log_dir=$(mktemp -d /tmp/slideops-tests.XXXXXX)
 
-# cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)".
+# cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)" once per group; a
+# binary with several groups (test_store: SQLite, then PostgreSQL) counts them all.
 run_unit() {
 	local bin=$1 name out p f
 	name=${bin#"$top"/build/}
 	out="$log_dir/$(echo "$name" | tr / _).log"
-	if CMOCKA_MESSAGE_OUTPUT=stdout timeout 600 "$bin" >"$out" 2>&1; then :; fi
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
+	local rc=0
+	CMOCKA_MESSAGE_OUTPUT=stdout timeout 600 "$bin" >"$out" 2>&1 || rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{n += $1} END {print n + 0}')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{n += $1} END {print n + 0}')
 	p=${p:-0} f=${f:-0}
-	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
-		f=1 # crashed or never reached its summary
+	if [ "$f" = 0 ] && { [ "$p" = 0 ] || [ "$rc" != 0 ]; }; then
+		f=1 # crashed, or never reached a group's summary
 	fi
 	passed=$((passed + p)) failed=$((failed + f))
 	if [ "$f" != 0 ]; then
