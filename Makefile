@@ -220,7 +220,7 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
 # The fuzz target over the unwind table builder (.eh_frame / .debug_frame and the cache
 # files); its seeds are fuzz/make-seeds.sh's ELF files and real binaries' frame sections.
 $(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src/unwind/*.c) \
-		src/elf/elf_reader.c $(wildcard src/util/*.c)
+		src/elf/cfi.c src/elf/elf_reader.c $(wildcard src/util/*.c)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen \
@@ -229,8 +229,8 @@ $(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src
 	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/unwind unwind 2>/dev/null
 
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
-$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c $(wildcard src/profile/pprof_*.c) \
-		src/symbols/lines.c $(wildcard src/util/*.c) $(PROTO_C)
+$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c \
+		$(wildcard src/profile/pprof_*.c) src/symbols/lines.c $(wildcard src/util/*.c) $(PROTO_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
