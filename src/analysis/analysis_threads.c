@@ -8,7 +8,7 @@
 
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
-#include "analysis/format.h"
+#include "util/format.h"
 #include "analysis/waits.h"
 
 /* ---- threads: sets of threads ---- */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/format.h"
+#include "util/format.h"
 #include "util/messages.h"
 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

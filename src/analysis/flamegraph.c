@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "analysis/format.h"
-#include "analysis/outfile.h"
+#include "util/format.h"
+#include "util/outfile.h"
 #include "analysis/waits.h"
 #include "elf/elf_file.h"
 #include "util/text.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "store/store.h"
 #include "symbols/lines.h"
 #include "symbols/symtab.h"

@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-#include "analysis/format.h"
-#include "analysis/json_text.h"
+#include "util/format.h"
+#include "util/json_text.h"
 
 /* json_object_set_new that remembers a failure instead of leaking or crashing. */
 static void set(json_t *obj, const char *key, json_t *value, int *err)
