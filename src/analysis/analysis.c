@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What a symbolized profile says (DESIGN §6, §7, §8): owner groups and their processes,
+ * What a symbolized profile says (architecture.md): owner groups and their processes,
  * "most of it in", the answer, the functions by self and total, and the stripped-binary
  * card. One pass over the samples per measure; everything keyed by dense ids (string ids
  * of names and labels, indexes of locations and mappings), so a profile of 100k samples

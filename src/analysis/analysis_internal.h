@@ -22,7 +22,7 @@
 
 /*
  * How far a frame is from "the group's own code", best first. "Most of it in" takes
- * each sample's leaf-most frame of the best tier it has (DESIGN §6).
+ * each sample's leaf-most frame of the best tier it has (architecture.md).
  */
 enum tier {
 	TIER_OWN,    /* the group's own code: not kernel, not a runtime, not a system library */

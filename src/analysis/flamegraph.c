@@ -46,7 +46,7 @@ struct node {
 	int64_t value;
 	uint8_t kind;
 	uint8_t language;
-	uint8_t system;        /* a runtime's or system library's frame (DESIGN §6) */
+	uint8_t system;        /* a runtime's or system library's frame (architecture.md) */
 };
 
 struct tree {

@@ -149,7 +149,7 @@ static bool process__is_eval(const struct process *proc, const struct python_pro
 
 /*
  * The language a process's JIT code is in: a run of frames in anonymous executable
- * memory of a java or node process is that runtime's compiled code (DESIGN §3, §5).
+ * memory of a java or node process is that runtime's compiled code (architecture.md).
  * LANGUAGE_OTHER for any other process.
  */
 static enum language process__jit_language(struct processes *ps, const struct process *proc)
