@@ -209,9 +209,12 @@ $(OUTPUT)/asan/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/asan/libslideop
 	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit $< $(TEST_HELPERS) \
 		$(OUTPUT)/asan/libslideops.a $(LIBS) -lcmocka -o $@
 
+# What the fuzz targets take of util/: not the renderers' helpers (jansson, libm).
+FUZZ_UTIL_SRCS := $(filter-out src/util/json_text.c src/util/format.c,$(wildcard src/util/*.c))
+
 # The fuzz target over the ELF reader (libFuzzer; clang's runtime from libclang-rt-14-dev).
 $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
-		$(wildcard src/elf/*.c src/symbols/symtab.c src/symbols/elf_symtab.c src/util/*.c)
+		$(wildcard src/elf/*.c src/symbols/symtab.c src/symbols/elf_symtab.c) $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
@@ -222,7 +225,7 @@ $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
 # The fuzz target over the unwind table builder (.eh_frame / .debug_frame and the cache
 # files); its seeds are fuzz/make-seeds.sh's ELF files and real binaries' frame sections.
 $(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src/unwind/*.c) \
-		src/elf/elf_reader.c $(wildcard src/util/*.c)
+		src/elf/cfi.c src/elf/elf_reader.c $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen \
@@ -231,8 +234,8 @@ $(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src
 	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/unwind unwind 2>/dev/null
 
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
-$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/pprof.c \
-		src/symbols/lines.c $(wildcard src/util/*.c) $(PROTO_C)
+$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c \
+		$(wildcard src/profile/pprof_*.c) src/symbols/lines.c $(FUZZ_UTIL_SRCS) $(PROTO_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
@@ -241,7 +244,7 @@ $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/profile/p
 
 # The fuzz target over CPython binaries (src/unwind/python.c) and code records.
 $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unwind/python.c \
-		$(wildcard src/elf/*.c src/util/*.c)
+		$(wildcard src/elf/*.c) $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \

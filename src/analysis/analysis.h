@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a symbolized profile says: the owner groups and their shares, "most of it in",
- * the answer sentence (DESIGN §6), the top functions, the stripped-binary card (§7), and
+ * the answer sentence (architecture.md), the top functions, the stripped-binary card, and
  * what changed between two profiles. Never reads /proc, never touches BPF.
  */
 #ifndef SLIDEOPS_ANALYSIS_H
@@ -121,7 +121,7 @@ void analysis__free(struct analysis *a);
 /* How many locks the document lists (the longest waits first). */
 #define ANALYSIS_JSON_LOCKS 100
 
-/* DESIGN §8's document (id may be NULL): the top ANALYSIS_JSON_FUNCTIONS functions by self
+/* architecture.md's document (id may be NULL): the top ANALYSIS_JSON_FUNCTIONS functions by self
  * share, and after them any other whose total share is 0.1% or more (callers). */
 json_t *analysis__to_json(const struct analysis *a, const char *id);
 /* The same with exactly the top max_functions functions by self share. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The answer sentences (DESIGN §6). cpu's is the spec's own, word for word:
+ * The answer sentences (architecture.md). cpu's is the spec's own, word for word:
  * "Over 30 seconds, Service billing used 54% of the CPU time on this server, most of it
  * in build_report. Next was Unit nginx.service, at 14%."
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/format.h"
+#include "util/format.h"
 #include "util/messages.h"
 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The answer sentences of the five questions (DESIGN §6), as pure functions of what
+ * The answer sentences of the five questions (architecture.md), as pure functions of what
  * analysis measured: no profile in here, so each template is tested word for word.
  * Every sentence is a template in the message table; these choose and fill them.
  * Each returns a malloc'd string, or NULL with errno ENOMEM.

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/format.h"
-#include "analysis/json_text.h"
+#include "util/format.h"
+#include "util/json_text.h"
 #include "util/messages.h"
 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

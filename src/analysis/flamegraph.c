@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "analysis/format.h"
-#include "analysis/outfile.h"
+#include "util/format.h"
+#include "util/outfile.h"
 #include "analysis/waits.h"
 #include "elf/elf_file.h"
 #include "util/text.h"
@@ -46,7 +46,7 @@ struct node {
 	int64_t value;
 	uint8_t kind;
 	uint8_t language;
-	uint8_t system;        /* a runtime's or system library's frame (DESIGN §6) */
+	uint8_t system;        /* a runtime's or system library's frame (architecture.md) */
 };
 
 struct tree {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/outfile.h"
+#include "util/outfile.h"
 #include "analysis/waits.h"
 #include "profile/profile.h"
 

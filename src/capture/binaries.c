@@ -472,7 +472,7 @@ static int reading__facts(struct reading *rd, struct binary *bin)
 		return binary__not_read(bin, rd->p, rd->budget, err,
 					clock_budget__over(&rd->deadline));
 	bin->elf_ok = true;
-	/* One predicate decides "system" (DESIGN §6): the distribution's packages are. */
+	/* One predicate decides "system" (architecture.md): the distribution's packages are. */
 	err = packages__from_archive(rd->packages, bin->path, bin->dev, bin->ino);
 	if (err < 0)
 		return err;

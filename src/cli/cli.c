@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "store/store.h"
 #include "util/messages.h"
 #include "views/views.h"

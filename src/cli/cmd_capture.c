@@ -14,8 +14,8 @@
 
 #include "analysis/analysis.h"
 #include "analysis/flamegraph.h"
-#include "analysis/format.h"
-#include "analysis/json_text.h"
+#include "util/format.h"
+#include "util/json_text.h"
 #include "capture/capture.h"
 #include "pipeline/pipeline.h"
 #include "cli/cli.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/clock.h"

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/format.h"
-#include "analysis/json_text.h"
+#include "util/format.h"
+#include "util/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"

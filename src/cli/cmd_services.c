@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"

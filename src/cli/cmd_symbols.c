@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "cli/cli.h"
 #include "elf/elf_file.h"
 #include "store/store.h"

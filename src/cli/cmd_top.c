@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/format.h"
-#include "analysis/json_text.h"
+#include "util/format.h"
+#include "util/json_text.h"
 #include "cli/cli.h"
 #include "proc/owner.h"
 #include "proc/proc.h"

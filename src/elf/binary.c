@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * What a binary is to a profile, by its path: a language's runtime, a system library,
- * the kernel, or code of yours (DESIGN §5, §7); with what the capture recorded of its
+ * the kernel, or code of yours (architecture.md); with what the capture recorded of its
  * package (binary__is_system), the one "system" predicate. Called once per mapping when
  * a profile is read, so plain string matching is enough.
  */
@@ -116,7 +116,7 @@ static bool is_kernel(const char *path)
 /*
  * A runtime's own binary (python3.11, libpython, libjvm, node) is C/C++ code: the
  * language it runs is the frames read from it (Python functions) or made by it (JIT
- * code), never its C functions (DESIGN §5).
+ * code), never its C functions (architecture.md).
  */
 enum language binary__language(const char *path, const struct elf_info *info)
 {

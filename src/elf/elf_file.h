@@ -86,7 +86,7 @@ int elf__each_function_range_limited(int fd, struct elf_limits *limits, elf_rang
 				     void *ctx);
 
 /*
- * What a binary is to a profile, by its path (DESIGN §5, §7). A runtime is a language's
+ * What a binary is to a profile, by its path (architecture.md). A runtime is a language's
  * own interpreter or VM (python, libpython, java, libjvm, node, ruby, php, perl, dotnet);
  * a system library lives under /lib*, /usr/lib* (or is the vdso). Neither is ever listed
  * as a stripped binary of yours, and "most of it in" skips both.
@@ -94,7 +94,7 @@ int elf__each_function_range_limited(int fd, struct elf_limits *limits, elf_rang
 bool binary__is_runtime(const char *path);
 bool binary__is_system_library(const char *path);
 /*
- * The one predicate for "system" (DESIGN §6), used by the stripped-binary card and by
+ * The one predicate for "system" (architecture.md), used by the stripped-binary card and by
  * "most of it in": a runtime, a system library, or a file owned by a package of the
  * distribution's archive (from_package, found when the profile was captured: a path
  * alone cannot tell /usr/bin/dash from /usr/bin/your-service).

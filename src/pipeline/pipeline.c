@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "analysis/format.h"
+#include "util/format.h"
 #include "capture/binaries.h"
 #include "capture/capture.h"
 #include "proc/owner.h"

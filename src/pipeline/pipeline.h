@@ -45,7 +45,7 @@ enum pipeline_phase {
 	PIPELINE_PHASE__COUNT,
 };
 
-/* "sampling", "reading", "saving", "done", "failed" (DESIGN §8's progress document). */
+/* "sampling", "reading", "saving", "done", "failed" (architecture.md's progress document). */
 const char *pipeline_phase__name(enum pipeline_phase phase);
 
 struct pipeline_progress {

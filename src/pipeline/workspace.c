@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/format.h"
+#include "util/format.h"
 #include "pipeline/pipeline.h"
 #include "proc/owner.h"
 #include "store/store.h"

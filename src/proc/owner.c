@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What owns a process (DESIGN §4). The cgroup path says most of it: container runtimes
+ * What owns a process (architecture.md). The cgroup path says most of it: container runtimes
  * and systemd name their cgroups after what they run. What it cannot say (machines
  * without systemd) the process tree does: a controlling terminal, or an ancestor that is
  * a login (sshd, login) or a shell.

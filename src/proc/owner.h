@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What owns a process (DESIGN §4), decided in order: a Service of the workspace, a
+ * What owns a process (architecture.md), decided in order: a Service of the workspace, a
  * container, a systemd unit, a signed-in session, the System, else Other processes.
  * Labels read "Service billing", "Container redis", "Unit nginx.service",
  * "Signed-in sessions", "System", "Other processes".

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which files on this server the distribution installed (DESIGN §6): a file owned by a
+ * Which files on this server the distribution installed (architecture.md): a file owned by a
  * package that an apt source provides is a system file, like one under /usr/lib, so
  * /usr/bin/dash is never "yours" on the stripped-binary card, while a .deb you built and
  * installed with dpkg -i stays yours.

@@ -16,7 +16,7 @@
 #include "analysis/analysis.h"
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "capture/capture.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"

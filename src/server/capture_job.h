@@ -44,7 +44,7 @@ int capture_job__start(struct capture_job *job, enum question q, unsigned second
 		       struct view_error *e);
 /* Ends sampling of the running capture; what was sampled is kept. */
 int capture_job__stop(struct capture_job *job, struct view_error *e);
-/* DESIGN §8's progress document: {"phase", "done", "total", "profile_id", ...}. */
+/* architecture.md's progress document: {"phase", "done", "total", "profile_id", ...}. */
 json_t *capture_job__status(struct capture_job *job);
 bool capture_job__running(struct capture_job *job);
 

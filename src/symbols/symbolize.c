@@ -136,7 +136,7 @@ static int name_location(struct profile *p, struct prof_location *l,
 	l->language = l->named && lang != LANGUAGE_KERNEL ? symbol__language(name, lang) : lang;
 	if (l->named && m && is_node_builtin(profile__str(p, m->path), name)) {
 		/* node's interpreter and JIT entry points run JavaScript: the frame the
-		 * capture makes of its JIT code, not a run of V8's builtins (DESIGN §3). */
+		 * capture makes of its JIT code, not a run of V8's builtins (architecture.md). */
 		l->name = profile__intern(p, "[JavaScript]");
 		l->language = LANGUAGE_JAVASCRIPT;
 		if (l->name == UINT32_MAX)
@@ -159,7 +159,7 @@ static bool is_runtime_run(const struct profile *p, uint32_t loc)
 
 /*
  * Node's JIT code (one frame from the capture) and its builtins (named here) alternate:
- * each run of them is one [JavaScript] frame (DESIGN §3). Stacks shrink in place, so the
+ * each run of them is one [JavaScript] frame (architecture.md). Stacks shrink in place, so the
  * profile's stack index no longer finds them: a stack added later is a stack of its own.
  */
 static void merge_runtime_runs(struct profile *p)

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "util/byte_cursor.h"
+
 #define SYMTAB_MAGIC "SOSYMTB1"
 #define SYMTAB_HEADER_LEN 32 /* magic, nsyms, names_len, payload_len */
 /* A last function of unknown size is taken to run this far, no further. */
@@ -490,20 +492,13 @@ out_end:
 	return err;
 }
 
+/* The bytes of the varint at p, or 0 when truncated or past 64 bits. */
 static size_t get_varint(const unsigned char *p, size_t len, uint64_t *v)
 {
-	uint64_t r = 0;
+	struct byte_cursor c = byte_cursor__new(p, len);
 
-	for (size_t i = 0; i < len && i < 10; i++) {
-		if (i == 9 && p[i] > 1)
-			return 0; /* more than 64 bits */
-		r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-		if (!(p[i] & 0x80)) {
-			*v = r;
-			return i + 1;
-		}
-	}
-	return 0;
+	*v = byte_cursor__uleb128(&c);
+	return c.bad ? 0 : (size_t)(c.p - p);
 }
 
 /*

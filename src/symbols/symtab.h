@@ -76,7 +76,7 @@ int symtab__read_installed_debug(const char *root, const char *build_id,
 
 /*
  * What a capture keeps for a binary it sampled (fd open on it, build_id from its
- * elf_info, "" when none), best names first (DESIGN §7; an upload, kept elsewhere, beats
+ * elf_info, "" when none), best names first (architecture.md; an upload, kept elsewhere, beats
  * them all): the debug file installed for its build id under debug_root (NULL: none),
  * else its own .symtab, else its .dynsym; always with the binary's PLT stubs and its
  * unnamed .eh_frame functions. *from says which kind of table it is (an installed debug

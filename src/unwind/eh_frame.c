@@ -12,8 +12,9 @@
  * kept state changed, and a CFA_NONE row where the FDE ends. Rows of all FDEs are then
  * sorted and merged (table.c).
  *
- * References: DWARF 5 §6.4 (call frame information), the LSB's .eh_frame description
- * (pointer encodings, augmentation strings), the x86_64 psABI register numbers.
+ * The entries, CIEs and pointers are read by elf/cfi.c, as for the function bounds of
+ * stripped binaries. References: DWARF 5 §6.4 (call frame information), the x86_64
+ * psABI register numbers.
  */
 #include "unwind/unwind_internal.h"
 
@@ -21,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf/cfi.h"
+#include "util/byte_cursor.h"
 #include "util/clock.h"
 
 enum {
@@ -33,66 +36,6 @@ enum {
 	CIE_MAX_PROGRAM = 256,
 };
 
-/* A cursor over [p, end). A read past end sets bad and returns 0: callers check bad
- * once per entry instead of after every field. */
-struct cur {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_n(struct cur *c, unsigned n)
-{
-	uint64_t v = 0;
-
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		return 0;
-	}
-	/* Little-endian: the only byte order x86_64 frame data has. */
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct cur *c)
-{
-	uint64_t v = 0;
-
-	for (unsigned shift = 0;; shift += 7) {
-		uint8_t b;
-
-		if (c->bad || c->p >= c->end || shift > 63) {
-			c->bad = true;
-			return 0;
-		}
-		b = *c->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-}
-
-static int64_t rd_sleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		if (c->bad || c->p >= c->end || shift > 63) {
-			c->bad = true;
-			return 0;
-		}
-		b = *c->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ULL << shift;
-	return (int64_t)v;
-}
-
 /* v * factor in two's complement: hostile factors wrap instead of overflowing (UB). The
  * result is then checked against the ranges rows can hold. */
 static int64_t scaled(uint64_t v, int64_t factor)
@@ -100,193 +43,24 @@ static int64_t scaled(uint64_t v, int64_t factor)
 	return (int64_t)(v * (uint64_t)factor);
 }
 
-/* DW_EH_PE_* pointer encodings. */
-enum {
-	PE_ABSPTR = 0x00, PE_ULEB = 0x01, PE_UDATA2 = 0x02, PE_UDATA4 = 0x03, PE_UDATA8 = 0x04,
-	PE_SLEB = 0x09, PE_SDATA2 = 0x0a, PE_SDATA4 = 0x0b, PE_SDATA8 = 0x0c,
-	PE_PCREL = 0x10, PE_INDIRECT = 0x80, PE_OMIT = 0xff,
-};
-
-struct section {
-	const uint8_t *data;
-	size_t len;
-	uint64_t vaddr;
-	bool debug_frame;
-};
-
-/*
- * A pointer in encoding enc. The application part is honoured for pcrel (relative to
- * where the pointer is) and absolute; textrel/datarel/funcrel/aligned need addresses
- * this layer does not have, and are refused (-ENOTSUP: the FDE is skipped).
- */
-static int rd_ptr(struct cur *c, const struct section *s, uint8_t enc, bool apply,
-		  uint64_t *out)
+/* The CIE at off, with what this reader needs of it (cfi.c reads it). -EBADMSG when it is
+ * not one or is malformed; -ENOTSUP when its FDEs cannot be read. */
+static int read_cie(const struct cfi_section *s, uint64_t off, struct cfi_cie *cie)
 {
-	uint64_t at = s->vaddr + (uint64_t)(c->p - s->data);
-	uint64_t v;
+	int err = cfi__cie(s, off, cie);
 
-	switch (enc & 0x0f) {
-	case PE_ABSPTR: v = rd_n(c, 8); break;
-	case PE_ULEB: v = rd_uleb(c); break;
-	case PE_UDATA2: v = rd_n(c, 2); break;
-	case PE_UDATA4: v = rd_n(c, 4); break;
-	case PE_UDATA8: v = rd_n(c, 8); break;
-	case PE_SLEB: v = (uint64_t)rd_sleb(c); break;
-	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)rd_n(c, 2); break;
-	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)rd_n(c, 4); break;
-	case PE_SDATA8: v = rd_n(c, 8); break;
-	default: return -ENOTSUP;
-	}
-	if (c->bad)
-		return -EBADMSG;
-	if (!apply)
-		return *out = v, 0;
-	switch (enc & 0x70) {
-	case 0: break;
-	case PE_PCREL: v += at; break;
-	default: return -ENOTSUP;
-	}
-	*out = v;
-	return 0;
-}
-
-struct cie {
-	uint8_t fde_enc;
-	bool aug_z, signal;
-	uint64_t code_align;
-	int64_t data_align;
-	const uint8_t *insns, *insns_end;
-};
-
-/*
- * The entry at off: its length header. On success c covers the entry's body (after the
- * length) and *next is the offset of the next entry. 1 at the terminator (length 0).
- */
-static int entry_at(const struct section *s, uint64_t off, struct cur *c, uint64_t *next,
-		    bool *is64)
-{
-	uint64_t len;
-
-	if (off >= s->len)
-		return -EBADMSG;
-	c->p = s->data + off;
-	c->end = s->data + s->len;
-	c->bad = false;
-	len = rd_n(c, 4);
-	*is64 = len == 0xffffffffu;
-	if (*is64)
-		len = rd_n(c, 8);
-	if (c->bad)
-		return -EBADMSG;
-	if (len == 0)
-		return 1;
-	if (len > (uint64_t)(c->end - c->p))
-		return -EBADMSG;
-	c->end = c->p + len;
-	*next = (uint64_t)(c->end - s->data);
-	return 0;
-}
-
-static bool is_cie_id(const struct section *s, uint64_t id, bool is64)
-{
-	if (!s->debug_frame)
-		return id == 0;
-	return is64 ? id == ~0ULL : id == 0xffffffffu;
-}
-
-/* The CIE at off. -EBADMSG when it is not one; -ENOTSUP when its FDEs cannot be read. */
-static int read_cie(const struct section *s, uint64_t off, struct cie *cie)
-{
-	struct cur c;
-	uint64_t next, id;
-	const char *aug;
-	size_t aug_len;
-	uint8_t version;
-	bool is64;
-
-	if (entry_at(s, off, &c, &next, &is64) != 0)
-		return -EBADMSG;
-	id = rd_n(&c, s->debug_frame && is64 ? 8 : 4);
-	if (c.bad || !is_cie_id(s, id, is64))
-		return -EBADMSG;
-	version = (uint8_t)rd_n(&c, 1);
-	if (c.bad || (version != 1 && version != 3 && version != 4))
-		return -EBADMSG;
-	aug = (const char *)c.p;
-	aug_len = strnlen(aug, (size_t)(c.end - c.p));
-	if (aug_len == (size_t)(c.end - c.p))
-		return -EBADMSG;
-	c.p += aug_len + 1;
-	memset(cie, 0, sizeof(*cie));
-	cie->fde_enc = PE_ABSPTR;
-	if (version == 4) {
-		uint8_t addr_size = (uint8_t)rd_n(&c, 1), seg_size = (uint8_t)rd_n(&c, 1);
-
-		if (!c.bad && (addr_size != 8 || seg_size != 0))
-			return -ENOTSUP;
-	}
-	cie->code_align = rd_uleb(&c);
-	cie->data_align = rd_sleb(&c);
-	if (version == 1)
-		(void)rd_n(&c, 1);
-	else
-		(void)rd_uleb(&c);
-	if (c.bad)
-		return -EBADMSG;
-	if (aug[0] == 'z') {
-		uint64_t n = rd_uleb(&c);
-		struct cur a;
-
-		if (c.bad || n > (uint64_t)(c.end - c.p))
-			return -EBADMSG;
-		a = (struct cur){ c.p, c.p + n, false };
-		c.p += n;
-		cie->aug_z = true;
-		for (size_t i = 1; i < aug_len; i++) {
-			uint64_t ignored;
-
-			switch (aug[i]) {
-			case 'L':
-				(void)rd_n(&a, 1);
-				break;
-			case 'P': {
-				uint8_t enc = (uint8_t)rd_n(&a, 1);
-
-				if (!a.bad && rd_ptr(&a, s, enc & 0x7f, false, &ignored) != 0)
-					return -EBADMSG;
-				break;
-			}
-			case 'R':
-				cie->fde_enc = (uint8_t)rd_n(&a, 1);
-				break;
-			case 'S':
-				cie->signal = true;
-				break;
-			case 'B':
-				break;
-			default:
-				/* Unknown letters: 'z' told us the data's length, so the
-				 * FDEs can still be read; only what follows is unknown. */
-				i = aug_len;
-				break;
-			}
-			if (a.bad)
-				return -EBADMSG;
-		}
-	} else if (aug[0] != '\0') {
-		/* "eh" (pre-GCC-3) and others without 'z': FDE layout unknown. */
+	if (err)
+		return err;
+	if (cie->version == 4 && (cie->address_size != 8 || cie->segment_size != 0))
 		return -ENOTSUP;
-	}
-	if (cie->fde_enc == PE_OMIT || (cie->fde_enc & PE_INDIRECT))
+	if (cie->fde_enc == DW_EH_PE_omit || (cie->fde_enc & DW_EH_PE_indirect))
 		return -ENOTSUP;
 	if (cie->code_align == 0 || cie->code_align > 0xffff)
 		return -EBADMSG;
 	/* Each FDE runs its CIE's program again: real ones are a few bytes, and a long one
 	 * shared by many FDEs would make the work quadratic in the section's size. */
-	if (c.end - c.p > CIE_MAX_PROGRAM)
+	if (cie->insns_end - cie->insns > CIE_MAX_PROGRAM)
 		return -EBADMSG;
-	cie->insns = c.p;
-	cie->insns_end = c.end;
 	return 0;
 }
 
@@ -409,8 +183,8 @@ static void restore_rule(struct cfa_state *st, const struct cfa_state *init, uin
  * Runs the CFA program in c. With f NULL (a CIE's initial instructions) no rows are
  * emitted and advances are refused. 0, -EBADMSG, -E2BIG (rows cap), -ENOMEM.
  */
-static int run_program(const struct section *s, const struct cie *cie, struct cur c,
-		       struct cfa_state *st, const struct cfa_state *init, struct fde_rows *f)
+static int run_program(const struct cfi_section *s, const struct cfi_cie *cie,
+		       struct byte_cursor c, struct cfa_state *st, const struct cfa_state *init, struct fde_rows *f)
 {
 	struct cfa_state stack[STATE_STACK];
 	unsigned depth = 0;
@@ -418,7 +192,7 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 	int err;
 
 	while (c.p < c.end) {
-		uint8_t op = (uint8_t)rd_n(&c, 1);
+		uint8_t op = (uint8_t)byte_cursor__uint(&c, 1);
 		uint64_t reg = 0, delta = 0, len;
 		int64_t off;
 		bool advance = false;
@@ -429,7 +203,7 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 			advance = true;
 			break;
 		case 2:
-			off = scaled(rd_uleb(&c), cie->data_align);
+			off = scaled(byte_cursor__uleb128(&c), cie->data_align);
 			set_rule(st, op & 0x3f, RULE_OFFSET, off);
 			break;
 		case 3:
@@ -444,7 +218,7 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 			case 0x01: { /* set_loc */
 				uint64_t to;
 
-				err = rd_ptr(&c, s, cie->fde_enc, true, &to);
+				err = cfi__pointer(&c, s, cie->fde_enc, true, &to);
 				if (err)
 					return -EBADMSG;
 				if (to < loc)
@@ -453,29 +227,29 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 				advance = true;
 				break;
 			}
-			case 0x02: delta = rd_n(&c, 1) * cie->code_align; advance = true; break;
-			case 0x03: delta = rd_n(&c, 2) * cie->code_align; advance = true; break;
-			case 0x04: delta = rd_n(&c, 4) * cie->code_align; advance = true; break;
+			case 0x02: delta = byte_cursor__uint(&c, 1) * cie->code_align; advance = true; break;
+			case 0x03: delta = byte_cursor__uint(&c, 2) * cie->code_align; advance = true; break;
+			case 0x04: delta = byte_cursor__uint(&c, 4) * cie->code_align; advance = true; break;
 			case 0x05: /* offset_extended */
-				reg = rd_uleb(&c);
-				off = scaled(rd_uleb(&c), cie->data_align);
+				reg = byte_cursor__uleb128(&c);
+				off = scaled(byte_cursor__uleb128(&c), cie->data_align);
 				set_rule(st, reg, RULE_OFFSET, off);
 				break;
 			case 0x06: /* restore_extended */
-				reg = rd_uleb(&c);
+				reg = byte_cursor__uleb128(&c);
 				if (!init)
 					return -EBADMSG;
 				restore_rule(st, init, reg);
 				break;
 			case 0x07: /* undefined */
-				set_rule(st, rd_uleb(&c), RULE_UNDEF, 0);
+				set_rule(st, byte_cursor__uleb128(&c), RULE_UNDEF, 0);
 				break;
 			case 0x08: /* same_value */
-				set_rule(st, rd_uleb(&c), RULE_SAME, 0);
+				set_rule(st, byte_cursor__uleb128(&c), RULE_SAME, 0);
 				break;
 			case 0x09: /* register */
-				reg = rd_uleb(&c);
-				(void)rd_uleb(&c);
+				reg = byte_cursor__uleb128(&c);
+				(void)byte_cursor__uleb128(&c);
 				set_rule(st, reg, RULE_OTHER, 0);
 				break;
 			case 0x0a: /* remember_state */
@@ -491,25 +265,25 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 				break;
 			case 0x0c: /* def_cfa */
 				st->cfa = CFA_REG;
-				st->cfa_reg = (uint8_t)(reg = rd_uleb(&c));
+				st->cfa_reg = (uint8_t)(reg = byte_cursor__uleb128(&c));
 				if (reg > 255)
 					st->cfa_reg = 255;
-				st->cfa_off = (int64_t)rd_uleb(&c);
+				st->cfa_off = (int64_t)byte_cursor__uleb128(&c);
 				break;
 			case 0x0d: /* def_cfa_register */
-				reg = rd_uleb(&c);
+				reg = byte_cursor__uleb128(&c);
 				if (st->cfa != CFA_REG)
 					st->cfa_off = 0;
 				st->cfa = CFA_REG;
 				st->cfa_reg = reg > 255 ? 255 : (uint8_t)reg;
 				break;
 			case 0x0e: /* def_cfa_offset */
-				st->cfa_off = (int64_t)rd_uleb(&c);
+				st->cfa_off = (int64_t)byte_cursor__uleb128(&c);
 				break;
 			case 0x0f: { /* def_cfa_expression */
 				int thr;
 
-				len = rd_uleb(&c);
+				len = byte_cursor__uleb128(&c);
 				if (c.bad || len > (uint64_t)(c.end - c.p))
 					return -EBADMSG;
 				thr = plt_threshold(c.p, len);
@@ -520,43 +294,43 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 			}
 			case 0x10: /* expression */
 			case 0x16: /* val_expression */
-				reg = rd_uleb(&c);
-				len = rd_uleb(&c);
+				reg = byte_cursor__uleb128(&c);
+				len = byte_cursor__uleb128(&c);
 				if (c.bad || len > (uint64_t)(c.end - c.p))
 					return -EBADMSG;
 				c.p += len;
 				set_rule(st, reg, RULE_OTHER, 0);
 				break;
 			case 0x11: /* offset_extended_sf */
-				reg = rd_uleb(&c);
-				off = scaled((uint64_t)rd_sleb(&c), cie->data_align);
+				reg = byte_cursor__uleb128(&c);
+				off = scaled((uint64_t)byte_cursor__sleb128(&c), cie->data_align);
 				set_rule(st, reg, RULE_OFFSET, off);
 				break;
 			case 0x12: /* def_cfa_sf */
 				st->cfa = CFA_REG;
-				reg = rd_uleb(&c);
+				reg = byte_cursor__uleb128(&c);
 				st->cfa_reg = reg > 255 ? 255 : (uint8_t)reg;
-				st->cfa_off = scaled((uint64_t)rd_sleb(&c), cie->data_align);
+				st->cfa_off = scaled((uint64_t)byte_cursor__sleb128(&c), cie->data_align);
 				break;
 			case 0x13: /* def_cfa_offset_sf */
-				st->cfa_off = scaled((uint64_t)rd_sleb(&c), cie->data_align);
+				st->cfa_off = scaled((uint64_t)byte_cursor__sleb128(&c), cie->data_align);
 				break;
 			case 0x14: /* val_offset */
-				reg = rd_uleb(&c);
-				(void)rd_uleb(&c);
+				reg = byte_cursor__uleb128(&c);
+				(void)byte_cursor__uleb128(&c);
 				set_rule(st, reg, RULE_OTHER, 0);
 				break;
 			case 0x15: /* val_offset_sf */
-				reg = rd_uleb(&c);
-				(void)rd_sleb(&c);
+				reg = byte_cursor__uleb128(&c);
+				(void)byte_cursor__sleb128(&c);
 				set_rule(st, reg, RULE_OTHER, 0);
 				break;
 			case 0x2e: /* GNU_args_size */
-				(void)rd_uleb(&c);
+				(void)byte_cursor__uleb128(&c);
 				break;
 			case 0x2f: /* GNU_negative_offset_extended */
-				reg = rd_uleb(&c);
-				off = scaled(0 - rd_uleb(&c), cie->data_align);
+				reg = byte_cursor__uleb128(&c);
+				off = scaled(0 - byte_cursor__uleb128(&c), cie->data_align);
 				set_rule(st, reg, RULE_OFFSET, off);
 				break;
 			default:
@@ -585,19 +359,19 @@ static int run_program(const struct section *s, const struct cie *cie, struct cu
 }
 
 /* Reads the FDE whose body (after its CIE pointer) is in c. */
-static int read_fde(struct unwind_build *b, const struct section *s, const struct cie *cie,
-		    struct cur c)
+static int read_fde(struct unwind_build *b, const struct cfi_section *s,
+		    const struct cfi_cie *cie, struct byte_cursor c)
 {
 	struct cfa_state init = { .cfa = CFA_EXPR, .rbp = RULE_SAME, .ra = RULE_SAME };
 	struct cfa_state st;
 	struct fde_rows f = { .b = b, .signal = cie->signal };
 	uint64_t begin, range;
-	struct cur ci;
+	struct byte_cursor ci;
 	int err;
 
-	err = rd_ptr(&c, s, cie->fde_enc, true, &begin);
+	err = cfi__pointer(&c, s, cie->fde_enc, true, &begin);
 	if (err == 0)
-		err = rd_ptr(&c, s, cie->fde_enc & 0x0f, false, &range);
+		err = cfi__pointer(&c, s, cie->fde_enc & 0x0f, false, &range);
 	if (err == -ENOTSUP) {
 		b->t->nskipped++;
 		return 0;
@@ -605,7 +379,7 @@ static int read_fde(struct unwind_build *b, const struct section *s, const struc
 	if (err)
 		return -EBADMSG;
 	if (cie->aug_z) {
-		uint64_t n = rd_uleb(&c);
+		uint64_t n = byte_cursor__uleb128(&c);
 
 		if (c.bad || n > (uint64_t)(c.end - c.p))
 			return -EBADMSG;
@@ -619,7 +393,7 @@ static int read_fde(struct unwind_build *b, const struct section *s, const struc
 	}
 	if (begin + range < begin)
 		return -EBADMSG;
-	ci = (struct cur){ cie->insns, cie->insns_end, false };
+	ci = byte_cursor__new(cie->insns, (size_t)(cie->insns_end - cie->insns));
 	err = run_program(s, cie, ci, &init, NULL, NULL);
 	if (err)
 		return err;
@@ -635,28 +409,19 @@ static int read_fde(struct unwind_build *b, const struct section *s, const struc
 
 int unwind_build__section(struct unwind_build *b, const struct section_bytes *bytes)
 {
-	const struct section s = { bytes->data, bytes->len, bytes->vaddr, bytes->debug_frame };
+	const struct cfi_section s = { .data = bytes->data, .len = bytes->len,
+				       .vaddr = bytes->vaddr, .debug_frame = bytes->debug_frame,
+				       .address_size = 8 };
 	struct clock_budget deadline = clock_budget__from_now((uint64_t)b->caps.max_ms * 1000000);
 	uint64_t off = 0;
+	struct cfi_entry e;
+	int more;
 
-	while (off < s.len) {
-		uint64_t next = 0, id, id_at, cie_off;
-		struct cur c;
-		struct cie cie;
-		bool is64;
+	while ((more = cfi__next(&s, &off, &e)) == 1) {
+		struct cfi_cie cie;
 		int err;
 
-		err = entry_at(&s, off, &c, &next, &is64);
-		if (err == 1)
-			break;
-		if (err)
-			return unwind_build__fail(b, UNWIND_MALFORMED, -ENOEXEC);
-		id_at = (uint64_t)(c.p - s.data);
-		id = rd_n(&c, s.debug_frame && is64 ? 8 : 4);
-		if (c.bad)
-			return unwind_build__fail(b, UNWIND_MALFORMED, -ENOEXEC);
-		off = next;
-		if (is_cie_id(&s, id, is64))
+		if (e.is_cie)
 			continue;
 		if (++b->t->nfdes > b->caps.max_fdes)
 			return unwind_build__fail(b, UNWIND_TOO_MANY_FDES, -E2BIG);
@@ -664,21 +429,14 @@ int unwind_build__section(struct unwind_build *b, const struct section_bytes *by
 		 * microsecond or more, and reading the thread's CPU clock is a system call. */
 		if ((b->t->nfdes & 63) == 0 && clock_budget__over(&deadline))
 			return unwind_build__fail(b, UNWIND_TOO_SLOW, -E2BIG);
-		if (s.debug_frame) {
-			cie_off = id;
-		} else {
-			if (id > id_at)
-				return unwind_build__fail(b, UNWIND_MALFORMED, -ENOEXEC);
-			cie_off = id_at - id;
-		}
-		err = read_cie(&s, cie_off, &cie);
+		err = read_cie(&s, e.cie_off, &cie);
 		if (err == -ENOTSUP) {
 			b->t->nskipped++;
 			continue;
 		}
 		if (err)
 			return unwind_build__fail(b, UNWIND_MALFORMED, -ENOEXEC);
-		err = read_fde(b, &s, &cie, c);
+		err = read_fde(b, &s, &cie, e.body);
 		if (err == -E2BIG)
 			return unwind_build__fail(b, UNWIND_TOO_MANY_ROWS, -E2BIG);
 		if (err == -ENOMEM)
@@ -686,5 +444,7 @@ int unwind_build__section(struct unwind_build *b, const struct section_bytes *by
 		if (err)
 			return unwind_build__fail(b, UNWIND_MALFORMED, -ENOEXEC);
 	}
+	if (more < 0)
+		return unwind_build__fail(b, UNWIND_MALFORMED, -ENOEXEC);
 	return 0;
 }

@@ -11,6 +11,11 @@
  *
  * Eviction first empties the table's entry in unwind_tables (count 0: the walker falls
  * back to frame pointers there), so BPF never reads rows being overwritten as live.
+ *
+ * Tables are found by build id and processes by pid in sorted arrays (binary search),
+ * free table slots taken from a stack: nothing scans all 4096 slots or all processes.
+ * A process's mappings with a table past UNWIND_MAX_PROC_MAPS are counted, not lost
+ * silently (unwind_maps_stats).
  */
 #include "unwind/unwind.h"
 
@@ -43,6 +48,7 @@ struct slot {
 struct proc_entry {
 	uint32_t pid;
 	uint32_t n;
+	uint32_t dropped; /* the most mappings it has had past UNWIND_MAX_PROC_MAPS */
 	uint32_t ids[UNWIND_MAX_PROC_MAPS];
 };
 
@@ -57,10 +63,14 @@ struct unwind_maps {
 	bool mmapable;
 	long page;
 	struct slot slots[UNWIND_MAX_TABLES];
-	struct proc_entry *procs;
+	struct proc_entry **procs;  /* sorted by pid */
 	size_t nprocs;
+	int32_t by_build_id[UNWIND_MAX_TABLES]; /* the loaded slots, sorted by build id */
+	int32_t free_slots[UNWIND_MAX_TABLES];  /* a stack of the free ones */
+	uint32_t nfree;
 	uint64_t clock, used;
 	uint32_t ntables, evictions, over_budget;
+	uint32_t maps_dropped, procs_dropping;
 	int32_t unused_head, unused_tail; /* the eviction list; -1: empty */
 };
 
@@ -95,6 +105,9 @@ struct unwind_maps *unwind_maps__new(const struct unwind_maps_plan *plan, int ro
 		return NULL;
 	m->plan = *plan;
 	m->unused_head = m->unused_tail = -1;
+	/* Descending: the lowest free slot is taken first. */
+	for (int32_t i = 0; i < UNWIND_MAX_TABLES; i++)
+		m->free_slots[m->nfree++] = UNWIND_MAX_TABLES - 1 - i;
 	m->rows_fd = rows_fd;
 	m->tables_fd = tables_fd;
 	m->procs_fd = procs_fd;
@@ -114,6 +127,8 @@ void unwind_maps__free(struct unwind_maps *m)
 {
 	if (!m)
 		return;
+	for (size_t i = 0; i < m->nprocs; i++)
+		free(m->procs[i]);
 	free(m->procs);
 	free(m);
 }
@@ -271,6 +286,46 @@ static void unused_remove(struct unwind_maps *m, int32_t id)
 	s->prev = s->next = -1;
 }
 
+/* Where build_id is, or would be, in by_build_id; *found when it is there. */
+static uint32_t slot_search(const struct unwind_maps *m, const char *build_id, bool *found)
+{
+	uint32_t lo = 0, hi = m->ntables;
+
+	*found = false;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(m->slots[m->by_build_id[mid]].build_id, build_id);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A loaded slot leaves the build id index; the slot goes back to the free ones, kept
+ * descending. ntables is still counting it. */
+static void slot_unindex(struct unwind_maps *m, int32_t id)
+{
+	bool found;
+	uint32_t at = slot_search(m, m->slots[id].build_id, &found), f = 0;
+
+	if (found)
+		memmove(&m->by_build_id[at], &m->by_build_id[at + 1],
+			(m->ntables - at - 1) * sizeof(m->by_build_id[0]));
+	while (f < m->nfree && m->free_slots[f] > id)
+		f++;
+	memmove(&m->free_slots[f + 1], &m->free_slots[f],
+		(m->nfree - f) * sizeof(m->free_slots[0]));
+	m->free_slots[f] = id;
+	m->nfree++;
+}
+
 /* The table that fell out of use longest ago goes: O(1), whatever is loaded. */
 static int evict_one(struct unwind_maps *m)
 {
@@ -282,6 +337,7 @@ static int evict_one(struct unwind_maps *m)
 	if (write_ref(m, (uint32_t)victim, &(struct unwind_table_ref){ 0 }) != 0)
 		return -EIO;
 	m->used -= (uint64_t)m->slots[victim].count * sizeof(struct unwind_row);
+	slot_unindex(m, victim);
 	memset(&m->slots[victim], 0, sizeof(m->slots[victim]));
 	m->ntables--;
 	m->evictions++;
@@ -292,50 +348,64 @@ static int evict_one(struct unwind_maps *m)
 static int64_t table_id(struct unwind_maps *m, const char *build_id,
 			const struct unwind_table *t)
 {
-	uint32_t npages, shift, size;
-	int free_slot = -1;
+	uint32_t npages, shift, size, at;
+	int32_t free_slot;
 	int64_t first;
+	bool found;
 	int err;
 
-	for (int i = 0; i < UNWIND_MAX_TABLES; i++) {
-		if (strcmp(m->slots[i].build_id, build_id) == 0)
-			return i;
-		if (free_slot < 0 && !m->slots[i].build_id[0])
-			free_slot = i;
-	}
+	at = slot_search(m, build_id, &found);
+	if (found)
+		return m->by_build_id[at];
 	if (t->nrows == 0 || t->nrows > (1u << UNWIND_SEARCH_STEPS))
 		return -ENOSPC;
 	shift = index_shift(t, &npages);
 	size = t->nrows + npages;
 	if (size > m->plan.rows)
 		return -ENOSPC;
-	while (free_slot < 0 || (first = find_gap(m, size)) < 0) {
+	while (m->nfree == 0 || (first = find_gap(m, size)) < 0) {
 		err = evict_one(m);
 		if (err)
 			return err;
-		if (free_slot < 0)
-			for (int i = 0; i < UNWIND_MAX_TABLES && free_slot < 0; i++)
-				if (!m->slots[i].build_id[0])
-					free_slot = i;
 	}
+	free_slot = m->free_slots[m->nfree - 1];
 	err = write_table(m, (uint32_t)free_slot, (uint32_t)first, t, shift, npages);
 	if (err)
 		return err;
+	m->nfree--;
 	snprintf(m->slots[free_slot].build_id, sizeof(m->slots[free_slot].build_id), "%s",
 		 build_id);
 	m->slots[free_slot].first = (uint32_t)first;
 	m->slots[free_slot].count = size;
 	m->used += (uint64_t)size * sizeof(struct unwind_row);
+	/* Evictions above moved the index: where it goes now. */
+	at = slot_search(m, m->slots[free_slot].build_id, &found);
+	memmove(&m->by_build_id[at + 1], &m->by_build_id[at],
+		(m->ntables - at) * sizeof(m->by_build_id[0]));
+	m->by_build_id[at] = free_slot;
 	m->ntables++;
 	return free_slot;
 }
 
-static struct proc_entry *find_proc(struct unwind_maps *m, uint32_t pid)
+/* Where pid is, or would be, in procs; *found when it is there. */
+static size_t proc_search(const struct unwind_maps *m, uint32_t pid, bool *found)
 {
-	for (size_t i = 0; i < m->nprocs; i++)
-		if (m->procs[i].pid == pid)
-			return &m->procs[i];
-	return NULL;
+	size_t lo = 0, hi = m->nprocs;
+
+	*found = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->procs[mid]->pid == pid) {
+			*found = true;
+			return mid;
+		}
+		if (m->procs[mid]->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static void release(struct unwind_maps *m, struct proc_entry *p)
@@ -360,29 +430,42 @@ int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
 			     const struct unwind_mapping *maps, size_t n)
 {
 	struct unwind_proc *proc;
-	struct proc_entry *p = find_proc(m, pid);
+	struct proc_entry *p;
+	uint32_t dropped = 0;
+	bool found;
+	size_t at = proc_search(m, pid, &found);
 	int err = 0;
 
-	if (!p) {
-		struct proc_entry *grown = realloc(m->procs, (m->nprocs + 1) * sizeof(*grown));
+	if (found) {
+		p = m->procs[at];
+	} else {
+		struct proc_entry **grown = realloc(m->procs, (m->nprocs + 1) * sizeof(*grown));
 
 		if (!grown)
 			return -ENOMEM;
 		m->procs = grown;
-		p = &m->procs[m->nprocs++];
-		memset(p, 0, sizeof(*p));
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
 		p->pid = pid;
+		memmove(&m->procs[at + 1], &m->procs[at], (m->nprocs - at) * sizeof(m->procs[0]));
+		m->procs[at] = p;
+		m->nprocs++;
 	}
 	release(m, p);
 	proc = calloc(1, sizeof(*proc));
 	if (!proc)
 		return -ENOMEM;
-	for (size_t i = 0; i < n && proc->n < UNWIND_MAX_PROC_MAPS; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct unwind_mapping *in = &maps[i];
 		int64_t id;
 
 		if (!in->table || !in->build_id || !in->build_id[0] || in->end <= in->start)
 			continue;
+		if (proc->n == UNWIND_MAX_PROC_MAPS) {
+			dropped++;
+			continue;
+		}
 		id = table_id(m, in->build_id, in->table);
 		if (id == -ENOSPC) {
 			m->over_budget++;
@@ -403,6 +486,12 @@ int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
 			.table = (uint32_t)id,
 		};
 	}
+	/* Counted once per process, at the most it ever had past the limit. */
+	if (dropped > p->dropped) {
+		m->procs_dropping += p->dropped == 0;
+		m->maps_dropped += dropped - p->dropped;
+		p->dropped = dropped;
+	}
 	qsort(proc->maps, proc->n, sizeof(proc->maps[0]), cmp_map);
 	if (bpf_map_update_elem(m->procs_fd, &pid, proc, BPF_ANY) != 0)
 		err = -errno;
@@ -413,13 +502,16 @@ out:
 
 int unwind_maps__remove_process(struct unwind_maps *m, uint32_t pid)
 {
-	struct proc_entry *p = find_proc(m, pid);
+	bool found;
+	size_t at = proc_search(m, pid, &found);
 
-	if (!p)
+	if (!found)
 		return -ENOENT;
-	release(m, p);
+	release(m, m->procs[at]);
 	(void)bpf_map_delete_elem(m->procs_fd, &pid);
-	*p = m->procs[--m->nprocs];
+	free(m->procs[at]);
+	memmove(&m->procs[at], &m->procs[at + 1], (m->nprocs - at - 1) * sizeof(m->procs[0]));
+	m->nprocs--;
 	return 0;
 }
 
@@ -431,4 +523,6 @@ void unwind_maps__stats(const struct unwind_maps *m, struct unwind_maps_stats *s
 	stats->processes = (uint32_t)m->nprocs;
 	stats->evictions = m->evictions;
 	stats->over_budget = m->over_budget;
+	stats->maps_dropped = m->maps_dropped;
+	stats->procs_dropping = m->procs_dropping;
 }

@@ -35,7 +35,7 @@
  *      lies in [bin->eval_start, bin->eval_end) of the CPython binary) with its Python
  *      frames. A Python frame becomes a location whose function is the entry's name,
  *      file its file, start line its firstlineno and line python_code__line(entry,
- *      frame.instr), in a mapping whose language is Python (DESIGN §3, §5).
+ *      frame.instr), in a mapping whose language is Python (architecture.md).
  */
 #ifndef SLIDEOPS_UNWIND_PYTHON_H
 #define SLIDEOPS_UNWIND_PYTHON_H
@@ -102,7 +102,7 @@ int python_proc__init(const struct python_binary *bin, uint64_t map_start, uint6
 /*
  * True when a Python frame's file is CPython's standard library (.../lib/python3.X/...,
  * a frozen module "<frozen ...>") or an installed package (site-packages, dist-packages):
- * where time is spent, not the user's own code that "most of it in" names (DESIGN §6).
+ * where time is spent, not the user's own code that "most of it in" names (architecture.md).
  */
 bool python__is_library_file(const char *file);
 

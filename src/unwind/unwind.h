@@ -184,6 +184,9 @@ struct unwind_maps_stats {
 	uint32_t tables, processes;
 	uint32_t evictions;     /* tables evicted to make room */
 	uint32_t over_budget;   /* mappings left to frame pointers: no room even so */
+	/* Mappings with a table left to frame pointers because their process had more than
+	 * UNWIND_MAX_PROC_MAPS, and the processes that had them. */
+	uint32_t maps_dropped, procs_dropping;
 };
 
 struct unwind_maps;
@@ -198,7 +201,8 @@ void unwind_maps__free(struct unwind_maps *m);
  * unwind_rows (least recently used unmapped tables are evicted when it does not fit; a
  * table that still does not fit leaves its mapping to frame pointers), then pid's sorted
  * mappings are written. Only the first UNWIND_MAX_PROC_MAPS mappings with a table are
- * kept. 0, or -errno of a map update.
+ * kept; the others are counted (unwind_maps_stats.maps_dropped). 0, or -errno of a map
+ * update.
  */
 int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
 			     const struct unwind_mapping *maps, size_t n);

@@ -2,7 +2,7 @@
 /* Errors as data: a message of the table, formatted once, with the status it maps to. */
 #include "views/views.h"
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 
 #include <stdio.h>
 #include <time.h>

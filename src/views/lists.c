@@ -2,7 +2,7 @@
 /* The list documents: past profiles (`profiles --json`) and uploads (`symbols list`). */
 #include "views/views.h"
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "store/store.h"
 
 /* Whole seconds, rounded: a capture ended early by Ctrl-C says how long it ran. */

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "store/store.h"
 
 struct removal {

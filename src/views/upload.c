@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Debug symbols for stripped binaries (DESIGN §7). An upload reads only the function
+ * Debug symbols for stripped binaries (architecture.md). An upload reads only the function
  * names, addresses and sizes of an unstripped build or a debug file, keeps them in the
  * workspace under the file's build id, and forgets the file. Refusals are checked in
  * the order a person can act on them: size first (before reading anything), then
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 #include "store/store.h"
 #include "symbols/lines.h"
 #include "symbols/symtab.h"

@@ -6,7 +6,7 @@
 #   pool    four worker threads idle in a condition variable in wait_for_orders, woken
 #           one at a time, never for long: waits that are not lock contention
 # The capture must name ledger's group first with its function, word the answer as
-# DESIGN §6 does, keep the pool's condition-variable waits out of the answer, and
+# architecture.md does, keep the pool's condition-variable waits out of the answer, and
 # show, compare, export and draw the profile in nanoseconds waited.
 source "$(dirname "$0")/lib.sh"
 
@@ -136,7 +136,7 @@ fi
 
 answer=$(jq -r .answer "$doc")
 re='^Over ([0-9]+) seconds, threads of (.+) waited ([0-9.]+ (s|ms|µs|min)) on locks(, most of it in ([^ ]+))?\.( Next was .+)?$'
-[[ $answer =~ $re ]] || fail "the answer is not in DESIGN §6's form: $answer"
+[[ $answer =~ $re ]] || fail "the answer is not in architecture.md's form: $answer"
 first=$(jq -c '.groups[0]' "$doc")
 [ "${BASH_REMATCH[2]}" = "$(jq -r .label <<<"$first")" ] ||
 	fail "the answer does not name the first group ($(jq -r .label <<<"$first")): $answer"

@@ -6,7 +6,7 @@
 #   mapper  reads a file through a mapping in map_file: file-backed growth only
 # The capture must name grower's group and function, report its net growth close to
 # what it touched, keep churner's net near zero however much it grew, report mapper's
-# growth as file_bytes apart, and word the answer as DESIGN §6 does.
+# growth as file_bytes apart, and word the answer as architecture.md does.
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -120,7 +120,7 @@ m=$(group mapper)
 
 answer=$(jq -r .answer "$doc")
 re='^Over ([0-9]+) seconds, (.+) grew by ([0-9.]+ [kMG]?B)(, most of it in ([^ ]+))?\.( Next was .+)?$'
-[[ $answer =~ $re ]] || fail "the answer is not in DESIGN §6's form: $answer"
+[[ $answer =~ $re ]] || fail "the answer is not in architecture.md's form: $answer"
 # It names the group that grew the most: on a quiet machine the grower (on a shared one,
 # another process may have grown more).
 most_grown=$(jq -r '[.groups[] | select(.net_bytes > 0)] | max_by(.net_bytes) | .label' "$doc")

@@ -103,7 +103,7 @@ jq -e --argjson t "$total" '.total >= 0.8 * $t and .total <= 1.2 * $t' "$doc" >/
 
 answer=$(jq -r .answer "$doc")
 re='^This server had ([0-9]+) threads: ([0-9]+) running and ([0-9]+) waiting\. The largest set waiting in the same place was ([0-9]+) threads of (.+) in ([^ ]+)\.$'
-[[ $answer =~ $re ]] || fail "the answer is not in DESIGN §6's form: $answer"
+[[ $answer =~ $re ]] || fail "the answer is not in architecture.md's form: $answer"
 [ "${BASH_REMATCH[1]}" = "$(jq .total "$doc")" ] || fail "the answer's count is not the total: $answer"
 [ $((BASH_REMATCH[2] + BASH_REMATCH[3])) = "${BASH_REMATCH[1]}" ] || fail "running + waiting != threads: $answer"
 [ "${BASH_REMATCH[4]}" = "$NTHREADS" ] && [ "${BASH_REMATCH[5]}" = "Unit slideops-test-orders.service" ] &&

@@ -10,7 +10,7 @@
 #            they are kept as idle but do not rank
 #   pingpong two processes bouncing a byte over pipes: 100k+ context switches a second
 # The capture must account each group's running and waiting time, name nap and
-# wait_for_request, keep the idle pool out of the answer, word the answer as DESIGN §6
+# wait_for_request, keep the idle pool out of the answer, word the answer as architecture.md
 # does, report lost events, and show, export and compare in nanoseconds.
 source "$(dirname "$0")/lib.sh"
 
@@ -185,7 +185,7 @@ i=$(group idle "$doc")
 
 answer=$(jq -r .answer "$doc")
 re='^Over ([0-9]+) seconds, threads of (.+) spent ([0-9.]+ (s|ms|µs|min)) running and ([0-9.]+ (s|ms|µs|min)) waiting(, most of the waiting in ([^ ]+))?\.( Next was .+)?$'
-[[ $answer =~ $re ]] || fail "the answer is not in DESIGN §6's form: $answer"
+[[ $answer =~ $re ]] || fail "the answer is not in architecture.md's form: $answer"
 # It names the first group: on a quiet machine the sleepers (a shared one may have had
 # threads that waited longer).
 [ "${BASH_REMATCH[2]}" = "$(jq -r '.groups[0].label' "$doc")" ] ||

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `slideops check` on the real kernel: as root every requirement is met and the cpu
 # question can run (exit 0); a missing tracefs is mounted; as an unprivileged user it
-# says plainly what is missing and what to do (exit 1). The JSON document is as DESIGN
-# §8 has it.
+# says plainly what is missing and what to do (exit 1). The JSON document is as
+# docs/architecture.md has it.
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"

@@ -106,7 +106,7 @@ jq -e --arg id "$id" '.id == $id and .question == "cpu" and (.server | length) >
 	(.started_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$")) and
 	(.answer | startswith("Over 4 seconds, ")) and (.lost | type) == "number" and
 	(.stripped | type) == "array"' "$WORK/show.json" >/dev/null ||
-	fail "the document lacks DESIGN §8 fields: $(jq -c 'del(.groups, .functions)' "$WORK/show.json")"
+	fail "the document lacks architecture.md fields: $(jq -c 'del(.groups, .functions)' "$WORK/show.json")"
 [ "$("$SLIDEOPS" show "$id" --json --top 1 | jq '.functions | length')" = 1 ] ||
 	fail "--top 1 --json lists more than one function"
 

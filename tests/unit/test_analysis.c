@@ -17,7 +17,7 @@
 #include "analysis/analysis.h"
 #include "analysis/answer.h"
 #include "analysis/folded.h"
-#include "analysis/format.h"
+#include "util/format.h"
 #include "elf/elf_file.h"
 #include "profile_builder.h"
 #include "unwind/python.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `slideops profiles`: past profiles newest first, as text and as DESIGN §8's JSON
+ * `slideops profiles`: past profiles newest first, as text and as architecture.md's JSON
  * document ({"profiles": [{"id", "question", "server", "started_at", "seconds",
  * "answer"}]}), read from a real workspace the test fills through the store.
  */

@@ -23,8 +23,8 @@
 
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
-#include "analysis/json_text.h"
-#include "analysis/outfile.h"
+#include "util/json_text.h"
+#include "util/outfile.h"
 #include "profile_builder.h"
 #include "util/file.h"
 #include "util/messages.h"

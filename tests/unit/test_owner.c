@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Owner rules (DESIGN §4) over the cgroup paths real machines have (docker with both
+ * Owner rules (architecture.md) over the cgroup paths real machines have (docker with both
  * cgroup drivers, containerd and CRI-O under kubernetes, podman rootful and rootless,
  * LXC, systemd system and user units, session scopes), container names from the
  * runtimes' own files, declared Services, and the process-tree rules of machines

@@ -694,7 +694,7 @@ static void test_offsets_table(void **state)
 		assert_true(o->frame_words > 0 && o->frame_words <= PYTHON_WINDOW_WORDS);
 		assert_true((minor >= 11) == (o->tstate_native_thread_id != PYTHON_NONE));
 	}
-	/* KERNEL-NOTES.md §CPython, measured on this machine's 3.11 */
+	/* docs/kernel.md, CPython, measured on this machine's 3.11 */
 	assert_int_equal(python_offsets__for(11)->tstate_native_thread_id, 160);
 	assert_int_equal(python_offsets__for(11)->frame_owner, 69);
 	assert_int_equal(python_offsets__for(11)->code_qualname, 128);
@@ -707,7 +707,7 @@ static void test_candidates(void **state)
 	assert_true(python_binary__is_candidate("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"));
 	assert_false(python_binary__is_candidate("/usr/lib/x86_64-linux-gnu/libc.so.6"));
 	assert_false(python_binary__is_candidate(NULL));
-	/* CPython's C functions are C/C++; only the Python frames are Python (DESIGN §5). */
+	/* CPython's C functions are C/C++; only the Python frames are Python (architecture.md). */
 	assert_int_equal(binary__language("/usr/bin/python3.11", NULL), LANGUAGE_C);
 	assert_int_equal(binary__language("/usr/lib/libpython3.11.so.1.0", NULL), LANGUAGE_C);
 }

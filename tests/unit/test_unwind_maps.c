@@ -269,6 +269,106 @@ static void test_eviction_order(void **state)
 	unwind_table__free(t4);
 }
 
+/* A process with more mappings with tables than the BPF side holds: the first
+ * UNWIND_MAX_PROC_MAPS are kept, the others counted once per process. */
+static void test_mappings_past_the_limit_are_counted(void **state)
+{
+	enum { NMAPS = UNWIND_MAX_PROC_MAPS + 6 };
+	struct unwind_table *t = make_table(10, 0x1000, 8);
+	struct unwind_mapping maps[NMAPS];
+	char ids[NMAPS][16];
+	struct unwind_maps_stats st;
+	struct unwind_proc proc;
+	struct fixture_maps f;
+	uint32_t pid = 5151;
+
+	(void)state;
+	if (!can_bpf())
+		skip();
+	assert_int_equal(make_maps(&f, 16 << 20), 0);
+	for (int i = 0; i < NMAPS; i++) {
+		snprintf(ids[i], sizeof(ids[i]), "lib%02d", i);
+		maps[i] = (struct unwind_mapping){ 0x10000000ull * (i + 1),
+						   0x10000000ull * (i + 1) + 0x2000, 0x1000,
+						   ids[i], t };
+	}
+	assert_int_equal(unwind_maps__add_process(f.m, pid, maps, NMAPS), 0);
+	assert_int_equal(bpf_map_lookup_elem(f.procs, &pid, &proc), 0);
+	assert_int_equal(proc.n, UNWIND_MAX_PROC_MAPS);
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.maps_dropped, 6);
+	assert_int_equal(st.procs_dropping, 1);
+	/* Read again (a dlopen): the same six are not counted twice. */
+	assert_int_equal(unwind_maps__add_process(f.m, pid, maps, NMAPS), 0);
+	/* A process within the limit drops nothing. */
+	assert_int_equal(unwind_maps__add_process(f.m, pid + 1, maps, 3), 0);
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.maps_dropped, 6);
+	assert_int_equal(st.procs_dropping, 1);
+	free_maps(&f);
+	unwind_table__free(t);
+}
+
+/* Many processes and tables, added and removed in mixed orders: each is found again by
+ * its pid and build id, and one build id stays one table. */
+static void test_many_processes_and_tables_are_found(void **state)
+{
+	enum { NPROCS = 300, NTABLES = 97 };
+	struct unwind_table *t = make_table(10, 0x1000, 8);
+	struct unwind_maps_stats st;
+	struct unwind_proc proc;
+	struct fixture_maps f;
+	uint32_t table_of[NTABLES];
+	char ids[NTABLES][16];
+
+	(void)state;
+	if (!can_bpf())
+		skip();
+	assert_int_equal(make_maps(&f, 16 << 20), 0);
+	for (int i = 0; i < NTABLES; i++)
+		snprintf(ids[i], sizeof(ids[i]), "%08x", (unsigned)(i * 2654435761u));
+	for (int i = 0; i < NTABLES; i++)
+		table_of[i] = UINT32_MAX;
+	/* pids in a scrambled order; process k maps tables k % NTABLES and (k * 7) % NTABLES. */
+	for (uint32_t k = 0; k < NPROCS; k++) {
+		uint32_t pid = 1000 + (k * 37) % NPROCS;
+		uint32_t a = pid % NTABLES, b = (pid * 7) % NTABLES;
+		struct unwind_mapping maps[] = {
+			{ 0x100000, 0x102000, 0x1000, ids[a], t },
+			{ 0x200000, 0x202000, 0x1000, ids[b], t },
+		};
+
+		assert_int_equal(unwind_maps__add_process(f.m, pid, maps, a == b ? 1 : 2), 0);
+	}
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.processes, NPROCS);
+	assert_int_equal(st.tables, NTABLES);
+	for (uint32_t pid = 1000; pid < 1000 + NPROCS; pid++) {
+		uint32_t a = pid % NTABLES;
+
+		assert_int_equal(bpf_map_lookup_elem(f.procs, &pid, &proc), 0);
+		assert_int_equal(proc.maps[0].start, 0x100000);
+		if (table_of[a] == UINT32_MAX)
+			table_of[a] = proc.maps[0].table;
+		assert_int_equal(proc.maps[0].table, table_of[a]);
+	}
+	/* Every other process goes, from the top down; the rest stay found. */
+	for (uint32_t pid = 1000 + NPROCS - 1; pid >= 1000; pid -= 2)
+		assert_int_equal(unwind_maps__remove_process(f.m, pid), 0);
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.processes, NPROCS / 2);
+	for (uint32_t pid = 1000; pid < 1000 + NPROCS; pid++) {
+		bool kept = (1000 + NPROCS - 1 - pid) % 2 == 1;
+
+		assert_int_equal(bpf_map_lookup_elem(f.procs, &pid, &proc) == 0, kept);
+		assert_int_equal(unwind_maps__remove_process(f.m, pid) == 0, kept);
+	}
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.processes, 0);
+	free_maps(&f);
+	unwind_table__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +376,8 @@ int main(void)
 		cmocka_unit_test(test_shared_table),
 		cmocka_unit_test(test_budget_and_eviction),
 		cmocka_unit_test(test_eviction_order),
+		cmocka_unit_test(test_mappings_past_the_limit_are_counted),
+		cmocka_unit_test(test_many_processes_and_tables_are_found),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

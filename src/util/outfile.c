@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Atomic file output for the views. See outfile.h. */
-#include "analysis/outfile.h"
+#include "util/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>

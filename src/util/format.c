@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Numbers for people, rounded the way the answers promise (DESIGN §6). See format.h. */
-#include "analysis/format.h"
+/* Numbers for people, rounded the way the answers promise (architecture.md). See format.h. */
+#include "util/format.h"
 
 #include <math.h>
 #include <string.h>

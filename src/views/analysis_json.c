@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The `capture --json` / `show --json` document (DESIGN §8). Fields may be added, never
+ * The `capture --json` / `show --json` document (architecture.md). Fields may be added, never
  * renamed: scripts and tests read these keys.
  */
 #include "analysis/analysis.h"
 
 #include <stdio.h>
 
-#include "analysis/format.h"
-#include "analysis/json_text.h"
+#include "util/format.h"
+#include "util/json_text.h"
 
 /* json_object_set_new that remembers a failure instead of leaking or crashing. */
 static void set(json_t *obj, const char *key, json_t *value, int *err)
@@ -23,7 +23,7 @@ static void append(json_t *arr, json_t *value, int *err)
 		*err = -1;
 }
 
-/* DESIGN §8's fields of each question's groups. */
+/* architecture.md's fields of each question's groups. */
 static void group__question_fields(json_t *o, const struct analysis_group *g, enum question q,
 				   int *err)
 {
@@ -84,7 +84,7 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
 	return o;
 }
 
-/* threads: DESIGN §8's thread_sets, each stack as its frames' names, leaf first. */
+/* threads: architecture.md's thread_sets, each stack as its frames' names, leaf first. */
 static json_t *thread_sets__to_json(const struct analysis *a, int *err)
 {
 	const struct profile *p = a->profile;

@@ -4,8 +4,8 @@
  * ("30 seconds", "12.4 s"), sizes ("212 MB"), and a value in its profile unit. Every
  * word comes from the message table; these only pick which message and round.
  */
-#ifndef SLIDEOPS_ANALYSIS_FORMAT_H
-#define SLIDEOPS_ANALYSIS_FORMAT_H
+#ifndef SLIDEOPS_UTIL_FORMAT_H
+#define SLIDEOPS_UTIL_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Text into JSON strings, invalid UTF-8 as \xNN. See json_text.h. */
-#include "analysis/json_text.h"
+#include "util/json_text.h"
 
 #include <stdlib.h>
 

@@ -5,8 +5,8 @@
  * \xNN (util/text.h), as in text output,
  * so one odd process name never costs the whole document.
  */
-#ifndef SLIDEOPS_ANALYSIS_JSON_TEXT_H
-#define SLIDEOPS_ANALYSIS_JSON_TEXT_H
+#ifndef SLIDEOPS_UTIL_JSON_TEXT_H
+#define SLIDEOPS_UTIL_JSON_TEXT_H
 
 #include <jansson.h>
 

@@ -5,8 +5,8 @@
  * standard output (for pipes: `slideops show ID --export folded - | flamegraph.pl`), and
  * a special file (/dev/null, a FIFO) is written in place (file__write_output).
  */
-#ifndef SLIDEOPS_ANALYSIS_OUTFILE_H
-#define SLIDEOPS_ANALYSIS_OUTFILE_H
+#ifndef SLIDEOPS_UTIL_OUTFILE_H
+#define SLIDEOPS_UTIL_OUTFILE_H
 
 #include <stdio.h>
 

@@ -8,7 +8,7 @@
 
 #include <stdarg.h>
 
-#include "analysis/format.h"
+#include "util/format.h"
 #include "util/messages.h"
 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

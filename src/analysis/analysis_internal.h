@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the analysis files share: the context of one analysis and the passes over it.
+ *   analysis.c            the context, frames' tiers, tallies, stack quality, the whole
+ *   analysis_groups.c     owner groups and their processes
+ *   analysis_functions.c  functions by self and total; the stripped-binary card
+ *   analysis_answers.c    the answer sentence of each question
+ *   analysis_threads.c    threads: sets of threads
+ *   analysis_locks.c      locks: by address
+ */
+#ifndef SLIDEOPS_ANALYSIS_INTERNAL_H
+#define SLIDEOPS_ANALYSIS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+
+#define NONE UINT32_MAX
+
+/*
+ * How far a frame is from "the group's own code", best first. "Most of it in" takes
+ * each sample's leaf-most frame of the best tier it has (architecture.md).
+ */
+enum tier {
+	TIER_OWN,    /* the group's own code: not kernel, not a runtime, not a system library */
+	TIER_USER,   /* any other user-space frame (runtimes, system libraries, vdso, anon) */
+	TIER_KERNEL,
+	TIER__COUNT,
+};
+
+struct ctx {
+	const struct profile *p;
+	uint32_t main;         /* index of the main value */
+	uint8_t *tier;         /* per location */
+	uint32_t *group;       /* per sample: index into groups (unsorted); NONE: left out */
+	uint8_t *skip;         /* per sample: not what the question is about (locks) */
+	struct analysis_group *groups;
+	uint32_t ngroups;
+};
+
+struct tally {
+	uint32_t key;
+	uint32_t tier;
+	uint32_t name;
+	int64_t value;
+};
+
+static inline uint32_t location__name(const struct prof_location *l)
+{
+	return l->name ? l->name : l->function;
+}
+
+static inline bool ctx__counts(const struct ctx *c, uint32_t sample)
+{
+	return !c->skip || !c->skip[sample];
+}
+
+static inline double share(int64_t value, int64_t of)
+{
+	return of > 0 ? (double)value / (double)of : 0.0;
+}
+
+static inline bool sample__running(const struct profile *p, const struct prof_sample *s)
+{
+	return strcmp(profile__str(p, s->labels.state), "running") == 0;
+}
+
+/* A binary of the user's: what the card lists and "most of it in" prefers. */
+bool mapping__is_ours(const struct profile *p, const struct prof_mapping *m);
+/* The sample's "where" frame: leaf-most of its best tier. NONE for an empty stack. */
+uint32_t ctx__where(const struct ctx *c, uint32_t stack, enum tier *tier);
+size_t tally__reduce(struct tally *t, size_t n);
+bool tally__better(const struct profile *p, const struct tally *cand,
+		   const struct tally *best);
+int ctx__top_places(const struct ctx *c, bool (*include)(const struct ctx *, uint32_t),
+		    uint32_t *out);
+
+int analysis_group__cmp(const void *a, const void *b);
+int ctx__groups(struct ctx *c, struct analysis *a);
+int ctx__top_functions(struct ctx *c);
+int ctx__functions(struct ctx *c, struct analysis *a);
+int ctx__stripped(struct ctx *c, struct analysis *a);
+char *analysis__answer_amount(const struct analysis *a);
+char *analysis__answer_wall(const struct ctx *c, const struct analysis *a);
+char *analysis__answer_threads(const struct ctx *c);
+int ctx__thread_sets(const struct ctx *c, struct analysis *a);
+int ctx__locks(const struct ctx *c, struct analysis *a);
+
+#endif

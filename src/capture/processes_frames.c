@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A sample's frames into the profile: each address to a location in its process's
+ * mappings, kernel and special frames, what runtimes ran (Python functions, JIT code)
+ * interleaved, and samples kept until their process is known.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/binaries.h"
+#include "capture/cgroups.h"
+#include "capture/maps.h"
+#include "capture/processes_internal.h"
+#include "capture/python_procs.h"
+#include "capture/unwinding.h"
+#include "proc/owner.h"
+#include "proc/proc.h"
+#include "profile/profile.h"
+#include "python_frames.h"
+#include "unwind/python.h"
+#include "util/hash.h"
+#include "util/hashmap.h"
+#include "util/clock.h"
+
+/* ---- frames ---- */
+
+static uint32_t processes__special_mapping(struct processes *ps, uint32_t *cache,
+					   const char *path, enum mapping_kind kind,
+					   enum language language, const char *build_id)
+{
+	struct prof_mapping m = { 0 };
+
+	if (*cache != UINT32_MAX)
+		return *cache;
+	m.path = profile__intern(ps->p, path);
+	m.build_id = profile__intern(ps->p, build_id);
+	if (m.path == UINT32_MAX || m.build_id == UINT32_MAX)
+		return UINT32_MAX;
+	m.kind = kind;
+	m.language = language;
+	m.build_id_recorded = true;
+	*cache = profile__add_mapping(ps->p, &m);
+	return *cache;
+}
+
+/* Where a user address of proc is: (mapping, ELF address). 1: in no mapping we know. */
+static int processes__user_location(struct processes *ps, struct process *proc, uint64_t addr,
+				    struct prof_location *loc)
+{
+	struct vma *v = vma_list__find(&proc->maps, addr);
+	struct binary *bin = NULL;
+	uint64_t offset = 0;
+
+	if (!v && proc->maps_ok && proc->alive && proc->facts &&
+	    clock__monotonic_ns() - proc->maps_read_ns >= MAPS_REREAD_NS) {
+		/* Mapped since we read them (dlopen): read again, once in a while. */
+		int err = process__read_maps(ps, proc);
+
+		if (err)
+			return err;
+		v = vma_list__find(&proc->maps, addr);
+	}
+	if (v && v->kind == VMA_FILE && v->binary) {
+		bin = v->binary;
+		offset = addr - v->start + v->offset;
+	} else if (v && v->kind == VMA_VDSO) {
+		bin = binaries__vdso(ps->binaries);
+		offset = addr - v->start;
+	}
+	if (bin) {
+		/* The file offset: binaries__read makes it an ELF address after sampling. */
+		loc->mapping = binary__mapping(bin, ps->p, v->start, v->end, v->offset);
+		loc->address = offset;
+	} else if (v && v->kind == VMA_ANON) {
+		loc->mapping = processes__special_mapping(ps, &ps->anon_mapping, "[anon]",
+							  MAPPING_ANON, LANGUAGE_OTHER, "");
+		loc->address = addr;
+	} else {
+		loc->mapping = processes__special_mapping(ps, &ps->unknown_mapping, "[unknown]",
+							  MAPPING_ANON, LANGUAGE_OTHER, "");
+		loc->address = addr;
+		if (loc->mapping != UINT32_MAX)
+			return 1;
+	}
+	return loc->mapping == UINT32_MAX ? -ENOMEM : 0;
+}
+
+/* The frame that ends a stack cut short: one location, in a mapping of its own. */
+static uint32_t processes__truncated(struct processes *ps)
+{
+	struct prof_location loc = { 0 };
+
+	if (ps->truncated_location != UINT32_MAX)
+		return ps->truncated_location;
+	loc.mapping = processes__special_mapping(ps, &ps->truncated_mapping,
+						 PROFILE_TRUNCATED_FRAME, MAPPING_ANON,
+						 LANGUAGE_OTHER, "");
+	loc.function = profile__intern(ps->p, PROFILE_TRUNCATED_FRAME);
+	if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX)
+		return UINT32_MAX;
+	ps->truncated_location = profile__add_location(ps->p, &loc);
+	return ps->truncated_location;
+}
+
+/* ---- what runtimes ran: Python functions, JIT code ---- */
+
+/* A Python frame of process tgid: its function, file and line, in the Python mapping. */
+static uint32_t processes__python_location(struct processes *ps, uint32_t tgid,
+					   const struct python_frame *f)
+{
+	const struct python_code_entry *e = python_code_cache__find(ps->codes, tgid, f->code);
+	struct prof_location loc = { 0 };
+
+	loc.mapping = processes__special_mapping(ps, &ps->python_mapping, "[python]",
+						 MAPPING_ANON, LANGUAGE_PYTHON, "");
+	if (loc.mapping == UINT32_MAX)
+		return UINT32_MAX;
+	if (e) {
+		loc.function = profile__intern(ps->p, e->name[0] ? e->name : PYTHON_UNKNOWN_FRAME);
+		loc.file = profile__intern(ps->p, e->file);
+		loc.line = python_code__line(e, f->instr);
+		loc.start_line = e->firstlineno;
+	} else {
+		loc.function = profile__intern(ps->p, PYTHON_UNKNOWN_FRAME);
+	}
+	if (loc.function == UINT32_MAX || loc.file == UINT32_MAX)
+		return UINT32_MAX;
+	return profile__add_location(ps->p, &loc);
+}
+
+/* The frame in the evaluator of CPython binary e (file offsets)? */
+static bool process__is_eval(const struct process *proc, const struct python_procs_entry *e,
+			     uint64_t addr)
+{
+	const struct vma *v = vma_list__find(&proc->maps, addr);
+	uint64_t offset;
+
+	if (!v || v->kind != VMA_FILE || !v->binary || v->binary->dev != e->dev ||
+	    v->binary->ino != e->ino)
+		return false;
+	offset = addr - v->start + v->offset;
+	return offset >= e->eval_start && offset < e->eval_end;
+}
+
+/*
+ * The language a process's JIT code is in: a run of frames in anonymous executable
+ * memory of a java or node process is that runtime's compiled code (architecture.md).
+ * LANGUAGE_OTHER for any other process.
+ */
+static enum language process__jit_language(struct processes *ps, const struct process *proc)
+{
+	const char *comm = proc->facts ? profile__str(ps->p, proc->labels.comm) : NULL;
+	const char *exe = proc->facts ? profile__str(ps->p, proc->labels.exe) : NULL;
+	const char *base = exe ? strrchr(exe, '/') : NULL;
+
+	base = base ? base + 1 : exe;
+	if ((comm && strcmp(comm, "java") == 0) || (base && strcmp(base, "java") == 0))
+		return LANGUAGE_JAVA;
+	if ((comm && (strcmp(comm, "node") == 0 || strncmp(comm, "node-", 5) == 0)) ||
+	    (base && (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0)))
+		return LANGUAGE_JAVASCRIPT;
+	return LANGUAGE_OTHER;
+}
+
+/* The one frame a run of lang's JIT code becomes. */
+static uint32_t processes__jit_location(struct processes *ps, enum language lang)
+{
+	bool java = lang == LANGUAGE_JAVA;
+	uint32_t *cache = java ? &ps->java_location : &ps->javascript_location;
+	const char *name = java ? JAVA_FRAME : JAVASCRIPT_FRAME;
+	struct prof_location loc = { 0 };
+	uint32_t *mapping = java ? &ps->java_mapping : &ps->javascript_mapping;
+
+	if (*cache != UINT32_MAX)
+		return *cache;
+	loc.mapping = processes__special_mapping(ps, mapping, name, MAPPING_JIT, lang, "");
+	loc.function = profile__intern(ps->p, name);
+	if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX)
+		return UINT32_MAX;
+	*cache = profile__add_location(ps->p, &loc);
+	return *cache;
+}
+
+/*
+ * Puts the sample's Python frames in place of the evaluator's native frames of its
+ * user stack ulocs (nu frames, leaf first; is_eval says which) into out. Returns the
+ * frames written, or UINT32_MAX when out of memory.
+ */
+static uint32_t processes__interleave(struct processes *ps, const struct stack_sample *s,
+				      const uint32_t *ulocs, const bool *is_eval, uint32_t nu,
+				      uint32_t *out, uint32_t max)
+{
+	struct python_mixed mixed[2 * RECORD_MAX_STACK + RECORD_MAX_PYFRAMES];
+	struct python_stack py;
+	uint32_t n = 0;
+	size_t nm;
+
+	memset(&py, 0, sizeof(py));
+	py.nframes = (uint16_t)s->pystack_len;
+	py.exit = (uint16_t)s->pystack_exit;
+	memcpy(py.frames, &s->ips[s->kstack_len + s->ustack_len],
+	       s->pystack_len * sizeof(struct python_frame));
+	if (max > sizeof(mixed) / sizeof(mixed[0]))
+		max = sizeof(mixed) / sizeof(mixed[0]);
+	nm = python__interleave(is_eval, nu, &py, mixed, max);
+	for (size_t i = 0; i < nm; i++) {
+		uint32_t loc;
+
+		if (mixed[i].python)
+			loc = processes__python_location(ps, s->tgid, &py.frames[mixed[i].index]);
+		else
+			loc = ulocs[mixed[i].index];
+		if (loc == UINT32_MAX)
+			return UINT32_MAX;
+		out[n++] = loc;
+	}
+	return n;
+}
+
+/*
+ * Adds one sample of proc. Frames after the first of each part are return addresses:
+ * one is taken off, so each points into its call instruction and names the caller even
+ * when the call was the last instruction of its function.
+ */
+int processes__emit(struct processes *ps, struct process *proc, const struct stack_sample *s)
+{
+	uint32_t locs[2 * RECORD_MAX_STACK + RECORD_MAX_PYFRAMES + 1], n = 0;
+	uint32_t ulocs[RECORD_MAX_STACK], nu = 0;
+	bool is_eval[RECORD_MAX_STACK];
+	uint32_t klen = s->kstack_len, ulen = s->ustack_len;
+	enum language jit = LANGUAGE_OTHER;
+	struct python_procs_entry py;
+	bool python = false;
+	/* The walker stopped short of the root, or the kernel's walk filled the sample. */
+	bool cut = (s->flags & SAMPLE_USTACK_CUT) || ulen >= RECORD_MAX_STACK;
+	struct prof_labels labels = proc->labels;
+	int64_t values[RECORD_MAX_VALUES];
+	uint32_t stack;
+	int err;
+
+	if (klen >= RECORD_MAX_STACK || ulen >= RECORD_MAX_STACK)
+		ps->stats.truncated++;
+	for (uint32_t i = 0; i < klen; i++) {
+		struct prof_location loc = { 0 };
+
+		loc.mapping = ps->kernel_mapping;
+		loc.address = s->ips[i] - (i > 0);
+		locs[n] = profile__add_location(ps->p, &loc);
+		if (locs[n++] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	if (s->pystack_len && ps->python)
+		python = python_procs__find(ps->python, proc->tgid, &py);
+	if (ulen)
+		jit = process__jit_language(ps, proc);
+	for (uint32_t i = 0; i < ulen; i++) {
+		struct prof_location loc = { 0 };
+		uint64_t addr = s->ips[klen + i] - (i > 0);
+
+		err = processes__user_location(ps, proc, addr, &loc);
+		if (err < 0)
+			return err;
+		if (err == 1) {
+			ps->stats.unknown_frames++;
+			/*
+			 * A caller outside every mapping of a process whose mappings we have
+			 * is where the frame-pointer walk went astray (code built without
+			 * frame pointers uses the register for data): it and what follows it
+			 * are not frames.
+			 */
+			if (i > 0 && proc->maps_ok) {
+				cut = true;
+				break;
+			}
+		}
+		if (jit != LANGUAGE_OTHER && loc.mapping == ps->anon_mapping) {
+			/* A run of JIT code is one frame of its language. */
+			uint32_t id = processes__jit_location(ps, jit);
+
+			if (id == UINT32_MAX)
+				return -ENOMEM;
+			if (nu && ulocs[nu - 1] == id)
+				continue;
+			ulocs[nu] = id;
+		} else {
+			ulocs[nu] = profile__add_location(ps->p, &loc);
+		}
+		if (ulocs[nu] == UINT32_MAX)
+			return -ENOMEM;
+		is_eval[nu++] = python && process__is_eval(proc, &py, addr);
+	}
+	if (python) {
+		uint32_t m = processes__interleave(ps, s, ulocs, is_eval, nu, &locs[n],
+						   RECORD_MAX_STACK + RECORD_MAX_PYFRAMES);
+
+		if (m == UINT32_MAX)
+			return -ENOMEM;
+		n += m;
+	} else {
+		memcpy(&locs[n], ulocs, nu * sizeof(*ulocs));
+		n += nu;
+	}
+	if (ulen && cut) {
+		locs[n] = processes__truncated(ps);
+		if (locs[n++] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	stack = profile__add_stack(ps->p, locs, n);
+	if (stack == UINT32_MAX)
+		return -ENOMEM;
+
+	labels.tid = s->pid;
+	labels.thread = profile__intern(ps->p, s->comm);
+	if (labels.thread == UINT32_MAX)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < RECORD_MAX_VALUES; i++)
+		values[i] = s->values[i] ? s->values[i] : ps->default_values[i];
+	if (s->state <= SAMPLE_STATE_IDLE)
+		labels.state = ps->state_ids[s->state];
+	labels.lock = s->lock;
+	labels.lock_kind = s->lock_kind < ps->nlock_kinds ? ps->lock_kind_ids[s->lock_kind] : 0;
+	err = profile__add_sample(ps->p, stack, values, &labels);
+	if (!err)
+		ps->stats.samples++;
+	return err;
+}
+
+int process__keep(struct process *proc, const struct stack_sample *s, size_t size)
+{
+	struct pending *pd;
+
+	if (proc->npending == proc->cap_pending) {
+		size_t cap = proc->cap_pending ? proc->cap_pending * 2 : 8;
+
+		pd = realloc(proc->pending, cap * sizeof(*pd));
+		if (!pd)
+			return -ENOMEM;
+		proc->pending = pd;
+		proc->cap_pending = cap;
+	}
+	pd = &proc->pending[proc->npending];
+	pd->record = malloc(size);
+	if (!pd->record)
+		return -ENOMEM;
+	memcpy(pd->record, s, size);
+	pd->size = size;
+	proc->npending++;
+	return 0;
+}
+
+/* The facts of a process nothing else told us about, from its first sample: its name,
+ * parent, terminal and cgroup (a later sample has only its thread's name). */
+static int process__facts_from_sample(struct processes *ps, struct process *proc,
+				      const struct stack_sample *s)
+{
+	struct proc_info info = { 0 };
+
+	info.pid = proc->tgid;
+	if (s->flags & SAMPLE_FIRST) {
+		snprintf(info.comm, sizeof(info.comm), "%.*s", RECORD_COMM_LEN, s->leader_comm);
+		info.ppid = s->ppid;
+		info.tty_nr = s->tty_nr;
+		info.kthread = s->flags & SAMPLE_KTHREAD;
+		if (cgroups__path(ps->cgroups, s->cgroup_id, info.cgroup, sizeof(info.cgroup)) ==
+		    -ENOMEM)
+			return -ENOMEM;
+	} else {
+		snprintf(info.comm, sizeof(info.comm), "%.*s", RECORD_COMM_LEN, s->comm);
+	}
+	ps->stats.unresolved++;
+	return process__set_facts(ps, proc, &info);
+}
+
+/* Adds what proc kept aside, with what is known of it now. */
+int process__flush(struct processes *ps, struct process *proc)
+{
+	int err = 0;
+
+	if (proc->npending && !proc->facts) {
+		const struct stack_sample *best = proc->pending[0].record;
+
+		for (size_t i = 0; i < proc->npending; i++) {
+			const struct stack_sample *s = proc->pending[i].record;
+
+			if (s->flags & SAMPLE_FIRST) {
+				best = s;
+				break;
+			}
+		}
+		err = process__facts_from_sample(ps, proc, best);
+	}
+	for (size_t i = 0; i < proc->npending && !err; i++)
+		err = processes__emit(ps, proc, proc->pending[i].record);
+	for (size_t i = 0; i < proc->npending; i++)
+		free(proc->pending[i].record);
+	proc->npending = 0;
+	return err;
+}

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pprof reading: profile.proto (gzip'd or plain) to the profile model.
+ *
+ * Reading trusts nothing: every string index, mapping, location and function id is
+ * checked, and the model is rebuilt through profile__add_* so its interning holds.
+ * A pprof written by another tool (no SlideOps header) is read with defaults guessed
+ * from its sample types. Reads outnumber writes: every `show` decodes a stored blob.
+ * (One decoder over one message, its passes in order: a little over 600 lines.)
+ */
+#include "profile/pprof.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/pprof_internal.h"
+#include "profile/profile.h"
+
+/* pprof ids (any nonzero uint64, unique) to model indices: sorted, then searched. */
+struct id_entry {
+	uint64_t id;
+	uint32_t index;
+};
+
+struct id_index {
+	struct id_entry *entries;
+	size_t n;
+	bool dense; /* ids are 1..n in order: look up directly */
+};
+
+static int id_entry__cmp(const void *a, const void *b)
+{
+	const struct id_entry *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* ids[i] is the pprof id of element i; index[i] its model index. -EBADMSG on an id of 0
+ * or a repeated id. */
+static int id_index__build(struct id_index *ix, const uint64_t *ids, const uint32_t *index,
+			   size_t n)
+{
+	ix->n = n;
+	ix->dense = true;
+	ix->entries = calloc_n(n, sizeof(*ix->entries));
+	if (!ix->entries)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		ix->entries[i].id = ids[i];
+		ix->entries[i].index = index[i];
+		if (ids[i] != i + 1)
+			ix->dense = false;
+	}
+	if (ix->dense)
+		return 0;
+	qsort(ix->entries, n, sizeof(*ix->entries), id_entry__cmp);
+	for (size_t i = 0; i < n; i++)
+		if (ix->entries[i].id == 0 || (i && ix->entries[i].id == ix->entries[i - 1].id))
+			return -EBADMSG;
+	return 0;
+}
+
+/* The model index of a pprof id, or UINT32_MAX when there is none. */
+static uint32_t id_index__find(const struct id_index *ix, uint64_t id)
+{
+	size_t lo = 0, hi = ix->n;
+
+	if (ix->dense)
+		return id >= 1 && id <= ix->n ? ix->entries[id - 1].index : UINT32_MAX;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->entries[mid].id == id)
+			return ix->entries[mid].index;
+		if (ix->entries[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return UINT32_MAX;
+}
+
+struct decoder {
+	const PbProfile *pb;
+	struct profile *p;
+	bool ours;          /* has a SlideOps header */
+	uint32_t *str;      /* pprof string index -> model string id */
+	size_t nstr;
+	int value_cols[PROFILE_MAX_VALUES]; /* pprof sample value column of each model value */
+
+	struct id_index mappings, functions, locations;
+	uint32_t *mapping_of;    /* pprof mapping i -> model index */
+	uint32_t *function_name; /* pprof function i -> model name and file ids */
+	uint32_t *function_file;
+	int64_t *function_start;
+	uint32_t anon_mapping;   /* for locations without a mapping; UINT32_MAX until needed */
+};
+
+static bool str_ok(const struct decoder *d, int64_t idx)
+{
+	return idx >= 0 && (uint64_t)idx < d->nstr;
+}
+
+static const char *pb_str(const struct decoder *d, int64_t idx)
+{
+	return d->pb->string_table[idx];
+}
+
+/* Which question a pprof from another tool answers, from its sample types, and which
+ * columns hold the model's values. Go's profiles land where one expects: cpu as cpu,
+ * mutex as locks, heap as memory, goroutine as threads. */
+static enum question dec__guess_question(struct decoder *d)
+{
+	const PbProfile *pb = d->pb;
+	size_t n = pb->n_sample_type;
+	int bytes_col = -1, ns_col = -1;
+
+	/* A value of ours the other tool has no column for reads as 0. */
+	for (int i = 0; i < PROFILE_MAX_VALUES; i++)
+		d->value_cols[i] = -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *unit = pb_str(d, pb->sample_type[i]->unit);
+
+		if (strcmp(unit, "bytes") == 0 &&
+		    (bytes_col < 0 || pb->sample_type[i]->type == pb->default_sample_type))
+			bytes_col = (int)i;
+		if (strcmp(unit, "nanoseconds") == 0 && ns_col < 0)
+			ns_col = (int)i;
+	}
+	if (bytes_col >= 0) {
+		d->value_cols[0] = bytes_col;
+		return QUESTION_MEMORY;
+	}
+	if (n >= 2 && ns_col == 1) {
+		d->value_cols[0] = 0;
+		d->value_cols[1] = 1;
+		return strcmp(pb_str(d, pb->sample_type[0]->type), "contentions") == 0 ?
+			       QUESTION_LOCKS :
+			       QUESTION_CPU;
+	}
+	if (ns_col >= 0) {
+		d->value_cols[0] = ns_col;
+		return QUESTION_WALL;
+	}
+	d->value_cols[0] = 0;
+	return QUESTION_THREADS;
+}
+
+static int dec__strings_and_question(struct decoder *d)
+{
+	const PbProfile *pb = d->pb;
+	const PbHeader *h = pb->slideops;
+	enum question q;
+	int qi;
+
+	/* pprof's first string is always "". */
+	if (pb->n_string_table < 1 || pb->string_table[0][0] != '\0')
+		return -EBADMSG;
+	d->nstr = pb->n_string_table;
+	if (pb->n_sample_type < 1)
+		return -EBADMSG;
+	for (size_t i = 0; i < pb->n_sample_type; i++)
+		if (!str_ok(d, pb->sample_type[i]->type) || !str_ok(d, pb->sample_type[i]->unit))
+			return -EBADMSG;
+	if (!str_ok(d, pb->default_sample_type))
+		return -EBADMSG;
+
+	if (h) {
+		if (!str_ok(d, h->question) || !str_ok(d, h->hostname) ||
+		    !str_ok(d, h->kernel_release) || !str_ok(d, h->tool_version) ||
+		    !str_ok(d, h->kernel_build_id))
+			return -EBADMSG;
+		qi = question__parse(pb_str(d, h->question));
+		if (qi < 0)
+			return -EBADMSG;
+		q = (enum question)qi;
+		for (int i = 0; i < PROFILE_MAX_VALUES; i++)
+			d->value_cols[i] = i;
+	} else {
+		q = dec__guess_question(d);
+	}
+
+	d->p = profile__new(q);
+	if (!d->p)
+		return -ENOMEM;
+	/* Ours carries exactly the question's values; anything else is not our profile. */
+	if (h && pb->n_sample_type != d->p->nvalues)
+		return -EBADMSG;
+
+	d->str = calloc_n(d->nstr, sizeof(*d->str));
+	if (!d->str)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nstr; i++) {
+		d->str[i] = profile__intern(d->p, pb->string_table[i]);
+		if (d->str[i] == STRTAB_NONE)
+			return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < d->p->nvalues; i++) {
+		const PbValueType *vt;
+
+		if (d->value_cols[i] < 0)
+			continue;
+		vt = pb->sample_type[d->value_cols[i]];
+		d->p->value_types[i].type = d->str[vt->type];
+		d->p->value_types[i].unit = d->str[vt->unit];
+	}
+	return 0;
+}
+
+static int dec__header(struct decoder *d)
+{
+	const PbProfile *pb = d->pb;
+	const PbHeader *h = pb->slideops;
+	struct prof_header *ph = &d->p->header;
+
+	if (h) {
+		ph->format_version = h->format_version;
+		ph->hostname = d->str[h->hostname];
+		ph->kernel_release = d->str[h->kernel_release];
+		ph->kernel_build_id = d->str[h->kernel_build_id];
+		ph->ncpus = h->ncpus;
+		ph->started_at_ns = h->started_at_ns;
+		ph->duration_ns = h->duration_ns;
+		ph->sample_hz = h->sample_hz;
+		ph->lost = h->lost;
+		ph->stacks_truncated = h->stacks_truncated;
+		ph->tool_version = d->str[h->tool_version];
+		for (size_t i = 0; i < h->n_not_read; i++) {
+			const PbNotRead *nr = h->not_read[i];
+
+			/* A damaged entry is left out: the rest of the profile stands. */
+			if (!str_ok(d, nr->path) || !str_ok(d, nr->build_id) ||
+			    !str_ok(d, nr->reason))
+				continue;
+			if (profile__add_not_read(d->p, pb->string_table[nr->path],
+						  pb->string_table[nr->build_id],
+						  pb->string_table[nr->reason]))
+				return -ENOMEM;
+		}
+		for (size_t i = 0; i < h->n_stack_exits; i++) {
+			const PbStackExit *se = h->stack_exits[i];
+			int kind = str_ok(d, se->kind) ? stack_exit__parse(pb->string_table[se->kind]) :
+							 -1;
+
+			/* A kind this version does not know is left out. */
+			if (kind >= 0)
+				ph->stack_exits[kind] = se->count;
+			ph->stack_exits_recorded = true;
+		}
+		return 0;
+	}
+	ph->started_at_ns = pb->time_nanos;
+	ph->duration_ns = pb->duration_nanos > 0 ? (uint64_t)pb->duration_nanos : 0;
+	/* Unknown machine: one CPU keeps "share of the server's CPU" defined. */
+	ph->ncpus = 1;
+	if (pb->period_type && str_ok(d, pb->period_type->unit) &&
+	    strcmp(pb_str(d, pb->period_type->unit), "nanoseconds") == 0 && pb->period > 0 &&
+	    pb->period <= 1000000000LL)
+		ph->sample_hz = (uint32_t)((1000000000LL + pb->period / 2) / pb->period);
+	return 0;
+}
+
+/* A mapping's kind when the file does not say (another tool's pprof). */
+static enum mapping_kind guess_kind(const char *path, size_t index)
+{
+	const char *base = strrchr(path, '/');
+
+	if (!*path)
+		return MAPPING_ANON;
+	if (strncmp(path, "[kernel", 7) == 0 || strncmp(path, "[vmlinux", 8) == 0)
+		return MAPPING_KERNEL;
+	if (strcmp(path, "[vdso]") == 0)
+		return MAPPING_VDSO;
+	if (path[0] == '[')
+		return MAPPING_ANON;
+	base = base ? base + 1 : path;
+	if (strstr(base, ".so"))
+		return MAPPING_LIB;
+	return index == 0 ? MAPPING_EXE : MAPPING_LIB;
+}
+
+static int dec__mappings(struct decoder *d)
+{
+	const PbProfile *pb = d->pb;
+	uint64_t *ids;
+	uint32_t *pos;
+	int err = -ENOMEM;
+
+	d->mapping_of = calloc_n(pb->n_mapping, sizeof(*d->mapping_of));
+	ids = calloc_n(pb->n_mapping, sizeof(*ids));
+	pos = calloc_n(pb->n_mapping, sizeof(*pos));
+	if (!d->mapping_of || !ids || !pos)
+		goto out_free;
+	for (size_t i = 0; i < pb->n_mapping; i++) {
+		const PbMapping *pm = pb->mapping[i];
+		struct prof_mapping m = { 0 };
+		int kind = -1, lang = -1;
+
+		err = -EBADMSG;
+		if (!str_ok(d, pm->filename) || !str_ok(d, pm->build_id) ||
+		    !str_ok(d, pm->slideops_kind) || !str_ok(d, pm->slideops_language))
+			goto out_free;
+		m.path = d->str[pm->filename];
+		m.build_id = d->str[pm->build_id];
+		if (strlen(pb_str(d, pm->build_id)) > BUILD_ID_HEX_MAX) {
+			if (d->ours)
+				goto out_free;
+			m.build_id = 0; /* not a build id we could ever match */
+		}
+		/* Kinds or languages a later version adds read as the nearest we know. */
+		if (pm->slideops_kind)
+			kind = mapping_kind__parse(pb_str(d, pm->slideops_kind));
+		m.kind = kind >= 0 ? (enum mapping_kind)kind :
+				     guess_kind(pb_str(d, pm->filename), i);
+		if (pm->slideops_language)
+			lang = language__parse(pb_str(d, pm->slideops_language));
+		if (lang >= 0)
+			m.language = (enum language)lang;
+		else
+			m.language = m.kind == MAPPING_KERNEL ? LANGUAGE_KERNEL : LANGUAGE_OTHER;
+		m.has_symtab = pm->slideops_has_symtab;
+		m.from_package = pm->slideops_from_package;
+		m.start = pm->memory_start;
+		m.limit = pm->memory_limit > pm->memory_start ? pm->memory_limit : 0;
+		m.offset = pm->file_offset;
+		m.vaddr = d->ours ? pm->slideops_vaddr : pm->file_offset;
+		if (!m.limit)
+			m.start = m.offset = m.vaddr = 0;
+		/* pprof keeps build ids; only our own early captures may lack them. */
+		m.build_id_recorded = d->ours ? pm->slideops_build_id_recorded : true;
+
+		err = -ENOMEM;
+		d->mapping_of[i] = profile__add_mapping(d->p, &m);
+		if (d->mapping_of[i] == UINT32_MAX)
+			goto out_free;
+		ids[i] = pm->id;
+		pos[i] = (uint32_t)i;
+	}
+	/* By pprof id to the position in pb->mapping: locations need both the model's
+	 * index (mapping_of) and the pprof mapping's addresses. */
+	err = id_index__build(&d->mappings, ids, pos, pb->n_mapping);
+out_free:
+	free(ids);
+	free(pos);
+	return err;
+}
+
+static int dec__functions(struct decoder *d)
+{
+	const PbProfile *pb = d->pb;
+	uint64_t *ids;
+	uint32_t *pos;
+	int err = -ENOMEM;
+
+	d->function_name = calloc_n(pb->n_function, sizeof(*d->function_name));
+	d->function_file = calloc_n(pb->n_function, sizeof(*d->function_file));
+	d->function_start = calloc_n(pb->n_function, sizeof(*d->function_start));
+	ids = calloc_n(pb->n_function, sizeof(*ids));
+	pos = calloc_n(pb->n_function, sizeof(*pos));
+	if (!d->function_name || !d->function_file || !d->function_start || !ids || !pos)
+		goto out_free;
+	err = -EBADMSG;
+	for (size_t i = 0; i < pb->n_function; i++) {
+		const PbFunction *f = pb->function[i];
+
+		if (!str_ok(d, f->name) || !str_ok(d, f->system_name) || !str_ok(d, f->filename))
+			goto out_free;
+		/* Some writers fill only system_name. */
+		d->function_name[i] = d->str[f->name ? f->name : f->system_name];
+		d->function_file[i] = d->str[f->filename];
+		d->function_start[i] = f->start_line;
+		ids[i] = f->id;
+		pos[i] = (uint32_t)i;
+	}
+	err = id_index__build(&d->functions, ids, pos, pb->n_function);
+out_free:
+	free(ids);
+	free(pos);
+	return err;
+}
+
+/* The mapping for locations that name none: one anonymous mapping, made on first use. */
+static uint32_t dec__anon_mapping(struct decoder *d)
+{
+	struct prof_mapping m = { .kind = MAPPING_ANON,
+				  .language = LANGUAGE_OTHER,
+				  .build_id_recorded = true };
+
+	if (d->anon_mapping == UINT32_MAX)
+		d->anon_mapping = profile__add_mapping(d->p, &m);
+	return d->anon_mapping;
+}
+
+static int dec__locations(struct decoder *d)
+{
+	const PbProfile *pb = d->pb;
+	uint64_t *ids;
+	uint32_t *index;
+	int err = -ENOMEM;
+
+	ids = calloc_n(pb->n_location, sizeof(*ids));
+	index = calloc_n(pb->n_location, sizeof(*index));
+	if (!ids || !index)
+		goto out_free;
+	for (size_t i = 0; i < pb->n_location; i++) {
+		const PbLocation *pl = pb->location[i];
+		struct prof_location l = { 0 };
+
+		err = -EBADMSG;
+		if (pl->mapping_id) {
+			uint32_t pos = id_index__find(&d->mappings, pl->mapping_id);
+			const PbMapping *pm;
+
+			if (pos == UINT32_MAX)
+				goto out_free;
+			pm = pb->mapping[pos];
+			l.mapping = d->mapping_of[pos];
+			l.address = pl->address;
+			/* Others (and our exports) record run-time addresses; the model keeps
+			 * file-relative ones. */
+			if (!d->ours && pm->memory_start && pl->address >= pm->memory_start)
+				l.address = pl->address - pm->memory_start + pm->file_offset;
+			else if (d->ours && d->pb->slideops->runtime_addresses &&
+				 pm->memory_limit > pm->memory_start &&
+				 pl->address >= pm->memory_start && pl->address < pm->memory_limit)
+				l.address = pl->address - pm->memory_start + pm->slideops_vaddr;
+		} else {
+			l.mapping = dec__anon_mapping(d);
+			l.address = pl->address;
+			err = -ENOMEM;
+			if (l.mapping == UINT32_MAX)
+				goto out_free;
+		}
+		err = -EBADMSG;
+		for (size_t j = 0; j < pl->n_line; j++) {
+			uint32_t f = id_index__find(&d->functions, pl->line[j]->function_id);
+
+			if (f == UINT32_MAX)
+				goto out_free;
+			/* The model has one function a location; the innermost names it. */
+			if (j == 0) {
+				l.function = d->function_name[f];
+				l.file = d->function_file[f];
+				l.line = pl->line[j]->line;
+				l.start_line = d->function_start[f];
+			}
+		}
+		index[i] = profile__add_location(d->p, &l);
+		err = -ENOMEM;
+		if (index[i] == UINT32_MAX)
+			goto out_free;
+		ids[i] = pl->id;
+	}
+	err = id_index__build(&d->locations, ids, index, pb->n_location);
+out_free:
+	free(ids);
+	free(index);
+	return err;
+}
+
+/* Reads one label into labels. Unknown keys (other tools') are skipped. */
+static int dec__label(struct decoder *d, const PbLabel *pl, struct prof_labels *lb)
+{
+	const char *key;
+	uint32_t str;
+	int kind;
+
+	if (!str_ok(d, pl->key) || !str_ok(d, pl->str) || !str_ok(d, pl->num_unit))
+		return -EBADMSG;
+	key = pb_str(d, pl->key);
+	str = d->str[pl->str];
+	if (strcmp(key, "pid") == 0 || strcmp(key, "tid") == 0) {
+		if (pl->num < INT32_MIN || pl->num > INT32_MAX)
+			return -EBADMSG;
+		*(key[0] == 'p' ? &lb->pid : &lb->tid) = (int32_t)pl->num;
+	} else if (strcmp(key, "comm") == 0) {
+		lb->comm = str;
+	} else if (strcmp(key, "thread") == 0) {
+		lb->thread = str;
+	} else if (strcmp(key, "group") == 0) {
+		lb->group = str;
+	} else if (strcmp(key, "group_kind") == 0) {
+		kind = group_kind__parse(pb_str(d, pl->str));
+		lb->group_kind = kind >= 0 ? (enum group_kind)kind : GROUP_OTHER;
+	} else if (strcmp(key, "exe") == 0) {
+		lb->exe = str;
+	} else if (strcmp(key, "state") == 0) {
+		lb->state = str;
+	} else if (strcmp(key, "wait") == 0) {
+		lb->wait = str;
+	} else if (strcmp(key, "lock") == 0) {
+		lb->lock = (uint64_t)pl->num;
+	} else if (strcmp(key, "lock_kind") == 0) {
+		lb->lock_kind = str;
+	}
+	return 0;
+}
+
+static int dec__samples(struct decoder *d)
+{
+	const PbProfile *pb = d->pb;
+	int64_t totals[PROFILE_MAX_VALUES] = { 0 };
+	uint32_t no_frames[1] = { 0 }, *locs = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		const PbSample *ps = pb->sample[i];
+		struct prof_labels lb = { .group_kind = GROUP_OTHER };
+		int64_t values[PROFILE_MAX_VALUES] = { 0 };
+		uint32_t stack;
+
+		err = -EBADMSG;
+		if (ps->n_value != pb->n_sample_type || ps->n_location_id > UINT32_MAX / 2)
+			break;
+		if (ps->n_location_id > cap) {
+			uint32_t *n = realloc(locs, sizeof(*locs) * ps->n_location_id);
+
+			err = -ENOMEM;
+			if (!n)
+				break;
+			locs = n;
+			cap = ps->n_location_id;
+		}
+		err = -EBADMSG;
+		for (size_t j = 0; j < ps->n_location_id; j++) {
+			locs[j] = id_index__find(&d->locations, ps->location_id[j]);
+			if (locs[j] == UINT32_MAX)
+				goto out_free;
+		}
+		/* Counts, nanoseconds and bytes: never negative, and their sums must fit, so
+		 * totals and merged samples cannot overflow downstream. */
+		for (uint32_t j = 0; j < d->p->nvalues; j++) {
+			values[j] = d->value_cols[j] < 0 ? 0 : ps->value[d->value_cols[j]];
+			if (values[j] < 0 ||
+			    __builtin_add_overflow(totals[j], values[j], &totals[j]))
+				goto out_free;
+		}
+		for (size_t j = 0; j < ps->n_label; j++) {
+			err = dec__label(d, ps->label[j], &lb);
+			if (err)
+				goto out_free;
+		}
+		err = -ENOMEM;
+		/* Never NULL, even for a sample without frames: memcpy/memcmp want a pointer. */
+		stack = profile__add_stack(d->p, locs ? locs : no_frames,
+					   (uint32_t)ps->n_location_id);
+		if (stack == UINT32_MAX)
+			break;
+		err = profile__add_sample(d->p, stack, values, &lb);
+		if (err)
+			break;
+	}
+out_free:
+	free(locs);
+	return err;
+}
+
+static int dec__profile(struct decoder *d)
+{
+	int err;
+
+	err = dec__strings_and_question(d);
+	if (err)
+		return err;
+	err = dec__header(d);
+	if (!err)
+		err = dec__mappings(d);
+	if (!err)
+		err = dec__functions(d);
+	if (!err)
+		err = dec__locations(d);
+	if (!err)
+		err = dec__samples(d);
+	return err;
+}
+
+int pprof__decode(const void *data, size_t len, struct profile **out)
+{
+	struct decoder d = { .anon_mapping = UINT32_MAX };
+	const unsigned char *bytes = data;
+	void *raw = NULL;
+	size_t raw_len = len;
+	PbProfile *pb;
+	int err;
+
+	*out = NULL;
+	/* Stored and exported profiles are gzip'd; pprof also reads them plain. */
+	if (len >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) {
+		err = gzip__decompress(data, len, &raw, &raw_len);
+		if (err)
+			return err;
+		data = raw;
+	}
+	pb = perftools__profiles__profile__unpack(NULL, raw_len, data);
+	if (!pb) {
+		free(raw);
+		return -EBADMSG;
+	}
+	d.pb = pb;
+	d.ours = pb->slideops != NULL;
+	err = dec__profile(&d);
+	if (err) {
+		profile__free(d.p);
+	} else {
+		*out = d.p;
+	}
+	free(d.str);
+	free(d.mapping_of);
+	free(d.function_name);
+	free(d.function_file);
+	free(d.function_start);
+	free(d.mappings.entries);
+	free(d.functions.entries);
+	free(d.locations.entries);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(raw);
+	return err;
+}
