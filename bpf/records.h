@@ -93,7 +93,7 @@ struct stack_sample {
 	__u32 pid;       /* thread id */
 	__u32 tgid;      /* process id */
 	__u64 cgroup_id; /* cgroup v2 id (its directory's inode number); first samples only */
-	/* In the order of the question's value types (DESIGN §3): cpu {1, period in ns}.
+	/* In the order of the question's value types (docs/architecture.md): cpu {1, period in ns}.
 	 * Unused ones are 0. */
 	__s64 values[RECORD_MAX_VALUES];
 	__u64 lock;      /* the lock's address (locks); 0: none */

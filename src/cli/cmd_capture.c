@@ -2,7 +2,7 @@
 /*
  * slideops capture QUESTION [-d SECONDS] [-F HZ] [--flamegraph FILE]: profiles the whole
  * server, keeps the profile in the workspace, and prints its id, its answer, the owner
- * groups and the stripped-binary card (or DESIGN §8's document with --json).
+ * groups and the stripped-binary card (or the document of docs/architecture.md with --json).
  * Ctrl-C (or SIGTERM) ends the sampling early; what was captured is kept.
  */
 #include <errno.h>

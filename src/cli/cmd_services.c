@@ -2,7 +2,7 @@
 /*
  * slideops services add NAME (--unit U | --container C | --exe PATH) | list | remove NAME
  *
- * The workspace's Services: what the owner rules put first (DESIGN §4). Names are kept
+ * The workspace's Services: what the owner rules put first (docs/architecture.md). Names are kept
  * simple because they become group labels, folded-stack roots and JSON values.
  */
 #include <ctype.h>

@@ -2,7 +2,7 @@
 /*
  * slideops symbols upload FILE | list | delete BUILD_ID
  *
- * Debug symbols for stripped binaries (DESIGN §7). An upload reads only the function
+ * Debug symbols for stripped binaries (docs/architecture.md). An upload reads only the function
  * names, addresses and sizes of an unstripped build or a debug file, keeps them in the
  * workspace under the file's build id, and forgets the file. Refusals are checked in
  * the order a person can act on them: size first (before reading anything), then

@@ -16,7 +16,7 @@
 /*
  * The profile's side of the table of questions (the capture engine's side is in
  * src/capture/capture.c, the answers in src/analysis/answer.c): the product's own words
- * for each (the spec's list), its value types (DESIGN §3), the one the answer weighs by,
+ * for each (the spec's list), its value types (docs/architecture.md), the one the answer weighs by,
  * and how its values read.
  */
 struct question_facts {

@@ -83,7 +83,7 @@ const char *language__name(enum language l); /* "Kernel", "C/C++", "Rust", ... *
 const char *language__colour(enum language l); /* "#rrggbb", stable */
 int language__parse(const char *name);
 
-/* What owns a process: the first row of every profile (DESIGN §4). */
+/* What owns a process: the first row of every profile (docs/architecture.md). */
 enum group_kind {
 	GROUP_SERVICE,
 	GROUP_CONTAINER,
@@ -105,7 +105,7 @@ struct prof_mapping {
 	bool has_symtab;    /* the file had .symtab when captured */
 	bool build_id_recorded; /* false: captured by a version that did not keep build ids */
 	bool from_package;  /* owned by a package of the distribution's archive, as the capture
-			       found it (proc/packages.h): a system file (DESIGN §6) */
+			       found it (proc/packages.h): a system file (docs/architecture.md) */
 	/* Where one process had it mapped, as /proc/PID/maps says (pprof's memory_start,
 	 * memory_limit, file_offset), and the ELF address at start: a location's run-time
 	 * address is start + (address - vaddr). All 0 when not recorded (profiles before
@@ -167,7 +167,7 @@ struct prof_not_read {
 	uint32_t reason;
 };
 
-/* Why a user stack stopped short of its root (the walker's early exits, DESIGN §3). */
+/* Why a user stack stopped short of its root (the walker's early exits, docs/architecture.md). */
 enum stack_exit {
 	STACK_EXIT_NO_TABLE,      /* no table for a PC and no frame pointer to follow */
 	STACK_EXIT_TABLE_MISS,    /* a table without a row for the PC, no frame pointer */
@@ -236,7 +236,7 @@ struct profile {
 	bool symbolized;
 };
 
-/* A new empty profile of a question, with its value types set (DESIGN §3). */
+/* A new empty profile of a question, with its value types set (docs/architecture.md). */
 struct profile *profile__new(enum question q);
 void profile__free(struct profile *p);
 
