@@ -18,6 +18,7 @@
 #include <bpf/skel_internal.h>
 
 #include "capture/capture_internal.h"
+#include "features.skel.h"
 #include "unwind/unwind.h"
 #include "util/messages.h"
 
@@ -85,6 +86,75 @@ static int load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *
 	}
 	free(ctx);
 	return err;
+}
+
+/* Loads features.bpf.c's program name alone: 0 when the kernel takes it. In the kernel
+ * as a question's object is loaded; by libbpf where the kernel cannot run the loader. */
+static int probe_feature(const char *name)
+{
+	for (int in_kernel = 1; in_kernel >= 0; in_kernel--) {
+		struct features_bpf *skel = features_bpf__open();
+		struct bpf_program *prog;
+		int nmaps = 0, nprogs = 0, err;
+		int map_fds[8], prog_fds[8];
+
+		if (!skel)
+			return -errno;
+		bpf_object__for_each_program(prog, skel->obj) {
+			bpf_program__set_autoload(prog, strcmp(bpf_program__name(prog), name) == 0);
+			nprogs++;
+		}
+		nmaps = bpf_object__next_map(skel->obj, NULL) ? 1 : 0;
+		if (in_kernel && nprogs <= 8 && nmaps == 0) {
+			err = load_in_kernel(skel->obj, map_fds, 0, prog_fds, nprogs);
+			for (int i = 0; !err && i < nprogs; i++)
+				if (prog_fds[i] >= 0)
+					close(prog_fds[i]);
+		} else {
+			err = features_bpf__load(skel);
+		}
+		features_bpf__destroy(skel);
+		if (err == -EACCES || err == -EINVAL || err == -EPERM || err == -ESRCH ||
+		    !in_kernel || !err)
+			return err;
+	}
+	return -EINVAL;
+}
+
+/* SLIDEOPS_KERNEL_LACKS: a comma-separated list of features to pretend are missing. */
+static bool pretend_lacks(const char *name)
+{
+	const char *v = getenv("SLIDEOPS_KERNEL_LACKS");
+	size_t n = strlen(name);
+
+	for (const char *p = v; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+static bool has_feature(const char *name)
+{
+	bool has = !pretend_lacks(name) && probe_feature(name) == 0;
+
+	if (capture__debug())
+		msg_error(MSG_CAPTURE_DEBUG_FEATURE, name, has ? "yes" : "no");
+	return has;
+}
+
+const struct kernel_features *capture__kernel_features(void)
+{
+	static struct kernel_features k;
+	static bool probed;
+
+	if (!probed) {
+		k.exit_group_dead = has_feature("exit_group_dead");
+		k.task_vmas = k.exit_group_dead && has_feature("task_vmas");
+		k.trusted_args = has_feature("trusted_args");
+		k.rss_stat_count = has_feature("rss_stat_count");
+		probed = true;
+	}
+	return &k;
 }
 
 int capture__attach_perf_event(int prog_fd, int perf_fd)
@@ -169,42 +239,56 @@ static int size_unwind_maps(struct bpf_object *obj, const struct unwind_maps_pla
 	return 0;
 }
 
-/* Opens q's object with its ring buffer and unwind maps sized, and one of the two exit
- * programs: the exit record's mappings need the task vma iterator (Linux 6.7); where the
- * kernel refuses it, on_exit_facts sends the facts alone. */
+/* The exit program for this kernel (bpf/stack.h): with mappings, facts, or facts from
+ * the tracepoint's one argument. */
+static const char *exit_program(const struct kernel_features *k)
+{
+	if (!k->exit_group_dead)
+		return "on_exit_task";
+	return k->task_vmas ? "on_exit" : "on_exit_facts";
+}
+
+static const char *const exit_programs[] = { "on_exit", "on_exit_facts", "on_exit_task" };
+
+/* Opens q's object, the variant for the kernel's features, with its ring buffer and
+ * unwind maps sized, and the one exit program this kernel takes. */
 static struct bpf_object *open_object(const struct capture_question *q, void **skel,
 				      size_t ringbuf_size, const struct unwind_maps_plan *plan,
-				      bool with_vmas)
+				      const struct kernel_features *k)
 {
-	struct bpf_object *obj = q->open(skel);
-	struct bpf_program *exit_vmas, *exit_facts;
+	struct bpf_object *obj = q->open(skel, k);
 	struct bpf_map *records;
 
 	if (!obj)
 		return NULL;
 	records = bpf_object__find_map_by_name(obj, "records");
-	exit_vmas = bpf_object__find_program_by_name(obj, "on_exit");
-	exit_facts = bpf_object__find_program_by_name(obj, "on_exit_facts");
-	if (!records || !exit_vmas || !exit_facts ||
-	    bpf_map__set_max_entries(records, ringbuf_size) || size_unwind_maps(obj, plan)) {
-		q->destroy(*skel);
-		*skel = NULL;
-		errno = EINVAL;
-		return NULL;
+	if (!records || bpf_map__set_max_entries(records, ringbuf_size) ||
+	    size_unwind_maps(obj, plan))
+		goto fail;
+	for (size_t i = 0; i < sizeof(exit_programs) / sizeof(*exit_programs); i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(obj, exit_programs[i]);
+
+		if (!p)
+			goto fail;
+		bpf_program__set_autoload(p, strcmp(exit_programs[i], exit_program(k)) == 0);
 	}
-	bpf_program__set_autoload(exit_vmas, with_vmas);
-	bpf_program__set_autoload(exit_facts, !with_vmas);
 	return obj;
+
+fail:
+	q->destroy(*skel);
+	*skel = NULL;
+	errno = EINVAL;
+	return NULL;
 }
 
 static int bpf_loaded__try(struct bpf_loaded *l, const struct capture_question *q,
 			   size_t ringbuf_size, const struct unwind_maps_plan *plan,
-			   bool with_vmas, bool in_kernel)
+			   const struct kernel_features *k, bool in_kernel)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
 	void *skel = NULL;
-	struct bpf_object *obj = open_object(q, &skel, ringbuf_size, plan, with_vmas);
+	struct bpf_object *obj = open_object(q, &skel, ringbuf_size, plan, k);
 	int err, i;
 
 	if (!obj)
@@ -236,19 +320,21 @@ out_destroy:
 int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		     size_t ringbuf_size, const struct unwind_maps_plan *plan)
 {
+	const struct kernel_features *k = capture__kernel_features();
 	int err = 0;
 
-	for (int attempt = 0; attempt < 4; attempt++) {
-		bool with_vmas = attempt % 2 == 0;
-
+	/* The in-kernel loader, then libbpf's (kernels that cannot run the loader; with
+	 * SLIDEOPS_DEBUG, libbpf prints the verifier's log of a refused program). */
+	for (int attempt = 0; attempt < 2; attempt++) {
 		bpf_loaded__init(l);
 		l->q = q;
-		err = bpf_loaded__try(l, q, ringbuf_size, plan, with_vmas, attempt < 2);
+		err = bpf_loaded__try(l, q, ringbuf_size, plan, k, attempt == 0);
 		if (!err) {
 			l->records = bpf_loaded__map(l, "records");
 			l->counters = bpf_loaded__map(l, "counters");
 			l->on_exec = bpf_loaded__prog(l, "on_exec");
-			l->on_exit = bpf_loaded__prog(l, with_vmas ? "on_exit" : "on_exit_facts");
+			l->on_exit = bpf_loaded__prog(l, exit_program(k));
+			l->exit_vmas = k->task_vmas;
 			if (l->records >= 0 && l->counters >= 0 && l->on_exec >= 0 &&
 			    l->on_exit >= 0)
 				return 0;
@@ -257,7 +343,7 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		if (capture__debug())
 			msg_error(MSG_CAPTURE_DEBUG_LOAD, attempt, strerror(-err));
 		bpf_loaded__close(l);
-		if (err == -EPERM || err == -EACCES || err == -ENOMEM)
+		if (err == -EPERM || err == -ENOMEM)
 			break;
 	}
 	return err;
