@@ -189,9 +189,7 @@ static __always_inline long stack__walk(struct stack_sample *s, const struct unw
 
 	w.uc.proc = proc;
 	w.uc.task = task;
-	w.regs.ip = BPF_CORE_READ(regs, ip);
-	w.regs.sp = BPF_CORE_READ(regs, sp);
-	w.regs.bp = BPF_CORE_READ(regs, bp);
+	UNWIND_ARCH_READ_REGS(&w.regs, regs);
 	w.regs.bp_known = 1;
 	w.regs.after_signal = 1; /* the first ip is where the task is, not a return address */
 	n = unwind_user_walk(&w, s->ips, at, RECORD_MAX_STACK);

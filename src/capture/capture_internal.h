@@ -49,6 +49,8 @@ struct kernel_features {
 	bool rss_stat_count;  /* rss_stat(mm, member, count): counters not per-CPU (< 6.2) */
 };
 const struct kernel_features *capture__kernel_features(void);
+/* What question q cannot see on this kernel, "; "-joined into out ("" when nothing). */
+void capture__kernel_less(enum question q, char *out, size_t size);
 
 /*
  * A question's BPF object in the kernel, however it was loaded: by the in-kernel loader
@@ -72,6 +74,11 @@ struct bpf_loaded {
  * and its exit program as the kernel's features have them. 0 or -errno. */
 int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		     size_t ringbuf_size, const struct unwind_maps_plan *plan);
+/* For bench/kernels: loads q's object as a capture would, by libbpf with the verifier's
+ * statistics, and calls fn with each loaded program's instructions processed and
+ * verification time (-1: not reported). 0 or -errno. */
+int capture__verifier_stats(const struct capture_question *q,
+			    void (*fn)(const char *prog, long insns, long usec, void *arg), void *arg);
 /* A map's or program's descriptor by name; -1 when there is none. */
 int bpf_loaded__map(const struct bpf_loaded *l, const char *name);
 int bpf_loaded__prog(const struct bpf_loaded *l, const char *name);

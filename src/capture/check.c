@@ -316,6 +316,16 @@ void capture__check(struct check_result *out)
 		if (!out->kernel_supports[q])
 			continue;
 		out->questions[q] = capture__question_built(q);
-		msg_format(detail, size, out->questions[q] ? MSG_CHECK_Q_OK : MSG_CHECK_Q_NOT_BUILT);
+		if (out->questions[q]) {
+			char less[sizeof(out->question_details[q])];
+
+			capture__kernel_less(q, less, sizeof(less));
+			if (less[0])
+				msg_format(detail, size, MSG_CHECK_Q_OK_LESS, less);
+			else
+				msg_format(detail, size, MSG_CHECK_Q_OK);
+		} else {
+			msg_format(detail, size, MSG_CHECK_Q_NOT_BUILT);
+		}
 	}
 }

@@ -9,6 +9,7 @@
  * kernels that cannot run it. One loader for every question's object.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -155,6 +156,25 @@ const struct kernel_features *capture__kernel_features(void)
 		probed = true;
 	}
 	return &k;
+}
+
+void capture__kernel_less(enum question q, char *out, size_t size)
+{
+	const struct kernel_features *k = capture__kernel_features();
+	size_t used = 0;
+
+	out[0] = '\0';
+	/* threads is a moment: no process exits in it that it needs to name. */
+	if (!k->task_vmas && q != QUESTION_THREADS) {
+		msg_format(out, size, MSG_KERNEL_LESS_EXIT_MAPPINGS);
+		used = strlen(out);
+	}
+	if (!k->trusted_args && (q == QUESTION_THREADS || q == QUESTION_WALL)) {
+		if (used)
+			used += snprintf(out + used, size - used, "; ");
+		if (used < size)
+			msg_format(out + used, size - used, MSG_KERNEL_LESS_TASK_PYTHON);
+	}
 }
 
 int capture__attach_perf_event(int prog_fd, int perf_fd)
@@ -346,6 +366,51 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		if (err == -EPERM || err == -ENOMEM)
 			break;
 	}
+	return err;
+}
+
+int capture__verifier_stats(const struct capture_question *q,
+			    void (*fn)(const char *prog, long insns, long usec, void *arg), void *arg)
+{
+	enum { LOG_SIZE = 4096 };
+	const struct kernel_features *k = capture__kernel_features();
+	struct bpf_program *prog;
+	void *skel = NULL;
+	struct bpf_object *obj = open_object(q, &skel, 1 << 20, NULL, k);
+	char *logs;
+	int err, n = 0;
+
+	if (!obj)
+		return -errno;
+	bpf_object__for_each_program(prog, obj)
+		n++;
+	logs = calloc(n, LOG_SIZE);
+	if (!logs) {
+		q->destroy(skel);
+		return -ENOMEM;
+	}
+	/* BPF_LOG_STATS alone: the verifier's summary, not its trace; one buffer each. */
+	n = 0;
+	bpf_object__for_each_program(prog, obj) {
+		bpf_program__set_log_level(prog, 4);
+		bpf_program__set_log_buf(prog, logs + LOG_SIZE * n++, LOG_SIZE);
+	}
+	err = bpf_object__load(obj);
+	bpf_object__for_each_program(prog, obj) {
+		size_t log_size;
+		const char *log = bpf_program__log_buf(prog, &log_size), *at;
+		long insns = -1, usec = -1;
+
+		if (err || !bpf_program__autoload(prog) || !log)
+			continue;
+		if ((at = strstr(log, "verification time ")))
+			usec = strtol(at + strlen("verification time "), NULL, 10);
+		if ((at = strstr(log, "processed ")))
+			insns = strtol(at + strlen("processed "), NULL, 10);
+		fn(bpf_program__name(prog), insns, usec, arg);
+	}
+	q->destroy(skel);
+	free(logs);
 	return err;
 }
 

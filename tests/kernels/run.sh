@@ -4,11 +4,12 @@
 # and integration tests (tests/kernels/guest.sh). Each kernel's .deb comes from apt; only
 # its kernel, config and the few modules the guest needs are kept, under build/kernels/.
 #
-#   tests/kernels/run.sh            the short form (.ci/run): check and the five captures
-#                                   on 6.1; check and cpu on 6.12
-#   KERNEL_TEST=long tests/kernels/run.sh   before a release: more tests on each kernel
+#   tests/kernels/run.sh            the short form (.ci/run): check and a capture of each
+#                                   question on 6.1; check and cpu on 6.12
+#   KERNEL_TEST=long tests/kernels/run.sh   before a release: the capture, stack and Python
+#                                   integration tests too, on each kernel
 #   KERNELS="6.12" tests/kernels/run.sh     one series only (6.1, 6.12)
-#   KERNEL_TESTS="capture_cpu python" ...   these integration tests on every kernel
+#   KERNEL_TESTS="capture_cpu questions:wall" ...   these, after check, on every kernel
 #
 # Needs root (apt-get download, and the guest runs the tests as root), qemu-system-x86
 # and busybox-static, and a built build/slideops. KVM only where the CPU offers VMX/SVM
@@ -21,17 +22,19 @@ cache=$top/build/kernels
 mode=${KERNEL_TEST:-short}
 series_list=${KERNELS:-6.1 6.12}
 
-# Integration tests per kernel series and form; check.sh is always first.
+# What runs in each guest after `slideops check`: "questions" is a short capture of each
+# question against a known workload (tests/kernels/questions.sh; "questions:cpu" of one),
+# any other name an integration test (tests/integration/NAME.sh).
 tests_for() {
 	if [ -n "${KERNEL_TESTS:-}" ]; then
 		echo "check $KERNEL_TESTS"
 		return
 	fi
 	case "$mode:$1" in
-	short:6.1) echo "check capture_cpu capture_wall capture_threads capture_locks capture_memory" ;;
-	short:*) echo "check capture_cpu" ;;
-	long:*) echo "check capture_cpu capture_wall capture_threads capture_locks capture_memory" \
-		"capture_engine stacks threads_stacks python" ;;
+	short:6.1) echo "check questions" ;;
+	short:*) echo "check questions:cpu" ;;
+	long:*) echo "check questions capture_cpu capture_wall capture_threads capture_locks" \
+		"capture_memory stacks threads_stacks python" ;;
 	*) echo "kernel-test: KERNEL_TEST is short or long, not '$mode'" >&2; exit 2 ;;
 	esac
 }
@@ -56,10 +59,10 @@ newest_image() {
 		grep -E "$pattern" | sort -V | tail -1
 }
 
-# Modules the guest loads, in order, where the kernel has them as modules (built-in
-# ones have no file). fscache is part of netfs from 6.6 on.
+# Modules the guest loads for 9p, in order, where the kernel has them as modules
+# (built-in ones have no file). fscache is part of netfs from 6.6 on.
 MODULES="virtio_pci_modern_dev virtio_pci_legacy_dev virtio_ring virtio virtio_pci netfs \
-fscache 9pnet 9pnet_virtio 9p overlay"
+fscache 9pnet 9pnet_virtio 9p"
 
 # build/kernels/<series>/: vmlinuz, config, release, modules/*.ko, initramfs.cpio.
 prepare_kernel() {
@@ -115,7 +118,20 @@ accel() {
 	fi
 }
 
-# run_kernel SERIES: boots it, runs the tests, prints the guest's output. 0: all passed.
+# The guest's console, as it comes: from its first line of its own (the boot before is
+# in the log), without the kernel's messages and the status line.
+show_guest() {
+	local line on=
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		[[ $line == *"kernel-test: "* ]] && line="kernel-test: ${line#*kernel-test: }" on=1
+		[ -n "$on" ] || continue
+		[[ $line == "kernel-test-status "* || $line =~ ^\[\ *[0-9.]+\] ]] && continue
+		printf '    %s\n' "$line"
+	done
+}
+
+# run_kernel SERIES: boots it, runs the tests, shows the guest's output. 0: all passed.
 run_kernel() {
 	local series=$1 dir=$cache/$1 log tests rc
 	prepare_kernel "$series" || return 1
@@ -123,19 +139,17 @@ run_kernel() {
 	tests=$(tests_for "$series")
 	echo "== $series: $(cat "$dir/release") ($(accel | awk '{ print $2 }'); tests: $tests)"
 	# The guest's status comes back in its console output: qemu exits 0 on poweroff.
-	# The guest reads KT_REPO and KT_TESTS from its command line (init's environment).
+	# The guest reads KT_* from its command line (init's environment).
 	timeout "${KERNEL_TEST_TIMEOUT:-1800}" qemu-system-x86_64 $(accel) -smp 2 -m 3072 \
 		-nographic -no-reboot -monitor none -serial stdio \
 		-kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1 KT_REPO=$top KT_TESTS=${tests// /,}" \
+		-append "console=ttyS0 quiet loglevel=3 panic=-1 KT_REPO=$top \
+KT_SLIDEOPS=$slideops KT_WORKLOADS=$workloads KT_TESTS=${tests// /,}" \
 		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-		-nic none < /dev/null > "$log" 2>&1
-	rc=$?
-	tr -d '\r' < "$log" | sed 's/.*\(kernel-test: \)/\1/' | grep -v -E '^\[ *[0-9.]+\]' |
-		sed -n '/^kernel-test: /,$p' |
-		grep -v '^kernel-test-status' | sed 's/^/    /'
-	if [ $rc = 124 ]; then
+		-nic none < /dev/null 2>&1 | tee "$log" | show_guest
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 124 ]; then
 		echo "FAIL $series: the guest did not finish within ${KERNEL_TEST_TIMEOUT:-1800} s (log: $log)"
 		return 1
 	fi
@@ -150,6 +164,16 @@ run_kernel() {
 }
 
 mkdir -p "$cache"
+# The binary under test, as it is now: a build while the guests run must not change it
+# under them (they read it from this machine's disk).
+slideops=$cache/slideops.$$
+cp "$top/build/slideops" "$slideops" || die "cannot copy build/slideops"
+trap 'rm -f "$slideops"' EXIT
+# The known workloads of tests/kernels/questions.sh, built here (a compiler under TCG
+# takes half a minute a file).
+workloads=$cache/workloads
+gcc -O1 -fno-omit-frame-pointer -pthread -Wall -Wextra -Werror -o "$workloads" \
+	"$top/tests/kernels/workloads.c" || die "cannot build tests/kernels/workloads.c"
 passed=0 failed=0
 for series in $series_list; do
 	if run_kernel "$series"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi

@@ -694,7 +694,7 @@ static void test_offsets_table(void **state)
 		assert_true(o->frame_words > 0 && o->frame_words <= PYTHON_WINDOW_WORDS);
 		assert_true((minor >= 11) == (o->tstate_native_thread_id != PYTHON_NONE));
 	}
-	/* KERNEL-NOTES.md §CPython, measured on this machine's 3.11 */
+	/* docs/kernel.md §CPython, measured on this machine's 3.11 */
 	assert_int_equal(python_offsets__for(11)->tstate_native_thread_id, 160);
 	assert_int_equal(python_offsets__for(11)->frame_owner, 69);
 	assert_int_equal(python_offsets__for(11)->code_qualname, 128);
