@@ -66,7 +66,6 @@ struct bpf_loaded {
 	char **map_names, **prog_names;
 	int records, counters;   /* map descriptors */
 	int on_exec, on_exit;    /* program descriptors (on_exit: the variant loaded) */
-	bool exit_vmas;          /* the exit program sends an exiting process's mappings */
 };
 
 /* Loads q's object with its ring buffer sized and its unwind maps sized to plan (NULL:

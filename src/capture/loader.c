@@ -354,7 +354,6 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 			l->counters = bpf_loaded__map(l, "counters");
 			l->on_exec = bpf_loaded__prog(l, "on_exec");
 			l->on_exit = bpf_loaded__prog(l, exit_program(k));
-			l->exit_vmas = k->task_vmas;
 			if (l->records >= 0 && l->counters >= 0 && l->on_exec >= 0 &&
 			    l->on_exit >= 0)
 				return 0;
