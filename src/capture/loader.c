@@ -93,11 +93,13 @@ static int load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *
  * as a question's object is loaded; by libbpf where the kernel cannot run the loader. */
 static int probe_feature(const char *name)
 {
+	/* features.bpf.c has no maps and a few programs: their descriptors fit here. */
+	int prog_fds[8];
+
 	for (int in_kernel = 1; in_kernel >= 0; in_kernel--) {
 		struct features_bpf *skel = features_bpf__open();
 		struct bpf_program *prog;
-		int nmaps = 0, nprogs = 0, err;
-		int map_fds[8], prog_fds[8];
+		int nprogs = 0, err;
 
 		if (!skel)
 			return -errno;
@@ -105,9 +107,8 @@ static int probe_feature(const char *name)
 			bpf_program__set_autoload(prog, strcmp(bpf_program__name(prog), name) == 0);
 			nprogs++;
 		}
-		nmaps = bpf_object__next_map(skel->obj, NULL) ? 1 : 0;
-		if (in_kernel && nprogs <= 8 && nmaps == 0) {
-			err = load_in_kernel(skel->obj, map_fds, 0, prog_fds, nprogs);
+		if (in_kernel && nprogs <= 8 && !bpf_object__next_map(skel->obj, NULL)) {
+			err = load_in_kernel(skel->obj, NULL, 0, prog_fds, nprogs);
 			for (int i = 0; !err && i < nprogs; i++)
 				if (prog_fds[i] >= 0)
 					close(prog_fds[i]);
@@ -115,6 +116,8 @@ static int probe_feature(const char *name)
 			err = features_bpf__load(skel);
 		}
 		features_bpf__destroy(skel);
+		/* Refused by the verifier or not privileged: that is the answer. Anything else
+		 * from the in-kernel loader: libbpf's load says. */
 		if (err == -EACCES || err == -EINVAL || err == -EPERM || err == -ESRCH ||
 		    !in_kernel || !err)
 			return err;
