@@ -68,3 +68,34 @@ int BPF_PROG(rss_stat_count, struct mm_struct *mm, int member, long count)
 {
 	return count > 0;
 }
+
+static long loop_step(__u32 i, void *ctx)
+{
+	return i > 2;
+}
+
+/* bpf_loop (5.17): every question's walkers. */
+SEC("perf_event")
+int loop(void *ctx)
+{
+	return bpf_loop(4, loop_step, NULL, 0);
+}
+
+/* A sleepable task iterator reading a task's memory (5.18): threads, wall's sweep. */
+SEC("iter.s/task")
+int sleepable_iter(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	__u64 word = 0;
+
+	if (task)
+		bpf_copy_from_user_task(&word, sizeof(word), (void *)0x1000, task, 0);
+	return 0;
+}
+
+/* The lock contention tracepoints (5.19): locks. */
+SEC("tp_btf/contention_begin")
+int BPF_PROG(lock_contention, void *lock, unsigned int flags)
+{
+	return flags > 0;
+}

@@ -49,6 +49,9 @@ struct kernel_features {
 	bool rss_stat_count;  /* rss_stat(mm, member, count): counters not per-CPU (< 6.2) */
 };
 const struct kernel_features *capture__kernel_features(void);
+/* Where q's programs do not load: the features it needs that this kernel lacks, with the
+ * Linux version that brought each, ", "-joined into out ("" when none is missing). */
+void capture__kernel_missing(enum question q, char *out, size_t size);
 /* What question q cannot see on this kernel, "; "-joined into out ("" when nothing). */
 void capture__kernel_less(enum question q, char *out, size_t size);
 

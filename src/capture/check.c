@@ -248,7 +248,13 @@ static int probe_built(const struct capture_question *row, char *detail, size_t 
 
 	err = bpf_loaded__load(&l, row, 256 << 10, NULL);
 	if (err) {
-		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
+		char missing[256];
+
+		capture__kernel_missing(row->id, missing, sizeof(missing));
+		if (missing[0])
+			msg_format(detail, size, MSG_CHECK_Q_KERNEL_MISSING, strerror(-err), missing);
+		else
+			msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
 		return err;
 	}
 	exec_link = capture__attach_tracing(l.on_exec);

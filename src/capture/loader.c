@@ -161,6 +161,45 @@ const struct kernel_features *capture__kernel_features(void)
 	return &k;
 }
 
+/* What the questions need and no variant does without (docs/kernel.md). */
+static const struct {
+	const char *feature;
+	enum msg_id what;
+	unsigned questions; /* 1 << enum question */
+} needs[] = {
+	{ "loop", MSG_KERNEL_MISSING_LOOP, ~0u },
+	{ "sleepable_iter", MSG_KERNEL_MISSING_SLEEPABLE_ITER,
+	  1u << QUESTION_THREADS | 1u << QUESTION_WALL },
+	{ "lock_contention", MSG_KERNEL_MISSING_LOCK_CONTENTION, 1u << QUESTION_LOCKS },
+};
+
+/* SLIDEOPS_KERNEL_LACKS names a feature q cannot do without: its load fails, as it would
+ * on a kernel without it. */
+static bool pretend_missing(enum question q)
+{
+	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs); i++)
+		if ((needs[i].questions & 1u << q) && pretend_lacks(needs[i].feature))
+			return true;
+	return false;
+}
+
+void capture__kernel_missing(enum question q, char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs) && used < size; i++) {
+		if (!(needs[i].questions & 1u << q) || has_feature(needs[i].feature))
+			continue;
+		if (used)
+			used += snprintf(out + used, size - used, ", ");
+		if (used < size) {
+			msg_format(out + used, size - used, needs[i].what);
+			used = strlen(out);
+		}
+	}
+}
+
 void capture__kernel_less(enum question q, char *out, size_t size)
 {
 	const struct kernel_features *k = capture__kernel_features();
@@ -346,6 +385,10 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 	const struct kernel_features *k = capture__kernel_features();
 	int err = 0;
 
+	if (pretend_missing(q->id)) {
+		bpf_loaded__init(l);
+		return -EOPNOTSUPP;
+	}
 	/* The in-kernel loader, then libbpf's (kernels that cannot run the loader; with
 	 * SLIDEOPS_DEBUG, libbpf prints the verifier's log of a refused program). */
 	for (int attempt = 0; attempt < 2; attempt++) {

@@ -5,6 +5,7 @@
 # the threads and wall objects built for kernels without arg:trusted (before 6.8). Every
 # question still runs; `check` says per question what it cannot see, and why; the cpu,
 # wall and threads tests pass with them (the answers name the right group and function).
+# Features no variant does without (bpf_loop, ...) make check say which is missing.
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -38,6 +39,26 @@ SLIDEOPS_KERNEL_LACKS= "$SLIDEOPS" check --json > "$WORK/own.json" || fail "chec
 	fail "capture cpu: $(cat "$WORK/cpu.err")"
 [ "$(grep -c "on this kernel, $exits" "$WORK/cpu.err")" = 1 ] ||
 	fail "the capture does not say what it cannot see: $(cat "$WORK/cpu.err")"
+
+# Where a question's programs cannot load, check says which feature is missing, with the
+# version that brought it; a capture refuses plainly.
+SLIDEOPS_KERNEL_LACKS=loop,sleepable_iter,lock_contention "$SLIDEOPS" check --json \
+	> "$WORK/old.json" && fail "check passes on a kernel without bpf_loop"
+for q in cpu wall threads locks memory; do
+	d=$(jq -r --arg q "$q" '.question_details[$q]' "$WORK/old.json")
+	jq -e --arg q "$q" '.questions[$q] == false' "$WORK/old.json" >/dev/null ||
+		fail "$q runs without bpf_loop: $d"
+	[[ $d == *"this kernel lacks bpf_loop (Linux 5.17)"* ]] || fail "$q does not say why: $d"
+	case $q in threads | wall) want=yes ;; *) want=no ;; esac
+	[[ $d == *"sleepable task iterators (Linux 5.18)"* ]] && has=yes || has=no
+	[ "$has" = "$want" ] || fail "$q about sleepable iterators (want $want): $d"
+	[ "$q" != locks ] || [[ $d == *"lock contention tracepoints (Linux 5.19)"* ]] ||
+		fail "locks does not name the contention tracepoints: $d"
+done
+SLIDEOPS_KERNEL_LACKS=lock_contention "$SLIDEOPS" capture locks -d 1 > /dev/null 2> "$WORK/locks.err" &&
+	fail "capture locks ran without the contention tracepoints"
+grep -q "cannot load the profiler into the kernel.*'slideops check' says what" "$WORK/locks.err" ||
+	fail "the refusal is not plain: $(cat "$WORK/locks.err")"
 
 # The same answers as with every feature.
 for t in capture_cpu capture_wall capture_threads; do
