@@ -26,7 +26,8 @@ capture() {
 	g=$(jq -c --arg l "$label" '.groups[] | select(.label == $l)' "$doc")
 	[ -n "$g" ] || fail "$q: no group $label: $(jq -c '[.groups[] | {label, value}]' "$doc")"
 	top=$(jq -r .top_function <<<"$g")
-	[[ " $* " == *" $top "* ]] || fail "$q: $label is mostly in '$top', not $*: $g"
+	[[ " $* " == *" $top "* ]] || fail "$q: $label is mostly in '$top', not $*: $g;" \
+		"binaries not read: $(jq -c .not_read "$doc"); $(cat "$WORK/$q.err")"
 	if [ "$q" = threads ]; then
 		# Its answer names the largest set of threads waiting in one place: the 8
 		# napping threads are a set of their own, in nap.
