@@ -33,8 +33,12 @@ else
 endif
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
-BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS      := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.skel.h,$(BPF_SRCS))
+# Objects built a second time for older kernels (docs/kernel.md), chosen at load time:
+# NAME_no_trusted_args from bpf/NAME.bpf.c with -DNO_TRUSTED_ARGS (before 6.8).
+BPF_VARIANTS := threads_no_trusted_args wall_no_trusted_args
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS)) \
+	      $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_VARIANTS))
+SKELS      := $(patsubst %.bpf.o,%.skel.h,$(BPF_OBJS))
 PROTO_C    := $(OUTPUT)/gen/profile.pb-c.c
 LIB_SRCS   := $(filter-out src/cli/main.c,$(wildcard src/*/*.c)) $(PROTO_C)
 LIB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(LIB_SRCS))) \
@@ -49,7 +53,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
 	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
-	curl openssl libpq-dev postgresql-15
+	curl openssl libpq-dev postgresql-15 qemu-system-x86 busybox-static
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
@@ -61,7 +65,7 @@ TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TE
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(TEST_BPF_OBJS)
 .PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root \
-	fresh-check
+	fresh-check kernel-test
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
 # container, a minimal image, this machine), through sudo otherwise, and when neither is
@@ -115,6 +119,13 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
 		-c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/bpf/%_no_trusted_args.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -DNO_TRUSTED_ARGS \
+		-I$(OUTPUT) -Ibpf -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
@@ -273,6 +284,12 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof \
 		$(OUTPUT)/fuzz/fuzz_unwind $(OUTPUT)/fuzz/fuzz_python
 	$(Q)$(call as_root,tests/run.sh)
+
+# `make kernel-test`: the kernel matrix (tests/kernels/run.sh): Debian's 6.1 and 6.12 kernels
+# booted in qemu, check and captures inside each. KERNEL_TEST=long: the long form.
+kernel-test: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(call as_root,env KERNEL_TEST=$(KERNEL_TEST) tests/kernels/run.sh)
 
 # `make run`: dependencies, build, the main job (RUN_COMMAND, as root).
 run: deps

@@ -38,41 +38,35 @@ struct {
 	__type(value, __s64);
 } last_pages SEC(".maps");
 
-SEC("tp_btf/rss_stat")
-int BPF_PROG(on_rss_stat, struct mm_struct *mm, int member)
+/* A counter of mm, now at pages: the move since it was last seen is sent with the stacks
+ * of the task that made it. */
+static __always_inline void rss_moved(void *ctx, struct mm_struct *mm, int member, __s64 pages)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct mm_member k = { (__u64)mm, (__u32)member };
 	struct stack_sample *s;
-	__s64 pages = 0, *last, delta;
-	void *counter;
+	__s64 *last, delta;
 
-	if (member == MM_SWAPENTS || (__u32)member > MM_SHMEMPAGES)
-		return 0;
-	counter = (void *)mm + bpf_core_field_offset(struct mm_struct, rss_stat) +
-		  (__u32)member * bpf_core_type_size(struct percpu_counter) +
-		  bpf_core_field_offset(struct percpu_counter, count);
-	bpf_probe_read_kernel(&pages, sizeof(pages), counter);
 	last = bpf_map_lookup_elem(&last_pages, &k);
 	if (!last) {
 		/* First sight: where it starts from. */
 		bpf_map_update_elem(&last_pages, &k, &pages, BPF_ANY);
-		return 0;
+		return;
 	}
 	if (*last == pages)
-		return 0;
+		return;
 	delta = pages - *last;
 	*last = pages;
 	/* Its own memory: a fault, an munmap, or the exit that frees it (the task has
 	 * let go of mm by then, but still runs on it). */
 	if (BPF_CORE_READ(task, mm) != mm &&
 	    (BPF_CORE_READ(task, mm) || BPF_CORE_READ(task, active_mm) != mm))
-		return 0;
+		return;
 	if (member == MM_FILEPAGES && delta < 0)
-		return 0;
+		return;
 	s = stack__begin();
 	if (!s)
-		return 0;
+		return;
 	delta <<= PAGE_SHIFT;
 	if (member == MM_FILEPAGES) {
 		s->values[1] = delta;
@@ -81,7 +75,35 @@ int BPF_PROG(on_rss_stat, struct mm_struct *mm, int member)
 	} else {
 		s->values[2] = -delta;
 	}
-	/* bpf_prog_* and bpf_trace_run2 are the tracepoint's own frames. */
+	/* bpf_prog_* and bpf_trace_run2/3 are the tracepoint's own frames. */
 	stack__send(ctx, s, 2);
+}
+
+/* Kernels whose counters are per-CPU (6.2 and later): the tracepoint has no value. */
+SEC("tp_btf/rss_stat")
+int BPF_PROG(on_rss_stat, struct mm_struct *mm, int member)
+{
+	__s64 pages = 0;
+	void *counter;
+
+	if (member == MM_SWAPENTS || (__u32)member > MM_SHMEMPAGES)
+		return 0;
+	counter = (void *)mm + bpf_core_field_offset(struct mm_struct, rss_stat) +
+		  (__u32)member * bpf_core_type_size(struct percpu_counter) +
+		  bpf_core_field_offset(struct percpu_counter, count);
+	bpf_probe_read_kernel(&pages, sizeof(pages), counter);
+	rss_moved(ctx, mm, member, pages);
+	return 0;
+}
+
+/* Older kernels (6.1): the tracepoint carries the counter's new value, which moves when
+ * a task's own cache of it is folded in (every 64 faults or so): the same natural sample.
+ * User space loads this one where the kernel's rss_stat has three arguments. */
+SEC("tp_btf/rss_stat")
+int BPF_PROG(on_rss_stat_count, struct mm_struct *mm, int member, long count)
+{
+	if (member == MM_SWAPENTS || (__u32)member > MM_SHMEMPAGES)
+		return 0;
+	rss_moved(ctx, mm, member, count);
 	return 0;
 }

@@ -183,8 +183,21 @@ __noinline int python_frames__take(struct stack_sample *s, __u32 tgid, __u32 tid
 
 /*
  * Another thread's Python frames, read with bpf_copy_from_user_task: only sleepable
- * programs (task iterators) call this. Global too, for the same reason.
+ * programs (task iterators) call this. Global too, for the same reason: it takes the task
+ * as a trusted kernel pointer (arg:trusted, 6.8).
+ *
+ * The objects built with NO_TRUSTED_ARGS, for older kernels, have none: checked with its
+ * caller (a static function), the walk took the verifier past its million instructions
+ * (measured on 6.18), and no other way to hand it the task exists there (bpf_task_from_pid
+ * is 6.2's). User space says what is missing (docs/kernel.md).
  */
+#ifdef NO_TRUSTED_ARGS
+static __always_inline int python_frames__take_task(struct stack_sample *s, __u32 tgid,
+						    __u32 tid, __u32 at, struct task_struct *task)
+{
+	return 0;
+}
+#else
 __noinline int python_frames__take_task(struct stack_sample *s, __u32 tgid, __u32 tid, __u32 at,
 					struct task_struct *task __arg_trusted)
 {
@@ -192,6 +205,7 @@ __noinline int python_frames__take_task(struct stack_sample *s, __u32 tgid, __u3
 
 	return python_frames__walk(s, tgid, tid, at, task, &rd);
 }
+#endif
 
 #endif /* __bpf__ */
 

@@ -189,9 +189,7 @@ static __always_inline long stack__walk(struct stack_sample *s, const struct unw
 
 	w.uc.proc = proc;
 	w.uc.task = task;
-	w.regs.ip = BPF_CORE_READ(regs, ip);
-	w.regs.sp = BPF_CORE_READ(regs, sp);
-	w.regs.bp = BPF_CORE_READ(regs, bp);
+	UNWIND_ARCH_READ_REGS(&w.regs, regs);
 	w.regs.bp_known = 1;
 	w.regs.after_signal = 1; /* the first ip is where the task is, not a return address */
 	n = unwind_user_walk(&w, s->ips, at, RECORD_MAX_STACK);
@@ -509,13 +507,34 @@ int BPF_PROG(on_exit, struct task_struct *task, bool group_dead)
 }
 
 /* The same without mappings, for kernels without the vma iterator (before 6.7): user
- * space loads this one when on_exit is refused. */
+ * space loads this one when the kernel has no vma iterator. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit_facts, struct task_struct *task, bool group_dead)
 {
 	struct process_record *e;
 
 	if (!group_dead)
+		return 0;
+	e = exit_begin(task);
+	if (e)
+		send_process_record(e, offsetof(struct process_record, vmas));
+	return 0;
+}
+
+
+/*
+ * Kernels whose sched_process_exit has the task alone (6.1, 6.12: group_dead came
+ * later, when the tracepoint moved before exit_mm()): here the exiting task has let go of
+ * its memory map already, so the record carries its facts only (user space loads this one
+ * when the kernel's tracepoint has one argument; docs/kernel.md). The last thread is the
+ * one that counted signal->live down to 0, which do_exit() does before the tracepoint.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_task, struct task_struct *task)
+{
+	struct process_record *e;
+
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
 	e = exit_begin(task);
 	if (e)

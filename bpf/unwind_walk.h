@@ -117,12 +117,12 @@ struct unwind_regs {
 	__u32 after_signal; /* ip is where a signal struck, not a return address */
 };
 
-/* The signal trampoline's frame (x86_64 rt_sigframe after the return address was
- * popped): sp points at the ucontext; uc_mcontext.gregs starts at byte 40, and rbp,
- * rsp and rip are gregs 10, 15 and 16 (sys/ucontext.h REG_RBP, REG_RSP, REG_RIP). */
-#define UNWIND_UC_RBP (40 + 8 * 10)
-#define UNWIND_UC_RSP (40 + 8 * 15)
-#define UNWIND_UC_RIP (40 + 8 * 16)
+/* The architecture's registers and signal frame: x86-64 only (docs/kernel.md). */
+#if defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
+#include "unwind_arch_x86.h"
+#else
+#error "the stack walker knows x86-64 only: an architecture is a new unwind_arch_ARCH.h"
+#endif
 
 #endif /* SLIDEOPS_BPF_UNWIND_WALK_H */
 

@@ -102,7 +102,7 @@ struct check_result {
 	unsigned nrequirements;
 	bool questions[QUESTION__COUNT]; /* can run here: this kernel, this build */
 	bool kernel_supports[QUESTION__COUNT]; /* the kernel has what the question needs */
-	char question_details[QUESTION__COUNT][256]; /* why not, or "can run here" */
+	char question_details[QUESTION__COUNT][512]; /* why not, or "can run here" */
 };
 
 /* Probes features by doing them (load a tiny program, attach, open a perf event). */

@@ -37,6 +37,25 @@ int capture__open_cpu_clock(int cpu, unsigned hz);
 struct capture_question;
 
 /*
+ * What the running kernel offers that the questions' programs have variants for, learnt
+ * once by loading bpf/features.bpf.c's programs (docs/kernel.md: which kernels have
+ * what). SLIDEOPS_KERNEL_LACKS=NAME,... pretends the named ones are missing (the names
+ * below), to run a newer kernel as an older one would be run.
+ */
+struct kernel_features {
+	bool exit_group_dead; /* sched_process_exit(task, group_dead), before exit_mm() */
+	bool task_vmas;       /* the task vma iterator (6.7) */
+	bool trusted_args;    /* a kernel pointer as a global function's argument (6.8) */
+	bool rss_stat_count;  /* rss_stat(mm, member, count): counters not per-CPU (< 6.2) */
+};
+const struct kernel_features *capture__kernel_features(void);
+/* Where q's programs do not load: the features it needs that this kernel lacks, with the
+ * Linux version that brought each, ", "-joined into out ("" when none is missing). */
+void capture__kernel_missing(enum question q, char *out, size_t size);
+/* What question q cannot see on this kernel, "; "-joined into out ("" when nothing). */
+void capture__kernel_less(enum question q, char *out, size_t size);
+
+/*
  * A question's BPF object in the kernel, however it was loaded: by the in-kernel loader
  * (we own every descriptor) or by libbpf (the skeleton owns them). Maps and programs are
  * found by name; every question's object has bpf/stack.h's: records, counters, on_exec,
@@ -49,14 +68,19 @@ struct bpf_loaded {
 	int *map_fds, *prog_fds; /* -1: a program not loaded */
 	char **map_names, **prog_names;
 	int records, counters;   /* map descriptors */
-	int on_exec, on_exit;    /* program descriptors (on_exit: either variant) */
+	int on_exec, on_exit;    /* program descriptors (on_exit: the variant loaded) */
 };
 
 /* Loads q's object with its ring buffer sized and its unwind maps sized to plan (NULL:
- * their smallest, for a probe), in-kernel loader first, then libbpf; each with the exit
- * program that reads mappings, then without. 0 or -errno. */
+ * their smallest, for a probe), in-kernel loader first, then libbpf; the object's variant
+ * and its exit program as the kernel's features have them. 0 or -errno. */
 int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		     size_t ringbuf_size, const struct unwind_maps_plan *plan);
+/* For bench/kernels: loads q's object as a capture would, by libbpf with the verifier's
+ * statistics, and calls fn with each loaded program's instructions processed and
+ * verification time (-1: not reported). 0 or -errno. */
+int capture__verifier_stats(const struct capture_question *q,
+			    void (*fn)(const char *prog, long insns, long usec, void *arg), void *arg);
 /* A map's or program's descriptor by name; -1 when there is none. */
 int bpf_loaded__map(const struct bpf_loaded *l, const char *name);
 int bpf_loaded__prog(const struct bpf_loaded *l, const char *name);
@@ -76,8 +100,9 @@ int bpf_loaded__probe_tracing(const struct bpf_loaded *l, const char *const *nam
 struct capture_question {
 	enum question id;
 	bool snapshot;  /* no duration: one moment (threads) */
-	/* Opens (does not load) the question's skeleton: *skel for destroy, and its object. */
-	struct bpf_object *(*open)(void **skel);
+	/* Opens (does not load) the question's skeleton, the variant for the kernel's
+	 * features: *skel for destroy, and its object. */
+	struct bpf_object *(*open)(void **skel, const struct kernel_features *k);
 	void (*destroy)(void *skel);
 	/* Events a second on one CPU its ring buffer must hold a second of. */
 	uint64_t (*events_per_cpu)(const struct capture_config *c);

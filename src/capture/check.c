@@ -248,7 +248,13 @@ static int probe_built(const struct capture_question *row, char *detail, size_t 
 
 	err = bpf_loaded__load(&l, row, 256 << 10, NULL);
 	if (err) {
-		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
+		char missing[256];
+
+		capture__kernel_missing(row->id, missing, sizeof(missing));
+		if (missing[0])
+			msg_format(detail, size, MSG_CHECK_Q_KERNEL_MISSING, strerror(-err), missing);
+		else
+			msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
 		return err;
 	}
 	exec_link = capture__attach_tracing(l.on_exec);
@@ -316,6 +322,16 @@ void capture__check(struct check_result *out)
 		if (!out->kernel_supports[q])
 			continue;
 		out->questions[q] = capture__question_built(q);
-		msg_format(detail, size, out->questions[q] ? MSG_CHECK_Q_OK : MSG_CHECK_Q_NOT_BUILT);
+		if (out->questions[q]) {
+			char less[sizeof(out->question_details[q])];
+
+			capture__kernel_less(q, less, sizeof(less));
+			if (less[0])
+				msg_format(detail, size, MSG_CHECK_Q_OK_LESS, less);
+			else
+				msg_format(detail, size, MSG_CHECK_Q_OK);
+		} else {
+			msg_format(detail, size, MSG_CHECK_Q_NOT_BUILT);
+		}
 	}
 }

@@ -16,10 +16,11 @@
 
 #define NSEC_PER_SEC 1000000000ULL
 
-static struct bpf_object *cpu_open(void **skel)
+static struct bpf_object *cpu_open(void **skel, const struct kernel_features *k)
 {
 	struct cpu_bpf *s = cpu_bpf__open();
 
+	(void)k;
 	*skel = s;
 	return s ? s->obj : NULL;
 }

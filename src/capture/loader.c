@@ -9,6 +9,7 @@
  * kernels that cannot run it. One loader for every question's object.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <bpf/skel_internal.h>
 
 #include "capture/capture_internal.h"
+#include "features.skel.h"
 #include "unwind/unwind.h"
 #include "util/messages.h"
 
@@ -85,6 +87,136 @@ static int load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *
 	}
 	free(ctx);
 	return err;
+}
+
+/* Loads features.bpf.c's program name alone: 0 when the kernel takes it. In the kernel
+ * as a question's object is loaded; by libbpf where the kernel cannot run the loader. */
+static int probe_feature(const char *name)
+{
+	/* features.bpf.c has no maps and a few programs: their descriptors fit here. */
+	int prog_fds[8];
+
+	for (int in_kernel = 1; in_kernel >= 0; in_kernel--) {
+		struct features_bpf *skel = features_bpf__open();
+		struct bpf_program *prog;
+		int nprogs = 0, err;
+
+		if (!skel)
+			return -errno;
+		bpf_object__for_each_program(prog, skel->obj) {
+			bpf_program__set_autoload(prog, strcmp(bpf_program__name(prog), name) == 0);
+			nprogs++;
+		}
+		if (in_kernel && nprogs <= 8 && !bpf_object__next_map(skel->obj, NULL)) {
+			err = load_in_kernel(skel->obj, NULL, 0, prog_fds, nprogs);
+			for (int i = 0; !err && i < nprogs; i++)
+				if (prog_fds[i] >= 0)
+					close(prog_fds[i]);
+		} else {
+			err = features_bpf__load(skel);
+		}
+		features_bpf__destroy(skel);
+		/* Refused by the verifier or not privileged: that is the answer. Anything else
+		 * from the in-kernel loader: libbpf's load says. */
+		if (err == -EACCES || err == -EINVAL || err == -EPERM || err == -ESRCH ||
+		    !in_kernel || !err)
+			return err;
+	}
+	return -EINVAL;
+}
+
+/* SLIDEOPS_KERNEL_LACKS: a comma-separated list of features to pretend are missing. */
+static bool pretend_lacks(const char *name)
+{
+	const char *v = getenv("SLIDEOPS_KERNEL_LACKS");
+	size_t n = strlen(name);
+
+	for (const char *p = v; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+static bool has_feature(const char *name)
+{
+	bool has = !pretend_lacks(name) && probe_feature(name) == 0;
+
+	if (capture__debug())
+		msg_error(MSG_CAPTURE_DEBUG_FEATURE, name, has ? "yes" : "no");
+	return has;
+}
+
+const struct kernel_features *capture__kernel_features(void)
+{
+	static struct kernel_features k;
+	static bool probed;
+
+	if (!probed) {
+		k.exit_group_dead = has_feature("exit_group_dead");
+		k.task_vmas = k.exit_group_dead && has_feature("task_vmas");
+		k.trusted_args = has_feature("trusted_args");
+		k.rss_stat_count = has_feature("rss_stat_count");
+		probed = true;
+	}
+	return &k;
+}
+
+/* What the questions need and no variant does without (docs/kernel.md). */
+static const struct {
+	const char *feature;
+	enum msg_id what;
+	unsigned questions; /* 1 << enum question */
+} needs[] = {
+	{ "loop", MSG_KERNEL_MISSING_LOOP, ~0u },
+	{ "sleepable_iter", MSG_KERNEL_MISSING_SLEEPABLE_ITER,
+	  1u << QUESTION_THREADS | 1u << QUESTION_WALL },
+	{ "lock_contention", MSG_KERNEL_MISSING_LOCK_CONTENTION, 1u << QUESTION_LOCKS },
+};
+
+/* SLIDEOPS_KERNEL_LACKS names a feature q cannot do without: its load fails, as it would
+ * on a kernel without it. */
+static bool pretend_missing(enum question q)
+{
+	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs); i++)
+		if ((needs[i].questions & 1u << q) && pretend_lacks(needs[i].feature))
+			return true;
+	return false;
+}
+
+void capture__kernel_missing(enum question q, char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs) && used < size; i++) {
+		if (!(needs[i].questions & 1u << q) || has_feature(needs[i].feature))
+			continue;
+		if (used)
+			used += snprintf(out + used, size - used, ", ");
+		if (used < size) {
+			msg_format(out + used, size - used, needs[i].what);
+			used = strlen(out);
+		}
+	}
+}
+
+void capture__kernel_less(enum question q, char *out, size_t size)
+{
+	const struct kernel_features *k = capture__kernel_features();
+	size_t used = 0;
+
+	out[0] = '\0';
+	/* threads is a moment: no process exits in it that it needs to name. */
+	if (!k->task_vmas && q != QUESTION_THREADS) {
+		msg_format(out, size, MSG_KERNEL_LESS_EXIT_MAPPINGS);
+		used = strlen(out);
+	}
+	if (!k->trusted_args && (q == QUESTION_THREADS || q == QUESTION_WALL)) {
+		if (used)
+			used += snprintf(out + used, size - used, "; ");
+		if (used < size)
+			msg_format(out + used, size - used, MSG_KERNEL_LESS_TASK_PYTHON);
+	}
 }
 
 int capture__attach_perf_event(int prog_fd, int perf_fd)
@@ -169,42 +301,56 @@ static int size_unwind_maps(struct bpf_object *obj, const struct unwind_maps_pla
 	return 0;
 }
 
-/* Opens q's object with its ring buffer and unwind maps sized, and one of the two exit
- * programs: the exit record's mappings need the task vma iterator (Linux 6.7); where the
- * kernel refuses it, on_exit_facts sends the facts alone. */
+/* The exit program for this kernel (bpf/stack.h): with mappings, facts, or facts from
+ * the tracepoint's one argument. */
+static const char *exit_program(const struct kernel_features *k)
+{
+	if (!k->exit_group_dead)
+		return "on_exit_task";
+	return k->task_vmas ? "on_exit" : "on_exit_facts";
+}
+
+static const char *const exit_programs[] = { "on_exit", "on_exit_facts", "on_exit_task" };
+
+/* Opens q's object, the variant for the kernel's features, with its ring buffer and
+ * unwind maps sized, and the one exit program this kernel takes. */
 static struct bpf_object *open_object(const struct capture_question *q, void **skel,
 				      size_t ringbuf_size, const struct unwind_maps_plan *plan,
-				      bool with_vmas)
+				      const struct kernel_features *k)
 {
-	struct bpf_object *obj = q->open(skel);
-	struct bpf_program *exit_vmas, *exit_facts;
+	struct bpf_object *obj = q->open(skel, k);
 	struct bpf_map *records;
 
 	if (!obj)
 		return NULL;
 	records = bpf_object__find_map_by_name(obj, "records");
-	exit_vmas = bpf_object__find_program_by_name(obj, "on_exit");
-	exit_facts = bpf_object__find_program_by_name(obj, "on_exit_facts");
-	if (!records || !exit_vmas || !exit_facts ||
-	    bpf_map__set_max_entries(records, ringbuf_size) || size_unwind_maps(obj, plan)) {
-		q->destroy(*skel);
-		*skel = NULL;
-		errno = EINVAL;
-		return NULL;
+	if (!records || bpf_map__set_max_entries(records, ringbuf_size) ||
+	    size_unwind_maps(obj, plan))
+		goto fail;
+	for (size_t i = 0; i < sizeof(exit_programs) / sizeof(*exit_programs); i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(obj, exit_programs[i]);
+
+		if (!p)
+			goto fail;
+		bpf_program__set_autoload(p, strcmp(exit_programs[i], exit_program(k)) == 0);
 	}
-	bpf_program__set_autoload(exit_vmas, with_vmas);
-	bpf_program__set_autoload(exit_facts, !with_vmas);
 	return obj;
+
+fail:
+	q->destroy(*skel);
+	*skel = NULL;
+	errno = EINVAL;
+	return NULL;
 }
 
 static int bpf_loaded__try(struct bpf_loaded *l, const struct capture_question *q,
 			   size_t ringbuf_size, const struct unwind_maps_plan *plan,
-			   bool with_vmas, bool in_kernel)
+			   const struct kernel_features *k, bool in_kernel)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
 	void *skel = NULL;
-	struct bpf_object *obj = open_object(q, &skel, ringbuf_size, plan, with_vmas);
+	struct bpf_object *obj = open_object(q, &skel, ringbuf_size, plan, k);
 	int err, i;
 
 	if (!obj)
@@ -236,19 +382,24 @@ out_destroy:
 int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		     size_t ringbuf_size, const struct unwind_maps_plan *plan)
 {
+	const struct kernel_features *k = capture__kernel_features();
 	int err = 0;
 
-	for (int attempt = 0; attempt < 4; attempt++) {
-		bool with_vmas = attempt % 2 == 0;
-
+	if (pretend_missing(q->id)) {
+		bpf_loaded__init(l);
+		return -EOPNOTSUPP;
+	}
+	/* The in-kernel loader, then libbpf's (kernels that cannot run the loader; with
+	 * SLIDEOPS_DEBUG, libbpf prints the verifier's log of a refused program). */
+	for (int attempt = 0; attempt < 2; attempt++) {
 		bpf_loaded__init(l);
 		l->q = q;
-		err = bpf_loaded__try(l, q, ringbuf_size, plan, with_vmas, attempt < 2);
+		err = bpf_loaded__try(l, q, ringbuf_size, plan, k, attempt == 0);
 		if (!err) {
 			l->records = bpf_loaded__map(l, "records");
 			l->counters = bpf_loaded__map(l, "counters");
 			l->on_exec = bpf_loaded__prog(l, "on_exec");
-			l->on_exit = bpf_loaded__prog(l, with_vmas ? "on_exit" : "on_exit_facts");
+			l->on_exit = bpf_loaded__prog(l, exit_program(k));
 			if (l->records >= 0 && l->counters >= 0 && l->on_exec >= 0 &&
 			    l->on_exit >= 0)
 				return 0;
@@ -257,9 +408,54 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		if (capture__debug())
 			msg_error(MSG_CAPTURE_DEBUG_LOAD, attempt, strerror(-err));
 		bpf_loaded__close(l);
-		if (err == -EPERM || err == -EACCES || err == -ENOMEM)
+		if (err == -EPERM || err == -ENOMEM)
 			break;
 	}
+	return err;
+}
+
+int capture__verifier_stats(const struct capture_question *q,
+			    void (*fn)(const char *prog, long insns, long usec, void *arg), void *arg)
+{
+	enum { LOG_SIZE = 4096 };
+	const struct kernel_features *k = capture__kernel_features();
+	struct bpf_program *prog;
+	void *skel = NULL;
+	struct bpf_object *obj = open_object(q, &skel, 1 << 20, NULL, k);
+	char *logs;
+	int err, n = 0;
+
+	if (!obj)
+		return -errno;
+	bpf_object__for_each_program(prog, obj)
+		n++;
+	logs = calloc(n, LOG_SIZE);
+	if (!logs) {
+		q->destroy(skel);
+		return -ENOMEM;
+	}
+	/* BPF_LOG_STATS alone: the verifier's summary, not its trace; one buffer each. */
+	n = 0;
+	bpf_object__for_each_program(prog, obj) {
+		bpf_program__set_log_level(prog, 4);
+		bpf_program__set_log_buf(prog, logs + LOG_SIZE * n++, LOG_SIZE);
+	}
+	err = bpf_object__load(obj);
+	bpf_object__for_each_program(prog, obj) {
+		size_t log_size;
+		const char *log = bpf_program__log_buf(prog, &log_size), *at;
+		long insns = -1, usec = -1;
+
+		if (err || !bpf_program__autoload(prog) || !log)
+			continue;
+		if ((at = strstr(log, "verification time ")))
+			usec = strtol(at + strlen("verification time "), NULL, 10);
+		if ((at = strstr(log, "processed ")))
+			insns = strtol(at + strlen("processed "), NULL, 10);
+		fn(bpf_program__name(prog), insns, usec, arg);
+	}
+	q->destroy(skel);
+	free(logs);
 	return err;
 }
 

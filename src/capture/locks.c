@@ -38,10 +38,11 @@ static const char *const lock_kinds[LOCK_KIND__COUNT] = {
 	[LOCK_KIND_PERCPU_RWSEM] = "kernel percpu_rwsem",
 };
 
-static struct bpf_object *locks_open(void **skel)
+static struct bpf_object *locks_open(void **skel, const struct kernel_features *k)
 {
 	struct locks_bpf *s = locks_bpf__open();
 
+	(void)k;
 	*skel = s;
 	return s ? s->obj : NULL;
 }

@@ -11,13 +11,24 @@
 #include "memory.skel.h"
 
 static const char *const programs[] = { "on_rss_stat" };
+static const char *const programs_count[] = { "on_rss_stat_count" };
 
-static struct bpf_object *memory_open(void **skel)
+static struct bpf_object *memory_open(void **skel, const struct kernel_features *k)
 {
 	struct memory_bpf *s = memory_bpf__open();
 
+	if (!s)
+		return NULL;
+	/* The rss_stat program for the kernel's tracepoint (bpf/memory.bpf.c). */
+	bpf_program__set_autoload(s->progs.on_rss_stat, !k->rss_stat_count);
+	bpf_program__set_autoload(s->progs.on_rss_stat_count, k->rss_stat_count);
 	*skel = s;
-	return s ? s->obj : NULL;
+	return s->obj;
+}
+
+static const char *const *programs_here(void)
+{
+	return capture__kernel_features()->rss_stat_count ? programs_count : programs;
 }
 
 static void memory_destroy(void *skel)
@@ -37,12 +48,12 @@ static int memory_attach(struct capture_session *s, const struct bpf_loaded *l,
 {
 	(void)cpus;
 	(void)ncpus;
-	return capture_session__attach_tracing(s, l, programs, 1);
+	return capture_session__attach_tracing(s, l, programs_here(), 1);
 }
 
 static int memory_probe(const struct bpf_loaded *l, char *detail, size_t size)
 {
-	return bpf_loaded__probe_tracing(l, programs, 1, detail, size);
+	return bpf_loaded__probe_tracing(l, programs_here(), 1, detail, size);
 }
 
 const struct capture_question capture_question_memory = {

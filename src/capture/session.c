@@ -430,6 +430,13 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 		report__error(r, MSG_CAPTURE_LOAD_FAILED, strerror(-err));
 		goto out_free;
 	}
+	{
+		char less[512];
+
+		capture__kernel_less(q->id, less, sizeof(less));
+		if (less[0])
+			report__error(r, MSG_CAPTURE_KERNEL_LESS, less);
+	}
 	capture_session__start_unwinding(s);
 	s->rb = ring_buffer__new(s->bpf.records, on_record, s, NULL);
 	if (!s->rb) {

@@ -16,12 +16,22 @@
 
 #include "capture/capture_internal.h"
 #include "threads.skel.h"
+#include "threads_no_trusted_args.skel.h"
 #include "util/messages.h"
 
-static struct bpf_object *threads_open(void **skel)
-{
-	struct threads_bpf *s = threads_bpf__open();
+/* Both variants' skeletons are the same object built twice: the same layout, and
+ * destroyed alike. */
+_Static_assert(sizeof(struct threads_bpf) == sizeof(struct threads_no_trusted_args_bpf),
+	       "one skeleton layout");
 
+static struct bpf_object *threads_open(void **skel, const struct kernel_features *k)
+{
+	struct threads_bpf *s;
+
+	if (k->trusted_args)
+		s = threads_bpf__open();
+	else
+		s = (struct threads_bpf *)threads_no_trusted_args_bpf__open();
 	*skel = s;
 	return s ? s->obj : NULL;
 }

@@ -21,6 +21,7 @@
 #include "util/messages.h"
 #include "wall.h"
 #include "wall.skel.h"
+#include "wall_no_trusted_args.skel.h"
 
 /* Each thread's last stack record: where its next flushed waits count. */
 struct wall_last {
@@ -38,10 +39,19 @@ struct wall_state {
 
 static const char *const programs[] = { "on_switch" };
 
-static struct bpf_object *wall_open(void **skel)
-{
-	struct wall_bpf *s = wall_bpf__open();
+/* Both variants' skeletons are the same object built twice: the same layout, and
+ * destroyed alike. */
+_Static_assert(sizeof(struct wall_bpf) == sizeof(struct wall_no_trusted_args_bpf),
+	       "one skeleton layout");
 
+static struct bpf_object *wall_open(void **skel, const struct kernel_features *k)
+{
+	struct wall_bpf *s;
+
+	if (k->trusted_args)
+		s = wall_bpf__open();
+	else
+		s = (struct wall_bpf *)wall_no_trusted_args_bpf__open();
 	*skel = s;
 	return s ? s->obj : NULL;
 }

@@ -52,8 +52,12 @@ start_in_cgroup() {
 # json EXPR < doc: a Python expression over the document d (jq works too: make deps has it).
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
 
-# The BPF programs process $1 holds, from its descriptors' fdinfo.
-held_programs() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u; }
+# The BPF programs process $1 holds, from its descriptors' fdinfo (a descriptor it closes
+# while they are read is not an error: its programs' stay open).
+held_programs() {
+	{ cat /proc/"$1"/fdinfo/* 2>/dev/null || true; } | awk '$1 == "prog_id:" { print $2 }' |
+		sort -u
+}
 # Waits until the cpu capture $1 samples: it holds a BPF link for exec, for exit, and for
 # each CPU's perf event.
 wait_attached() {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs inside a kernel matrix guest (tests/kernels/init), as root, on the host's root
+# (read-only; tmpfs on /tmp, /run, /var/tmp, /boot): `slideops check`, then what KT_TESTS
+# names (comma-separated): "questions" (tests/kernels/questions.sh; "questions:Q" for one),
+# an integration test (tests/integration/NAME.sh), or a script's path (a name with a
+# slash, for looking into a kernel by hand). Exit 0 when all passed.
+set -u
+cd "$KT_REPO" || exit 1
+export SLIDEOPS=${KT_SLIDEOPS:-$KT_REPO/build/slideops}
+mkdir -p /run/kernel-test
+echo "kernel-test: $(uname -r), $(nproc) CPUs"
+"$SLIDEOPS" check 2>&1 | sed 's/^/  /'
+failed=0
+for t in ${KT_TESTS//,/ }; do
+	out=/run/kernel-test/$t.log
+	start=$(date +%s)
+	script=tests/integration/$t.sh args=()
+	case "$t" in
+	*/*) script=$t out=/dev/stdout ;;
+	questions) script=tests/kernels/questions.sh ;;
+	questions:*) script=tests/kernels/questions.sh args=(${t#questions:}) out=${out/:/-} ;;
+	esac
+	SLIDEOPS_DATA=$(mktemp -d /run/kernel-test/data.XXXXXX) timeout 900 \
+		bash "$script" "${args[@]}" > "$out" 2>&1
+	rc=$?
+	took="$(($(date +%s) - start)) s"
+	if [ $rc = 0 ]; then
+		echo "ok   $t ($took)"
+	else
+		# A skip is a failure here: every test listed must run on every kernel.
+		failed=$((failed + 1))
+		echo "FAIL $t (exit $rc, $took)"
+		tail -40 "$out" | sed 's/^/    /'
+	fi
+	[ "$script" = tests/kernels/questions.sh ] && [ $rc = 0 ] && sed 's/^/    /' "$out"
+done
+exit $((failed > 0))

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The kernel matrix: boots Debian's own kernels in qemu with this machine's root shared
+# read-only over 9p, and runs, inside each, `slideops check` (every question must load)
+# and integration tests (tests/kernels/guest.sh). Each kernel's .deb comes from apt; only
+# its kernel, config and the few modules the guest needs are kept, under build/kernels/.
+#
+#   tests/kernels/run.sh            the short form (.ci/run): check and a capture of each
+#                                   question on 6.1; check and cpu on 6.12
+#   KERNEL_TEST=long tests/kernels/run.sh   before a release: the capture, stack and Python
+#                                   integration tests too, on each kernel
+#   KERNELS="6.12" tests/kernels/run.sh     one series only (6.1, 6.12)
+#   KERNEL_TESTS="capture_cpu questions:wall" ...   these, after check, on every kernel
+#
+# Needs root (apt-get download, and the guest runs the tests as root), qemu-system-x86
+# and busybox-static, and a built build/slideops. KVM only where the CPU offers VMX/SVM
+# itself (a nested /dev/kvm without them cannot run stock kernels): TCG otherwise.
+# Ends with "N passed, N failed" over kernels; exit 0 only when every kernel passed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+top=$PWD
+cache=$top/build/kernels
+mode=${KERNEL_TEST:-short}
+series_list=${KERNELS:-6.1 6.12}
+
+# What runs in each guest after `slideops check`: "questions" is a short capture of each
+# question against a known workload (tests/kernels/questions.sh; "questions:cpu" of one),
+# any other name an integration test (tests/integration/NAME.sh).
+tests_for() {
+	if [ -n "${KERNEL_TESTS:-}" ]; then
+		echo "check $KERNEL_TESTS"
+		return
+	fi
+	case "$mode:$1" in
+	short:6.1) echo "check questions" ;;
+	short:*) echo "check questions:cpu" ;;
+	long:*) echo "check questions capture_cpu capture_wall capture_threads capture_locks" \
+		"capture_memory stacks threads_stacks python" ;;
+	*) echo "kernel-test: KERNEL_TEST is short or long, not '$mode'" >&2; exit 2 ;;
+	esac
+}
+
+die() { echo "kernel-test: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root: the guest loads BPF programs as this machine's root"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: make deps"
+[ -x /bin/busybox ] && /bin/busybox --list | grep -qx insmod ||
+	die "busybox-static is missing: make deps"
+[ -x "$top/build/slideops" ] || die "build/slideops is missing: make all"
+
+# The newest linux-image-<series>*-amd64 package apt knows (signed images: the same
+# kernel as the unsigned ones, and what Debian installs).
+newest_image() {
+	local pattern
+	case "$1" in
+	6.1) pattern='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
+	*) pattern="^linux-image-${1//./\\.}\\.[0-9]+\\+deb[0-9]+-amd64\$" ;;
+	esac
+	apt-cache search --names-only "^linux-image-$1" 2>/dev/null | awk '{ print $1 }' |
+		grep -E "$pattern" | sort -V | tail -1
+}
+
+# Modules the guest loads for 9p, in order, where the kernel has them as modules
+# (built-in ones have no file). fscache is part of netfs from 6.6 on.
+MODULES="virtio_pci_modern_dev virtio_pci_legacy_dev virtio_ring virtio virtio_pci netfs \
+fscache 9pnet 9pnet_virtio 9p"
+
+# build/kernels/<series>/: vmlinuz, config, release, modules/*.ko, initramfs.cpio.
+prepare_kernel() {
+	local series=$1 dir=$cache/$1 pkg deb release tmp m f
+	pkg=$(newest_image "$series")
+	[ -n "$pkg" ] || { apt-get update -qq >/dev/null 2>&1; pkg=$(newest_image "$series"); }
+	[ -n "$pkg" ] || die "apt knows no linux-image package for $series"
+	release=${pkg#linux-image-}
+	if [ -f "$dir/initramfs.cpio" ] && [ "$(cat "$dir/release" 2>/dev/null)" = "$release" ]; then
+		[ "$top/tests/kernels/init" -nt "$dir/initramfs.cpio" ] ||
+			[ "$top/tests/kernels/run.sh" -nt "$dir/initramfs.cpio" ] || return 0
+		make_initramfs "$dir" && return 0
+	fi
+	rm -rf "$dir" && mkdir -p "$dir" || return 1
+	tmp=$(mktemp -d "$cache/.download.XXXXXX")
+	(cd "$tmp" && apt-get download -q "$pkg" >/dev/null 2>&1) ||
+		die "apt-get download $pkg failed"
+	deb=$(ls "$tmp"/*.deb)
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards \
+		"./boot/vmlinuz-*" "./boot/config-*" \
+		$(for m in $MODULES; do echo "*/$m.ko" "*/$m.ko.xz" "*/$m.ko.zst"; done) \
+		2>/dev/null
+	cp "$tmp/boot/vmlinuz-$release" "$dir/vmlinuz" && cp "$tmp/boot/config-$release" "$dir/config" ||
+		die "$pkg has no boot/vmlinuz-$release"
+	mkdir -p "$dir/root/bin" "$dir/root/modules"
+	for m in $MODULES; do
+		f=$(find "$tmp/lib" -name "$m.ko*" | head -1)
+		[ -n "$f" ] || continue
+		case "$f" in
+		*.xz) xz -dc "$f" > "$dir/root/modules/$m.ko" ;;
+		*.zst) zstd -qdc "$f" > "$dir/root/modules/$m.ko" ;;
+		*) cp "$f" "$dir/root/modules/$m.ko" ;;
+		esac
+	done
+	rm -rf "$tmp"
+	cp "$dir/config" "$dir/root/config"
+	make_initramfs "$dir" || die "cannot make the initramfs for $series"
+	echo "$release" > "$dir/release"
+}
+
+# DIR/initramfs.cpio from DIR/root (modules, config) with busybox and tests/kernels/init.
+make_initramfs() {
+	cp /bin/busybox "$1/root/bin/busybox" && cp "$top/tests/kernels/init" "$1/root/init" &&
+		chmod 755 "$1/root/init" && echo "$MODULES" > "$1/root/modules.order" &&
+		(cd "$1/root" && find . | /bin/busybox cpio -o -H newc > "$1/initramfs.cpio" 2>/dev/null)
+}
+
+accel() {
+	if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+		echo "-accel kvm -cpu host"
+	else
+		echo "-accel tcg -cpu max"
+	fi
+}
+
+# The guest's console, as it comes: from its first line of its own (the boot before is
+# in the log), without the kernel's messages and the status line.
+show_guest() {
+	local line on=
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		[[ $line == *"kernel-test: "* ]] && line="kernel-test: ${line#*kernel-test: }" on=1
+		[ -n "$on" ] || continue
+		[[ $line == "kernel-test-status "* || $line =~ ^\[\ *[0-9.]+\] ]] && continue
+		printf '    %s\n' "$line"
+	done
+}
+
+# run_kernel SERIES: boots it, runs the tests, shows the guest's output. 0: all passed.
+run_kernel() {
+	local series=$1 dir=$cache/$1 log tests rc
+	prepare_kernel "$series" || return 1
+	log=$cache/$series.log
+	tests=$(tests_for "$series")
+	echo "== $series: $(cat "$dir/release") ($(accel | awk '{ print $2 }'); tests: $tests)"
+	# The guest's status comes back in its console output: qemu exits 0 on poweroff.
+	# The guest reads KT_* from its command line (init's environment).
+	timeout "${KERNEL_TEST_TIMEOUT:-1800}" qemu-system-x86_64 $(accel) -smp 2 -m 3072 \
+		-nographic -no-reboot -monitor none -serial stdio \
+		-kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio" \
+		-append "console=ttyS0 quiet loglevel=3 panic=-1 KT_REPO=$top \
+KT_SLIDEOPS=$slideops KT_WORKLOADS=$workloads KT_TESTS=${tests// /,}" \
+		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+		-nic none < /dev/null 2>&1 | tee "$log" | show_guest
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 124 ]; then
+		echo "FAIL $series: the guest did not finish within ${KERNEL_TEST_TIMEOUT:-1800} s (log: $log)"
+		return 1
+	fi
+	rc=$(tr -d '\r' < "$log" | sed -n 's/^kernel-test-status \([0-9]*\)$/\1/p' | tail -1)
+	if [ "$rc" = 0 ]; then
+		echo "ok   $series"
+		return 0
+	fi
+	echo "FAIL $series (guest status ${rc:-none}; log: $log)"
+	[ -n "$rc" ] || tail -30 "$log" | sed 's/^/    /'
+	return 1
+}
+
+mkdir -p "$cache"
+# The binary under test, as it is now: a build while the guests run must not change it
+# under them (they read it from this machine's disk).
+slideops=$cache/slideops.$$
+cp "$top/build/slideops" "$slideops" || die "cannot copy build/slideops"
+trap 'rm -f "$slideops"' EXIT
+# The known workloads of tests/kernels/questions.sh, built here (a compiler under TCG
+# takes half a minute a file).
+workloads=$cache/workloads
+gcc -O1 -fno-omit-frame-pointer -pthread -Wall -Wextra -Werror -o "$workloads" \
+	"$top/tests/kernels/workloads.c" || die "cannot build tests/kernels/workloads.c"
+passed=0 failed=0
+for series in $series_list; do
+	if run_kernel "$series"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+done
+echo "kernels: $passed passed, $failed failed"
+[ "$failed" = 0 ]
