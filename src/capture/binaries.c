@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,28 @@ const struct binaries_budget binaries_budget_default = {
 	.sections = 16384,
 	.symbols = 8ULL << 20,
 };
+
+static struct binaries_budget budget_in_force;
+static pthread_once_t budget_in_force_once = PTHREAD_ONCE_INIT;
+
+static void budget_in_force__init(void)
+{
+	const char *v = getenv("SLIDEOPS_READ_TIME_FACTOR");
+	char *end;
+	unsigned long factor = v ? strtoul(v, &end, 10) : 1;
+
+	budget_in_force = binaries_budget_default;
+	if (!v || *end || factor < 1 || factor > 100)
+		return;
+	budget_in_force.total_ns *= factor;
+	budget_in_force.per_binary_ns *= factor;
+}
+
+const struct binaries_budget *binaries_budget__in_force(void)
+{
+	pthread_once(&budget_in_force_once, budget_in_force__init);
+	return &budget_in_force;
+}
 
 void binary_symbols__free(struct binary_symbols *s, size_t n)
 {
@@ -676,7 +699,7 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 	struct reading rd = { .b = b, .p = p, .o = o ? o : &none };
 	int err;
 
-	rd.budget = rd.o->budget ? rd.o->budget : &binaries_budget_default;
+	rd.budget = rd.o->budget ? rd.o->budget : binaries_budget__in_force();
 	rd.deadline = clock_budget__from_now(rd.budget->total_ns);
 	memset(out, 0, sizeof(*out));
 	rd.packages = packages__new("/");

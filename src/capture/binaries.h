@@ -79,6 +79,11 @@ struct binaries_budget {
  * within them. */
 extern const struct binaries_budget binaries_budget_default;
 
+/* The default, with its times multiplied by SLIDEOPS_READ_TIME_FACTOR (1-100) when set:
+ * for machines whose every instruction is slow, such as a kernel emulated without
+ * hardware virtualisation (tests/kernels/, docs/kernel.md). */
+const struct binaries_budget *binaries_budget__in_force(void);
+
 /* A binary's own symbol table, read by this capture, for the caller to keep. */
 struct binary_symbols {
 	char build_id[BUILD_ID_HEX_MAX + 1];
@@ -104,7 +109,7 @@ void binary_symbols__free(struct binary_symbols *s, size_t n);
 void binaries_read_result__release(struct binaries_read_result *r);
 
 struct binaries_read_options {
-	const struct binaries_budget *budget; /* NULL: binaries_budget_default */
+	const struct binaries_budget *budget; /* NULL: binaries_budget__in_force() */
 	/* 1 when a table of this build is kept already (its symbols are not read again);
 	 * NULL: none is. */
 	int (*has_symbols)(void *ctx, const char *build_id);

@@ -91,7 +91,7 @@ static struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t in
  * way: a binary is tried once per capture. */
 static void known__read(struct unwinding *u, struct known *k, int fd)
 {
-	const struct binaries_budget *b = &binaries_budget_default;
+	const struct binaries_budget *b = binaries_budget__in_force();
 	int64_t start = clock__thread_cpu_ns();
 	struct elf_limits limits = {
 		.max_sections = b->sections,
