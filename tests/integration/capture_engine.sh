@@ -31,12 +31,13 @@ __attribute__((noinline)) void burn_normal(void)
 		sink += (uint64_t)i * i;
 }
 
-/* A tenth of a CPU: enough samples to be met, never the busiest. */
+/* About a tenth of a CPU (2 ms of work, then 18 ms asleep): some 20 samples in 2 s, so
+ * never none even on a loaded machine (a fiftieth drew none there), never the busiest. */
 __attribute__((noinline)) void burn_lightly(void)
 {
-	struct timespec pause = { 0, 9000000 };
+	struct timespec pause = { 0, 18000000 };
 
-	for (int i = 0; i < 100000; i++)
+	for (int i = 0; i < 1000000; i++)
 		sink += (uint64_t)i * i;
 	nanosleep(&pause, NULL);
 }
