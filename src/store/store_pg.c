@@ -386,6 +386,18 @@ uint64_t pg__changed(const PGresult *res)
 	return n && *n ? strtoull(n, NULL, 10) : 0;
 }
 
+int pg__exec_one_row(struct store *s, const char *sql, const struct pg_args *a)
+{
+	PGresult *res;
+	int err = pg__exec(s, sql, a, &res);
+
+	if (err)
+		return err;
+	err = pg__changed(res) ? 0 : -ENOENT;
+	PQclear(res);
+	return err;
+}
+
 int pg__begin(struct store *s)
 {
 	return pg__exec(s, "BEGIN", NULL, NULL);

@@ -52,6 +52,8 @@ int pg__exec(struct store *s, const char *sql, const struct pg_args *a, PGresult
 int pg__script(struct store *s, const char *sql);
 /* The rows a command changed. */
 uint64_t pg__changed(const PGresult *res);
+/* pg__exec of a command on one row: 0, -ENOENT when it changed none, or pg__exec's. */
+int pg__exec_one_row(struct store *s, const char *sql, const struct pg_args *a);
 int pg__begin(struct store *s);
 int pg__commit(struct store *s);
 void pg__rollback(struct store *s);

@@ -202,17 +202,10 @@ out_end:
 int pg__set_answer(struct store *s, const char *id, const char *answer)
 {
 	struct pg_args a = { 0 };
-	PGresult *res;
-	int err;
 
 	pg_args__str(&a, answer);
 	pg_args__text(&a, id);
-	err = pg__exec(s, "UPDATE profiles SET answer = $1 WHERE id = $2", &a, &res);
-	if (err)
-		return err;
-	err = pg__changed(res) ? 0 : -ENOENT;
-	PQclear(res);
-	return err;
+	return pg__exec_one_row(s, "UPDATE profiles SET answer = $1 WHERE id = $2", &a);
 }
 
 int pg__refresh_answer(struct store *s, const char *id, const char *answer)
@@ -238,17 +231,10 @@ int pg__refresh_answer(struct store *s, const char *id, const char *answer)
 int pg__delete_profile(struct store *s, const char *id)
 {
 	struct pg_args a = { 0 };
-	PGresult *res;
-	int err;
 
 	/* Its blob goes with it (ON DELETE CASCADE), in the same statement. */
 	pg_args__text(&a, id);
-	err = pg__exec(s, "DELETE FROM profiles WHERE id = $1", &a, &res);
-	if (err)
-		return err;
-	err = pg__changed(res) ? 0 : -ENOENT;
-	PQclear(res);
-	return err;
+	return pg__exec_one_row(s, "DELETE FROM profiles WHERE id = $1", &a);
 }
 
 int pg__prune_profiles(struct store *s, int64_t before_ns, size_t max, size_t *deleted)

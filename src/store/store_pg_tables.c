@@ -202,16 +202,9 @@ int pg__add_service(struct store *s, const struct service *svc, const char *matc
 int pg__remove_service(struct store *s, const char *name)
 {
 	struct pg_args a = { 0 };
-	PGresult *res;
-	int err;
 
 	pg_args__str(&a, name);
-	err = pg__exec(s, "DELETE FROM services WHERE name = $1", &a, &res);
-	if (err)
-		return err;
-	err = pg__changed(res) ? 0 : -ENOENT;
-	PQclear(res);
-	return err;
+	return pg__exec_one_row(s, "DELETE FROM services WHERE name = $1", &a);
 }
 
 int pg__list_services(struct store *s, struct service **out, size_t *n)
