@@ -40,7 +40,8 @@ BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS)) \
 	      $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_VARIANTS))
 SKELS      := $(patsubst %.bpf.o,%.skel.h,$(BPF_OBJS))
 PROTO_C    := $(OUTPUT)/gen/profile.pb-c.c
-LIB_SRCS   := $(filter-out src/cli/main.c,$(wildcard src/*/*.c)) $(PROTO_C)
+AGENT_PROTO_C := $(OUTPUT)/gen/agent.pb-c.c
+LIB_SRCS   := $(filter-out src/cli/main.c,$(wildcard src/*/*.c)) $(PROTO_C) $(AGENT_PROTO_C)
 LIB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(LIB_SRCS))) \
 	      $(OUTPUT)/obj/web/assets.o
 ASAN_OBJS  := $(patsubst $(OUTPUT)/obj/%,$(OUTPUT)/asan/obj/%,$(LIB_OBJS))
@@ -153,8 +154,14 @@ $(OUTPUT)/gen/profile.pb-c.c $(OUTPUT)/gen/profile.pb-c.h: src/profile/profile.p
 	$(Q)mkdir -p $(OUTPUT)/gen
 	$(Q)$(PROTOC_C) --proto_path=src/profile --c_out=$(OUTPUT)/gen $<
 
+# The agent protocol (docs/protocol.md).
+$(OUTPUT)/gen/agent.pb-c.c $(OUTPUT)/gen/agent.pb-c.h: src/protocol/agent.proto
+	$(call msg,PROTO,$@)
+	$(Q)mkdir -p $(OUTPUT)/gen
+	$(Q)$(PROTOC_C) --proto_path=src/protocol --c_out=$(OUTPUT)/gen $<
+
 # Everything user space includes is generated first.
-GENERATED := $(SKELS) $(OUTPUT)/gen/profile.pb-c.h
+GENERATED := $(SKELS) $(OUTPUT)/gen/profile.pb-c.h $(OUTPUT)/gen/agent.pb-c.h
 
 $(OUTPUT)/obj/gen/%.o: $(OUTPUT)/gen/%.c $(GENERATED)
 	$(call msg,CC,$@)
