@@ -260,8 +260,10 @@ $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/elf/langu
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -lprotobuf-c -ldw -lelf -lz -o $@
 
-# The fuzz target over CPython binaries (src/unwind/python.c) and code records.
-$(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unwind/python.c \
+# The fuzz target over CPython binaries (src/unwind/python_binary.c) and code records.
+PYTHON_READER_SRCS := src/unwind/python_offsets.c src/unwind/python_binary.c \
+	src/unwind/python_code.c src/unwind/python_lines.c
+$(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh $(PYTHON_READER_SRCS) \
 		$(wildcard src/elf/*.c) $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
