@@ -232,7 +232,8 @@ FUZZ_UTIL_SRCS := $(filter-out src/util/json_text.c src/util/format.c,$(wildcard
 
 # The fuzz target over the ELF reader (libFuzzer; clang's runtime from libclang-rt-14-dev).
 $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
-		$(wildcard src/elf/*.c src/symbols/symtab.c src/symbols/elf_symtab.c) $(FUZZ_UTIL_SRCS)
+		$(wildcard src/elf/*.c src/symbols/symtab.c src/symbols/symtab_stored.c \
+		src/symbols/elf_symtab.c) $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
