@@ -185,6 +185,10 @@ struct prof_header {
 	uint32_t nnot_read, cap_not_read;
 	uint64_t stack_exits[STACK_EXIT__COUNT];
 	bool stack_exits_recorded; /* false: an older capture, which did not count them */
+	/* Executable mappings left to frame pointers because their process had more than
+	 * mappings_limit with unwind tables (the BPF maps hold that many a process), and the
+	 * processes that had them; 0 in older profiles, which did not count them. */
+	uint32_t mappings_past_limit, processes_past_limit, mappings_limit;
 };
 
 struct prof_value_type {
