@@ -16,7 +16,7 @@
  * and the mapping gives those.
  *
  * How the capture engine uses this (tests/bpf/python_walk.bpf.c and
- * tests/unit/test_python_bpf.c do all of it, on the real kernel):
+ * tests/unit/root/test_python_bpf.c do all of it, on the real kernel):
  *
  *   1. Per process, when its mappings are read: for each executable file mapping with
  *      python_binary__is_candidate(path), python_binary__read (once per binary, cached
