@@ -45,7 +45,9 @@ LIB_SRCS   := $(filter-out src/cli/main.c,$(wildcard src/*/*.c)) $(PROTO_C) $(AG
 LIB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(LIB_SRCS))) \
 	      $(OUTPUT)/obj/web/assets.o
 ASAN_OBJS  := $(patsubst $(OUTPUT)/obj/%,$(OUTPUT)/asan/obj/%,$(LIB_OBJS))
-UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+# Unit tests: tests/unit/ need no root (make check); tests/unit/root/ load BPF programs or
+# make BPF maps, and run in the root tier (tests/run.sh).
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c tests/unit/root/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/asan/tests/%,$(UNIT_SRCS))
 TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
@@ -65,8 +67,8 @@ TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TE
 .DELETE_ON_ERROR:
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(TEST_BPF_OBJS)
-.PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root \
-	fresh-check kernel-test
+.PHONY: all deps bench-deps test check unit-test integration-test fuzz-test run bench clean \
+	as-root fresh-check kernel-test
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
 # container, a minimal image, this machine), through sudo otherwise, and when neither is
@@ -145,8 +147,8 @@ $(OUTPUT)/tests/bpf/%.skel.h: $(OUTPUT)/tests/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # The unit test that loads the Python walker into the kernel.
-$(OUTPUT)/tests/test_python_bpf $(OUTPUT)/asan/tests/test_python_bpf: $(TEST_BPF_SKELS)
-$(OUTPUT)/tests/test_python_bpf $(OUTPUT)/asan/tests/test_python_bpf: \
+$(OUTPUT)/tests/root/test_python_bpf $(OUTPUT)/asan/tests/root/test_python_bpf: $(TEST_BPF_SKELS)
+$(OUTPUT)/tests/root/test_python_bpf $(OUTPUT)/asan/tests/root/test_python_bpf: \
 	CFLAGS += -I$(OUTPUT)/tests/bpf -Itests/bpf -Ibpf
 
 $(OUTPUT)/gen/profile.pb-c.c $(OUTPUT)/gen/profile.pb-c.h: src/profile/profile.proto
@@ -232,7 +234,8 @@ FUZZ_UTIL_SRCS := $(filter-out src/util/json_text.c src/util/format.c,$(wildcard
 
 # The fuzz target over the ELF reader (libFuzzer; clang's runtime from libclang-rt-14-dev).
 $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
-		$(wildcard src/elf/*.c src/symbols/symtab.c src/symbols/elf_symtab.c) $(FUZZ_UTIL_SRCS)
+		$(wildcard src/elf/*.c src/symbols/symtab.c src/symbols/symtab_stored.c \
+		src/symbols/elf_symtab.c) $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
@@ -252,7 +255,7 @@ $(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src
 	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/unwind unwind 2>/dev/null
 
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
-$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c \
+$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/elf/language.c \
 		$(wildcard src/profile/pprof_*.c) src/symbols/lines.c $(FUZZ_UTIL_SRCS) $(PROTO_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
@@ -260,8 +263,10 @@ $(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -lprotobuf-c -ldw -lelf -lz -o $@
 
-# The fuzz target over CPython binaries (src/unwind/python.c) and code records.
-$(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unwind/python.c \
+# The fuzz target over CPython binaries (src/unwind/python_binary.c) and code records.
+PYTHON_READER_SRCS := src/unwind/python_offsets.c src/unwind/python_binary.c \
+	src/unwind/python_code.c src/unwind/python_lines.c
+$(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh $(PYTHON_READER_SRCS) \
 		$(wildcard src/elf/*.c) $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
@@ -273,8 +278,9 @@ $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh src/unw
 # Each fuzz target for FUZZ_SECONDS (60 by default); what it finds goes to
 # build/fuzz/artifacts/ (crash-*, oom-*, ...); long runs: fuzz/README.md. The
 # profile reader gets 256 MB: its seeds include a gzip bomb it must refuse within that.
-fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind \
-		$(OUTPUT)/fuzz/fuzz_python
+FUZZ_BINS := $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind \
+	$(OUTPUT)/fuzz/fuzz_python
+fuzz-test: $(FUZZ_BINS)
 	$(Q)mkdir -p $(OUTPUT)/fuzz/artifacts
 	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \
 		$$t -max_total_time=$${FUZZ_SECONDS:-60} \
@@ -282,15 +288,27 @@ fuzz-test: $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz
 		-rss_limit_mb=$$( [ $$t = $(OUTPUT)/fuzz/fuzz_pprof ] && echo 256 || echo 2048) \
 		$$(mktemp -d) $$( [ -d $$seeds ] && echo $$seeds) || exit 1; done
 
+# The test tiers (tests/run.sh). `make check`: what needs no root, as whoever runs make:
+# the unit tests (plain and ASan+UBSan), the web UI's model (node --test) and the fuzz
+# targets' short runs. OUTPUT=DIR builds elsewhere (a checkout you may not write).
+# `make unit-test`: the unit tests; those of tests/unit/root/ only as root (else counted
+# as skipped). `make integration-test`: the integration and browser tests, as root.
+RUN_TESTS := env SLIDEOPS_BUILD=$(abspath $(OUTPUT)) tests/run.sh
+check: all $(UNIT_BINS) $(ASAN_BINS) $(FUZZ_BINS)
+	$(Q)$(RUN_TESTS) check
 unit-test: $(UNIT_BINS) $(ASAN_BINS) $(OUTPUT)/slideops
+	$(Q)$(RUN_TESTS) unit
 integration-test: $(OUTPUT)/slideops
+	$(Q)$(call as_root,$(RUN_TESTS) integration)
 
-# `make test`: dependencies, build, every test. The tests run as root (real BPF, real
-# cgroups): elevated with as_root.
+# `make test`: dependencies, build, every test: the check tier as whoever runs make, then
+# the root tier (the unit tests of tests/unit/root/, integration and browser tests: real
+# BPF, real cgroups) elevated with as_root; one closing line over both.
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit-test $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof \
-		$(OUTPUT)/fuzz/fuzz_unwind $(OUTPUT)/fuzz/fuzz_python
-	$(Q)$(call as_root,tests/run.sh)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(ASAN_BINS) $(FUZZ_BINS)
+	$(Q)rm -f $(OUTPUT)/tests/check.counts
+	$(Q)$(RUN_TESTS) --save $(OUTPUT)/tests/check.counts check || true
+	$(Q)$(call as_root,$(RUN_TESTS) --after $(OUTPUT)/tests/check.counts root)
 
 # `make kernel-test`: the kernel matrix (tests/kernels/run.sh): Debian's 6.1 and 6.12 kernels
 # booted in qemu, check and captures inside each. KERNEL_TEST=long: the long form.

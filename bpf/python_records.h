@@ -4,7 +4,7 @@
  * sends back about its Python frames: plain fixed-layout records, no pointers. Included
  * by both sides (and by python_walk.h, the walker both sides compile).
  *
- * Per process, user space (src/unwind/python.c) finds CPython in the executable
+ * Per process, user space (src/unwind/python_binary.c) finds CPython in the executable
  * mappings, its version and the address of _PyRuntime, and fills one struct python_proc:
  * the offsets of the interpreter's structures for that version are data here, not code
  * per version. Per sample, the walker finds the sampled thread's thread state and walks
@@ -64,7 +64,7 @@ enum python_instr_kind {
 
 /*
  * One CPython version's layout: offsets in bytes, PYTHON_NONE where the version has no
- * such field. One row per version (src/unwind/python.c), or read from the binary's
+ * such field. One row per version (src/unwind/python_offsets.c), or read from the binary's
  * _Py_DebugOffsets (3.13).
  */
 struct python_offsets {

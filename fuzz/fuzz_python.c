@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target over python_binary__read (src/unwind/python.c): whatever the bytes,
+ * libFuzzer target over python_binary__read (src/unwind/python_binary.c): whatever the bytes,
  * it returns without crashing, leaking or reading outside what it allocated, and what it
  * accepts is a version and offsets the BPF walker can use (windows within bounds), which
  * python_proc__init places without overflowing. The bytes are also given to the code

@@ -644,6 +644,14 @@ int capture_session__end(struct capture_session *s)
 		s->p->header.lost += s->counters[k];
 	capture_session__stack_quality(s);
 	s->p->header.stacks_truncated = processes__stats(s->processes)->truncated;
+	if (s->unwinding) {
+		struct unwinding_stats st;
+
+		unwinding__stats(s->unwinding, &st);
+		s->p->header.mappings_past_limit = st.maps.maps_dropped;
+		s->p->header.processes_past_limit = st.maps.procs_dropping;
+		s->p->header.mappings_limit = st.maps.maps_limit;
+	}
 	capture_session__debug_stats(s);
 	capture_session__debug_unwinding(s);
 	capture_session__debug_python(s);

@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile/profile.h"
+#include "elf/build_id.h"
+#include "elf/language.h"
 
 #define ELF_MAX_SEGMENTS 16
 

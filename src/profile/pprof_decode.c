@@ -227,6 +227,9 @@ static int dec__header(struct decoder *d)
 		ph->sample_hz = h->sample_hz;
 		ph->lost = h->lost;
 		ph->stacks_truncated = h->stacks_truncated;
+		ph->mappings_past_limit = h->mappings_past_limit;
+		ph->processes_past_limit = h->processes_past_limit;
+		ph->mappings_limit = h->mappings_limit;
 		ph->tool_version = d->str[h->tool_version];
 		for (size_t i = 0; i < h->n_not_read; i++) {
 			const PbNotRead *nr = h->not_read[i];

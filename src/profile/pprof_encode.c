@@ -452,6 +452,9 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	hdr->sample_hz = p->header.sample_hz;
 	hdr->lost = p->header.lost;
 	hdr->stacks_truncated = p->header.stacks_truncated;
+	hdr->mappings_past_limit = p->header.mappings_past_limit;
+	hdr->processes_past_limit = p->header.processes_past_limit;
+	hdr->mappings_limit = p->header.mappings_limit;
 	hdr->tool_version = enc__str(e, p->header.tool_version);
 	hdr->runtime_addresses = e->with_names;
 	a->not_read = calloc_n(p->header.nnot_read, sizeof(*a->not_read));

@@ -19,11 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elf/build_id.h"
+#include "elf/language.h"
 #include "util/strtab.h"
 
 #define PROFILE_FORMAT_VERSION 1
 #define PROFILE_MAX_VALUES 3
-#define BUILD_ID_HEX_MAX 80 /* 40 bytes; GNU build ids are 20, Go's are longer strings */
 
 enum question {
 	QUESTION_CPU,
@@ -61,27 +62,6 @@ enum mapping_kind {
 
 const char *mapping_kind__name(enum mapping_kind k); /* "exe", "lib", ... */
 int mapping_kind__parse(const char *name);
-
-/* Colours are keyed to these; keep the order stable. */
-enum language {
-	LANGUAGE_KERNEL,
-	LANGUAGE_C,
-	LANGUAGE_RUST,
-	LANGUAGE_GO,
-	LANGUAGE_PYTHON,
-	LANGUAGE_JAVA,
-	LANGUAGE_JAVASCRIPT,
-	LANGUAGE_RUBY,
-	LANGUAGE_PHP,
-	LANGUAGE_PERL,
-	LANGUAGE_DOTNET,
-	LANGUAGE_OTHER,
-	LANGUAGE__COUNT,
-};
-
-const char *language__name(enum language l); /* "Kernel", "C/C++", "Rust", ... */
-const char *language__colour(enum language l); /* "#rrggbb", stable */
-int language__parse(const char *name);
 
 /* What owns a process: the first row of every profile (docs/architecture.md). */
 enum group_kind {
@@ -205,6 +185,10 @@ struct prof_header {
 	uint32_t nnot_read, cap_not_read;
 	uint64_t stack_exits[STACK_EXIT__COUNT];
 	bool stack_exits_recorded; /* false: an older capture, which did not count them */
+	/* Executable mappings left to frame pointers because their process had more than
+	 * mappings_limit with unwind tables (the BPF maps hold that many a process), and the
+	 * processes that had them; 0 in older profiles, which did not count them. */
+	uint32_t mappings_past_limit, processes_past_limit, mappings_limit;
 };
 
 struct prof_value_type {

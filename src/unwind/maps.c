@@ -525,4 +525,5 @@ void unwind_maps__stats(const struct unwind_maps *m, struct unwind_maps_stats *s
 	stats->over_budget = m->over_budget;
 	stats->maps_dropped = m->maps_dropped;
 	stats->procs_dropping = m->procs_dropping;
+	stats->maps_limit = UNWIND_MAX_PROC_MAPS;
 }

@@ -16,7 +16,7 @@
  * and the mapping gives those.
  *
  * How the capture engine uses this (tests/bpf/python_walk.bpf.c and
- * tests/unit/test_python_bpf.c do all of it, on the real kernel):
+ * tests/unit/root/test_python_bpf.c do all of it, on the real kernel):
  *
  *   1. Per process, when its mappings are read: for each executable file mapping with
  *      python_binary__is_candidate(path), python_binary__read (once per binary, cached
@@ -52,6 +52,9 @@
 
 /* The offsets of CPython 3.minor (a table row), or NULL for a version we do not walk. */
 const struct python_offsets *python_offsets__for(unsigned minor);
+/* Sizes o's windows to the fields the walker reads from each (python_offsets.c); false
+ * when a field lies beyond the largest window (the walker would refuse the row). */
+bool python_offsets__size_windows(struct python_offsets *o);
 
 /* How the version was told. */
 enum python_version_from {

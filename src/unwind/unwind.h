@@ -185,8 +185,8 @@ struct unwind_maps_stats {
 	uint32_t evictions;     /* tables evicted to make room */
 	uint32_t over_budget;   /* mappings left to frame pointers: no room even so */
 	/* Mappings with a table left to frame pointers because their process had more than
-	 * UNWIND_MAX_PROC_MAPS, and the processes that had them. */
-	uint32_t maps_dropped, procs_dropping;
+	 * maps_limit (UNWIND_MAX_PROC_MAPS), and the processes that had them. */
+	uint32_t maps_dropped, procs_dropping, maps_limit;
 };
 
 struct unwind_maps;

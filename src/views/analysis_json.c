@@ -9,6 +9,7 @@
 
 #include "util/format.h"
 #include "util/json_text.h"
+#include "util/messages.h"
 
 /* json_object_set_new that remembers a failure instead of leaking or crashing. */
 static void set(json_t *obj, const char *key, json_t *value, int *err)
@@ -197,6 +198,28 @@ static json_t *not_read__to_json(const struct profile *p, int *err)
 	return list;
 }
 
+/* {"mappings", "processes", "limit", "sentence"}: executable mappings left to frame
+ * pointers because their process had more than limit with unwind tables (mappings 0: none,
+ * or not counted; sentence "" then). */
+static json_t *mappings_past_limit__to_json(const struct profile *p, int *err)
+{
+	const struct prof_header *h = &p->header;
+	json_t *o = json_object();
+	char sentence[256] = "";
+
+	if (h->mappings_past_limit)
+		msg_format(sentence, sizeof(sentence), MSG_REPORT_MAPPINGS_PAST_LIMIT,
+			   (unsigned long long)h->mappings_past_limit, h->processes_past_limit,
+			   h->mappings_limit);
+	if (o) {
+		set(o, "mappings", json_integer(h->mappings_past_limit), err);
+		set(o, "processes", json_integer(h->processes_past_limit), err);
+		set(o, "limit", json_integer(h->mappings_limit), err);
+		set(o, "sentence", json_text(sentence), err);
+	}
+	return o;
+}
+
 /* {"complete": share or null, "exits": {"no_table": N, ...}} (exits: {} when the capture
  * did not count them). */
 static json_t *stack_quality__to_json(const struct analysis *a, int *err)
@@ -278,6 +301,7 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 	set(doc, "stripped", stripped, &err);
 	set(doc, "not_read", not_read__to_json(p, &err), &err);
 	set(doc, "stack_quality", stack_quality__to_json(a, &err), &err);
+	set(doc, "mappings_left_to_frame_pointers", mappings_past_limit__to_json(p, &err), &err);
 	set(doc, "build_ids_missing", json_boolean(a->build_ids_missing), &err);
 	if (err) {
 		json_decref(doc);

@@ -232,6 +232,10 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 	if (a->profile->header.lost)
 		msg_fprint(out, MSG_REPORT_LOST, (unsigned long long)a->profile->header.lost);
 	analysis__print_stack_quality(a, out);
+	if (a->profile->header.mappings_past_limit)
+		msg_fprint(out, MSG_REPORT_MAPPINGS_PAST_LIMIT,
+			   (unsigned long long)a->profile->header.mappings_past_limit,
+			   a->profile->header.processes_past_limit, a->profile->header.mappings_limit);
 	/* The card sits at the top of the profile, as the spec has it. */
 	if (a->nstripped) {
 		fputc('\n', out);

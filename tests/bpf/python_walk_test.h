@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What tests/bpf/python_walk.bpf.c sends to tests/unit/test_python_bpf.c. */
+/* What tests/bpf/python_walk.bpf.c sends to tests/unit/root/test_python_bpf.c. */
 #ifndef SLIDEOPS_TESTS_PYTHON_WALK_TEST_H
 #define SLIDEOPS_TESTS_PYTHON_WALK_TEST_H
 

@@ -88,6 +88,9 @@ static struct profile *build_cpu(struct built *b)
 	p->header.sample_hz = 99;
 	p->header.lost = 3;
 	p->header.stacks_truncated = 7;
+	p->header.mappings_past_limit = 40;
+	p->header.processes_past_limit = 2;
+	p->header.mappings_limit = 64;
 	p->header.tool_version = S(p, "0.1.0");
 
 	exe = mapping(p, "/usr/local/bin/billing-worker",
@@ -171,6 +174,9 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 	assert_int_equal(ha->sample_hz, hb->sample_hz);
 	assert_int_equal(ha->lost, hb->lost);
 	assert_int_equal(ha->stacks_truncated, hb->stacks_truncated);
+	assert_int_equal(ha->mappings_past_limit, hb->mappings_past_limit);
+	assert_int_equal(ha->processes_past_limit, hb->processes_past_limit);
+	assert_int_equal(ha->mappings_limit, hb->mappings_limit);
 
 	assert_int_equal(a->nvalues, b->nvalues);
 	for (uint32_t i = 0; i < a->nvalues; i++) {

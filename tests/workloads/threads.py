@@ -1,7 +1,7 @@
 # Two busy threads in two functions: the main thread in main -> handle_request ->
 # build_report, the second in worker -> Worker.crunch, each spinning on one line ("# hot"
 # marks it; "# at" marks the line a caller runs while it waits for its callee). Prints
-# "ready" once both run. Used by tests/unit/test_python_bpf.c and
+# "ready" once both run. Used by tests/unit/root/test_python_bpf.c and
 # tests/integration/python.sh.
 import sys
 import threading

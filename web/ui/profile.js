@@ -175,6 +175,9 @@ function couldNotSee(doc) {
 		'faster than they were read.' : 'No events were lost.'));
 	if (doc.stack_quality)
 		items.push(h('li', {}, pct(doc.stack_quality.complete) + ' of the stacks reach a known root.'));
+	const past = doc.mappings_left_to_frame_pointers;
+	if (past && past.mappings)
+		items.push(h('li', {}, past.sentence));
 	for (const b of doc.not_read || [])
 		items.push(h('li', {}, 'Not read: ', h('span', { class: 'mono' }, b.path), ' (' + b.reason + ')'));
 	return h('section', { id: 'unseen' }, h('h2', {}, 'What the capture could not see'), h('ul', {}, items));
