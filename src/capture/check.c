@@ -321,7 +321,7 @@ void capture__check(struct check_result *out)
 		out->kernel_supports[q] = probe_question(q, detail, size);
 		if (!out->kernel_supports[q])
 			continue;
-		out->questions[q] = capture__question_built(q);
+		out->questions[q] = capture_question__get(q) != NULL;
 		if (out->questions[q]) {
 			char less[sizeof(out->question_details[q])];
 

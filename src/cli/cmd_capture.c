@@ -158,7 +158,7 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 		msg_error(MSG_CAPTURE_UNKNOWN_QUESTION, question);
 		return -1;
 	}
-	if (duration && capture__question_is_snapshot(a->question)) {
+	if (duration && question__is_snapshot(a->question)) {
 		msg_error(MSG_CAPTURE_SNAPSHOT_DURATION, question);
 		return -1;
 	}

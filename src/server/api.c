@@ -159,7 +159,7 @@ static json_t *question_json(enum question q)
 		return NULL;
 	return json_pack("{s:o, s:o, s:b, s:b, s:o}", "id", json_text(question__id(q)), "title",
 			 json_text(question__title(q)), "has_duration",
-			 !capture__question_is_snapshot(q), "share_of_server",
+			 !question__is_snapshot(q), "share_of_server",
 			 question__share_of_server(q), "views", views);
 }
 

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture/capture_internal.h"
+#include "questions/question.h"
 #include "locks.h"
 #include "locks.skel.h"
 #include "util/messages.h"
@@ -72,8 +73,9 @@ static int locks_probe(const struct bpf_loaded *l, char *detail, size_t size)
 	return bpf_loaded__probe_tracing(l, programs, 4, detail, size);
 }
 
-const struct capture_question capture_question_locks = {
+static const struct capture_question capture = {
 	.id = QUESTION_LOCKS,
+	.kernel_needs = KERNEL_NEEDS_LOCK_CONTENTION,
 	.open = locks_open,
 	.destroy = locks_destroy,
 	.events_per_cpu = locks_events_per_cpu,
@@ -81,4 +83,31 @@ const struct capture_question capture_question_locks = {
 	.probe = locks_probe,
 	.lock_kinds = lock_kinds,
 	.nlock_kinds = LOCK_KIND__COUNT,
+};
+
+/* A CPU-like pprof whose first column is contentions (Go's mutex and block profiles). */
+static int locks_pprof_match(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES])
+{
+	if (t->n < 2 || question_pprof__column(t, "nanoseconds", false) != 1 ||
+	    strcmp(t->type[0], "contentions") != 0)
+		return -1;
+	cols[0] = 0;
+	cols[1] = 1;
+	return 3;
+}
+
+/* How many waits, how long in all, and the longest of them (which merges by its
+ * maximum). */
+const struct question_plugin question_locks = {
+	.q = QUESTION_LOCKS,
+	.id = "locks",
+	.title = "What is waiting on locks",
+	.value_types = { { "contentions", "count" }, { "delay", "nanoseconds" },
+			 { "longest", "nanoseconds" } },
+	.main_value = 1,
+	.folded_value = 1,
+	.max_value = 2,
+	.views = { "groups", "locks", "flamegraph", "functions" },
+	.pprof_match = locks_pprof_match,
+	.capture = &capture,
 };

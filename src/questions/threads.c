@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture/capture_internal.h"
+#include "questions/question.h"
 #include "threads.skel.h"
 #include "threads_no_trusted_args.skel.h"
 #include "util/messages.h"
@@ -77,13 +78,35 @@ static int threads_probe(const struct bpf_loaded *l, char *detail, size_t size)
 	return err;
 }
 
-const struct capture_question capture_question_threads = {
+static const struct capture_question capture = {
 	.id = QUESTION_THREADS,
-	.snapshot = true,
+	.kernel_needs = KERNEL_NEEDS_SLEEPABLE_ITER,
+	.python_off_cpu_needs_trusted_args = true,
 	.open = threads_open,
 	.destroy = threads_destroy,
 	.events_per_cpu = threads_events_per_cpu,
 	.attach = threads_attach,
 	.probe = threads_probe,
 	.finish = capture__label_waits,
+};
+
+/* Any pprof no other question's is: its first column counted (Go's goroutine profile). */
+static int threads_pprof_match(const struct question_pprof_types *t,
+			       int cols[QUESTION_MAX_VALUES])
+{
+	(void)t;
+	cols[0] = 0;
+	return 0;
+}
+
+const struct question_plugin question_threads = {
+	.q = QUESTION_THREADS,
+	.id = "threads",
+	.title = "What every thread is doing right now",
+	.snapshot = true,
+	.value_types = { { "threads", "count" } },
+	.max_value = -1,
+	.views = { "groups", "thread_sets", "flamegraph", "functions" },
+	.pprof_match = threads_pprof_match,
+	.capture = &capture,
 };

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture/capture_internal.h"
+#include "questions/question.h"
 #include "capture/processes.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
@@ -193,8 +194,10 @@ static int wall_sweep(struct capture_session *s, const struct bpf_loaded *l)
 	return capture__run_task_iterator(bpf_loaded__prog(l, "on_sweep"), s);
 }
 
-const struct capture_question capture_question_wall = {
+static const struct capture_question capture = {
 	.id = QUESTION_WALL,
+	.kernel_needs = KERNEL_NEEDS_SLEEPABLE_ITER,
+	.python_off_cpu_needs_trusted_args = true,
 	.open = wall_open,
 	.destroy = wall_destroy,
 	.events_per_cpu = wall_events_per_cpu,
@@ -204,4 +207,26 @@ const struct capture_question capture_question_wall = {
 	.finish = capture__label_waits,
 	.sweep = wall_sweep,
 	.free_state = wall_free_state,
+};
+
+/* A pprof with a column in nanoseconds (not a CPU or lock profile's). */
+static int wall_pprof_match(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES])
+{
+	int ns = question_pprof__column(t, "nanoseconds", false);
+
+	if (ns < 0)
+		return -1;
+	cols[0] = ns;
+	return 1;
+}
+
+const struct question_plugin question_wall = {
+	.q = QUESTION_WALL,
+	.id = "wall",
+	.title = "Where time goes, including waiting",
+	.value_types = { { "wall", "nanoseconds" } },
+	.max_value = -1,
+	.views = { "groups", "running_waiting", "flamegraph", "functions" },
+	.pprof_match = wall_pprof_match,
+	.capture = &capture,
 };

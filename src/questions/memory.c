@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture/capture_internal.h"
+#include "questions/question.h"
 #include "memory.skel.h"
 
 static const char *const programs[] = { "on_rss_stat" };
@@ -56,11 +57,37 @@ static int memory_probe(const struct bpf_loaded *l, char *detail, size_t size)
 	return bpf_loaded__probe_tracing(l, programs_here(), 1, detail, size);
 }
 
-const struct capture_question capture_question_memory = {
+static const struct capture_question capture = {
 	.id = QUESTION_MEMORY,
 	.open = memory_open,
 	.destroy = memory_destroy,
 	.events_per_cpu = memory_events_per_cpu,
 	.attach = memory_attach,
 	.probe = memory_probe,
+};
+
+/* A pprof with a column in bytes (Go's heap profile): the default sample type's if it
+ * is one. */
+static int memory_pprof_match(const struct question_pprof_types *t,
+			      int cols[QUESTION_MAX_VALUES])
+{
+	int bytes = question_pprof__column(t, "bytes", true);
+
+	if (bytes < 0)
+		return -1;
+	cols[0] = bytes;
+	return 4;
+}
+
+/* What grew (anon and shmem), file-backed growth apart, and what was given back (the net
+ * growth is grown less freed). */
+const struct question_plugin question_memory = {
+	.q = QUESTION_MEMORY,
+	.id = "memory",
+	.title = "Where memory grows",
+	.value_types = { { "grown", "bytes" }, { "file", "bytes" }, { "freed", "bytes" } },
+	.max_value = -1,
+	.views = { "groups", "flamegraph", "functions" },
+	.pprof_match = memory_pprof_match,
+	.capture = &capture,
 };
