@@ -12,6 +12,8 @@
 
 #include <bpf/libbpf.h>
 
+#include "analysis/analysis_internal.h"
+#include "analysis/answer.h"
 #include "capture/capture_internal.h"
 #include "questions/question.h"
 #include "cpu.skel.h"
@@ -82,6 +84,15 @@ static const struct capture_question capture = {
 	.default_values = cpu_default_values,
 };
 
+/* ---- the analysis ---- */
+
+static char *cpu_answer(const struct analysis *a)
+{
+	return analysis__answer_largest(a, answer__cpu);
+}
+
+/* ---- the question ---- */
+
 /* A pprof of two columns, nanoseconds the second: another tool's CPU profile. */
 static int cpu_pprof_match(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES])
 {
@@ -106,4 +117,5 @@ const struct question_plugin question_cpu = {
 	.views = { "groups", "flamegraph", "functions" },
 	.pprof_match = cpu_pprof_match,
 	.capture = &capture,
+	.answer = cpu_answer,
 };

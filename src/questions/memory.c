@@ -7,8 +7,12 @@
  */
 #include <bpf/libbpf.h>
 
+#include "analysis/analysis_internal.h"
+#include "analysis/answer.h"
 #include "capture/capture_internal.h"
 #include "questions/question.h"
+#include "util/format.h"
+#include "util/messages.h"
 #include "memory.skel.h"
 
 static const char *const programs[] = { "on_rss_stat" };
@@ -66,6 +70,49 @@ static const struct capture_question capture = {
 	.probe = memory_probe,
 };
 
+/* ---- the analysis ---- */
+
+/* The net change (freed memory counts against it) and file-backed growth. */
+static void memory_group_add(const struct profile *p, uint32_t main, struct analysis_group *g,
+			     const struct prof_sample *s)
+{
+	(void)main;
+	if (p->nvalues > 2) {
+		g->file_bytes += s->values[1];
+		g->net_bytes += s->values[0] - s->values[2];
+	}
+}
+
+/* memory: the two groups that grew the most, net of what they gave back. */
+static char *memory_answer(const struct analysis *a)
+{
+	const struct prof_header *h = &a->profile->header;
+	const struct analysis_group *best[2] = { NULL, NULL };
+	struct answer_group first, next;
+
+	for (size_t g = 0; g < a->ngroups; g++) {
+		const struct analysis_group *x = &a->groups[g];
+
+		if (x->net_bytes <= 0)
+			continue;
+		if (!best[0] || x->net_bytes > best[0]->net_bytes) {
+			best[1] = best[0];
+			best[0] = x;
+		} else if (!best[1] || x->net_bytes > best[1]->net_bytes) {
+			best[1] = x;
+		}
+	}
+	for (int i = 0; i < 2 && best[i]; i++) {
+		struct answer_group *ag = i == 0 ? &first : &next;
+
+		*ag = analysis_group__answer(best[i]);
+		ag->value = best[i]->net_bytes;
+	}
+	return answer__memory(h->duration_ns, best[0] ? &first : NULL, best[1] ? &next : NULL);
+}
+
+/* ---- the question ---- */
+
 /* A pprof with a column in bytes (Go's heap profile): the default sample type's if it
  * is one. */
 static int memory_pprof_match(const struct question_pprof_types *t,
@@ -90,4 +137,6 @@ const struct question_plugin question_memory = {
 	.views = { "groups", "flamegraph", "functions" },
 	.pprof_match = memory_pprof_match,
 	.capture = &capture,
+	.group_add = memory_group_add,
+	.answer = memory_answer,
 };

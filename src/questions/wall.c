@@ -14,8 +14,11 @@
 
 #include <bpf/libbpf.h>
 
+#include "analysis/analysis_internal.h"
+#include "analysis/answer.h"
 #include "capture/capture_internal.h"
 #include "questions/question.h"
+#include "util/format.h"
 #include "capture/processes.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
@@ -209,6 +212,103 @@ static const struct capture_question capture = {
 	.free_state = wall_free_state,
 };
 
+/* ---- the analysis ---- */
+
+/* The threads that never ran in the window (idle kernel threads and pools) would swamp
+ * the answer: the profile keeps them, nothing counts them. */
+static bool wall_sample_counts(const struct profile *p, const struct prof_sample *s)
+{
+	return strcmp(profile__str(p, s->labels.state), "idle") != 0;
+}
+
+static bool include_waiting(const struct ctx *c, uint32_t sample)
+{
+	return !sample__running(c->p, &c->p->samples[sample]);
+}
+
+struct wall_rank {
+	uint32_t group;
+	int64_t running, waiting;
+	int64_t rank;
+};
+
+static int wall_rank__cmp(const void *a, const void *b)
+{
+	const struct wall_rank *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (x->running + x->waiting != y->running + y->waiting)
+		return x->running + x->waiting > y->running + y->waiting ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;
+}
+
+/*
+ * wall: which group's threads spent their time how. A machine has dozens of kernel
+ * threads asleep for the whole capture; their waiting says nothing, so the System
+ * group's waiting does not count towards which group leads.
+ */
+static char *wall_answer(const struct ctx *c, const struct analysis *a)
+{
+	const struct profile *p = c->p;
+	uint32_t ng = c->ngroups ? c->ngroups : 1;
+	struct wall_rank *r = calloc(ng, sizeof(*r));
+	uint32_t *waited_in = malloc(sizeof(*waited_in) * ng);
+	struct answer_group first, next;
+	char *answer = NULL;
+
+	if (!r || !waited_in || ctx__top_places(c, include_waiting, waited_in))
+		goto out_free;
+	for (uint32_t g = 0; g < c->ngroups; g++)
+		r[g].group = g;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		if (c->group[i] == NONE)
+			continue;
+		if (sample__running(p, s))
+			r[c->group[i]].running += s->values[c->main];
+		else
+			r[c->group[i]].waiting += s->values[c->main];
+	}
+	for (uint32_t g = 0; g < c->ngroups; g++)
+		r[g].rank = r[g].running +
+			    (c->groups[g].kind == GROUP_SYSTEM ? 0 : r[g].waiting);
+	qsort(r, c->ngroups, sizeof(*r), wall_rank__cmp);
+	for (int i = 0; i < 2 && (uint32_t)i < c->ngroups; i++) {
+		struct answer_group *ag = i == 0 ? &first : &next;
+
+		*ag = (struct answer_group){
+			.label = c->groups[r[i].group].label,
+			.share = c->groups[r[i].group].share,
+			.value = r[i].running,
+			.waiting = r[i].waiting,
+			.where = waited_in[r[i].group] == NONE ?
+					 NULL :
+					 profile__str(p, waited_in[r[i].group]),
+		};
+	}
+	if (!c->ngroups || a->total <= 0)
+		answer = answer__wall(p->header.duration_ns, NULL, NULL);
+	else
+		answer = answer__wall(p->header.duration_ns, &first,
+				      c->ngroups > 1 && r[1].running + r[1].waiting > 0 ? &next :
+											  NULL);
+
+out_free:
+	free(r);
+	free(waited_in);
+	return answer;
+}
+
+static int wall_analyse(struct ctx *c, struct analysis *a)
+{
+	a->answer = wall_answer(c, a);
+	return a->answer ? 0 : -ENOMEM;
+}
+
+/* ---- the question ---- */
+
 /* A pprof with a column in nanoseconds (not a CPU or lock profile's). */
 static int wall_pprof_match(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES])
 {
@@ -229,4 +329,7 @@ const struct question_plugin question_wall = {
 	.views = { "groups", "running_waiting", "flamegraph", "functions" },
 	.pprof_match = wall_pprof_match,
 	.capture = &capture,
+	.sample_counts = wall_sample_counts,
+	.group_add = analysis_group__add_running_waiting,
+	.analyse = wall_analyse,
 };
