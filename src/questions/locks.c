@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
+#include <jansson.h>
 
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
@@ -265,6 +266,23 @@ static char *locks_answer(const struct analysis *a)
 	return analysis__answer_largest(a, answer__locks);
 }
 
+/* ---- the views ---- */
+
+/* How many waits a group had, and the longest: its JSON fields and its line of text. */
+static void locks_group_json(json_t *o, const struct analysis_group *g, int *err)
+{
+	question__json_set(o, "contentions", json_integer(g->contentions), err);
+	question__json_set(o, "longest_ns", json_integer(g->longest), err);
+}
+
+static void locks_group_text(const struct analysis_group *g, FILE *out)
+{
+	char longest[FORMAT_MAX];
+
+	format_seconds(g->longest, longest, sizeof(longest));
+	msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions, longest);
+}
+
 /* ---- the question ---- */
 
 /* A CPU-like pprof whose first column is contentions (Go's mutex and block profiles). */
@@ -296,4 +314,6 @@ const struct question_plugin question_locks = {
 	.group_add = locks_group_add,
 	.analyse = locks_analyse,
 	.answer = locks_answer,
+	.group_json = locks_group_json,
+	.group_text = locks_group_text,
 };

@@ -6,6 +6,7 @@
  * growth is grown less freed). This is the question's row.
  */
 #include <bpf/libbpf.h>
+#include <jansson.h>
 
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
@@ -111,6 +112,25 @@ static char *memory_answer(const struct analysis *a)
 	return answer__memory(h->duration_ns, best[0] ? &first : NULL, best[1] ? &next : NULL);
 }
 
+/* ---- the views ---- */
+
+/* A group's net change and file-backed growth: its JSON fields and its line of text. */
+static void memory_group_json(json_t *o, const struct analysis_group *g, int *err)
+{
+	question__json_set(o, "net_bytes", json_integer(g->net_bytes), err);
+	question__json_set(o, "file_bytes", json_integer(g->file_bytes), err);
+}
+
+static void memory_group_text(const struct analysis_group *g, FILE *out)
+{
+	char net[FORMAT_MAX], file[FORMAT_MAX];
+
+	format_bytes(g->net_bytes < 0 ? -g->net_bytes : g->net_bytes, net, sizeof(net));
+	format_bytes(g->file_bytes, file, sizeof(file));
+	msg_fprint(out, g->net_bytes < 0 ? MSG_SHOW_GROUP_MEMORY_SHRANK : MSG_SHOW_GROUP_MEMORY, net,
+		   file);
+}
+
 /* ---- the question ---- */
 
 /* A pprof with a column in bytes (Go's heap profile): the default sample type's if it
@@ -139,4 +159,6 @@ const struct question_plugin question_memory = {
 	.capture = &capture,
 	.group_add = memory_group_add,
 	.answer = memory_answer,
+	.group_json = memory_group_json,
+	.group_text = memory_group_text,
 };

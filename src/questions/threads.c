@@ -14,6 +14,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <jansson.h>
 
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
@@ -226,6 +227,15 @@ static int threads_analyse(struct ctx *c, struct analysis *a)
 	return a->answer ? 0 : -ENOMEM;
 }
 
+/* ---- the views ---- */
+
+/* How many threads of a group run and wait (its text has them in its thread sets). */
+static void threads_group_json(json_t *o, const struct analysis_group *g, int *err)
+{
+	question__json_set(o, "running", json_integer(g->running), err);
+	question__json_set(o, "waiting", json_integer(g->waiting), err);
+}
+
 /* ---- the question ---- */
 
 /* Any pprof no other question's is: its first column counted (Go's goroutine profile). */
@@ -249,4 +259,5 @@ const struct question_plugin question_threads = {
 	.capture = &capture,
 	.group_add = analysis_group__add_running_waiting,
 	.analyse = threads_analyse,
+	.group_json = threads_group_json,
 };

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
+#include <jansson.h>
 
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
@@ -307,6 +308,24 @@ static int wall_analyse(struct ctx *c, struct analysis *a)
 	return a->answer ? 0 : -ENOMEM;
 }
 
+/* ---- the views ---- */
+
+/* Running and waiting time of a group: its JSON fields and its line of text. */
+static void wall_group_json(json_t *o, const struct analysis_group *g, int *err)
+{
+	question__json_set(o, "running_ns", json_integer(g->running), err);
+	question__json_set(o, "waiting_ns", json_integer(g->waiting), err);
+}
+
+static void wall_group_text(const struct analysis_group *g, FILE *out)
+{
+	char running[FORMAT_MAX], waiting[FORMAT_MAX];
+
+	format_seconds(g->running, running, sizeof(running));
+	format_seconds(g->waiting, waiting, sizeof(waiting));
+	msg_fprint(out, MSG_SHOW_GROUP_WALL, running, waiting);
+}
+
 /* ---- the question ---- */
 
 /* A pprof with a column in nanoseconds (not a CPU or lock profile's). */
@@ -332,4 +351,6 @@ const struct question_plugin question_wall = {
 	.sample_counts = wall_sample_counts,
 	.group_add = analysis_group__add_running_waiting,
 	.analyse = wall_analyse,
+	.group_json = wall_group_json,
+	.group_text = wall_group_text,
 };
