@@ -95,7 +95,9 @@ struct check_result {
 	struct requirement requirements[CHECK_MAX_REQUIREMENTS];
 	unsigned nrequirements;
 	bool questions[QUESTION__COUNT]; /* can run here: its programs load and attach */
-	bool kernel_supports[QUESTION__COUNT]; /* the kernel has what the question needs */
+	/* The kernel has what the question needs: the same as questions, every question
+	 * being captured by this build (check --json keeps both keys). */
+	bool kernel_supports[QUESTION__COUNT];
 	char question_details[QUESTION__COUNT][512]; /* why not, or "can run here" */
 };
 
