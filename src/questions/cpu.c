@@ -15,8 +15,8 @@
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
 #include "capture/capture_internal.h"
-#include "questions/question.h"
 #include "cpu.skel.h"
+#include "questions/question.h"
 #include "util/messages.h"
 
 #define NSEC_PER_SEC 1000000000ULL
@@ -104,7 +104,6 @@ static int cpu_pprof_match(const struct question_pprof_types *t, int cols[QUESTI
 }
 
 const struct question_plugin question_cpu = {
-	.q = QUESTION_CPU,
 	.id = "cpu",
 	.title = "What is using the CPU",
 	.primary = true,

@@ -3,7 +3,9 @@
  * "What is waiting on locks": locks.bpf.c times every futex wait and every kernel lock
  * contention and sends the waiter's stacks with the time waited. Which of the waits
  * are locks (a mutex, not a condition variable, a join or an idle pool) is told from
- * the stacks once they have names (analysis/waits.c). This is the question's row.
+ * the stacks once they have names (analysis/waits.c). The question's plug-in
+ * (questions/question.h): its capture row, its values, its analysis, its answer and its
+ * fields in the views.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,10 +19,10 @@
 #include "analysis/answer.h"
 #include "analysis/waits.h"
 #include "capture/capture_internal.h"
-#include "questions/question.h"
-#include "util/format.h"
 #include "locks.h"
 #include "locks.skel.h"
+#include "questions/question.h"
+#include "util/format.h"
 #include "util/messages.h"
 
 static const char *const programs[] = {
@@ -299,7 +301,6 @@ static int locks_pprof_match(const struct question_pprof_types *t, int cols[QUES
 /* How many waits, how long in all, and the longest of them (which merges by its
  * maximum). */
 const struct question_plugin question_locks = {
-	.q = QUESTION_LOCKS,
 	.id = "locks",
 	.title = "What is waiting on locks",
 	.value_types = { { "contentions", "count" }, { "delay", "nanoseconds" },

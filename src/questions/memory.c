@@ -3,7 +3,9 @@
  * "Where memory grows": memory.bpf.c sends each move of a process's resident set (about
  * every 32 pages) with the stacks that made it: anon and shmem growth as grown/bytes,
  * file-backed growth as file/bytes, and anon and shmem given back as freed/bytes (the net
- * growth is grown less freed). This is the question's row.
+ * growth is grown less freed). The question's plug-in
+ * (questions/question.h): its capture row, its values, its analysis, its answer and its
+ * fields in the views.
  */
 #include <bpf/libbpf.h>
 #include <jansson.h>
@@ -11,10 +13,10 @@
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
 #include "capture/capture_internal.h"
+#include "memory.skel.h"
 #include "questions/question.h"
 #include "util/format.h"
 #include "util/messages.h"
-#include "memory.skel.h"
 
 static const char *const programs[] = { "on_rss_stat" };
 static const char *const programs_count[] = { "on_rss_stat_count" };
@@ -149,7 +151,6 @@ static int memory_pprof_match(const struct question_pprof_types *t,
 /* What grew (anon and shmem), file-backed growth apart, and what was given back (the net
  * growth is grown less freed). */
 const struct question_plugin question_memory = {
-	.q = QUESTION_MEMORY,
 	.id = "memory",
 	.title = "Where memory grows",
 	.value_types = { { "grown", "bytes" }, { "file", "bytes" }, { "freed", "bytes" } },

@@ -49,7 +49,6 @@ struct question_pprof_types {
 };
 
 struct question_plugin {
-	enum question q;
 	const char *id;    /* "cpu": in pprof, the store, the API, the command line */
 	const char *title; /* the product's words: "What is using the CPU" */
 	/* What `check` says a server can be profiled by: this one can run here. */
@@ -114,6 +113,10 @@ enum question question__primary(void);
  * question's values (-1: none). */
 enum question question__match_pprof(const struct question_pprof_types *t,
 				    int cols[QUESTION_MAX_VALUES]);
+
+/* The ids in the table's order, as a sentence lists them: "cpu, wall, ... or memory". */
+#define QUESTION_LIST_MAX 256
+void question__list_ids(char *out, size_t size);
 
 /* The fields of q's description, "" / false / 0 when q is none. */
 const char *question__id(enum question q);

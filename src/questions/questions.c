@@ -6,6 +6,7 @@
 #include "questions/question.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 extern const struct question_plugin question_cpu;
@@ -61,6 +62,22 @@ enum question question__match_pprof(const struct question_pprof_types *t,
 		}
 	}
 	return best < 0 ? QUESTION__COUNT : (enum question)best;
+}
+
+void question__list_ids(char *out, size_t size)
+{
+	size_t used = 0;
+
+	if (size)
+		out[0] = '\0';
+	for (int q = 0; q < QUESTION__COUNT && used < size; q++) {
+		const char *sep = q == 0 ? "" : q == QUESTION__COUNT - 1 ? " or " : ", ";
+		int n = snprintf(out + used, size - used, "%s%s", sep, questions[q]->id);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
 }
 
 const char *question__id(enum question q)

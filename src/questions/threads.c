@@ -5,7 +5,9 @@
  * capture opens, read a few threads at a time with the ring buffer drained in between,
  * after every process's unwind tables and Python facts are loaded (within a time
  * budget), so that blocked threads of code without frame pointers and of Python have
- * whole stacks. This is the question's row.
+ * whole stacks. The question's plug-in
+ * (questions/question.h): its capture row, its values, its analysis, its answer and its
+ * fields in the views.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,9 +22,9 @@
 #include "analysis/answer.h"
 #include "capture/capture_internal.h"
 #include "questions/question.h"
-#include "util/format.h"
 #include "threads.skel.h"
 #include "threads_no_trusted_args.skel.h"
+#include "util/format.h"
 #include "util/messages.h"
 
 /* Both variants' skeletons are the same object built twice: the same layout, and
@@ -248,7 +250,6 @@ static int threads_pprof_match(const struct question_pprof_types *t,
 }
 
 const struct question_plugin question_threads = {
-	.q = QUESTION_THREADS,
 	.id = "threads",
 	.title = "What every thread is doing right now",
 	.snapshot = true,

@@ -6,6 +6,8 @@
  * row keeps each thread's last stack record and, for each flush, hands the engine that
  * record with the time waited as its value, as if the kernel had sent it so. When
  * sampling ends, the sweep (a task iterator) accounts for the threads still waiting.
+ * The question's plug-in (questions/question.h): its capture row, its values, its
+ * analysis, its answer and its fields in the views.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,9 +20,9 @@
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
 #include "capture/capture_internal.h"
+#include "capture/processes.h"
 #include "questions/question.h"
 #include "util/format.h"
-#include "capture/processes.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/messages.h"
@@ -340,7 +342,6 @@ static int wall_pprof_match(const struct question_pprof_types *t, int cols[QUEST
 }
 
 const struct question_plugin question_wall = {
-	.q = QUESTION_WALL,
 	.id = "wall",
 	.title = "Where time goes, including waiting",
 	.value_types = { { "wall", "nanoseconds" } },
