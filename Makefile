@@ -254,14 +254,36 @@ $(OUTPUT)/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c fuzz/make-seeds.sh $(wildcard src
 		$(filter %.c,$(filter-out src/unwind/maps.c,$^)) -lz -o $@
 	$(Q)fuzz/make-seeds.sh $(OUTPUT)/fuzz/seeds/unwind unwind 2>/dev/null
 
+# The library as a fuzz target links it (clang: libFuzzer's coverage, ASan+UBSan). The
+# pprof reader reaches the questions' table (src/questions/), and through each question
+# the layers it plugs into: a target takes of the archive only what it reaches.
+FUZZ_LIB_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen -I$(OUTPUT)/bpf \
+	-I$(PG_INCLUDE) -DSLIDEOPS_VERSION='"$(VERSION)"' \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(patsubst $(OUTPUT)/obj/%,$(OUTPUT)/fuzz/obj/%,$(LIB_OBJS))
+
+$(OUTPUT)/fuzz/obj/gen/%.o: $(OUTPUT)/gen/%.c $(GENERATED)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_LIB_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/fuzz/obj/web/assets.o: $(OUTPUT)/obj/web/assets.o
+	$(Q)mkdir -p $(@D) && cp $< $@
+
+$(OUTPUT)/fuzz/obj/%.o: %.c $(GENERATED)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/fuzz/libslideops.a: $(FUZZ_LIB_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 # The fuzz target over the pprof reader; it seeds an empty corpus directory itself.
-$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c src/profile/profile.c src/elf/language.c \
-		$(wildcard src/profile/pprof_*.c) src/symbols/lines.c $(FUZZ_UTIL_SRCS) $(PROTO_C)
+$(OUTPUT)/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c $(OUTPUT)/fuzz/libslideops.a
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		$(filter %.c,$^) -lprotobuf-c -ldw -lelf -lz -o $@
+		$^ $(LIBS) -o $@
 
 # The fuzz target over CPython binaries (src/unwind/python_binary.c) and code records.
 PYTHON_READER_SRCS := src/unwind/python_offsets.c src/unwind/python_binary.c \
@@ -337,4 +359,4 @@ clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf --one-file-system $(OUTPUT)
 
--include $(shell find $(OUTPUT)/obj $(OUTPUT)/asan/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(OUTPUT)/obj $(OUTPUT)/asan/obj $(OUTPUT)/fuzz/obj -name '*.d' 2>/dev/null)

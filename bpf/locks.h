@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The kinds of wait the locks question tells apart (a sample's lock_kind): shared by
- * bpf/locks.bpf.c, which sets them, and src/capture/locks.c, which names them. */
+ * bpf/locks.bpf.c, which sets them, and src/questions/locks.c, which names them. */
 #ifndef SLIDEOPS_BPF_LOCKS_H
 #define SLIDEOPS_BPF_LOCKS_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The wall question's own records (bpf/wall.bpf.c sends them; src/capture/wall.c folds
+/* The wall question's own records (bpf/wall.bpf.c sends them; src/questions/wall.c folds
  * them in). */
 #ifndef SLIDEOPS_BPF_WALL_H
 #define SLIDEOPS_BPF_WALL_H

@@ -30,18 +30,16 @@ bool mapping__is_ours(const struct profile *p, const struct prof_mapping *m)
 }
 
 /*
- * Samples kept in the profile but not in the answer, groups, shares or functions:
- * locks, the waits that are not for a lock (condition variables, joins, idle pools);
- * wall, the threads that never ran in the window (idle kernel threads and pools would
- * swamp the answer).
+ * Samples kept in the profile but not in the answer, groups, shares or functions: those
+ * the question's sample_counts leaves out (waits.h).
  */
-static int ctx__classify_samples(struct ctx *c, struct analysis *a)
+static int ctx__classify_samples(struct ctx *c, struct analysis *a,
+				 const struct question_plugin *question)
 {
 	const struct profile *p = c->p;
-	enum question q = p->header.question;
 
 	a->total = 0;
-	if (q == QUESTION_LOCKS || q == QUESTION_WALL) {
+	if (question->sample_counts) {
 		c->skip = calloc(p->nsamples ? p->nsamples : 1, 1);
 		if (!c->skip)
 			return -ENOMEM;
@@ -266,13 +264,19 @@ struct analysis *analysis__new(const struct profile *p)
 	struct analysis *a = calloc(1, sizeof(*a));
 	struct ctx c = { .p = p };
 	const struct prof_header *h = &p->header;
+	const struct question_plugin *question = question__get(h->question);
 
 	if (!a)
 		return NULL;
+	if (!question) {
+		free(a);
+		errno = EINVAL;
+		return NULL;
+	}
 	a->profile = p;
 	c.main = profile__main_value(p);
 	a->unit = profile__str(p, p->value_types[c.main].unit);
-	if (ctx__classify_samples(&c, a))
+	if (ctx__classify_samples(&c, a, question))
 		goto out_free;
 	a->share_of = a->total;
 	if (question__share_of_server(h->question) && h->ncpus && h->duration_ns)
@@ -283,30 +287,17 @@ struct analysis *analysis__new(const struct profile *p)
 		goto out_free;
 	analysis__stack_quality(&c, a);
 
-	switch (h->question) {
-	case QUESTION_WALL:
-		a->answer = analysis__answer_wall(&c, a);
-		break;
-	case QUESTION_THREADS:
-		if (ctx__thread_sets(&c, a))
-			goto out_free;
-		a->answer = analysis__answer_threads(&c);
-		break;
-	case QUESTION_LOCKS:
-		if (ctx__locks(&c, a))
-			goto out_free;
-		break;
-	default:
-		break;
-	}
+	/* The question's own measures, over the groups as the samples met them. */
+	if (question->analyse && question->analyse(&c, a))
+		goto out_free;
 
 	/* The groups go out largest first; the answers above used them unsorted. */
 	qsort(c.groups, c.ngroups, sizeof(*c.groups), analysis_group__cmp);
 	a->groups = c.groups;
 	a->ngroups = c.ngroups;
 	c.groups = NULL;
-	if (h->question != QUESTION_WALL && h->question != QUESTION_THREADS)
-		a->answer = analysis__answer_amount(a);
+	if (question->answer)
+		a->answer = question->answer(a);
 	if (!a->answer)
 		goto out_free;
 

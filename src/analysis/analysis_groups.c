@@ -62,37 +62,19 @@ int analysis_group__cmp(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
-/* What each question adds to a group beside its value. */
-static void ctx__group_extras(const struct ctx *c, struct analysis_group *g,
-			      const struct prof_sample *s)
+void analysis_group__add_running_waiting(const struct profile *p, uint32_t main,
+					 struct analysis_group *g, const struct prof_sample *s)
 {
-	switch (c->p->header.question) {
-	case QUESTION_WALL:
-	case QUESTION_THREADS:
-		if (sample__running(c->p, s))
-			g->running += s->values[c->main];
-		else
-			g->waiting += s->values[c->main];
-		break;
-	case QUESTION_LOCKS:
-		g->contentions += s->values[0];
-		if (c->p->nvalues > 2 && s->values[2] > g->longest)
-			g->longest = s->values[2];
-		break;
-	case QUESTION_MEMORY:
-		if (c->p->nvalues > 2) {
-			g->file_bytes += s->values[1];
-			g->net_bytes += s->values[0] - s->values[2];
-		}
-		break;
-	default:
-		break;
-	}
+	if (sample__running(p, s))
+		g->running += s->values[main];
+	else
+		g->waiting += s->values[main];
 }
 
 int ctx__groups(struct ctx *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
+	const struct question_plugin *question = question__get(p->header.question);
 	uint32_t nstr = strtab__count(p->strings);
 	uint32_t *by_label = malloc(sizeof(*by_label) * (nstr ? nstr : 1));
 	struct proc_entry *procs = malloc(sizeof(*procs) * (p->nsamples ? p->nsamples : 1));
@@ -125,7 +107,8 @@ int ctx__groups(struct ctx *c, struct analysis *a)
 		}
 		c->group[i] = g;
 		c->groups[g].value += s->values[c->main];
-		ctx__group_extras(c, &c->groups[g], s);
+		if (question->group_add)
+			question->group_add(p, c->main, &c->groups[g], s);
 		procs[nprocs++] = (struct proc_entry){ g, s->labels.pid, s->labels.comm,
 						       s->values[c->main] };
 	}

@@ -4,9 +4,9 @@
  *   analysis.c            the context, frames' tiers, tallies, stack quality, the whole
  *   analysis_groups.c     owner groups and their processes
  *   analysis_functions.c  functions by self and total; the stripped-binary card
- *   analysis_answers.c    the answer sentence of each question
- *   analysis_threads.c    threads: sets of threads
- *   analysis_locks.c      locks: by address
+ *   analysis_answers.c    what the questions' answers share
+ * Each question's own measures and answer are its plug-in's (src/questions/), called
+ * through its struct question_plugin with this context.
  */
 #ifndef SLIDEOPS_ANALYSIS_INTERNAL_H
 #define SLIDEOPS_ANALYSIS_INTERNAL_H
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/answer.h"
 
 #define NONE UINT32_MAX
 
@@ -36,7 +37,8 @@ struct ctx {
 	uint32_t main;         /* index of the main value */
 	uint8_t *tier;         /* per location */
 	uint32_t *group;       /* per sample: index into groups (unsorted); NONE: left out */
-	uint8_t *skip;         /* per sample: not what the question is about (locks) */
+	uint8_t *skip;         /* per sample: not what the question is about (its
+				  sample_counts said so); NULL: every sample counts */
 	struct analysis_group *groups;
 	uint32_t ngroups;
 };
@@ -83,10 +85,17 @@ int ctx__groups(struct ctx *c, struct analysis *a);
 int ctx__top_functions(struct ctx *c);
 int ctx__functions(struct ctx *c, struct analysis *a);
 int ctx__stripped(struct ctx *c, struct analysis *a);
-char *analysis__answer_amount(const struct analysis *a);
-char *analysis__answer_wall(const struct ctx *c, const struct analysis *a);
-char *analysis__answer_threads(const struct ctx *c);
-int ctx__thread_sets(const struct ctx *c, struct analysis *a);
-int ctx__locks(const struct ctx *c, struct analysis *a);
+/* A question's group_add that splits the main value by the sample's state: running, or
+ * waiting (wall's time, threads' threads). */
+void analysis_group__add_running_waiting(const struct profile *p, uint32_t main,
+					 struct analysis_group *g, const struct prof_sample *s);
+
+/* A group as an answer names it. */
+struct answer_group analysis_group__answer(const struct analysis_group *g);
+/* An answer sentence of answer.h naming the first group and the next (NULL: none). */
+typedef char *answer_sentence(uint64_t duration_ns, const struct answer_group *first,
+			      const struct answer_group *next);
+/* The answer naming the two largest groups by the main value, in sentence's words. */
+char *analysis__answer_largest(const struct analysis *a, answer_sentence *sentence);
 
 #endif

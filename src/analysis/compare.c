@@ -448,8 +448,8 @@ void comparison__print(const struct comparison *c, const char *id_before, const 
 			msg_fprint(out, MSG_COMPARE_GROUP_ROW, g->label, from, to, pts);
 		}
 	}
-	/* For cpu, shares are of the server's CPU time, as the groups' are: said so. */
-	if (c->before->profile->header.question == QUESTION_CPU) {
+	/* Where shares are of the server's CPU time, as the groups' are: said so. */
+	if (question__share_of_server(c->before->profile->header.question)) {
 		print_functions(out, MSG_COMPARE_GREW_TITLE_CPU, c->grew, c->ngrew);
 		print_functions(out, MSG_COMPARE_SHRANK_TITLE_CPU, c->shrank, c->nshrank);
 	} else {

@@ -77,12 +77,7 @@ bool wait__is_lock(const struct profile *p, const struct prof_sample *s)
 
 bool sample__counts(const struct profile *p, const struct prof_sample *s)
 {
-	switch (p->header.question) {
-	case QUESTION_LOCKS:
-		return wait__is_lock(p, s);
-	case QUESTION_WALL:
-		return strcmp(profile__str(p, s->labels.state), "idle") != 0;
-	default:
-		return true;
-	}
+	const struct question_plugin *q = question__get(p->header.question);
+
+	return !q || !q->sample_counts || q->sample_counts(p, s);
 }

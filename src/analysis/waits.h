@@ -15,8 +15,8 @@
 bool wait__is_lock(const struct profile *p, const struct prof_sample *s);
 
 /* s is what p's question is about, so it counts in the answer, groups, functions, flame
- * graph and folded export: not a wait that is not a lock's (locks), not a thread that
- * never ran in the window (wall). The profile and its pprof export keep every sample. */
+ * graph and folded export: as the question's sample_counts says (questions/question.h;
+ * every sample when it has none). The profile and its pprof export keep every sample. */
 bool sample__counts(const struct profile *p, const struct prof_sample *s);
 
 #endif

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A capture, whatever the question: the table of questions, privileges, CPUs, the
- * profile's header, kernel frames and their names. session.c runs a capture; each
- * question's row (cpu.c, ...) says what its program is and how it attaches.
+ * A capture, whatever the question: privileges, CPUs, the profile's header, kernel
+ * frames and their names. session.c runs a capture; each question's row (its
+ * struct capture_question, in src/questions/) says what its program is and how it
+ * attaches.
  */
 #include "capture/capture.h"
 
@@ -35,19 +36,12 @@
 
 #define KERNEL_MAPPING_PATH "[kernel.kallsyms]"
 
-/* The engine's table of questions: what this build captures (the kernel may support
- * more: `check` says which). A question is one row here, one C file, one BPF file. */
-static const struct capture_question *const questions[QUESTION__COUNT] = {
-	[QUESTION_CPU] = &capture_question_cpu,
-	[QUESTION_WALL] = &capture_question_wall,
-	[QUESTION_THREADS] = &capture_question_threads,
-	[QUESTION_LOCKS] = &capture_question_locks,
-	[QUESTION_MEMORY] = &capture_question_memory,
-};
-
+/* Each question's row of the engine is part of its plug-in (src/questions/). */
 const struct capture_question *capture_question__get(enum question q)
 {
-	return (unsigned)q < QUESTION__COUNT ? questions[q] : NULL;
+	const struct question_plugin *question = question__get(q);
+
+	return question ? question->capture : NULL;
 }
 
 bool capture__debug(void)
@@ -111,7 +105,7 @@ int capture__preflight(enum question q, const struct report *r)
 {
 	char detail[256];
 
-	if (!capture__question_built(q)) {
+	if (!capture_question__get(q)) {
 		report__error(r, MSG_CAPTURE_NOT_AVAILABLE, question__id(q), question__title(q));
 		return -EOPNOTSUPP;
 	}
@@ -120,18 +114,6 @@ int capture__preflight(enum question q, const struct report *r)
 		return -EPERM;
 	}
 	return 0;
-}
-
-bool capture__question_built(enum question q)
-{
-	return capture_question__get(q) != NULL;
-}
-
-bool capture__question_is_snapshot(enum question q)
-{
-	const struct capture_question *row = capture_question__get(q);
-
-	return row && row->snapshot;
 }
 
 /* "0-3,5,7-8" */
@@ -201,6 +183,31 @@ int capture__open_cpu_clock(int cpu, unsigned hz)
 	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
+}
+
+int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,
+				  int ncpus)
+{
+	const struct report *r = capture_session__report(s);
+
+	for (int i = 0; i < ncpus; i++) {
+		int fd = capture__open_cpu_clock(cpus[i], capture_session__config(s)->hz), link;
+
+		if (fd < 0) {
+			report__error(r, MSG_CAPTURE_PERF_FAILED, cpus[i], strerror(-fd));
+			return fd;
+		}
+		link = capture__attach_perf_event(on_tick, fd);
+		/* The link holds the perf event; closing the link stops it. */
+		close(fd);
+		if (link < 0) {
+			report__error(r, MSG_CAPTURE_ATTACH_FAILED, "cpu-clock", strerror(-link));
+			return link;
+		}
+		if (capture_session__add_link(s, link))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int capture__fill_header(struct profile *p, unsigned ncpus, unsigned hz)

@@ -11,9 +11,8 @@
  * is gone) and its frames keep their file offsets; binaries__read (binaries.h) reads them
  * afterwards, within caps. Errors are reported through a struct report, never printed.
  *
- * Adding a question is one BPF file (bpf/QUESTION.bpf.c, including bpf/stack.h), one C
- * file (src/capture/QUESTION.c, defining its struct capture_question) and one row in
- * capture.c's table; its answer is a row of src/analysis/answer.c.
+ * A question's own part of a capture (its program, how it attaches, what its records
+ * mean) is its plug-in's struct capture_question (src/questions/, capture_internal.h).
  */
 #ifndef SLIDEOPS_CAPTURE_H
 #define SLIDEOPS_CAPTURE_H
@@ -49,14 +48,9 @@ struct capture_config {
 	volatile sig_atomic_t *stop;
 };
 
-/* This build captures q (-EOPNOTSUPP otherwise) and we run with the privileges a capture
+/* q is a question (-EOPNOTSUPP otherwise) and we run with the privileges a capture
  * needs (-EPERM otherwise), each reported. */
 int capture__preflight(enum question q, const struct report *r);
-
-/* This build captures q (the kernel may support more: `check` says). */
-bool capture__question_built(enum question q);
-/* q takes no duration: it is a snapshot of a moment (threads). */
-bool capture__question_is_snapshot(enum question q);
 
 /* Loads the question's programs and attaches them: sampling has begun when it returns.
  * NULL with errno set, the reason reported. */
@@ -100,8 +94,10 @@ struct requirement {
 struct check_result {
 	struct requirement requirements[CHECK_MAX_REQUIREMENTS];
 	unsigned nrequirements;
-	bool questions[QUESTION__COUNT]; /* can run here: this kernel, this build */
-	bool kernel_supports[QUESTION__COUNT]; /* the kernel has what the question needs */
+	bool questions[QUESTION__COUNT]; /* can run here: its programs load and attach */
+	/* The kernel has what the question needs: the same as questions, every question
+	 * being captured by this build (check --json keeps both keys). */
+	bool kernel_supports[QUESTION__COUNT];
 	char question_details[QUESTION__COUNT][512]; /* why not, or "can run here" */
 };
 

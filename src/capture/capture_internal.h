@@ -97,9 +97,18 @@ int bpf_loaded__probe_tracing(const struct bpf_loaded *l, const char *const *nam
 
 /* ---- a question: one row of the engine's table ---- */
 
+/* What a question's programs cannot load without (loader.c's table: which kernels). */
+enum kernel_need {
+	KERNEL_NEEDS_SLEEPABLE_ITER = 1u << 0,  /* a sleepable task iterator */
+	KERNEL_NEEDS_LOCK_CONTENTION = 1u << 1, /* the contention_begin/end tracepoints */
+};
+
 struct capture_question {
 	enum question id;
-	bool snapshot;  /* no duration: one moment (threads) */
+	unsigned kernel_needs; /* enum kernel_need; every question needs bounded loops */
+	/* Reads Python stacks of threads off a CPU from a task, which a BPF function is
+	 * passed only from Linux 6.8 (trusted arguments): before, on a CPU only. */
+	bool python_off_cpu_needs_trusted_args;
 	/* Opens (does not load) the question's skeleton, the variant for the kernel's
 	 * features: *skel for destroy, and its object. */
 	struct bpf_object *(*open)(void **skel, const struct kernel_features *k);
@@ -129,14 +138,8 @@ struct capture_question {
 	void (*free_state)(void *state);
 };
 
-/* The row of q, or NULL when this build does not capture it. */
+/* The row of q (its plug-in's, src/questions/), or NULL when q is no question. */
 const struct capture_question *capture_question__get(enum question q);
-
-extern const struct capture_question capture_question_cpu;
-extern const struct capture_question capture_question_locks;
-extern const struct capture_question capture_question_memory;
-extern const struct capture_question capture_question_threads;
-extern const struct capture_question capture_question_wall;
 
 /* A question's finish: the wait label of waiting samples, from their kernel frames. */
 int capture__label_waits(struct capture_session *s);
@@ -169,7 +172,7 @@ int capture__run_task_iterator(int prog, struct capture_session *s);
 int capture_session__load_all_tables(struct capture_session *s);
 
 /* A cpu-clock perf event at the session's hz on each of these CPUs, running the perf_event
- * program on_tick (cpu.c). 0 or -errno, reported. */
+ * program on_tick. 0 or -errno, reported. */
 int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,
 				  int ncpus);
 

@@ -19,7 +19,6 @@
 
 #include "capture/capture_internal.h"
 #include "capture/unwinding.h"
-#include "probe.skel.h"
 #include "util/messages.h"
 
 #ifndef TRACEFS_MAGIC
@@ -176,72 +175,9 @@ static void check_tracefs(struct check_result *out)
 	}
 }
 
-/* An iterator attaches lazily: it has run only once its output has been read. */
-static int run_iter(struct bpf_link *link)
-{
-	char buf[256];
-	int fd = bpf_iter_create(bpf_link__fd(link)), err = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	if (n < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-/* Loads and attaches probe.bpf.c's program name alone. 0, or -errno with detail set. */
-static int probe_program(const char *name, char *detail, size_t size)
-{
-	struct probe_bpf *skel = probe_bpf__open();
-	struct bpf_program *prog, *target = NULL;
-	struct bpf_link *link;
-	int err;
-
-	if (!skel) {
-		err = -errno;
-		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
-		return err;
-	}
-	bpf_object__for_each_program(prog, skel->obj) {
-		bool it = strcmp(bpf_program__name(prog), name) == 0;
-
-		bpf_program__set_autoload(prog, it);
-		if (it)
-			target = prog;
-	}
-	err = target ? probe_bpf__load(skel) : -ENOENT;
-	if (err) {
-		msg_format(detail, size, MSG_CHECK_Q_LOAD_FAILED, strerror(-err));
-		goto out_destroy;
-	}
-	link = bpf_program__attach(target);
-	if (!link) {
-		err = -errno;
-		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, bpf_program__section_name(target),
-			   strerror(-err));
-		goto out_destroy;
-	}
-	if (bpf_program__type(target) == BPF_PROG_TYPE_TRACING &&
-	    strncmp(bpf_program__section_name(target), "iter", 4) == 0) {
-		err = run_iter(link);
-		if (err)
-			msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED,
-				   bpf_program__section_name(target), strerror(-err));
-	}
-	bpf_link__destroy(link);
-
-out_destroy:
-	probe_bpf__destroy(skel);
-	return err;
-}
-
-/* A question this build captures: its own programs, loaded by the engine's loader and
- * attached for a moment, as a capture would. */
-static int probe_built(const struct capture_question *row, char *detail, size_t size)
+/* What a question's programs need, tried for real: its own programs, loaded by the
+ * engine's loader and attached for a moment (its row's probe), as a capture would. */
+static int probe_question(const struct capture_question *row, char *detail, size_t size)
 {
 	struct bpf_loaded l;
 	int err, exec_link, exit_link;
@@ -274,27 +210,6 @@ static int probe_built(const struct capture_question *row, char *detail, size_t 
 	return err;
 }
 
-/* What each question's programs need, tried for real. */
-static bool probe_question(enum question q, char *detail, size_t size)
-{
-	const struct capture_question *row = capture_question__get(q);
-
-	if (row)
-		return probe_built(row, detail, size) == 0;
-	switch (q) {
-	case QUESTION_WALL:
-		return probe_program("probe_wall", detail, size) == 0;
-	case QUESTION_THREADS:
-		return probe_program("probe_threads", detail, size) == 0;
-	case QUESTION_LOCKS:
-		return probe_program("probe_locks", detail, size) == 0;
-	case QUESTION_MEMORY:
-		return probe_program("probe_memory", detail, size) == 0;
-	default:
-		return false;
-	}
-}
-
 void capture__check(struct check_result *out)
 {
 	struct requirement *priv;
@@ -318,10 +233,9 @@ void capture__check(struct check_result *out)
 			msg_format(detail, size, MSG_CHECK_Q_NEEDS_PRIVILEGES);
 			continue;
 		}
-		out->kernel_supports[q] = probe_question(q, detail, size);
-		if (!out->kernel_supports[q])
-			continue;
-		out->questions[q] = capture__question_built(q);
+		/* Every question has its row: what the kernel supports, this build captures. */
+		out->kernel_supports[q] = probe_question(capture_question__get(q), detail, size) == 0;
+		out->questions[q] = out->kernel_supports[q];
 		if (out->questions[q]) {
 			char less[sizeof(out->question_details[q])];
 
@@ -330,8 +244,6 @@ void capture__check(struct check_result *out)
 				msg_format(detail, size, MSG_CHECK_Q_OK_LESS, less);
 			else
 				msg_format(detail, size, MSG_CHECK_Q_OK);
-		} else {
-			msg_format(detail, size, MSG_CHECK_Q_NOT_BUILT);
 		}
 	}
 }

@@ -161,24 +161,31 @@ const struct kernel_features *capture__kernel_features(void)
 	return &k;
 }
 
-/* What the questions need and no variant does without (docs/kernel.md). */
+/* What the questions need and no variant does without (docs/kernel.md): what a
+ * question's row says it needs (enum kernel_need); 0: every question. */
 static const struct {
 	const char *feature;
 	enum msg_id what;
-	unsigned questions; /* 1 << enum question */
+	unsigned need;
 } needs[] = {
-	{ "loop", MSG_KERNEL_MISSING_LOOP, ~0u },
-	{ "sleepable_iter", MSG_KERNEL_MISSING_SLEEPABLE_ITER,
-	  1u << QUESTION_THREADS | 1u << QUESTION_WALL },
-	{ "lock_contention", MSG_KERNEL_MISSING_LOCK_CONTENTION, 1u << QUESTION_LOCKS },
+	{ "loop", MSG_KERNEL_MISSING_LOOP, 0 },
+	{ "sleepable_iter", MSG_KERNEL_MISSING_SLEEPABLE_ITER, KERNEL_NEEDS_SLEEPABLE_ITER },
+	{ "lock_contention", MSG_KERNEL_MISSING_LOCK_CONTENTION, KERNEL_NEEDS_LOCK_CONTENTION },
 };
+
+static bool question_needs(enum question q, size_t i)
+{
+	const struct capture_question *row = capture_question__get(q);
+
+	return !needs[i].need || (row && (row->kernel_needs & needs[i].need));
+}
 
 /* SLIDEOPS_KERNEL_LACKS names a feature q cannot do without: its load fails, as it would
  * on a kernel without it. */
 static bool pretend_missing(enum question q)
 {
 	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs); i++)
-		if ((needs[i].questions & 1u << q) && pretend_lacks(needs[i].feature))
+		if (question_needs(q, i) && pretend_lacks(needs[i].feature))
 			return true;
 	return false;
 }
@@ -189,7 +196,7 @@ void capture__kernel_missing(enum question q, char *out, size_t size)
 
 	out[0] = '\0';
 	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs) && used < size; i++) {
-		if (!(needs[i].questions & 1u << q) || has_feature(needs[i].feature))
+		if (!question_needs(q, i) || has_feature(needs[i].feature))
 			continue;
 		if (used)
 			used += snprintf(out + used, size - used, ", ");
@@ -203,15 +210,18 @@ void capture__kernel_missing(enum question q, char *out, size_t size)
 void capture__kernel_less(enum question q, char *out, size_t size)
 {
 	const struct kernel_features *k = capture__kernel_features();
+	const struct capture_question *row = capture_question__get(q);
 	size_t used = 0;
 
 	out[0] = '\0';
-	/* threads is a moment: no process exits in it that it needs to name. */
-	if (!k->task_vmas && q != QUESTION_THREADS) {
+	if (!row)
+		return;
+	/* A snapshot is a moment: no process exits in it that it needs to name. */
+	if (!k->task_vmas && !question__is_snapshot(q)) {
 		msg_format(out, size, MSG_KERNEL_LESS_EXIT_MAPPINGS);
 		used = strlen(out);
 	}
-	if (!k->trusted_args && (q == QUESTION_THREADS || q == QUESTION_WALL)) {
+	if (!k->trusted_args && row->python_off_cpu_needs_trusted_args) {
 		if (used)
 			used += snprintf(out + used, size - used, "; ");
 		if (used < size)

@@ -456,7 +456,8 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 	if (err)
 		goto out_free;
 	s->start_ns = now_ns();
-	s->deadline_ns = s->start_ns + (q->snapshot ? 0 : (uint64_t)c->seconds * NSEC_PER_SEC);
+	s->deadline_ns = s->start_ns +
+			 (question__is_snapshot(c->question) ? 0 : (uint64_t)c->seconds * NSEC_PER_SEC);
 	s->p->header.started_at_ns = clock__realtime_ns();
 	free(cpus);
 	return s;

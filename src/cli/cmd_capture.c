@@ -122,6 +122,7 @@ static void on_error(void *ctx, enum msg_id id, const char *text)
 
 static int parse_args(int argc, char **argv, struct capture_args *a)
 {
+	char ids[QUESTION_LIST_MAX], word[QUESTION_LIST_MAX + 32];
 	const char *question = NULL, *v;
 	bool bad = false, duration = false;
 
@@ -148,17 +149,18 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			return -1;
 		}
 	}
+	question__list_ids(ids, sizeof(ids));
 	if (!question) {
-		msg_error(MSG_USAGE_MISSING_ARGUMENT, argv[0], msg_text(MSG_CAPTURE_WORD_QUESTION),
-			  argv[0]);
+		msg_format(word, sizeof(word), MSG_CAPTURE_WORD_QUESTION, ids);
+		msg_error(MSG_USAGE_MISSING_ARGUMENT, argv[0], word, argv[0]);
 		return -1;
 	}
 	a->question = question__parse(question);
 	if (a->question < 0) {
-		msg_error(MSG_CAPTURE_UNKNOWN_QUESTION, question);
+		msg_error(MSG_CAPTURE_UNKNOWN_QUESTION, question, ids);
 		return -1;
 	}
-	if (duration && capture__question_is_snapshot(a->question)) {
+	if (duration && question__is_snapshot(a->question)) {
 		msg_error(MSG_CAPTURE_SNAPSHOT_DURATION, question);
 		return -1;
 	}

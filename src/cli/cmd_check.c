@@ -26,7 +26,12 @@ static void print_line(enum msg_id id, ...)
 
 static void print_text(const struct check_result *r)
 {
-	print_line(r->questions[QUESTION_CPU] ? MSG_CHECK_HEADER_OK : MSG_CHECK_HEADER_NOT_OK);
+	enum question primary = question__primary();
+
+	if (r->questions[primary])
+		print_line(MSG_CHECK_HEADER_OK, question__id(primary), question__title(primary));
+	else
+		print_line(MSG_CHECK_HEADER_NOT_OK);
 	putchar('\n');
 	for (unsigned i = 0; i < r->nrequirements; i++) {
 		const struct requirement *req = &r->requirements[i];
@@ -65,5 +70,6 @@ int cmd_check(int argc, char **argv, const struct cli_env *env)
 	} else {
 		print_text(&r);
 	}
-	return r.questions[QUESTION_CPU] ? EXIT_OK : EXIT_FAIL;
+	/* A server can be profiled when its primary question (the table's) can run on it. */
+	return r.questions[question__primary()] ? EXIT_OK : EXIT_FAIL;
 }

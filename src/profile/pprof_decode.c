@@ -109,44 +109,36 @@ static const char *pb_str(const struct decoder *d, int64_t idx)
 	return d->pb->string_table[idx];
 }
 
-/* Which question a pprof from another tool answers, from its sample types, and which
- * columns hold the model's values. Go's profiles land where one expects: cpu as cpu,
- * mutex as locks, heap as memory, goroutine as threads. */
-static enum question dec__guess_question(struct decoder *d)
+/* Which question a pprof from another tool answers, from its sample types (each
+ * question's pprof_match), and which columns hold the model's values. Go's profiles land
+ * where one expects: cpu as cpu, mutex as locks, heap as memory, goroutine as threads.
+ * The question's id, or -errno. */
+static int dec__guess_question(struct decoder *d)
 {
 	const PbProfile *pb = d->pb;
 	size_t n = pb->n_sample_type;
-	int bytes_col = -1, ns_col = -1;
+	const char **type = calloc_n(n, sizeof(*type)), **unit = calloc_n(n, sizeof(*unit));
+	bool *is_default = calloc_n(n, sizeof(*is_default));
+	struct question_pprof_types t = { n, type, unit, is_default };
+	enum question q;
 
-	/* A value of ours the other tool has no column for reads as 0. */
-	for (int i = 0; i < PROFILE_MAX_VALUES; i++)
-		d->value_cols[i] = -1;
+	if (!type || !unit || !is_default) {
+		free(type);
+		free(unit);
+		free(is_default);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const char *unit = pb_str(d, pb->sample_type[i]->unit);
-
-		if (strcmp(unit, "bytes") == 0 &&
-		    (bytes_col < 0 || pb->sample_type[i]->type == pb->default_sample_type))
-			bytes_col = (int)i;
-		if (strcmp(unit, "nanoseconds") == 0 && ns_col < 0)
-			ns_col = (int)i;
+		type[i] = pb_str(d, pb->sample_type[i]->type);
+		unit[i] = pb_str(d, pb->sample_type[i]->unit);
+		is_default[i] = pb->sample_type[i]->type == pb->default_sample_type;
 	}
-	if (bytes_col >= 0) {
-		d->value_cols[0] = bytes_col;
-		return QUESTION_MEMORY;
-	}
-	if (n >= 2 && ns_col == 1) {
-		d->value_cols[0] = 0;
-		d->value_cols[1] = 1;
-		return strcmp(pb_str(d, pb->sample_type[0]->type), "contentions") == 0 ?
-			       QUESTION_LOCKS :
-			       QUESTION_CPU;
-	}
-	if (ns_col >= 0) {
-		d->value_cols[0] = ns_col;
-		return QUESTION_WALL;
-	}
-	d->value_cols[0] = 0;
-	return QUESTION_THREADS;
+	/* A value of ours the other tool has no column for reads as 0. */
+	q = question__match_pprof(&t, d->value_cols);
+	free(type);
+	free(unit);
+	free(is_default);
+	return question__get(q) ? (int)q : -EBADMSG;
 }
 
 static int dec__strings_and_question(struct decoder *d)
@@ -180,7 +172,10 @@ static int dec__strings_and_question(struct decoder *d)
 		for (int i = 0; i < PROFILE_MAX_VALUES; i++)
 			d->value_cols[i] = i;
 	} else {
-		q = dec__guess_question(d);
+		qi = dec__guess_question(d);
+		if (qi < 0)
+			return qi;
+		q = (enum question)qi;
 	}
 
 	d->p = profile__new(q);

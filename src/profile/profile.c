@@ -13,64 +13,6 @@
 #include "util/hash.h"
 #include "util/hashmap.h"
 
-/*
- * The profile's side of the table of questions (the capture engine's side is in
- * src/capture/capture.c, the answers in src/analysis/answer.c): the product's own words
- * for each (the spec's list), its value types (docs/architecture.md), the one the answer weighs by,
- * and how its values read.
- */
-struct question_facts {
-	const char *id;
-	const char *title;
-	const char *value_types[PROFILE_MAX_VALUES][2];
-	bool share_of_server;   /* shares are of the server's CPU time (ncpus x seconds) */
-	bool clock_sampled;     /* each sample stands for one period of a sampling clock */
-	uint32_t folded_value;  /* the value a folded export counts */
-	uint32_t main_value;    /* the value the answer, groups and functions weigh by */
-	int32_t max_value;      /* a value that merges by its maximum (locks: the longest
-				   wait); -1: none, every value adds up */
-	/* What a profile's page shows, in order: every question's groups, flame graph and
-	 * functions (with their sandwich), and the question's own view. NULL-ended. */
-	const char *views[QUESTION_MAX_VIEWS + 1];
-};
-
-static const struct question_facts questions[QUESTION__COUNT] = {
-	[QUESTION_CPU] = { "cpu", "What is using the CPU",
-			   { { "samples", "count" }, { "cpu", "nanoseconds" } }, true, true, 0, 1, -1,
-			   { "groups", "flamegraph", "functions" } },
-	[QUESTION_WALL] = { "wall", "Where time goes, including waiting",
-			    { { "wall", "nanoseconds" } }, false, false, 0, 0, -1,
-			    { "groups", "running_waiting", "flamegraph", "functions" } },
-	[QUESTION_THREADS] = { "threads", "What every thread is doing right now",
-			       { { "threads", "count" } }, false, false, 0, 0, -1,
-			       { "groups", "thread_sets", "flamegraph", "functions" } },
-	/* How many waits, how long in all, and the longest of them. */
-	[QUESTION_LOCKS] = { "locks", "What is waiting on locks",
-			     { { "contentions", "count" }, { "delay", "nanoseconds" },
-			       { "longest", "nanoseconds" } },
-			     false, false, 1, 1, 2, { "groups", "locks", "flamegraph", "functions" } },
-	/* What grew (anon and shmem), file-backed growth apart, and what was given back
-	 * (the net growth is grown less freed). */
-	[QUESTION_MEMORY] = { "memory", "Where memory grows",
-			      { { "grown", "bytes" }, { "file", "bytes" }, { "freed", "bytes" } },
-			      false, false, 0, 0, -1, { "groups", "flamegraph", "functions" } },
-};
-
-bool question__share_of_server(enum question q)
-{
-	return (unsigned)q < QUESTION__COUNT && questions[q].share_of_server;
-}
-
-bool question__clock_sampled(enum question q)
-{
-	return (unsigned)q < QUESTION__COUNT && questions[q].clock_sampled;
-}
-
-uint32_t question__folded_value(enum question q)
-{
-	return (unsigned)q < QUESTION__COUNT ? questions[q].folded_value : 0;
-}
-
 static const char *const mapping_kinds[MAPPING_KIND__COUNT] = {
 	[MAPPING_EXE] = "exe",       [MAPPING_LIB] = "lib", [MAPPING_KERNEL] = "kernel",
 	[MAPPING_VDSO] = "vdso",     [MAPPING_JIT] = "jit", [MAPPING_ANON] = "anon",
@@ -86,31 +28,6 @@ static int names__parse(const char *const *names, int count, const char *name)
 	for (int i = 0; name && i < count; i++)
 		if (strcmp(names[i], name) == 0)
 			return i;
-	return -1;
-}
-
-const char *question__id(enum question q)
-{
-	return (unsigned)q < QUESTION__COUNT ? questions[q].id : "";
-}
-
-const char *question__title(enum question q)
-{
-	return (unsigned)q < QUESTION__COUNT ? questions[q].title : "";
-}
-
-const char *const *question__views(enum question q)
-{
-	static const char *const none[] = { NULL };
-
-	return (unsigned)q < QUESTION__COUNT ? questions[q].views : none;
-}
-
-int question__parse(const char *id)
-{
-	for (int q = 0; id && q < QUESTION__COUNT; q++)
-		if (strcmp(questions[q].id, id) == 0)
-			return q;
 	return -1;
 }
 
@@ -160,9 +77,10 @@ int group_kind__parse(const char *name)
 
 struct profile *profile__new(enum question q)
 {
+	const struct question_plugin *question = question__get(q);
 	struct profile *p;
 
-	if ((unsigned)q >= QUESTION__COUNT) {
+	if (!question) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -180,9 +98,9 @@ struct profile *profile__new(enum question q)
 
 	p->header.format_version = PROFILE_FORMAT_VERSION;
 	p->header.question = q;
-	for (uint32_t i = 0; i < PROFILE_MAX_VALUES && questions[q].value_types[i][0]; i++) {
-		p->value_types[i].type = profile__intern(p, questions[q].value_types[i][0]);
-		p->value_types[i].unit = profile__intern(p, questions[q].value_types[i][1]);
+	for (uint32_t i = 0; i < PROFILE_MAX_VALUES && question->value_types[i][0]; i++) {
+		p->value_types[i].type = profile__intern(p, question->value_types[i][0]);
+		p->value_types[i].unit = profile__intern(p, question->value_types[i][1]);
 		if (p->value_types[i].type == STRTAB_NONE || p->value_types[i].unit == STRTAB_NONE)
 			goto out_free;
 		p->nvalues = i + 1;
@@ -430,6 +348,8 @@ static bool sample__equal(const void *key, uint32_t id, void *ctx)
 int profile__add_sample(struct profile *p, uint32_t stack, const int64_t *values,
 			const struct prof_labels *labels)
 {
+	/* The question's value that merges by its maximum (profile__new checked it is one). */
+	int32_t max_value = question__get(p->header.question)->max_value;
 	struct sample_key k = { stack, labels };
 	uint64_t h = labels__hash(stack, labels);
 	uint32_t id = hashmap__find(p->sample_index, h, &k, sample__equal, p);
@@ -451,7 +371,7 @@ int profile__add_sample(struct profile *p, uint32_t stack, const int64_t *values
 	}
 	s = &p->samples[id];
 	for (uint32_t i = 0; i < p->nvalues; i++) {
-		if ((int32_t)i == questions[p->header.question].max_value)
+		if ((int32_t)i == max_value)
 			s->values[i] = s->values[i] > values[i] ? s->values[i] : values[i];
 		else
 			s->values[i] += values[i];
@@ -472,8 +392,8 @@ int64_t profile__total(const struct profile *p, uint32_t value)
 
 uint32_t profile__main_value(const struct profile *p)
 {
-	enum question q = p->header.question;
-	uint32_t v = (unsigned)q < QUESTION__COUNT ? questions[q].main_value : 0;
+	const struct question_plugin *q = question__get(p->header.question);
+	uint32_t v = q ? q->main_value : 0;
 
 	return v < p->nvalues ? v : 0;
 }

@@ -21,34 +21,11 @@
 
 #include "elf/build_id.h"
 #include "elf/language.h"
+#include "questions/question.h"
 #include "util/strtab.h"
 
 #define PROFILE_FORMAT_VERSION 1
-#define PROFILE_MAX_VALUES 3
-
-enum question {
-	QUESTION_CPU,
-	QUESTION_WALL,
-	QUESTION_THREADS,
-	QUESTION_LOCKS,
-	QUESTION_MEMORY,
-	QUESTION__COUNT,
-};
-
-/* "cpu", "wall", ...; question__parse returns -1 for an unknown id. */
-const char *question__id(enum question q);
-const char *question__title(enum question q); /* "What is using the CPU" */
-int question__parse(const char *id);
-/* The views of a profile of q, in the order its page shows them, NULL-ended: "groups",
- * "flamegraph", "functions", and its own ("running_waiting", "thread_sets", "locks"). */
-#define QUESTION_MAX_VIEWS 4
-const char *const *question__views(enum question q);
-/* Shares are of the server's CPU time (ncpus x seconds), not of the profile's total. */
-bool question__share_of_server(enum question q);
-/* Each sample stands for one period of a sampling clock (pprof's period). */
-bool question__clock_sampled(enum question q);
-/* The value a folded export counts (cpu: samples; otherwise the question's unit). */
-uint32_t question__folded_value(enum question q);
+#define PROFILE_MAX_VALUES QUESTION_MAX_VALUES
 
 enum mapping_kind {
 	MAPPING_EXE,

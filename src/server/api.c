@@ -51,6 +51,15 @@ static const char *arg(const struct call *c, const char *name)
 	return MHD_lookup_connection_value(c->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* 400: not a question, and which are (the table's ids). */
+static void reply__unknown_question(struct call *c, const char *id)
+{
+	char ids[QUESTION_LIST_MAX];
+
+	question__list_ids(ids, sizeof(ids));
+	reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, id, ids);
+}
+
 static void ok(struct call *c, json_t *doc)
 {
 	c->r->status = doc ? 200 : 500;
@@ -144,23 +153,22 @@ static void list_servers(struct call *c)
 	ok(c, list ? json_pack("{s:o}", "servers", list) : NULL);
 }
 
-/* The questions a profile answers, from their one table: the UI's words for them and
- * what their pages show come from here, not from a copy in the UI. */
-static json_t *question_json(enum question q)
+/* The questions a profile answers, from their one table (src/questions/): the UI's words
+ * for them and what their pages show come from here, not from a copy in the UI. */
+static json_t *question_json(const struct question_plugin *q)
 {
 	json_t *views = json_array();
 
-	for (const char *const *v = question__views(q); views && *v; v++)
+	for (const char *const *v = q->views; views && *v; v++)
 		if (json_array_append_new(views, json_text(*v))) {
 			json_decref(views);
 			views = NULL;
 		}
 	if (!views)
 		return NULL;
-	return json_pack("{s:o, s:o, s:b, s:b, s:o}", "id", json_text(question__id(q)), "title",
-			 json_text(question__title(q)), "has_duration",
-			 !capture__question_is_snapshot(q), "share_of_server",
-			 question__share_of_server(q), "views", views);
+	return json_pack("{s:o, s:o, s:b, s:b, s:o}", "id", json_text(q->id), "title",
+			 json_text(q->title), "has_duration", !q->snapshot, "share_of_server",
+			 q->share_of_server, "views", views);
 }
 
 static void list_questions(struct call *c)
@@ -168,7 +176,7 @@ static void list_questions(struct call *c)
 	json_t *list = json_array();
 
 	for (int q = 0; list && q < QUESTION__COUNT; q++)
-		if (json_array_append_new(list, question_json(q))) {
+		if (json_array_append_new(list, question_json(question__get(q)))) {
 			json_decref(list);
 			list = NULL;
 		}
@@ -248,7 +256,7 @@ static void list_profiles(struct call *c, const char *server)
 	if (arg(c, "question")) {
 		q.question = question__parse(arg(c, "question"));
 		if (q.question < 0) {
-			reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, arg(c, "question"));
+			reply__unknown_question(c, arg(c, "question"));
 			return;
 		}
 	}
@@ -488,7 +496,7 @@ static void start_capture(struct call *c)
 	}
 	q = question__parse(qid);
 	if (q < 0) {
-		reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, qid);
+		reply__unknown_question(c, qid);
 		goto out;
 	}
 	if (secs && body_number(c, "seconds", secs, SECONDS_MAX))

@@ -171,7 +171,7 @@ int capture_job__start(struct capture_job *job, enum question q, unsigned second
 	job->started_at_ns = clock__realtime_ns();
 	job->phase = PIPELINE_SAMPLING;
 	job->done = 0;
-	job->total = q == QUESTION_THREADS ? 0 : (uint64_t)seconds * 1000;
+	job->total = question__is_snapshot(q) ? 0 : (uint64_t)seconds * 1000;
 	job->profile_id[0] = '\0';
 	job->error[0] = '\0';
 	job->stop = 0;

@@ -6,6 +6,7 @@
 #include "analysis/analysis.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "util/format.h"
 #include "util/json_text.h"
@@ -24,34 +25,9 @@ static void append(json_t *arr, json_t *value, int *err)
 		*err = -1;
 }
 
-/* architecture.md's fields of each question's groups. */
-static void group__question_fields(json_t *o, const struct analysis_group *g, enum question q,
-				   int *err)
-{
-	switch (q) {
-	case QUESTION_WALL:
-		set(o, "running_ns", json_integer(g->running), err);
-		set(o, "waiting_ns", json_integer(g->waiting), err);
-		break;
-	case QUESTION_THREADS:
-		set(o, "running", json_integer(g->running), err);
-		set(o, "waiting", json_integer(g->waiting), err);
-		break;
-	case QUESTION_LOCKS:
-		set(o, "contentions", json_integer(g->contentions), err);
-		set(o, "longest_ns", json_integer(g->longest), err);
-		break;
-	case QUESTION_MEMORY:
-		set(o, "net_bytes", json_integer(g->net_bytes), err);
-		set(o, "file_bytes", json_integer(g->file_bytes), err);
-		break;
-	default:
-		break;
-	}
-}
-
-static json_t *group__to_json(const struct analysis_group *g, const char *unit, enum question q,
-			      int *err)
+/* A group, with its question's own fields after the common ones (architecture.md). */
+static json_t *group__to_json(const struct analysis_group *g, const char *unit,
+			      const struct question_plugin *q, int *err)
 {
 	json_t *o = json_object(), *procs = json_array();
 
@@ -68,7 +44,8 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit, 
 	set(o, "value", json_integer(g->value), err);
 	set(o, "unit", json_text(unit), err);
 	set(o, "top_function", g->top_function ? json_text(g->top_function) : json_null(), err);
-	group__question_fields(o, g, q, err);
+	if (q && q->group_json)
+		q->group_json(o, g, err);
 	for (size_t i = 0; i < g->nprocesses; i++) {
 		const struct analysis_process *pr = &g->processes[i];
 		json_t *po = json_object();
@@ -264,7 +241,9 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 	set(doc, "total", json_integer(a->total), &err);
 
 	for (size_t i = 0; i < a->ngroups; i++)
-		append(groups, group__to_json(&a->groups[i], a->unit, p->header.question, &err), &err);
+		append(groups, group__to_json(&a->groups[i], a->unit, question__get(p->header.question),
+					      &err),
+		       &err);
 	for (size_t i = 0; i < a->nfunctions; i++) {
 		const struct analysis_function *f = &a->functions[i];
 		json_t *o;
@@ -292,10 +271,13 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 		}
 		append(stripped, o, &err);
 	}
-	if (p->header.question == QUESTION_THREADS)
-		set(doc, "thread_sets", thread_sets__to_json(a, &err), &err);
-	if (p->header.question == QUESTION_LOCKS)
-		set(doc, "locks", locks__to_json(a, &err), &err);
+	/* The document's part of the question's own views. */
+	for (const char *const *v = question__views(p->header.question); *v; v++) {
+		if (strcmp(*v, "thread_sets") == 0)
+			set(doc, "thread_sets", thread_sets__to_json(a, &err), &err);
+		else if (strcmp(*v, "locks") == 0)
+			set(doc, "locks", locks__to_json(a, &err), &err);
+	}
 	set(doc, "groups", groups, &err);
 	set(doc, "functions", functions, &err);
 	set(doc, "stripped", stripped, &err);

@@ -20,34 +20,9 @@
 #define THREAD_FRAMES_SHOWN 16
 #define LOCKS_SHOWN 5
 
-/* The question's own figures of a group, beneath its row. */
-static void group__print_details(const struct analysis_group *g, enum question q, FILE *out)
-{
-	char x[FORMAT_MAX], y[FORMAT_MAX];
-
-	switch (q) {
-	case QUESTION_WALL:
-		format_seconds(g->running, x, sizeof(x));
-		format_seconds(g->waiting, y, sizeof(y));
-		msg_fprint(out, MSG_SHOW_GROUP_WALL, x, y);
-		break;
-	case QUESTION_LOCKS:
-		format_seconds(g->longest, x, sizeof(x));
-		msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions, x);
-		break;
-	case QUESTION_MEMORY:
-		format_bytes(g->net_bytes < 0 ? -g->net_bytes : g->net_bytes, x, sizeof(x));
-		format_bytes(g->file_bytes, y, sizeof(y));
-		msg_fprint(out, g->net_bytes < 0 ? MSG_SHOW_GROUP_MEMORY_SHRANK :
-			   MSG_SHOW_GROUP_MEMORY, x, y);
-		break;
-	default:
-		break;
-	}
-}
-
 void analysis__print_groups(const struct analysis *a, FILE *out)
 {
+	const struct question_plugin *question = question__get(a->profile->header.question);
 	char pct[FORMAT_MAX], value[FORMAT_MAX], where[256], name[256];
 
 	if (!a->ngroups)
@@ -64,7 +39,9 @@ void analysis__print_groups(const struct analysis *a, FILE *out)
 		if (gr->top_function)
 			msg_format(where, sizeof(where), MSG_SHOW_GROUP_WHERE, gr->top_function);
 		msg_fprint(out, MSG_SHOW_GROUP_ROW, gr->label, pct, value, where);
-		group__print_details(gr, a->profile->header.question, out);
+		/* The question's own figures of the group, beneath its row. */
+		if (question && question->group_text)
+			question->group_text(gr, out);
 		for (size_t i = 0; i < shown; i++) {
 			const struct analysis_process *pr = &gr->processes[i];
 

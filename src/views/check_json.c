@@ -27,7 +27,9 @@ json_t *views__check(const struct check_result *r)
 		    json_object_set_new(details, id, json_string(r->question_details[q])))
 			goto out_nomem;
 	}
-	if (json_object_set_new(doc, "can_profile", json_boolean(r->questions[QUESTION_CPU])) ||
+	/* A server can be profiled when its primary question (the table's) can run on it. */
+	if (json_object_set_new(doc, "can_profile",
+				json_boolean(r->questions[question__primary()])) ||
 	    json_object_set_new(doc, "requirements", reqs) ||
 	    json_object_set_new(doc, "questions", qs) ||
 	    json_object_set_new(doc, "kernel_supports", kernel) ||

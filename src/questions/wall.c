@@ -6,6 +6,8 @@
  * row keeps each thread's last stack record and, for each flush, hands the engine that
  * record with the time waited as its value, as if the kernel had sent it so. When
  * sampling ends, the sweep (a task iterator) accounts for the threads still waiting.
+ * The question's plug-in (questions/question.h): its capture row, its values, its
+ * analysis, its answer and its fields in the views.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,9 +15,14 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
+#include <jansson.h>
 
+#include "analysis/analysis_internal.h"
+#include "analysis/answer.h"
 #include "capture/capture_internal.h"
 #include "capture/processes.h"
+#include "questions/question.h"
+#include "util/format.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/messages.h"
@@ -193,8 +200,10 @@ static int wall_sweep(struct capture_session *s, const struct bpf_loaded *l)
 	return capture__run_task_iterator(bpf_loaded__prog(l, "on_sweep"), s);
 }
 
-const struct capture_question capture_question_wall = {
+static const struct capture_question capture = {
 	.id = QUESTION_WALL,
+	.kernel_needs = KERNEL_NEEDS_SLEEPABLE_ITER,
+	.python_off_cpu_needs_trusted_args = true,
 	.open = wall_open,
 	.destroy = wall_destroy,
 	.events_per_cpu = wall_events_per_cpu,
@@ -204,4 +213,145 @@ const struct capture_question capture_question_wall = {
 	.finish = capture__label_waits,
 	.sweep = wall_sweep,
 	.free_state = wall_free_state,
+};
+
+/* ---- the analysis ---- */
+
+/* The threads that never ran in the window (idle kernel threads and pools) would swamp
+ * the answer: the profile keeps them, nothing counts them. */
+static bool wall_sample_counts(const struct profile *p, const struct prof_sample *s)
+{
+	return strcmp(profile__str(p, s->labels.state), "idle") != 0;
+}
+
+static bool include_waiting(const struct ctx *c, uint32_t sample)
+{
+	return !sample__running(c->p, &c->p->samples[sample]);
+}
+
+struct wall_rank {
+	uint32_t group;
+	int64_t running, waiting;
+	int64_t rank;
+};
+
+static int wall_rank__cmp(const void *a, const void *b)
+{
+	const struct wall_rank *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (x->running + x->waiting != y->running + y->waiting)
+		return x->running + x->waiting > y->running + y->waiting ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;
+}
+
+/*
+ * wall: which group's threads spent their time how. A machine has dozens of kernel
+ * threads asleep for the whole capture; their waiting says nothing, so the System
+ * group's waiting does not count towards which group leads.
+ */
+static char *wall_answer(const struct ctx *c, const struct analysis *a)
+{
+	const struct profile *p = c->p;
+	uint32_t ng = c->ngroups ? c->ngroups : 1;
+	struct wall_rank *r = calloc(ng, sizeof(*r));
+	uint32_t *waited_in = malloc(sizeof(*waited_in) * ng);
+	struct answer_group first, next;
+	char *answer = NULL;
+
+	if (!r || !waited_in || ctx__top_places(c, include_waiting, waited_in))
+		goto out_free;
+	for (uint32_t g = 0; g < c->ngroups; g++)
+		r[g].group = g;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		if (c->group[i] == NONE)
+			continue;
+		if (sample__running(p, s))
+			r[c->group[i]].running += s->values[c->main];
+		else
+			r[c->group[i]].waiting += s->values[c->main];
+	}
+	for (uint32_t g = 0; g < c->ngroups; g++)
+		r[g].rank = r[g].running +
+			    (c->groups[g].kind == GROUP_SYSTEM ? 0 : r[g].waiting);
+	qsort(r, c->ngroups, sizeof(*r), wall_rank__cmp);
+	for (int i = 0; i < 2 && (uint32_t)i < c->ngroups; i++) {
+		struct answer_group *ag = i == 0 ? &first : &next;
+
+		*ag = (struct answer_group){
+			.label = c->groups[r[i].group].label,
+			.share = c->groups[r[i].group].share,
+			.value = r[i].running,
+			.waiting = r[i].waiting,
+			.where = waited_in[r[i].group] == NONE ?
+					 NULL :
+					 profile__str(p, waited_in[r[i].group]),
+		};
+	}
+	if (!c->ngroups || a->total <= 0)
+		answer = answer__wall(p->header.duration_ns, NULL, NULL);
+	else
+		answer = answer__wall(p->header.duration_ns, &first,
+				      c->ngroups > 1 && r[1].running + r[1].waiting > 0 ? &next :
+											  NULL);
+
+out_free:
+	free(r);
+	free(waited_in);
+	return answer;
+}
+
+static int wall_analyse(struct ctx *c, struct analysis *a)
+{
+	a->answer = wall_answer(c, a);
+	return a->answer ? 0 : -ENOMEM;
+}
+
+/* ---- the views ---- */
+
+/* Running and waiting time of a group: its JSON fields and its line of text. */
+static void wall_group_json(json_t *o, const struct analysis_group *g, int *err)
+{
+	question__json_set(o, "running_ns", json_integer(g->running), err);
+	question__json_set(o, "waiting_ns", json_integer(g->waiting), err);
+}
+
+static void wall_group_text(const struct analysis_group *g, FILE *out)
+{
+	char running[FORMAT_MAX], waiting[FORMAT_MAX];
+
+	format_seconds(g->running, running, sizeof(running));
+	format_seconds(g->waiting, waiting, sizeof(waiting));
+	msg_fprint(out, MSG_SHOW_GROUP_WALL, running, waiting);
+}
+
+/* ---- the question ---- */
+
+/* A pprof with a column in nanoseconds (not a CPU or lock profile's). */
+static int wall_pprof_match(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES])
+{
+	int ns = question_pprof__column(t, "nanoseconds", false);
+
+	if (ns < 0)
+		return -1;
+	cols[0] = ns;
+	return 1;
+}
+
+const struct question_plugin question_wall = {
+	.id = "wall",
+	.title = "Where time goes, including waiting",
+	.value_types = { { "wall", "nanoseconds" } },
+	.max_value = -1,
+	.views = { "groups", "running_waiting", "flamegraph", "functions" },
+	.pprof_match = wall_pprof_match,
+	.capture = &capture,
+	.sample_counts = wall_sample_counts,
+	.group_add = analysis_group__add_running_waiting,
+	.analyse = wall_analyse,
+	.group_json = wall_group_json,
+	.group_text = wall_group_text,
 };

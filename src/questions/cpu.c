@@ -2,7 +2,9 @@
 /*
  * "What is using the CPU": a cpu-clock perf event on every online CPU runs cpu.bpf.c's
  * on_tick, which sends each non-idle tick's stacks with the CPU time it stands for. The
- * engine (session.c) does the rest; this is the question's row.
+ * engine (src/capture/session.c) does the rest. Its samples count ticks and the CPU time
+ * they stand for; its shares are of the server's CPU time; the answer names the two
+ * groups that used the most.
  */
 #include <errno.h>
 #include <string.h>
@@ -10,8 +12,11 @@
 
 #include <bpf/libbpf.h>
 
+#include "analysis/analysis_internal.h"
+#include "analysis/answer.h"
 #include "capture/capture_internal.h"
 #include "cpu.skel.h"
+#include "questions/question.h"
 #include "util/messages.h"
 
 #define NSEC_PER_SEC 1000000000ULL
@@ -42,31 +47,6 @@ static int cpu_attach(struct capture_session *s, const struct bpf_loaded *l, con
 	return capture_session__attach_ticks(s, bpf_loaded__prog(l, "on_tick"), cpus, ncpus);
 }
 
-int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,
-				  int ncpus)
-{
-	const struct report *r = capture_session__report(s);
-
-	for (int i = 0; i < ncpus; i++) {
-		int fd = capture__open_cpu_clock(cpus[i], capture_session__config(s)->hz), link;
-
-		if (fd < 0) {
-			report__error(r, MSG_CAPTURE_PERF_FAILED, cpus[i], strerror(-fd));
-			return fd;
-		}
-		link = capture__attach_perf_event(on_tick, fd);
-		/* The link holds the perf event; closing the link stops it. */
-		close(fd);
-		if (link < 0) {
-			report__error(r, MSG_CAPTURE_ATTACH_FAILED, "cpu-clock", strerror(-link));
-			return link;
-		}
-		if (capture_session__add_link(s, link))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 static int cpu_probe(const struct bpf_loaded *l, char *detail, size_t size)
 {
 	int *cpus = NULL, ncpus = 0, fd, link, err;
@@ -94,7 +74,7 @@ static void cpu_default_values(const struct capture_config *c, int64_t values[RE
 	values[1] = c->hz ? (int64_t)(NSEC_PER_SEC / c->hz) : 0;
 }
 
-const struct capture_question capture_question_cpu = {
+static const struct capture_question capture = {
 	.id = QUESTION_CPU,
 	.open = cpu_open,
 	.destroy = cpu_destroy,
@@ -102,4 +82,39 @@ const struct capture_question capture_question_cpu = {
 	.attach = cpu_attach,
 	.probe = cpu_probe,
 	.default_values = cpu_default_values,
+};
+
+/* ---- the analysis ---- */
+
+static char *cpu_answer(const struct analysis *a)
+{
+	return analysis__answer_largest(a, answer__cpu);
+}
+
+/* ---- the question ---- */
+
+/* A pprof of two columns, nanoseconds the second: another tool's CPU profile. */
+static int cpu_pprof_match(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES])
+{
+	if (t->n < 2 || question_pprof__column(t, "nanoseconds", false) != 1)
+		return -1;
+	cols[0] = 0;
+	cols[1] = 1;
+	return 2;
+}
+
+const struct question_plugin question_cpu = {
+	.id = "cpu",
+	.title = "What is using the CPU",
+	.primary = true,
+	.share_of_server = true,
+	.clock_sampled = true,
+	.value_types = { { "samples", "count" }, { "cpu", "nanoseconds" } },
+	.main_value = 1,
+	.folded_value = 0,
+	.max_value = -1,
+	.views = { "groups", "flamegraph", "functions" },
+	.pprof_match = cpu_pprof_match,
+	.capture = &capture,
+	.answer = cpu_answer,
 };

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "What is waiting on locks": locks.bpf.c times every futex wait and every kernel lock
+ * contention and sends the waiter's stacks with the time waited. Which of the waits
+ * are locks (a mutex, not a condition variable, a join or an idle pool) is told from
+ * the stacks once they have names (analysis/waits.c). The question's plug-in
+ * (questions/question.h): its capture row, its values, its analysis, its answer and its
+ * fields in the views.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <jansson.h>
+
+#include "analysis/analysis_internal.h"
+#include "analysis/answer.h"
+#include "analysis/waits.h"
+#include "capture/capture_internal.h"
+#include "locks.h"
+#include "locks.skel.h"
+#include "questions/question.h"
+#include "util/format.h"
+#include "util/messages.h"
+
+static const char *const programs[] = {
+	"on_sys_enter",
+	"on_sys_exit",
+	"on_contention_begin",
+	"on_contention_end",
+};
+
+/* The lock_kind label of each kind (locks.h). */
+static const char *const lock_kinds[LOCK_KIND__COUNT] = {
+	[LOCK_KIND_FUTEX] = "futex",
+	[LOCK_KIND_FUTEX_BITSET] = "futex_bitset",
+	[LOCK_KIND_FUTEX_PI] = "futex_pi",
+	[LOCK_KIND_FUTEX_REQUEUE_PI] = "futex_requeue_pi",
+	[LOCK_KIND_FUTEX_WAITV] = "futex_waitv",
+	[LOCK_KIND_SPINLOCK] = "kernel spinlock",
+	[LOCK_KIND_RWLOCK] = "kernel rwlock",
+	[LOCK_KIND_MUTEX] = "kernel mutex",
+	[LOCK_KIND_RWSEM] = "kernel rwsem",
+	[LOCK_KIND_RTMUTEX] = "kernel rt_mutex",
+	[LOCK_KIND_PERCPU_RWSEM] = "kernel percpu_rwsem",
+};
+
+static struct bpf_object *locks_open(void **skel, const struct kernel_features *k)
+{
+	struct locks_bpf *s = locks_bpf__open();
+
+	(void)k;
+	*skel = s;
+	return s ? s->obj : NULL;
+}
+
+static void locks_destroy(void *skel)
+{
+	locks_bpf__destroy(skel);
+}
+
+/* A busy server's contended waits: a ring buffer for bursts of this many a second. */
+static uint64_t locks_events_per_cpu(const struct capture_config *c)
+{
+	(void)c;
+	return 4096;
+}
+
+static int locks_attach(struct capture_session *s, const struct bpf_loaded *l, const int *cpus,
+			int ncpus)
+{
+	(void)cpus;
+	(void)ncpus;
+	return capture_session__attach_tracing(s, l, programs, 4);
+}
+
+static int locks_probe(const struct bpf_loaded *l, char *detail, size_t size)
+{
+	return bpf_loaded__probe_tracing(l, programs, 4, detail, size);
+}
+
+static const struct capture_question capture = {
+	.id = QUESTION_LOCKS,
+	.kernel_needs = KERNEL_NEEDS_LOCK_CONTENTION,
+	.open = locks_open,
+	.destroy = locks_destroy,
+	.events_per_cpu = locks_events_per_cpu,
+	.attach = locks_attach,
+	.probe = locks_probe,
+	.lock_kinds = lock_kinds,
+	.nlock_kinds = LOCK_KIND__COUNT,
+};
+
+/* ---- the analysis: by address ---- */
+
+/* The waits that are not for a lock (condition variables, joins, idle pools) are kept
+ * in the profile and counted nowhere. */
+static bool locks_sample_counts(const struct profile *p, const struct prof_sample *s)
+{
+	return wait__is_lock(p, s);
+}
+
+/* How many waits, and the longest. */
+static void locks_group_add(const struct profile *p, uint32_t main, struct analysis_group *g,
+			    const struct prof_sample *s)
+{
+	(void)main;
+	g->contentions += s->values[0];
+	if (p->nvalues > 2 && s->values[2] > g->longest)
+		g->longest = s->values[2];
+}
+
+struct lock_wait {
+	uint64_t address;
+	int32_t pid;          /* 0 for the kernel's locks: one address space */
+	uint32_t kind;        /* string id */
+	uint32_t function;    /* where the wait came from (string id); NONE: no stack */
+	uint32_t comm;
+	int32_t process;      /* the waiting process's pid */
+	/* The waiter being tallied: (function, 0) or (comm, pid). */
+	uint32_t name;
+	int32_t waiter_pid;
+	int64_t contentions, wait_ns, longest_ns;
+};
+
+static int lock_wait__cmp_lock(const void *a, const void *b)
+{
+	const struct lock_wait *x = a, *y = b;
+
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static int lock_wait__cmp_waiter(const void *a, const void *b)
+{
+	const struct lock_wait *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->waiter_pid < y->waiter_pid ? -1 : x->waiter_pid > y->waiter_pid;
+}
+
+/* The ANALYSIS_LOCK_WAITERS largest waiters of one lock's run w[0..n) (sorted here). */
+static void lock__waiters(const struct profile *p, struct lock_wait *w, size_t n,
+			  struct analysis_lock_waiter *out)
+{
+	qsort(w, n, sizeof(*w), lock_wait__cmp_waiter);
+	for (size_t i = 0; i < n;) {
+		struct analysis_lock_waiter cand = { profile__str(p, w[i].name), w[i].waiter_pid,
+						     0 };
+		size_t j = i;
+
+		for (; j < n && lock_wait__cmp_waiter(&w[i], &w[j]) == 0; j++)
+			cand.wait_ns += w[j].wait_ns;
+		if (w[i].name != NONE) {
+			for (int k = 0; k < ANALYSIS_LOCK_WAITERS; k++) {
+				if (out[k].name && out[k].wait_ns >= cand.wait_ns)
+					continue;
+				memmove(&out[k + 1], &out[k],
+					sizeof(*out) * (size_t)(ANALYSIS_LOCK_WAITERS - 1 - k));
+				out[k] = cand;
+				break;
+			}
+		}
+		i = j;
+	}
+}
+
+static int analysis_lock__cmp(const void *a, const void *b)
+{
+	const struct analysis_lock *x = a, *y = b;
+
+	if (x->wait_ns != y->wait_ns)
+		return x->wait_ns > y->wait_ns ? -1 : 1;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * The waits that count, by the lock they waited on: a user address names a lock only
+ * within its process (two processes' mutexes may sit at the same address), a kernel
+ * address is one lock for all. Each lock gets its totals and its largest waiters, by
+ * function ("where", as "most of it in" picks it) and by process.
+ */
+static int locks_by_address(const struct ctx *c, struct analysis *a)
+{
+	const struct profile *p = c->p;
+	struct lock_wait *w = malloc(sizeof(*w) * (p->nsamples ? p->nsamples : 1));
+	size_t n = 0, nlocks = 0;
+
+	if (!w)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		const char *kind = profile__str(p, s->labels.lock_kind);
+		enum tier tier;
+		uint32_t loc;
+
+		if (!ctx__counts(c, i) || !s->labels.lock)
+			continue;
+		loc = ctx__where(c, s->stack, &tier);
+		w[n++] = (struct lock_wait){
+			.address = s->labels.lock,
+			.pid = strncmp(kind, "kernel ", 7) == 0 ? 0 : s->labels.pid,
+			.kind = s->labels.lock_kind,
+			.function = loc == NONE ? NONE : location__name(&p->locations[loc]),
+			.comm = s->labels.comm,
+			.process = s->labels.pid,
+			.contentions = s->values[0],
+			.wait_ns = s->values[c->main],
+			.longest_ns = p->nvalues > 2 ? s->values[2] : 0,
+		};
+	}
+	qsort(w, n, sizeof(*w), lock_wait__cmp_lock);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || lock_wait__cmp_lock(&w[i - 1], &w[i]))
+			nlocks++;
+	a->locks = calloc(nlocks ? nlocks : 1, sizeof(*a->locks));
+	if (!a->locks) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n;) {
+		struct analysis_lock *l = &a->locks[a->nlocks++];
+		size_t j = i;
+
+		l->address = w[i].address;
+		l->pid = w[i].pid;
+		l->kind = profile__str(p, w[i].kind);
+		for (; j < n && lock_wait__cmp_lock(&w[i], &w[j]) == 0; j++) {
+			l->contentions += w[j].contentions;
+			l->wait_ns += w[j].wait_ns;
+			if (w[j].longest_ns > l->longest_ns)
+				l->longest_ns = w[j].longest_ns;
+		}
+		l->share = share(l->wait_ns, a->total);
+		for (size_t k = i; k < j; k++) {
+			w[k].name = w[k].function;
+			w[k].waiter_pid = 0;
+		}
+		lock__waiters(p, &w[i], j - i, l->functions);
+		/* The same run again, each wait now under its process. */
+		for (size_t k = i; k < j; k++) {
+			w[k].name = w[k].comm;
+			w[k].waiter_pid = w[k].process;
+		}
+		lock__waiters(p, &w[i], j - i, l->processes);
+		i = j;
+	}
+	qsort(a->locks, a->nlocks, sizeof(*a->locks), analysis_lock__cmp);
+	free(w);
+	return 0;
+}
+
+static int locks_analyse(struct ctx *c, struct analysis *a)
+{
+	return locks_by_address(c, a);
+}
+
+static char *locks_answer(const struct analysis *a)
+{
+	return analysis__answer_largest(a, answer__locks);
+}
+
+/* ---- the views ---- */
+
+/* How many waits a group had, and the longest: its JSON fields and its line of text. */
+static void locks_group_json(json_t *o, const struct analysis_group *g, int *err)
+{
+	question__json_set(o, "contentions", json_integer(g->contentions), err);
+	question__json_set(o, "longest_ns", json_integer(g->longest), err);
+}
+
+static void locks_group_text(const struct analysis_group *g, FILE *out)
+{
+	char longest[FORMAT_MAX];
+
+	format_seconds(g->longest, longest, sizeof(longest));
+	msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions, longest);
+}
+
+/* ---- the question ---- */
+
+/* A CPU-like pprof whose first column is contentions (Go's mutex and block profiles). */
+static int locks_pprof_match(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES])
+{
+	if (t->n < 2 || question_pprof__column(t, "nanoseconds", false) != 1 ||
+	    strcmp(t->type[0], "contentions") != 0)
+		return -1;
+	cols[0] = 0;
+	cols[1] = 1;
+	return 3;
+}
+
+/* How many waits, how long in all, and the longest of them (which merges by its
+ * maximum). */
+const struct question_plugin question_locks = {
+	.id = "locks",
+	.title = "What is waiting on locks",
+	.value_types = { { "contentions", "count" }, { "delay", "nanoseconds" },
+			 { "longest", "nanoseconds" } },
+	.main_value = 1,
+	.folded_value = 1,
+	.max_value = 2,
+	.views = { "groups", "locks", "flamegraph", "functions" },
+	.pprof_match = locks_pprof_match,
+	.capture = &capture,
+	.sample_counts = locks_sample_counts,
+	.group_add = locks_group_add,
+	.analyse = locks_analyse,
+	.answer = locks_answer,
+	.group_json = locks_group_json,
+	.group_text = locks_group_text,
+};

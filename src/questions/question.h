@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A question the product answers ("What is using the CPU"), as one plug-in: everything
+ * that differs from one question to another, in one description. The layers below
+ * (profile, capture, analysis, views) know no particular question: they look a question
+ * up in the one table (questions.c) and call through its description. Each question is
+ * one file of this directory (cpu.c, wall.c, ...), with its programs in bpf/NAME.bpf.c.
+ *
+ * Adding a question: its BPF file, its C file defining a struct question_plugin, and one row in
+ * questions.c's table (docs/architecture.md, "Adding a question").
+ */
+#ifndef SLIDEOPS_QUESTIONS_QUESTION_H
+#define SLIDEOPS_QUESTIONS_QUESTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The questions' ids: indexes into the table, kept in profiles' headers in memory (the
+ * store and pprof keep the id string). Only src/questions/ names a particular one. */
+enum question {
+	QUESTION_CPU,
+	QUESTION_WALL,
+	QUESTION_THREADS,
+	QUESTION_LOCKS,
+	QUESTION_MEMORY,
+	QUESTION__COUNT,
+};
+
+#define QUESTION_MAX_VALUES 3
+#define QUESTION_MAX_VIEWS 4
+
+struct profile;
+struct prof_sample;
+struct analysis;
+struct analysis_group;
+struct ctx;
+struct capture_question;
+struct json_t;
+
+/* A pprof's sample types, as a profile from another tool has them: which question it
+ * answers is told from these. */
+struct question_pprof_types {
+	size_t n;
+	const char *const *type;
+	const char *const *unit;
+	const bool *is_default; /* the profile's default_sample_type */
+};
+
+struct question_plugin {
+	const char *id;    /* "cpu": in pprof, the store, the API, the command line */
+	const char *title; /* the product's words: "What is using the CPU" */
+	/* What `check` says a server can be profiled by: this one can run here. */
+	bool primary;
+	/* No duration: one moment (threads). */
+	bool snapshot;
+	/* Shares are of the server's CPU time (ncpus x seconds), not of the profile's total. */
+	bool share_of_server;
+	/* Each sample stands for one period of a sampling clock (pprof's period). */
+	bool clock_sampled;
+
+	/* ---- the profile ---- */
+
+	/* Its values' pprof type and unit, in order; NULL type past the last. */
+	const char *value_types[QUESTION_MAX_VALUES][2];
+	uint32_t main_value;   /* the value the answer, groups and functions weigh by */
+	uint32_t folded_value; /* the value a folded export counts */
+	int32_t max_value;     /* a value that merges by its maximum; -1: every value adds up */
+	/* What a profile's page shows, in order: every question's groups, flame graph and
+	 * functions (with their sandwich), and the question's own view. NULL-ended. */
+	const char *views[QUESTION_MAX_VIEWS + 1];
+	/* A pprof from another tool: how specifically its sample types are this question's
+	 * (-1: not at all; the highest wins, then the table's order), and which of its
+	 * columns holds each of this question's values (cols come as -1: reads as 0). */
+	int (*pprof_match)(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES]);
+
+	/* ---- the capture: its row of the engine (src/capture/capture_internal.h) ---- */
+
+	const struct capture_question *capture;
+
+	/* ---- the analysis (src/analysis/analysis_internal.h) ---- */
+
+	/* Whether a sample is what the question is about: it counts in the answer, groups,
+	 * functions, flame graph and folded export (the profile keeps every sample). p is
+	 * symbolized. NULL: every sample counts. */
+	bool (*sample_counts)(const struct profile *p, const struct prof_sample *s);
+	/* What a counted sample adds to its group beside its main value. NULL: nothing. */
+	void (*group_add)(const struct profile *p, uint32_t main, struct analysis_group *g,
+			  const struct prof_sample *s);
+	/* Its own measures over the groups as the samples met them (unsorted, c->group
+	 * giving each sample's): its views' data, and the answer when it ranks groups its
+	 * own way (then answer is NULL). 0 or -ENOMEM. NULL: nothing. */
+	int (*analyse)(struct ctx *c, struct analysis *a);
+	/* The answer sentence from the groups, largest first. malloc'd; NULL: ENOMEM. */
+	char *(*answer)(const struct analysis *a);
+
+	/* ---- the views ---- */
+
+	/* Its fields of a group in the JSON document, after the common ones. NULL: none. */
+	void (*group_json)(struct json_t *o, const struct analysis_group *g, int *err);
+	/* Its line beneath a group's row in the text report. NULL: none. */
+	void (*group_text)(const struct analysis_group *g, FILE *out);
+};
+
+/* The question of id q; NULL when q is none. */
+const struct question_plugin *question__get(enum question q);
+/* The question of the id "cpu", ...; -1 when unknown. */
+int question__parse(const char *id);
+/* The question `check` asks about first: the server can be profiled when it can run. */
+enum question question__primary(void);
+/* Which question a pprof from another tool answers, and which of its columns hold the
+ * question's values (-1: none). */
+enum question question__match_pprof(const struct question_pprof_types *t,
+				    int cols[QUESTION_MAX_VALUES]);
+
+/* The ids in the table's order, as a sentence lists them: "cpu, wall, ... or memory". */
+#define QUESTION_LIST_MAX 256
+void question__list_ids(char *out, size_t size);
+
+/* The fields of q's description, "" / false / 0 when q is none. */
+const char *question__id(enum question q);
+const char *question__title(enum question q);
+const char *const *question__views(enum question q);
+bool question__share_of_server(enum question q);
+bool question__clock_sampled(enum question q);
+bool question__is_snapshot(enum question q);
+uint32_t question__folded_value(enum question q);
+
+/* For pprof_match: the first column of this unit (prefer_default: the last one that is
+ * the default sample type, when one is); -1 when none has it. */
+int question_pprof__column(const struct question_pprof_types *t, const char *unit,
+			   bool prefer_default);
+/* For group_json: sets key, remembering a failure in *err instead of leaking. */
+void question__json_set(struct json_t *o, const char *key, struct json_t *value, int *err);
+
+#endif

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "What every thread is doing right now": threads.bpf.c's task iterator sends one sample
+ * per thread (its state and stacks). A snapshot: the iterator runs once, when the
+ * capture opens, read a few threads at a time with the ring buffer drained in between,
+ * after every process's unwind tables and Python facts are loaded (within a time
+ * budget), so that blocked threads of code without frame pointers and of Python have
+ * whole stacks. The question's plug-in
+ * (questions/question.h): its capture row, its values, its analysis, its answer and its
+ * fields in the views.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <jansson.h>
+
+#include "analysis/analysis_internal.h"
+#include "analysis/answer.h"
+#include "capture/capture_internal.h"
+#include "questions/question.h"
+#include "threads.skel.h"
+#include "threads_no_trusted_args.skel.h"
+#include "util/format.h"
+#include "util/messages.h"
+
+/* Both variants' skeletons are the same object built twice: the same layout, and
+ * destroyed alike. */
+_Static_assert(sizeof(struct threads_bpf) == sizeof(struct threads_no_trusted_args_bpf),
+	       "one skeleton layout");
+
+static struct bpf_object *threads_open(void **skel, const struct kernel_features *k)
+{
+	struct threads_bpf *s;
+
+	if (k->trusted_args)
+		s = threads_bpf__open();
+	else
+		s = (struct threads_bpf *)threads_no_trusted_args_bpf__open();
+	*skel = s;
+	return s ? s->obj : NULL;
+}
+
+static void threads_destroy(void *skel)
+{
+	threads_bpf__destroy(skel);
+}
+
+/* Samples of a few reads of the iterator (capture__run_task_iterator drains between). */
+static uint64_t threads_events_per_cpu(const struct capture_config *c)
+{
+	(void)c;
+	return 256;
+}
+
+static int threads_attach(struct capture_session *s, const struct bpf_loaded *l,
+			  const int *cpus, int ncpus)
+{
+	int err;
+
+	(void)cpus;
+	(void)ncpus;
+	/* Tables first: the moment is taken once, before the worker would meet anyone. */
+	err = capture_session__load_all_tables(s);
+	if (err) {
+		report__error(capture_session__report(s), MSG_OUT_OF_MEMORY);
+		return err;
+	}
+	err = capture__run_task_iterator(bpf_loaded__prog(l, "on_task"), s);
+	if (err && err != -ENOMEM)
+		report__error(capture_session__report(s), MSG_CAPTURE_ATTACH_FAILED, "iter.s/task",
+			      strerror(-err));
+	return err;
+}
+
+static int threads_probe(const struct bpf_loaded *l, char *detail, size_t size)
+{
+	int err = capture__run_task_iterator(bpf_loaded__prog(l, "on_task"), NULL);
+
+	if (err)
+		msg_format(detail, size, MSG_CHECK_Q_ATTACH_FAILED, "iter.s/task", strerror(-err));
+	return err;
+}
+
+static const struct capture_question capture = {
+	.id = QUESTION_THREADS,
+	.kernel_needs = KERNEL_NEEDS_SLEEPABLE_ITER,
+	.python_off_cpu_needs_trusted_args = true,
+	.open = threads_open,
+	.destroy = threads_destroy,
+	.events_per_cpu = threads_events_per_cpu,
+	.attach = threads_attach,
+	.probe = threads_probe,
+	.finish = capture__label_waits,
+};
+
+/* ---- the analysis: sets of threads ---- */
+
+static int thread_set__cmp(const void *a, const void *b)
+{
+	const struct analysis_thread_set *x = a, *y = b;
+	int c;
+
+	if (x->threads != y->threads)
+		return x->threads > y->threads ? -1 : 1;
+	if ((c = strcmp(x->group, y->group)))
+		return c;
+	if ((c = strcmp(x->state, y->state)))
+		return c;
+	if ((c = strcmp(x->wait, y->wait)))
+		return c;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* The same set: the strings are the profile's interned ones, so equal text is an equal
+ * pointer. */
+static int thread_set__cmp_key(const void *a, const void *b)
+{
+	const struct analysis_thread_set *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->state != y->state)
+		return x->state < y->state ? -1 : 1;
+	if (x->wait != y->wait)
+		return x->wait < y->wait ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int thread_sets(const struct ctx *c, struct analysis *a)
+{
+	const struct profile *p = c->p;
+	size_t n = 0;
+
+	a->thread_sets = calloc(p->nsamples ? p->nsamples : 1, sizeof(*a->thread_sets));
+	if (!a->thread_sets)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		a->thread_sets[n++] = (struct analysis_thread_set){
+			.threads = s->values[c->main],
+			.state = profile__str(p, s->labels.state),
+			.wait = profile__str(p, s->labels.wait),
+			.group = profile__str(p, s->labels.group),
+			.stack = s->stack,
+		};
+	}
+	/* Equal sets next to each other, merged, then largest first. */
+	qsort(a->thread_sets, n, sizeof(*a->thread_sets), thread_set__cmp_key);
+	if (n) {
+		size_t out = 0;
+
+		for (size_t i = 1; i < n; i++) {
+			struct analysis_thread_set *x = &a->thread_sets[out], *y = &a->thread_sets[i];
+
+			if (thread_set__cmp_key(x, y) == 0)
+				x->threads += y->threads;
+			else
+				a->thread_sets[++out] = *y;
+		}
+		n = out + 1;
+	}
+	qsort(a->thread_sets, n, sizeof(*a->thread_sets), thread_set__cmp);
+	a->nthread_sets = n;
+	return 0;
+}
+
+/*
+ * threads: how many, running and waiting, and the largest set of threads waiting in the
+ * same place (one group, one "where" frame). Kernel threads all sleep in the same few
+ * kernel functions; the System group is only chosen when nothing else waits.
+ */
+static char *threads_answer(const struct ctx *c)
+{
+	const struct profile *p = c->p;
+	struct tally *t = malloc(sizeof(*t) * (p->nsamples ? p->nsamples : 1));
+	struct answer_threads at = { 0 };
+	const struct tally *best[2] = { NULL, NULL }; /* [0] others, [1] System */
+	size_t n = 0;
+	char *answer;
+
+	if (!t)
+		return NULL;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		int64_t v = s->values[c->main];
+		enum tier tier;
+		uint32_t loc;
+
+		at.threads += v;
+		if (sample__running(p, s)) {
+			at.running += v;
+			continue;
+		}
+		at.waiting += v;
+		loc = ctx__where(c, s->stack, &tier);
+		if (loc != NONE)
+			t[n++] = (struct tally){ c->group[i], 0, location__name(&p->locations[loc]),
+						 v };
+	}
+	n = tally__reduce(t, n);
+	for (size_t i = 0; i < n; i++) {
+		int sys = c->groups[t[i].key].kind == GROUP_SYSTEM;
+
+		if (t[i].value > 0 && tally__better(p, &t[i], best[sys]))
+			best[sys] = &t[i];
+	}
+	if (!best[0] || best[0]->value < 2)
+		best[0] = best[1];
+	if (best[0]) {
+		at.set_size = best[0]->value;
+		at.set_group = c->groups[best[0]->key].label;
+		at.set_where = profile__str(p, best[0]->name);
+	}
+	answer = answer__threads(&at);
+	free(t);
+	return answer;
+}
+
+static int threads_analyse(struct ctx *c, struct analysis *a)
+{
+	if (thread_sets(c, a))
+		return -ENOMEM;
+	a->answer = threads_answer(c);
+	return a->answer ? 0 : -ENOMEM;
+}
+
+/* ---- the views ---- */
+
+/* How many threads of a group run and wait (its text has them in its thread sets). */
+static void threads_group_json(json_t *o, const struct analysis_group *g, int *err)
+{
+	question__json_set(o, "running", json_integer(g->running), err);
+	question__json_set(o, "waiting", json_integer(g->waiting), err);
+}
+
+/* ---- the question ---- */
+
+/* Any pprof no other question's is: its first column counted (Go's goroutine profile). */
+static int threads_pprof_match(const struct question_pprof_types *t,
+			       int cols[QUESTION_MAX_VALUES])
+{
+	(void)t;
+	cols[0] = 0;
+	return 0;
+}
+
+const struct question_plugin question_threads = {
+	.id = "threads",
+	.title = "What every thread is doing right now",
+	.snapshot = true,
+	.value_types = { { "threads", "count" } },
+	.max_value = -1,
+	.views = { "groups", "thread_sets", "flamegraph", "functions" },
+	.pprof_match = threads_pprof_match,
+	.capture = &capture,
+	.group_add = analysis_group__add_running_waiting,
+	.analyse = threads_analyse,
+	.group_json = threads_group_json,
+};
