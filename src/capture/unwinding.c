@@ -67,6 +67,7 @@ struct unwinding {
 	/* The worker's own from here. */
 	char *cache_dir;
 	struct unwind_maps *maps;
+	bool owns_maps;           /* false: a resident profiler's (capture/profiler.h) */
 	struct known *known;
 	size_t nknown, cap_known;
 	uint64_t spent_ns;
@@ -359,8 +360,9 @@ static void *unwinding__worker(void *arg)
 	return NULL;
 }
 
-struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_fd,
-				 int tables_fd, int procs_fd, const char *cache_dir)
+static struct unwinding *unwinding__start(const struct unwind_maps_plan *plan, int rows_fd,
+					  int tables_fd, int procs_fd, struct unwind_maps *maps,
+					  const char *cache_dir)
 {
 	struct unwinding *u = calloc(1, sizeof(*u));
 	int err;
@@ -381,7 +383,8 @@ struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_f
 	}
 	if (cache_dir && !(u->cache_dir = strdup(cache_dir)))
 		goto out_nomem;
-	u->maps = unwind_maps__new(plan, rows_fd, tables_fd, procs_fd);
+	u->owns_maps = !maps;
+	u->maps = maps ? maps : unwind_maps__new(plan, rows_fd, tables_fd, procs_fd);
 	if (!u->maps)
 		goto out_nomem;
 	err = pthread_create(&u->thread, NULL, unwinding__worker, u);
@@ -397,6 +400,17 @@ out_nomem:
 	unwinding__free(u);
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_fd,
+				 int tables_fd, int procs_fd, const char *cache_dir)
+{
+	return unwinding__start(plan, rows_fd, tables_fd, procs_fd, NULL, cache_dir);
+}
+
+struct unwinding *unwinding__new_on(struct unwind_maps *maps, const char *cache_dir)
+{
+	return unwinding__start(NULL, -1, -1, -1, maps, cache_dir);
 }
 
 static int unwinding__queue(struct unwinding *u, struct job *j)
@@ -506,7 +520,8 @@ void unwinding__free(struct unwinding *u)
 	for (size_t i = 0; i < u->nknown; i++)
 		unwind_table__free(u->known[i].table);
 	free(u->known);
-	unwind_maps__free(u->maps);
+	if (u->owns_maps)
+		unwind_maps__free(u->maps);
 	free(u->cache_dir);
 	pthread_mutex_destroy(&u->lock);
 	pthread_cond_destroy(&u->wake);

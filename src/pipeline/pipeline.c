@@ -15,6 +15,7 @@
 #include "util/format.h"
 #include "capture/binaries.h"
 #include "capture/capture.h"
+#include "capture/profiler.h"
 #include "proc/owner.h"
 #include "store/store.h"
 #include "symbols/lines.h"
@@ -43,8 +44,21 @@ struct pipeline {
 	struct owner_resolver *owners;
 	struct capture_session *session;
 	uint64_t next_progress_ns;
+	bool installing;
 	bool finished;
 };
+
+static void progress_installing(const struct pipeline_callbacks *cb,
+				enum pipeline_phase phase, uint64_t done, uint64_t total,
+				bool installing)
+{
+	struct pipeline_progress pr = {
+		.phase = phase, .done = done, .total = total, .installing = installing,
+	};
+
+	if (cb && cb->progress)
+		cb->progress(cb->ctx, &pr);
+}
 
 static void progress(const struct pipeline_callbacks *cb, enum pipeline_phase phase,
 		     uint64_t done, uint64_t total)
@@ -68,7 +82,7 @@ static void sampling_progress(struct pipeline *pl)
 	uint64_t done, total;
 
 	capture_session__elapsed(pl->session, &done, &total);
-	progress(&pl->cb, PIPELINE_SAMPLING, done, total);
+	progress_installing(&pl->cb, PIPELINE_SAMPLING, done, total, pl->installing);
 	pl->next_progress_ns = (uint64_t)clock__monotonic_ns() + NSEC_PER_SEC;
 }
 
@@ -116,11 +130,18 @@ struct pipeline *pipeline__start(const struct pipeline_options *opts,
 	config.progress = snapshot_progress;
 	config.progress_ctx = &pl->cb;
 	config.stop = opts->stop;
+	config.profiler = opts->profiler;
+	/* Loading takes about a second: say so before it starts. */
+	pl->installing = !opts->profiler || profiler__will_install(opts->profiler, opts->question);
+	progress_installing(&pl->cb, PIPELINE_SAMPLING, 0,
+			    capture__question_is_snapshot(opts->question) ? 0 :
+			    (uint64_t)opts->seconds * 1000, pl->installing);
 	pl->session = capture_session__open(&config);
 	if (!pl->session) {
 		err = -errno;
 		goto out_free;
 	}
+	pl->installing = capture_session__installed(pl->session);
 	sampling_progress(pl);
 	return pl;
 

@@ -82,6 +82,7 @@ int pipeline__capture_workspace(struct store *s, const struct workspace_capture 
 	opts.nservices = nsvc;
 	snprintf(cache_dir, sizeof(cache_dir), "%s/profiler/unwind", store__dir(s));
 	opts.cache_dir = cache_dir;
+	opts.profiler = wc->profiler;
 
 	err = pipeline__run(&opts, cb, stop, out);
 	if (!err) {

@@ -515,6 +515,22 @@ int unwind_maps__remove_process(struct unwind_maps *m, uint32_t pid)
 	return 0;
 }
 
+int unwind_maps__forget_processes(struct unwind_maps *m)
+{
+	int err = 0;
+
+	while (m->nprocs) {
+		uint32_t pid = m->procs[m->nprocs - 1]->pid;
+
+		release(m, m->procs[m->nprocs - 1]);
+		if (bpf_map_delete_elem(m->procs_fd, &pid) && errno != ENOENT && !err)
+			err = -errno;
+		free(m->procs[--m->nprocs]);
+	}
+	m->over_budget = m->maps_dropped = m->procs_dropping = m->evictions = 0;
+	return err;
+}
+
 void unwind_maps__stats(const struct unwind_maps *m, struct unwind_maps_stats *stats)
 {
 	stats->budget = (uint64_t)m->plan.rows * sizeof(struct unwind_row);

@@ -208,6 +208,10 @@ int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
 			     const struct unwind_mapping *maps, size_t n);
 /* Forgets pid: its tables may be evicted from now on. 0 or -ENOENT. */
 int unwind_maps__remove_process(struct unwind_maps *m, uint32_t pid);
+/* Forgets every process (a resident profiler's next capture: a pid may be another
+ * process by then); the tables stay loaded, found again by build id. 0 or the first
+ * -errno of a map delete (all are forgotten anyway). */
+int unwind_maps__forget_processes(struct unwind_maps *m);
 void unwind_maps__stats(const struct unwind_maps *m, struct unwind_maps_stats *stats);
 
 #endif
