@@ -22,6 +22,8 @@
 #define SLIDEOPS_CAPTURE_PROFILER_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "profile/profile.h"
 #include "util/remove_tree.h"
@@ -53,6 +55,41 @@ bool profiler__will_install(struct profiler *p, enum question q);
 int profiler__remove(struct profiler *p, struct remove_report *rep);
 /* Unloads every program and map, keeping the files. -EBUSY while a capture runs. */
 int profiler__unload(struct profiler *p);
+
+/*
+ * What this process has read of each build and kept, so that the next capture of the
+ * same builds does not read them again (a capture's own reading costs more than its
+ * sampling). Forgotten by profiler__remove and profiler__unload.
+ *
+ * Names: build_id's .dynsym was kept by the caller (the workspace) when no debug file
+ * was installed for it. profiler__symbols_kept (a binaries_read_options.has_symbols,
+ * ctx the profiler) is 1 while that still holds: reading the binary again would give
+ * the same table, so the caller's copy names it.
+ */
+void profiler__note_symbols_kept(struct profiler *p, const char *build_id);
+int profiler__symbols_kept(void *profiler, const char *build_id);
+/*
+ * Lines: the addresses of build_id whose source lines were looked up (found or not) by a
+ * capture of this process, their rows kept by the caller. profiler__lines_known takes
+ * them out of addrs[0..*n) (sorted; *n shrinks, 0: nothing left to read).
+ */
+void profiler__note_lines_looked_up(void *profiler, const char *build_id,
+				    const uint64_t *addrs, size_t n);
+void profiler__lines_known(void *profiler, const char *build_id, uint64_t *addrs, size_t *n);
+
+/* Lines as lines__read reads them (a binaries_read_options.read_lines, ctx the
+ * profiler), the DWARF of the builds read most recently kept open (a few, within a
+ * memory bound): the next capture does not decompress a debug file again. */
+struct line_table;
+struct lines_caps;
+int profiler__read_lines(void *profiler, const char *build_id, bool debug_file, int fd,
+			 const uint64_t *addrs, size_t n, const struct lines_caps *caps,
+			 struct line_table **out);
+
+/* Which files the distribution installed (proc/packages.h), read once and kept until
+ * dpkg's or apt's lists change. For the capture that holds the profiler; NULL on
+ * ENOMEM. */
+struct packages *profiler__packages(struct profiler *p);
 
 /* Unloads and frees; no capture may be running. NULL is a no-op. */
 void profiler__free(struct profiler *p);

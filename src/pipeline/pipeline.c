@@ -245,6 +245,17 @@ static int take_tables(struct pipeline_result *out, struct binaries_read_result 
 	return 0;
 }
 
+/* The caller keeps a full table of build_id, or the resident profiler remembers that it
+ * keeps the .dynsym a read would give again. */
+static int kept_or_remembered(void *ctx, const char *build_id)
+{
+	const struct pipeline *pl = ctx;
+
+	if (pl->opts.has_symbols && pl->opts.has_symbols(pl->opts.has_symbols_ctx, build_id) == 1)
+		return 1;
+	return profiler__symbols_kept(pl->opts.profiler, build_id);
+}
+
 int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 {
 	struct binaries_read_options ro = {
@@ -255,6 +266,7 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 	};
 	struct binaries_read_result read = { 0 };
 	struct symbol_lookup lookup;
+	struct profiler *resident = pl->opts.profiler;
 	struct names names = { 0 };
 	struct profile *p;
 	int err;
@@ -268,6 +280,17 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 		goto out_failed;
 	p = capture_session__profile(pl->session);
 	progress(&pl->cb, PIPELINE_READING, 0, 0);
+	/* A resident profiler remembers what its earlier captures read and the caller
+	 * kept: those builds' names and lines are not read again. */
+	if (resident) {
+		ro.has_symbols = kept_or_remembered;
+		ro.ctx = pl;
+		ro.lines_known = profiler__lines_known;
+		ro.lines_looked_up = profiler__note_lines_looked_up;
+		ro.read_lines = profiler__read_lines;
+		ro.lines_ctx = resident;
+		ro.packages = profiler__packages(resident);
+	}
 	err = binaries__read(capture_session__binaries(pl->session), p, &ro, &read);
 	if (err)
 		goto out_nomem;

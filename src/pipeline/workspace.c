@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/format.h"
+#include "capture/profiler.h"
 #include "pipeline/pipeline.h"
 #include "proc/owner.h"
 #include "store/store.h"
@@ -90,6 +91,10 @@ int pipeline__capture_workspace(struct store *s, const struct workspace_capture 
 		if (err)
 			pipeline_result__release(out);
 	}
+	/* Kept: a resident profiler need not read these names again (profiler.h). */
+	for (size_t i = 0; !err && wc->profiler && i < out->nsymbols; i++)
+		if (!out->symbols[i].from_symtab)
+			profiler__note_symbols_kept(wc->profiler, out->symbols[i].build_id);
 	services__free(svc, nsvc);
 	return err;
 }

@@ -37,6 +37,7 @@
 struct slot {
 	char build_id[129];     /* "" when free */
 	uint32_t first, count;
+	uint64_t base;          /* the table's base (struct unwind_table) */
 	uint32_t refs;          /* live processes mapping it */
 	uint64_t last_used;
 	/* Loaded and mapped by no live process: on the eviction list, in the order the
@@ -357,6 +358,8 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 	at = slot_search(m, build_id, &found);
 	if (found)
 		return m->by_build_id[at];
+	if (!t)
+		return -ENOSPC; /* evicted meanwhile: frame pointers there */
 	if (t->nrows == 0 || t->nrows > (1u << UNWIND_SEARCH_STEPS))
 		return -ENOSPC;
 	shift = index_shift(t, &npages);
@@ -377,6 +380,7 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 		 build_id);
 	m->slots[free_slot].first = (uint32_t)first;
 	m->slots[free_slot].count = size;
+	m->slots[free_slot].base = t->base;
 	m->used += (uint64_t)size * sizeof(struct unwind_row);
 	/* Evictions above moved the index: where it goes now. */
 	at = slot_search(m, m->slots[free_slot].build_id, &found);
@@ -456,35 +460,43 @@ int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
 	proc = calloc(1, sizeof(*proc));
 	if (!proc)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct unwind_mapping *in = &maps[i];
-		int64_t id;
+	/* Tables loaded already first: once this process maps them, loading its new ones
+	 * cannot evict them. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct unwind_mapping *in = &maps[i];
+			bool loaded;
+			int64_t id;
 
-		if (!in->table || !in->build_id || !in->build_id[0] || in->end <= in->start)
-			continue;
-		if (proc->n == UNWIND_MAX_PROC_MAPS) {
-			dropped++;
-			continue;
+			if (!in->build_id || !in->build_id[0] || in->end <= in->start)
+				continue;
+			slot_search(m, in->build_id, &loaded);
+			if (loaded != (pass == 0) || (!loaded && !in->table))
+				continue;
+			if (proc->n == UNWIND_MAX_PROC_MAPS) {
+				dropped++;
+				continue;
+			}
+			id = table_id(m, in->build_id, in->table);
+			if (id == -ENOSPC) {
+				m->over_budget++;
+				continue;
+			}
+			if (id < 0) {
+				err = (int)id;
+				goto out;
+			}
+			unused_remove(m, (int32_t)id);
+			m->slots[id].refs++;
+			m->slots[id].last_used = ++m->clock;
+			p->ids[p->n++] = (uint32_t)id;
+			proc->maps[proc->n++] = (struct unwind_proc_map){
+				.start = in->start,
+				.end = in->end,
+				.adjust = in->start - in->vaddr + m->slots[id].base,
+				.table = (uint32_t)id,
+			};
 		}
-		id = table_id(m, in->build_id, in->table);
-		if (id == -ENOSPC) {
-			m->over_budget++;
-			continue;
-		}
-		if (id < 0) {
-			err = (int)id;
-			goto out;
-		}
-		unused_remove(m, (int32_t)id);
-		m->slots[id].refs++;
-		m->slots[id].last_used = ++m->clock;
-		p->ids[p->n++] = (uint32_t)id;
-		proc->maps[proc->n++] = (struct unwind_proc_map){
-			.start = in->start,
-			.end = in->end,
-			.adjust = in->start - in->vaddr + in->table->base,
-			.table = (uint32_t)id,
-		};
 	}
 	/* Counted once per process, at the most it ever had past the limit. */
 	if (dropped > p->dropped) {
@@ -513,6 +525,14 @@ int unwind_maps__remove_process(struct unwind_maps *m, uint32_t pid)
 	memmove(&m->procs[at], &m->procs[at + 1], (m->nprocs - at - 1) * sizeof(m->procs[0]));
 	m->nprocs--;
 	return 0;
+}
+
+bool unwind_maps__loaded(const struct unwind_maps *m, const char *build_id)
+{
+	bool found;
+
+	slot_search(m, build_id, &found);
+	return found;
 }
 
 int unwind_maps__forget_processes(struct unwind_maps *m)
