@@ -40,13 +40,18 @@ NCPUS=$(getconf _NPROCESSORS_ONLN)
 
 [ "$(id -u)" = 0 ] || { echo "bench/agent: run as root (the profilers need it)" >&2; exit 1; }
 for tool in gcc perf curl jq python3 /usr/bin/time; do
-	command -v "$tool" >/dev/null || { echo "bench/agent: $tool is missing (make bench-deps)" >&2; exit 1; }
+	command -v "$tool" >/dev/null ||
+		{ echo "bench/agent: $tool is missing (make bench-deps)" >&2; exit 1; }
 done
 [ -x "$SLIDEOPS" ] || { echo "bench/agent: $SLIDEOPS is not built (make)" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/slideops-bench-agent.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"; }
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null
+	rm -rf "$work"
+}
 trap 'bench_report_failure $?; cleanup' EXIT
 
 # The workload: a thread per CPU in a function of its own, until killed.
@@ -72,13 +77,16 @@ gcc -O1 -pthread -o "$work/spin" "$work/spin.c"
 "$work/spin" "$NCPUS" & pids+=($!)
 
 # ---- the resident process ----
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-SLIDEOPS_DATA=$work/data "$SLIDEOPS" serve --listen "127.0.0.1:$port" >"$work/serve.out" 2>"$work/serve.err" &
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+SLIDEOPS_DATA=$work/data "$SLIDEOPS" serve --listen "127.0.0.1:$port" \
+	>"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
 pids+=("$serve_pid")
 for _ in $(seq 100); do grep -q token= "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
 token=$(grep -o 'token=[0-9a-f]*' "$work/serve.out" | cut -d= -f2)
-[ -n "$token" ] || { echo "bench/agent: serve did not start: $(cat "$work/serve.err")" >&2; exit 1; }
+[ -n "$token" ] ||
+	{ echo "bench/agent: serve did not start: $(cat "$work/serve.err")" >&2; exit 1; }
 base=http://127.0.0.1:$port
 api() { curl -sf -H "Authorization: Bearer $token" "$@"; }
 
@@ -99,7 +107,10 @@ agent)
 		[ -n "$server" ] && break
 		sleep 0.1
 	done
-	[ -n "$server" ] || { echo "bench/agent: the agent never connected: $(tail -3 "$work/agent.out")" >&2; exit 1; } ;;
+	[ -n "$server" ] || {
+		echo "bench/agent: the agent never connected: $(tail -3 "$work/agent.out")" >&2
+		exit 1
+	} ;;
 *)
 	echo "bench/agent: RESIDENT is serve or agent, not '$RESIDENT'" >&2; exit 1 ;;
 esac
@@ -117,7 +128,8 @@ capture() {
 	python3 - "$base/api/servers/$server/capture" "$token" "$1" "$resident_pid" \
 		"$((NCPUS + 2))" >"$work/latency" <<'PY'
 import json, os, sys, time, urllib.request
-url, token, seconds, pid, links = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+url, token, seconds, pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+links = int(sys.argv[5])
 req = urllib.request.Request(url, method="POST", data=json.dumps(
     {"question": "cpu", "seconds": seconds, "hz": 99}).encode(),
     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
@@ -142,7 +154,8 @@ PY
 	api "$base/api/servers/$server/capture" | jq -e '.phase == "done"' >/dev/null ||
 		{ echo "bench/agent: a capture failed: $(api "$base/api/servers/$server/capture")" >&2; exit 1; }
 	after=$(cpu_ticks)
-	echo "$(awk -v a="$after" -v b="$before" -v t="$tick" 'BEGIN { printf "%.3f", (a - b) / t }') $(cat "$work/latency")"
+	awk -v a="$after" -v b="$before" -v t="$tick" -v l="$(cat "$work/latency")" \
+		'BEGIN { printf "%.3f %s\n", (a - b) / t, l }'
 }
 
 # run MODE ROUND: appends "round mode seconds cpu_s latency_ms" to the results.
@@ -161,15 +174,19 @@ run() {
 	done
 }
 
-echo "resident profiler ($RESIDENT, pid $resident_pid): cpu captures at $HZ Hz, $ROUNDS rounds, $NCPUS CPUs busy"
+echo "resident profiler ($RESIDENT, pid $resident_pid): cpu captures at $HZ Hz," \
+	"$ROUNDS rounds, $NCPUS CPUs busy"
 warm=$(capture 1)
 echo "  warm-up (installs the profiler): cpu ${warm% *} s, request to sampling ${warm#* } ms"
 bench_rounds run resident perf
 
 echo
-awk -v warm="$warm" -v resident="$RESIDENT" -v results="$RESULTS" -v rev="$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo -)" '
+rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo -)
+awk -v warm="$warm" -v resident="$RESIDENT" -v results="$RESULTS" -v rev="$rev" '
 	function median(list, n,    i, j, t) {
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
 		return n % 2 ? list[(n + 1) / 2] : (list[n / 2] + list[n / 2 + 1]) / 2
 	}
 	{ k = $2 SUBSEP $3; c[k, ++n[k]] = $4; if ($2 == "resident") lat[++nlat] = $5; secs[$3] = 1 }
@@ -188,7 +205,9 @@ awk -v warm="$warm" -v resident="$RESIDENT" -v results="$RESULTS" -v rev="$(git 
 				resident, s, med["resident", s], med["perf", s], ratio >> results
 		}
 		lmed = median(lat, nlat)
-		printf "\nrequest to sampling, installed: median %.1f ms (target <= 100 ms); warm-up (installing): %s ms\n",
-			lmed, substr(warm, index(warm, " ") + 1)
-		if (results) printf "%s\t%s\t%s\tlatency_ms\t-\t%.1f\t-\t-\n", strftime("%Y-%m-%d"), rev, resident, lmed >> results
+		printf "\nrequest to sampling, installed: median %.1f ms (target <= 100 ms);", lmed
+		printf " warm-up (installing): %s ms\n", substr(warm, index(warm, " ") + 1)
+		if (results)
+			printf "%s\t%s\t%s\tlatency_ms\t-\t%.1f\t-\t-\n", strftime("%Y-%m-%d"), rev,
+				resident, lmed >> results
 	}' "$work/results"
