@@ -227,30 +227,39 @@ static int write_table(struct unwind_maps *m, uint32_t id, uint32_t first,
 	return err;
 }
 
-/* The lowest gap of n rows between loaded tables, or -1. */
+struct span {
+	uint64_t first, end;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The lowest gap of n rows between loaded tables, or -1 (-2: out of memory). The loaded
+ * tables in address order, walked once: a resident profiler keeps hundreds loaded. */
 static int64_t find_gap(const struct unwind_maps *m, uint32_t n)
 {
+	struct span *spans = malloc((m->ntables ? m->ntables : 1) * sizeof(*spans));
 	uint64_t at = 0;
+	int64_t found;
 
-	for (;;) {
-		uint64_t next_end = at;
-		bool clash = false;
+	if (!spans)
+		return -2;
+	for (uint32_t i = 0; i < m->ntables; i++) {
+		const struct slot *s = &m->slots[m->by_build_id[i]];
 
-		for (uint32_t i = 0; i < UNWIND_MAX_TABLES; i++) {
-			const struct slot *s = &m->slots[i];
-
-			if (!s->build_id[0] || s->first >= at + n || s->first + s->count <= at)
-				continue;
-			clash = true;
-			if (s->first + s->count > next_end)
-				next_end = s->first + s->count;
-		}
-		if (!clash)
-			return at + n <= m->plan.rows ? (int64_t)at : -1;
-		at = next_end;
-		if (at + n > m->plan.rows)
-			return -1;
+		spans[i] = (struct span){ s->first, (uint64_t)s->first + s->count };
 	}
+	qsort(spans, m->ntables, sizeof(*spans), span_cmp);
+	for (uint32_t i = 0; i < m->ntables && spans[i].first < at + n; i++)
+		if (spans[i].end > at)
+			at = spans[i].end;
+	found = at + n <= m->plan.rows ? (int64_t)at : -1;
+	free(spans);
+	return found;
 }
 
 /* Table id fell out of use (its last process went): last on the eviction list. */
@@ -351,7 +360,7 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 {
 	uint32_t npages, shift, size, at;
 	int32_t free_slot;
-	int64_t first;
+	int64_t first = -1;
 	bool found;
 	int err;
 
@@ -367,6 +376,8 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 	if (size > m->plan.rows)
 		return -ENOSPC;
 	while (m->nfree == 0 || (first = find_gap(m, size)) < 0) {
+		if (first == -2)
+			return -ENOMEM;
 		err = evict_one(m);
 		if (err)
 			return err;
