@@ -19,6 +19,9 @@
 #include "elf/elf_file.h"
 #include "profile/profile.h"
 
+struct line_table;
+struct lines_caps;
+struct packages;
 struct symtab;
 
 struct binary {
@@ -114,6 +117,23 @@ struct binaries_read_options {
 	 * NULL: none is. */
 	int (*has_symbols)(void *ctx, const char *build_id);
 	void *ctx;
+	/* Source lines the caller has looked up already (a resident profiler's memory,
+	 * capture/profiler.h): lines_known takes them out of addrs[0..*n) (sorted; *n
+	 * shrinks), lines_looked_up hears of the addresses a read looked up. NULL: every
+	 * sampled address is looked up. */
+	void (*lines_known)(void *ctx, const char *build_id, uint64_t *addrs, size_t *n);
+	void (*lines_looked_up)(void *ctx, const char *build_id, const uint64_t *addrs,
+				size_t n);
+	/* Reads lines as lines__read does, from the binary's own DWARF or (debug_file) its
+	 * installed debug file, fd open on it; a resident profiler keeps the files' DWARF
+	 * open across captures. NULL: lines__read. */
+	int (*read_lines)(void *ctx, const char *build_id, bool debug_file, int fd,
+			  const uint64_t *addrs, size_t n, const struct lines_caps *caps,
+			  struct line_table **out);
+	void *lines_ctx;
+	/* Which files the distribution installed (proc/packages.h), kept by the caller
+	 * across reads; NULL: read for this read alone. */
+	struct packages *packages;
 	/* After each binary: done of total. May be NULL. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

@@ -289,6 +289,16 @@ static int reading__names(struct reading *rd, struct binary *bin)
 	return err;
 }
 
+static int reading__read_lines(struct reading *rd, const struct binary *bin, bool debug_file,
+			       int fd, const uint64_t *addrs, size_t n,
+			       const struct lines_caps *caps, struct line_table **table)
+{
+	if (rd->o->read_lines)
+		return rd->o->read_lines(rd->o->lines_ctx, bin->info.build_id, debug_file, fd,
+					 addrs, n, caps, table);
+	return lines__read(fd, addrs, n, caps, table);
+}
+
 /* Step 4 for one binary: the source lines of its sampled addresses, from its own DWARF
  * or its installed debug file, within the same caps. A build without lines has none. */
 static int reading__lines(struct reading *rd, struct binary *bin)
@@ -302,6 +312,8 @@ static int reading__lines(struct reading *rd, struct binary *bin)
 	if (!bin->elf_ok || !bin->info.build_id[0] || !left)
 		return 0;
 	err = lines__sampled_addresses(rd->p, bin->mapping, &addrs, &n);
+	if (!err && n && rd->o->lines_known)
+		rd->o->lines_known(rd->o->lines_ctx, bin->info.build_id, addrs, &n);
 	if (err || !n) {
 		free(addrs);
 		return err;
@@ -311,15 +323,19 @@ static int reading__lines(struct reading *rd, struct binary *bin)
 	/* libdw reads the file as its own: a descriptor of our own, which it closes. */
 	fd = bin->info.debug_only || bin->info.has_symtab ? fcntl(bin->fd, F_DUPFD_CLOEXEC, 0) :
 							     -1;
-	err = fd >= 0 ? lines__read(fd, addrs, n, &caps, &table) : -ENODATA;
+	err = fd >= 0 ? reading__read_lines(rd, bin, false, fd, addrs, n, &caps, &table) :
+			-ENODATA;
 	if (fd >= 0)
 		close(fd);
 	if (err == -ENODATA) {
 		fd = lines__open_debug_file(bin->info.build_id);
-		err = fd >= 0 ? lines__read(fd, addrs, n, &caps, &table) : -ENODATA;
+		err = fd >= 0 ? reading__read_lines(rd, bin, true, fd, addrs, n, &caps, &table) :
+				-ENODATA;
 		if (fd >= 0)
 			close(fd);
 	}
+	if (!err && table && !table->truncated && rd->o->lines_looked_up)
+		rd->o->lines_looked_up(rd->o->lines_ctx, bin->info.build_id, addrs, n);
 	free(addrs);
 	if (err == -ENOMEM)
 		return err;
@@ -453,7 +469,7 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 	rd.budget = rd.o->budget ? rd.o->budget : binaries_budget__in_force();
 	rd.deadline = clock_budget__from_now(rd.budget->total_ns);
 	memset(out, 0, sizeof(*out));
-	rd.packages = packages__new("/");
+	rd.packages = rd.o->packages ? rd.o->packages : packages__new("/");
 	if (!rd.packages)
 		return -ENOMEM;
 	err = reading__collect(&rd);
@@ -471,7 +487,8 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 	if (!err)
 		err = profile__reindex(p);
 	free(rd.todo);
-	packages__free(rd.packages);
+	if (rd.packages != rd.o->packages)
+		packages__free(rd.packages);
 	out->symbols = rd.symbols;
 	out->nsymbols = rd.nsymbols;
 	out->lines = rd.lines;

@@ -28,6 +28,7 @@
 struct binaries;
 struct capture_session;
 struct owner_resolver;
+struct profiler;
 
 struct capture_config {
 	enum question question;
@@ -46,6 +47,10 @@ struct capture_config {
 	void *progress_ctx;
 	/* Non-zero ends that early (a signal handler's flag). NULL: never. */
 	volatile sig_atomic_t *stop;
+	/* The resident profiler whose loaded objects the capture uses (capture/profiler.h),
+	 * its unwind tables kept in DIR/unwind unless cache_dir says otherwise. NULL: the
+	 * question's object is loaded for this capture alone. */
+	struct profiler *profiler;
 };
 
 /* q is a question (-EOPNOTSUPP otherwise) and we run with the privileges a capture
@@ -55,6 +60,9 @@ int capture__preflight(enum question q, const struct report *r);
 /* Loads the question's programs and attaches them: sampling has begun when it returns.
  * NULL with errno set, the reason reported. */
 struct capture_session *capture_session__open(const struct capture_config *c);
+/* This capture loaded its question's programs (always, without a resident profiler);
+ * false: it found them loaded. */
+bool capture_session__installed(const struct capture_session *s);
 /* Readable (POLLIN) when records wait in the ring buffer. */
 int capture_session__fd(const struct capture_session *s);
 /* Milliseconds until capture_session__step must run at the latest. */

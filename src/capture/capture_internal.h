@@ -198,5 +198,38 @@ int capture__name_kernel_frames(struct profile *p, uint32_t kernel_mapping);
 /* The same, asking the kernel (ksym.bpf.c): 0, -ENOMEM, or -errno when the program
  * cannot run here (then /proc/kallsyms is read instead). */
 int capture__name_kernel_frames_bpf(struct profile *p, uint32_t kernel_mapping);
+/* The same with ksym.bpf.c's program loaded already (capture__ksyms_load: NULL with errno
+ * when it cannot be; capture__ksyms_free), as a resident profiler keeps it. */
+struct ksym_bpf;
+struct ksym_bpf *capture__ksyms_load(void);
+void capture__ksyms_free(struct ksym_bpf *skel);
+int capture__name_kernel_frames_with(struct ksym_bpf *skel, struct profile *p,
+				     uint32_t kernel_mapping);
+
+/* ---- the resident profiler (profiler.h), as a session uses it ---- */
+
+struct profiler;
+struct unwind_maps;
+
+/*
+ * q's object for one capture, loaded now when it is not (or was loaded with a smaller
+ * ring buffer or another unwind plan: *installed says it was), with everything a
+ * capture must start without reset (profiler.h). *bpf and *maps (the unwind maps'
+ * bookkeeping; NULL when the object has none) stay the profiler's. -EBUSY when a
+ * capture holds the profiler, else as bpf_loaded__load. On success the capture holds it
+ * until profiler__give_back.
+ */
+int profiler__take(struct profiler *p, const struct capture_question *q, size_t ringbuf_size,
+		   const struct unwind_maps_plan *plan, struct bpf_loaded **bpf,
+		   struct unwind_maps **maps, bool *installed);
+/* The capture is over (its links all closed). keep false: the object's state is not
+ * known (the capture failed on the way), so it is unloaded. */
+void profiler__give_back(struct profiler *p, const struct capture_question *q, bool keep);
+/* Where unwind tables are kept (DIR/unwind). */
+const char *profiler__unwind_dir(const struct profiler *p);
+/* capture__name_kernel_frames with the resident kernel-symbol program (loaded on first
+ * use). -errno when it cannot run: the caller names them otherwise. */
+int profiler__name_kernel_frames(struct profiler *p, struct profile *prof,
+				 uint32_t kernel_mapping);
 
 #endif

@@ -25,16 +25,35 @@ static void ksym__function(const char *formatted, char *out, size_t size)
 	out[len] = '\0';
 }
 
+struct ksym_bpf *capture__ksyms_load(void)
+{
+	return ksym_bpf__open_and_load();
+}
+
+void capture__ksyms_free(struct ksym_bpf *skel)
+{
+	ksym_bpf__destroy(skel);
+}
+
 int capture__name_kernel_frames_bpf(struct profile *p, uint32_t kernel_mapping)
+{
+	struct ksym_bpf *skel = ksym_bpf__open_and_load();
+	int err;
+
+	if (!skel)
+		return -errno ? -errno : -EINVAL;
+	err = capture__name_kernel_frames_with(skel, p, kernel_mapping);
+	ksym_bpf__destroy(skel);
+	return err;
+}
+
+int capture__name_kernel_frames_with(struct ksym_bpf *skel, struct profile *p,
+				     uint32_t kernel_mapping)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
 	uint32_t batch[KSYM_BATCH], n = 0, i = 0;
-	struct ksym_bpf *skel;
 	int err = 0;
 
-	skel = ksym_bpf__open_and_load();
-	if (!skel)
-		return -errno ? -errno : -EINVAL;
 	while (!err && i <= p->nlocations) {
 		/* Gather a batch of unnamed kernel frames, then have them named. */
 		if (i < p->nlocations) {
@@ -70,6 +89,5 @@ int capture__name_kernel_frames_bpf(struct profile *p, uint32_t kernel_mapping)
 		}
 		n = 0;
 	}
-	ksym_bpf__destroy(skel);
 	return err;
 }

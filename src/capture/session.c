@@ -27,6 +27,7 @@
 #include "capture/capture_internal.h"
 #include "capture/cgroups.h"
 #include "capture/processes.h"
+#include "capture/profiler.h"
 #include "capture/python_procs.h"
 #include "capture/unwinding.h"
 #include "util/clock.h"
@@ -43,7 +44,12 @@
 struct capture_session {
 	struct capture_config config;
 	const struct capture_question *q;
-	struct bpf_loaded bpf;
+	struct bpf_loaded *bpf;     /* own_bpf, or the resident profiler's */
+	struct bpf_loaded own_bpf;
+	struct unwind_maps *resident_maps; /* the profiler's unwind maps, tables kept */
+	bool held;              /* the profiler is ours until free */
+	bool installed;         /* its object was loaded by this capture */
+	bool discarding;        /* what a kept ring buffer held before: dropped */
 	int process_links[2];   /* exec and exit; -1 when not attached */
 	int *links;             /* the question's: they make samples */
 	int nlinks, cap_links;
@@ -243,7 +249,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	__u32 kind;
 	int err = 0;
 
-	if (size < sizeof(kind))
+	if (size < sizeof(kind) || s->discarding)
 		return 0;
 	memcpy(&kind, data, sizeof(kind));
 	switch (kind) {
@@ -298,7 +304,7 @@ static int capture_session__prepare(struct capture_session *s, int ncpus)
  * handed. Without it (memory refused), interpreter frames stay native ones. */
 static void capture_session__start_python(struct capture_session *s)
 {
-	int procs = bpf_loaded__map(&s->bpf, "python_procs");
+	int procs = bpf_loaded__map(s->bpf, "python_procs");
 
 	if (procs < 0)
 		return;
@@ -314,15 +320,19 @@ static void capture_session__start_python(struct capture_session *s)
  * tables: worse stacks, not a failed capture. */
 static void capture_session__start_unwinding(struct capture_session *s)
 {
-	int rows = bpf_loaded__map(&s->bpf, "unwind_rows");
-	int tables = bpf_loaded__map(&s->bpf, "unwind_tables");
-	int procs = bpf_loaded__map(&s->bpf, "unwind_procs");
+	int rows = bpf_loaded__map(s->bpf, "unwind_rows");
+	int tables = bpf_loaded__map(s->bpf, "unwind_tables");
+	int procs = bpf_loaded__map(s->bpf, "unwind_procs");
 
 	/* SLIDEOPS_NO_UNWIND: frame pointers only, so that benchmarks can measure what the
 	 * tables cost against the same build (bench/unwind). */
 	if (rows < 0 || tables < 0 || procs < 0 || getenv("SLIDEOPS_NO_UNWIND"))
 		return;
-	s->unwinding = unwinding__new(&s->unwind_plan, rows, tables, procs, s->config.cache_dir);
+	if (s->resident_maps)
+		s->unwinding = unwinding__new_on(s->resident_maps, s->config.cache_dir);
+	else
+		s->unwinding = unwinding__new(&s->unwind_plan, rows, tables, procs,
+					      s->config.cache_dir);
 	if (!s->unwinding) {
 		report__error(s->config.report, MSG_CAPTURE_UNWIND_FAILED, strerror(errno));
 		return;
@@ -333,10 +343,10 @@ static void capture_session__start_unwinding(struct capture_session *s)
 
 static int capture_session__attach_processes(struct capture_session *s)
 {
-	s->process_links[0] = capture__attach_tracing(s->bpf.on_exec);
+	s->process_links[0] = capture__attach_tracing(s->bpf->on_exec);
 	if (s->process_links[0] < 0)
 		return s->process_links[0];
-	s->process_links[1] = capture__attach_tracing(s->bpf.on_exit);
+	s->process_links[1] = capture__attach_tracing(s->bpf->on_exit);
 	return s->process_links[1] < 0 ? s->process_links[1] : 0;
 }
 
@@ -357,7 +367,7 @@ static int capture_session__end_sampling(struct capture_session *s)
 	capture_session__detach_samples(s);
 	s->p->header.duration_ns = now_ns() - s->start_ns;
 	if (s->q->sweep) {
-		err = s->q->sweep(s, &s->bpf);
+		err = s->q->sweep(s, s->bpf);
 		if (err && err != -ENOMEM)
 			report__error(s->config.report, MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
 	}
@@ -371,6 +381,29 @@ static void capture_session__detach_processes(struct capture_session *s)
 			close(s->process_links[i]);
 		s->process_links[i] = -1;
 	}
+}
+
+/* The question's object: the resident profiler's (loaded now if it is not), or one of
+ * this capture's own. */
+static int capture_session__load(struct capture_session *s, size_t ringbuf)
+{
+	if (s->config.profiler) {
+		int err = profiler__take(s->config.profiler, s->q, ringbuf, &s->unwind_plan,
+					 &s->bpf, &s->resident_maps, &s->installed);
+
+		s->held = err == 0;
+		if (err == -EBUSY)
+			report__error(s->config.report, MSG_CAPTURE_PROFILER_BUSY);
+		return err;
+	}
+	s->bpf = &s->own_bpf;
+	s->installed = true;
+	return bpf_loaded__load(s->bpf, s->q, ringbuf, &s->unwind_plan);
+}
+
+bool capture_session__installed(const struct capture_session *s)
+{
+	return s->installed;
 }
 
 struct capture_session *capture_session__open(const struct capture_config *c)
@@ -393,7 +426,11 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 	}
 	s->config = *c;
 	s->q = q;
+	s->bpf = &s->own_bpf;
+	bpf_loaded__close(s->bpf); /* its empty state */
 	s->process_links[0] = s->process_links[1] = -1;
+	if (c->profiler && !c->cache_dir)
+		s->config.cache_dir = profiler__unwind_dir(c->profiler);
 	capture__quiet_libbpf();
 
 	err = capture__online_cpus(&cpus, &ncpus);
@@ -412,8 +449,7 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 		report__error(r, MSG_CAPTURE_UNWIND_BUDGET, (unsigned long long)(c->unwind_budget >> 20));
 		goto out_free;
 	}
-	err = bpf_loaded__load(&s->bpf, q, ringbuf_size(ncpus * q->events_per_cpu(c)),
-			       &s->unwind_plan);
+	err = capture_session__load(s, ringbuf_size(ncpus * q->events_per_cpu(c)));
 	/* The tables' memory refused (a memory-limited cgroup): a sixteenth of the budget,
 	 * then the smallest, so the capture still runs and the busiest binaries still get
 	 * tables (measured: under a 40 MB memory limit, 4 MB was taken). */
@@ -423,8 +459,7 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 		if (unwinding__plan(less > UNWINDING_BUDGET_MIN ? less : UNWINDING_BUDGET_MIN,
 				    &s->unwind_plan))
 			break;
-		err = bpf_loaded__load(&s->bpf, q, ringbuf_size(ncpus * q->events_per_cpu(c)),
-				       &s->unwind_plan);
+		err = capture_session__load(s, ringbuf_size(ncpus * q->events_per_cpu(c)));
 	}
 	if (err) {
 		report__error(r, MSG_CAPTURE_LOAD_FAILED, strerror(-err));
@@ -438,12 +473,16 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 			report__error(r, MSG_CAPTURE_KERNEL_LESS, less);
 	}
 	capture_session__start_unwinding(s);
-	s->rb = ring_buffer__new(s->bpf.records, on_record, s, NULL);
+	s->rb = ring_buffer__new(s->bpf->records, on_record, s, NULL);
 	if (!s->rb) {
 		err = -errno;
 		report__error(r, MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
 		goto out_free;
 	}
+	/* A kept object's ring buffer: what a capture that failed on its way left. */
+	s->discarding = true;
+	ring_buffer__consume(s->rb);
+	s->discarding = false;
 	/* Exec and exit first, so no sampled process can exit unseen. */
 	err = capture_session__attach_processes(s);
 	if (err) {
@@ -452,7 +491,7 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 		goto out_free;
 	}
 	s->sampling = true;
-	err = q->attach(s, &s->bpf, cpus, ncpus);
+	err = q->attach(s, s->bpf, cpus, ncpus);
 	if (err)
 		goto out_free;
 	s->start_ns = now_ns();
@@ -532,7 +571,7 @@ static void capture_session__read_counters(struct capture_session *s)
 	if (!values)
 		return;
 	for (uint32_t k = 0; k < RECORD_MAX_COUNTERS; k++) {
-		if (bpf_map_lookup_elem(s->bpf.counters, &k, values))
+		if (bpf_map_lookup_elem(s->bpf->counters, &k, values))
 			continue;
 		for (int i = 0; i < ncpus; i++)
 			s->counters[k] += values[i];
@@ -630,8 +669,13 @@ int capture_session__end(struct capture_session *s)
 		capture_session__read_counters(s);
 		err = processes__finish(s->processes);
 	}
-	if (!err)
+	if (!err && s->held) {
+		err = profiler__name_kernel_frames(s->config.profiler, s->p, s->kernel_mapping);
+		if (err && err != -ENOMEM)
+			err = capture__name_kernel_frames(s->p, s->kernel_mapping);
+	} else if (!err) {
 		err = capture__name_kernel_frames(s->p, s->kernel_mapping);
+	}
 	if (!err && s->q->finish)
 		err = s->q->finish(s);
 	if (err) {
@@ -670,7 +714,11 @@ void capture_session__free(struct capture_session *s)
 	python_procs__free(s->python);
 	free(s->links);
 	ring_buffer__free(s->rb);
-	bpf_loaded__close(&s->bpf);
+	/* Every link closed above: the profiler's object samples nothing now. */
+	if (s->held)
+		profiler__give_back(s->config.profiler, s->q, true);
+	else
+		bpf_loaded__close(&s->own_bpf);
 	if (s->q && s->q->free_state)
 		s->q->free_state(s->question_state);
 	processes__free(s->processes);

@@ -50,7 +50,10 @@ struct known {
 	uint64_t ino;
 	bool ok;                 /* info was read */
 	struct elf_info info;
-	struct unwind_table *table; /* NULL: frame pointers */
+	struct unwind_table *table; /* NULL: frame pointers, unless in_maps */
+	/* Its table is in the maps already (a resident profiler's, loaded by an earlier
+	 * capture): not read again while it stays there. */
+	bool in_maps;
 };
 
 struct unwinding {
@@ -67,6 +70,7 @@ struct unwinding {
 	/* The worker's own from here. */
 	char *cache_dir;
 	struct unwind_maps *maps;
+	bool owns_maps;           /* false: a resident profiler's (capture/profiler.h) */
 	struct known *known;
 	size_t nknown, cap_known;
 	uint64_t spent_ns;
@@ -87,6 +91,8 @@ static struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t in
 	return NULL;
 }
 
+static void known__table(struct unwinding *u, struct known *k, int fd);
+
 /* Reads fd's build id and gets its table, within the caps. The outcome is kept either
  * way: a binary is tried once per capture. */
 static void known__read(struct unwinding *u, struct known *k, int fd)
@@ -99,15 +105,34 @@ static void known__read(struct unwinding *u, struct known *k, int fd)
 		.bytes_left = b->bytes,
 		.deadline = clock_budget__from_now(b->per_binary_ns),
 	};
-	enum unwind_not_read why = UNWIND_READ;
-	struct unwind_caps caps;
-	int err;
 
 	if (fd < 0 || u->spent_ns >= WORKER_BUDGET_NS)
 		goto out;
 	if (elf_info__read_limited(fd, &limits, &k->info) != 0 || !k->info.build_id[0])
 		goto out;
 	k->ok = true;
+	if (!u->owns_maps && unwind_maps__loaded(u->maps, k->info.build_id)) {
+		k->in_maps = true;
+		u->stats.cached++;
+		goto out;
+	}
+	known__table(u, k, fd);
+out:
+	u->stats.binaries++;
+	if (k->table || k->in_maps)
+		u->stats.tables++;
+	else
+		u->stats.not_read++;
+	u->spent_ns += clock__thread_cpu_ns() - start;
+}
+
+/* k's table: from the cache, else built from fd within the caps (and cached). */
+static void known__table(struct unwinding *u, struct known *k, int fd)
+{
+	enum unwind_not_read why = UNWIND_READ;
+	struct unwind_caps caps;
+	int err;
+
 	unwind_caps__default(&caps);
 	caps.max_ms = TABLE_MAX_MS;
 	if (u->cache_dir) {
@@ -116,7 +141,7 @@ static void known__read(struct unwinding *u, struct known *k, int fd)
 		if (unwind_table__load(u->cache_dir, k->info.build_id, &cached) == 0) {
 			k->table = cached;
 			u->stats.cached++;
-			goto out;
+			return;
 		}
 		err = unwind_table__get(u->cache_dir, k->info.build_id, fd, &caps, &k->table,
 					&why);
@@ -125,13 +150,6 @@ static void known__read(struct unwinding *u, struct known *k, int fd)
 	}
 	if (err)
 		k->table = NULL;
-out:
-	u->stats.binaries++;
-	if (k->table)
-		u->stats.tables++;
-	else
-		u->stats.not_read++;
-	u->spent_ns += clock__thread_cpu_ns() - start;
 }
 
 static struct known *unwinding__get(struct unwinding *u, const struct unwinding_mapping *m)
@@ -243,7 +261,13 @@ static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool 
 			unknown++;
 			continue;
 		}
-		if (!k->table || !elf_info__offset_to_vaddr(&k->info, m->offset, &vaddr))
+		/* Evicted since (by another process's new tables): read again. */
+		if (k->in_maps && !k->table && !unwind_maps__loaded(u->maps, k->info.build_id)) {
+			k->in_maps = false;
+			known__table(u, k, m->fd);
+		}
+		if ((!k->table && !k->in_maps) ||
+		    !elf_info__offset_to_vaddr(&k->info, m->offset, &vaddr))
 			continue;
 		maps[n].start = m->start;
 		maps[n].end = m->end;
@@ -359,8 +383,9 @@ static void *unwinding__worker(void *arg)
 	return NULL;
 }
 
-struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_fd,
-				 int tables_fd, int procs_fd, const char *cache_dir)
+static struct unwinding *unwinding__start(const struct unwind_maps_plan *plan, int rows_fd,
+					  int tables_fd, int procs_fd, struct unwind_maps *maps,
+					  const char *cache_dir)
 {
 	struct unwinding *u = calloc(1, sizeof(*u));
 	int err;
@@ -381,7 +406,8 @@ struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_f
 	}
 	if (cache_dir && !(u->cache_dir = strdup(cache_dir)))
 		goto out_nomem;
-	u->maps = unwind_maps__new(plan, rows_fd, tables_fd, procs_fd);
+	u->owns_maps = !maps;
+	u->maps = maps ? maps : unwind_maps__new(plan, rows_fd, tables_fd, procs_fd);
 	if (!u->maps)
 		goto out_nomem;
 	err = pthread_create(&u->thread, NULL, unwinding__worker, u);
@@ -397,6 +423,17 @@ out_nomem:
 	unwinding__free(u);
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_fd,
+				 int tables_fd, int procs_fd, const char *cache_dir)
+{
+	return unwinding__start(plan, rows_fd, tables_fd, procs_fd, NULL, cache_dir);
+}
+
+struct unwinding *unwinding__new_on(struct unwind_maps *maps, const char *cache_dir)
+{
+	return unwinding__start(NULL, -1, -1, -1, maps, cache_dir);
 }
 
 static int unwinding__queue(struct unwinding *u, struct job *j)
@@ -506,7 +543,8 @@ void unwinding__free(struct unwinding *u)
 	for (size_t i = 0; i < u->nknown; i++)
 		unwind_table__free(u->known[i].table);
 	free(u->known);
-	unwind_maps__free(u->maps);
+	if (u->owns_maps)
+		unwind_maps__free(u->maps);
 	free(u->cache_dir);
 	pthread_mutex_destroy(&u->lock);
 	pthread_cond_destroy(&u->wake);

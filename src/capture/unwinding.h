@@ -56,6 +56,10 @@ int unwinding__plan(uint64_t budget, struct unwind_maps_plan *plan);
 struct unwinding *unwinding__new(const struct unwind_maps_plan *plan, int rows_fd,
 				 int tables_fd, int procs_fd, const char *cache_dir);
 
+/* The same over maps already loaded and kept (a resident profiler's: not owned), whose
+ * tables stay in across captures; it must have forgotten its processes. */
+struct unwinding *unwinding__new_on(struct unwind_maps *maps, const char *cache_dir);
+
 /* Queues pid's executable mappings (replacing what it had): cheap, never blocks on the
  * worker. 0 or -ENOMEM. */
 int unwinding__add_process(struct unwinding *u, int pid, const struct unwinding_mapping *maps,

@@ -15,6 +15,7 @@
 #include "util/format.h"
 #include "capture/binaries.h"
 #include "capture/capture.h"
+#include "capture/profiler.h"
 #include "proc/owner.h"
 #include "store/store.h"
 #include "symbols/lines.h"
@@ -43,8 +44,21 @@ struct pipeline {
 	struct owner_resolver *owners;
 	struct capture_session *session;
 	uint64_t next_progress_ns;
+	bool installing;
 	bool finished;
 };
+
+static void progress_installing(const struct pipeline_callbacks *cb,
+				enum pipeline_phase phase, uint64_t done, uint64_t total,
+				bool installing)
+{
+	struct pipeline_progress pr = {
+		.phase = phase, .done = done, .total = total, .installing = installing,
+	};
+
+	if (cb && cb->progress)
+		cb->progress(cb->ctx, &pr);
+}
 
 static void progress(const struct pipeline_callbacks *cb, enum pipeline_phase phase,
 		     uint64_t done, uint64_t total)
@@ -68,7 +82,7 @@ static void sampling_progress(struct pipeline *pl)
 	uint64_t done, total;
 
 	capture_session__elapsed(pl->session, &done, &total);
-	progress(&pl->cb, PIPELINE_SAMPLING, done, total);
+	progress_installing(&pl->cb, PIPELINE_SAMPLING, done, total, pl->installing);
 	pl->next_progress_ns = (uint64_t)clock__monotonic_ns() + NSEC_PER_SEC;
 }
 
@@ -116,11 +130,18 @@ struct pipeline *pipeline__start(const struct pipeline_options *opts,
 	config.progress = snapshot_progress;
 	config.progress_ctx = &pl->cb;
 	config.stop = opts->stop;
+	config.profiler = opts->profiler;
+	/* Loading takes about a second: say so before it starts. */
+	pl->installing = !opts->profiler || profiler__will_install(opts->profiler, opts->question);
+	progress_installing(&pl->cb, PIPELINE_SAMPLING, 0,
+			    question__is_snapshot(opts->question) ? 0 :
+			    (uint64_t)opts->seconds * 1000, pl->installing);
 	pl->session = capture_session__open(&config);
 	if (!pl->session) {
 		err = -errno;
 		goto out_free;
 	}
+	pl->installing = capture_session__installed(pl->session);
 	sampling_progress(pl);
 	return pl;
 
@@ -224,6 +245,17 @@ static int take_tables(struct pipeline_result *out, struct binaries_read_result 
 	return 0;
 }
 
+/* The caller keeps a full table of build_id, or the resident profiler remembers that it
+ * keeps the .dynsym a read would give again. */
+static int kept_or_remembered(void *ctx, const char *build_id)
+{
+	const struct pipeline *pl = ctx;
+
+	if (pl->opts.has_symbols && pl->opts.has_symbols(pl->opts.has_symbols_ctx, build_id) == 1)
+		return 1;
+	return profiler__symbols_kept(pl->opts.profiler, build_id);
+}
+
 int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 {
 	struct binaries_read_options ro = {
@@ -234,6 +266,7 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 	};
 	struct binaries_read_result read = { 0 };
 	struct symbol_lookup lookup;
+	struct profiler *resident = pl->opts.profiler;
 	struct names names = { 0 };
 	struct profile *p;
 	int err;
@@ -247,6 +280,17 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 		goto out_failed;
 	p = capture_session__profile(pl->session);
 	progress(&pl->cb, PIPELINE_READING, 0, 0);
+	/* A resident profiler remembers what its earlier captures read and the caller
+	 * kept: those builds' names and lines are not read again. */
+	if (resident) {
+		ro.has_symbols = kept_or_remembered;
+		ro.ctx = pl;
+		ro.lines_known = profiler__lines_known;
+		ro.lines_looked_up = profiler__note_lines_looked_up;
+		ro.read_lines = profiler__read_lines;
+		ro.lines_ctx = resident;
+		ro.packages = profiler__packages(resident);
+	}
 	err = binaries__read(capture_session__binaries(pl->session), p, &ro, &read);
 	if (err)
 		goto out_nomem;

@@ -51,6 +51,9 @@ const char *pipeline_phase__name(enum pipeline_phase phase);
 struct pipeline_progress {
 	enum pipeline_phase phase;
 	uint64_t done, total;
+	/* This capture loads the profiler into the kernel (the first after a start or a
+	 * removal, or any capture without a resident profiler): sampling starts later. */
+	bool installing;
 };
 
 struct pipeline_callbacks {
@@ -80,6 +83,10 @@ struct pipeline_options {
 	const char *cache_dir;
 	/* Kernel memory for unwind tables, in bytes (0: 64 MB). */
 	uint64_t unwind_budget;
+	/* The resident profiler whose loaded programs the capture uses (capture/profiler.h;
+	 * its unwind tables in its DIR/unwind unless cache_dir is set). NULL: loaded for
+	 * this capture alone, as the command line does. One capture at a time. */
+	struct profiler *profiler;
 	/* Non-zero ends what pipeline__start does before a snapshot (loading every
 	 * process's tables, up to 5 s) early; pipeline__run passes its own. May be NULL. */
 	volatile sig_atomic_t *stop;
@@ -108,6 +115,7 @@ struct pipeline_result {
 };
 
 struct pipeline;
+struct profiler;
 
 /* Checks that this build and these privileges can answer the question, loads its BPF
  * programs and attaches them: sampling has begun. NULL with errno set, and the reason
@@ -161,6 +169,7 @@ struct workspace_capture {
 	enum question question;
 	unsigned seconds;
 	unsigned hz;
+	struct profiler *profiler; /* resident (pipeline_options.profiler); NULL: none */
 };
 
 /*

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/format.h"
+#include "capture/profiler.h"
 #include "pipeline/pipeline.h"
 #include "proc/owner.h"
 #include "store/store.h"
@@ -82,6 +83,7 @@ int pipeline__capture_workspace(struct store *s, const struct workspace_capture 
 	opts.nservices = nsvc;
 	snprintf(cache_dir, sizeof(cache_dir), "%s/profiler/unwind", store__dir(s));
 	opts.cache_dir = cache_dir;
+	opts.profiler = wc->profiler;
 
 	err = pipeline__run(&opts, cb, stop, out);
 	if (!err) {
@@ -89,6 +91,10 @@ int pipeline__capture_workspace(struct store *s, const struct workspace_capture 
 		if (err)
 			pipeline_result__release(out);
 	}
+	/* Kept: a resident profiler need not read these names again (profiler.h). */
+	for (size_t i = 0; !err && wc->profiler && i < out->nsymbols; i++)
+		if (!out->symbols[i].from_symtab)
+			profiler__note_symbols_kept(wc->profiler, out->symbols[i].build_id);
 	services__free(svc, nsvc);
 	return err;
 }

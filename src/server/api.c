@@ -18,6 +18,7 @@
 #include "analysis/folded.h"
 #include "util/json_text.h"
 #include "capture/capture.h"
+#include "capture/profiler.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "server/server_internal.h"
@@ -547,6 +548,16 @@ static void remove_profiler(struct call *c)
 	s = open_store(c);
 	if (!s)
 		return;
+	/* Unloaded first: nothing of it stays in the kernel, then its files go. A capture
+	 * that started since holds it (-EBUSY): refused as above. */
+	if (profiler__unload(c->srv->profiler) == -EBUSY) {
+		store__close(s);
+		views__format_time(c->srv->job.started_at_ns, when);
+		view_error__set(&e, 409, MSG_API_CAPTURE_BUSY, c->srv->hostname,
+				question__title(c->srv->job.question), when);
+		fail(c, &e);
+		return;
+	}
 	err = views__remove_profiler(s, &rep);
 	store__close(s);
 	if (err && json_array_size(rep.failed)) {

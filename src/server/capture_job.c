@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/profiler.h"
 #include "pipeline/pipeline.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -19,9 +20,11 @@ static const char *const phase_names[] = {
 	[PIPELINE_FAILED] = "failed",
 };
 
-int capture_job__init(struct capture_job *job, const char *data_dir, const char *server)
+int capture_job__init(struct capture_job *job, const char *data_dir, const char *server,
+		      struct profiler *profiler)
 {
 	memset(job, 0, sizeof(*job));
+	job->profiler = profiler;
 	snprintf(job->data_dir, sizeof(job->data_dir), "%s", data_dir);
 	snprintf(job->server, sizeof(job->server), "%s", server);
 	return -pthread_mutex_init(&job->lock, NULL);
@@ -48,6 +51,8 @@ static void on_progress(void *ctx, const struct pipeline_progress *pr)
 	job->phase = pr->phase;
 	job->done = pr->done;
 	job->total = pr->total;
+	if (pr->phase == PIPELINE_SAMPLING)
+		job->installing = pr->installing;
 	pthread_mutex_unlock(&job->lock);
 }
 
@@ -86,7 +91,7 @@ static void *capture_job__main(void *arg)
 	struct job_args *a = arg;
 	struct capture_job *job = a->job;
 	struct pipeline_callbacks cb = { on_progress, on_error, job };
-	struct workspace_capture wc = { job->question, job->seconds, a->hz };
+	struct workspace_capture wc = { job->question, job->seconds, a->hz, job->profiler };
 	struct pipeline_result result;
 	char id[40] = "";
 	struct store *s;
@@ -175,6 +180,7 @@ int capture_job__start(struct capture_job *job, enum question q, unsigned second
 	job->profile_id[0] = '\0';
 	job->error[0] = '\0';
 	job->stop = 0;
+	job->installing = !job->profiler || profiler__will_install(job->profiler, q);
 	job->running = true;
 	job->started = false;
 	err = pthread_create(&job->thread, NULL, capture_job__main, a);
@@ -217,8 +223,8 @@ bool capture_job__running(struct capture_job *job)
 
 json_t *capture_job__status(struct capture_job *job)
 {
+	char when[32], note[VIEW_ERROR_MAX] = "";
 	json_t *doc;
-	char when[32];
 
 	pthread_mutex_lock(&job->lock);
 	if (!job->started) {
@@ -226,6 +232,8 @@ json_t *capture_job__status(struct capture_job *job)
 		return json_pack("{s:b, s:n}", "running", 0, "phase");
 	}
 	views__format_time(job->started_at_ns, when);
+	if (job->installing)
+		msg_format(note, sizeof(note), MSG_API_CAPTURE_INSTALLING, job->server);
 	doc = json_pack("{s:b, s:s, s:I, s:I, s:s?, s:s, s:s, s:I, s:s, s:b, s:s?}", "running",
 			job->running, "phase",
 			job->phase >= 0 && job->phase < PIPELINE_PHASE__COUNT ?
@@ -235,6 +243,12 @@ json_t *capture_job__status(struct capture_job *job)
 			question__id(job->question), "title", question__title(job->question),
 			"seconds", (json_int_t)job->seconds, "started_at", when, "stopping",
 			job->stop != 0, "error", job->error[0] ? job->error : NULL);
+	/* The first capture after a start or a removal loads the profiler: it says so. */
+	if (doc && (json_object_set_new(doc, "installing", json_boolean(job->installing)) ||
+		    json_object_set_new(doc, "note", note[0] ? json_string(note) : json_null()))) {
+		json_decref(doc);
+		doc = NULL;
+	}
 	pthread_mutex_unlock(&job->lock);
 	return doc;
 }

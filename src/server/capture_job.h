@@ -18,6 +18,8 @@
 #include "profile/profile.h"
 #include "views/views.h"
 
+struct profiler;
+
 struct capture_job {
 	pthread_mutex_t lock;
 	char data_dir[PATH_MAX];
@@ -33,9 +35,14 @@ struct capture_job {
 	char error[VIEW_ERROR_MAX];
 	volatile sig_atomic_t stop;
 	pthread_t thread;
+	struct profiler *profiler; /* resident (capture/profiler.h); NULL: loaded each time */
+	bool installing;          /* this capture loads the profiler into the kernel */
 };
 
-int capture_job__init(struct capture_job *job, const char *data_dir, const char *server);
+/* profiler: the machine's resident profiler the captures use (not owned); NULL: each
+ * capture loads its programs afresh. */
+int capture_job__init(struct capture_job *job, const char *data_dir, const char *server,
+		      struct profiler *profiler);
 /* Waits for a running capture to end (it is stopped first). */
 void capture_job__fini(struct capture_job *job);
 

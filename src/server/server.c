@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/profiler.h"
 #include "server/conn_guard.h"
 #include "server/server_internal.h"
 #include "server/workers.h"
@@ -890,7 +891,15 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	if (gethostname(srv->hostname, sizeof(srv->hostname) - 1))
 		snprintf(srv->hostname, sizeof(srv->hostname), "localhost");
 	register_this_server(srv);
-	if (capture_job__init(&srv->job, srv->data_dir, srv->hostname)) {
+	{
+		char dir[PATH_MAX + 16];
+
+		/* Nothing is loaded until the first capture. */
+		snprintf(dir, sizeof(dir), "%s/profiler", srv->data_dir);
+		srv->profiler = profiler__new(dir);
+	}
+	if (!srv->profiler ||
+	    capture_job__init(&srv->job, srv->data_dir, srv->hostname, srv->profiler)) {
 		msg_error(MSG_OUT_OF_MEMORY);
 		goto out_srv;
 	}
@@ -957,6 +966,7 @@ out_job:
 	conn_guard__free(h->guard);
 	capture_job__fini(&srv->job);
 out_srv:
+	profiler__free(srv->profiler);
 	explicit_bzero(srv->token, sizeof(srv->token));
 	pthread_mutex_destroy(&srv->uploads.lock);
 	pthread_mutex_destroy(&h->log_lock);

@@ -35,6 +35,9 @@ struct server {
 	char token[SERVER_TOKEN_HEX + 1];
 	char hostname[256];
 	struct capture_job job;  /* this server's; agents bring their own later */
+	/* This machine's installed profiler (DATA/profiler): its programs stay loaded
+	 * between the job's captures; Remove the profiler unloads them. */
+	struct profiler *profiler;
 	struct upload_budget uploads;
 };
 

@@ -237,36 +237,66 @@ out:
 	return 0;
 }
 
-int lines__read(int fd, const uint64_t *addrs, size_t n, const struct lines_caps *caps,
-		struct line_table **out)
-{
-	struct clock_budget deadline;
-	struct line_table *t;
-	struct stat st;
+struct lines_dwarf {
+	int fd;        /* ours: libdw reads through it */
 	Dwarf *dbg;
-	int err;
+	uint64_t bytes;
+};
+
+int lines_dwarf__open(int fd, const struct lines_caps *caps, struct lines_dwarf **out)
+{
+	struct lines_dwarf *d;
+	struct stat st;
 
 	*out = NULL;
 	if (!caps)
 		caps = &LINES_CAPS_DEFAULT;
-	deadline = clock_budget__from_now(caps->max_ns);
 	if (fstat(fd, &st))
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENODATA;
 	if ((uint64_t)st.st_size > caps->max_bytes)
 		return -EFBIG;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->bytes = (uint64_t)st.st_size;
+	d->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (d->fd < 0) {
+		free(d);
+		return -errno;
+	}
+	d->dbg = dwarf_begin(d->fd, DWARF_C_READ);
+	if (!d->dbg) {
+		close(d->fd);
+		free(d);
+		return -ENODATA;
+	}
+	*out = d;
+	return 0;
+}
+
+uint64_t lines_dwarf__bytes(const struct lines_dwarf *d)
+{
+	return d->bytes;
+}
+
+int lines_dwarf__read(struct lines_dwarf *d, const uint64_t *addrs, size_t n,
+		      const struct lines_caps *caps, struct line_table **out)
+{
+	struct clock_budget deadline;
+	struct line_table *t;
+	int err;
+
+	*out = NULL;
+	if (!caps)
+		caps = &LINES_CAPS_DEFAULT;
+	deadline = clock_budget__from_now(caps->max_ns);
 	t = table__new(addrs != NULL);
 	if (!t)
 		return -ENOMEM;
-	dbg = dwarf_begin(fd, DWARF_C_READ);
-	if (!dbg) {
-		line_table__free(t);
-		return -ENODATA;
-	}
-	err = addrs ? read_exact(dbg, addrs, n, caps, &deadline, t) :
-		    read_ranges(dbg, caps, &deadline, t);
-	dwarf_end(dbg);
+	err = addrs ? read_exact(d->dbg, addrs, n, caps, &deadline, t) :
+		    read_ranges(d->dbg, caps, &deadline, t);
 	if (!err && addrs)
 		table__sort(t);
 	if (!err && t->n == 0)
@@ -277,6 +307,29 @@ int lines__read(int fd, const uint64_t *addrs, size_t n, const struct lines_caps
 	}
 	*out = t;
 	return 0;
+}
+
+void lines_dwarf__close(struct lines_dwarf *d)
+{
+	if (!d)
+		return;
+	dwarf_end(d->dbg);
+	close(d->fd);
+	free(d);
+}
+
+int lines__read(int fd, const uint64_t *addrs, size_t n, const struct lines_caps *caps,
+		struct line_table **out)
+{
+	struct lines_dwarf *d;
+	int err = lines_dwarf__open(fd, caps, &d);
+
+	*out = NULL;
+	if (err)
+		return err;
+	err = lines_dwarf__read(d, addrs, n, caps, out);
+	lines_dwarf__close(d);
+	return err;
 }
 
 static int u64_cmp(const void *a, const void *b)

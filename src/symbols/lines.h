@@ -54,6 +54,20 @@ extern const struct lines_caps LINES_CAPS_DEFAULT;
 int lines__read(int fd, const uint64_t *addrs, size_t n, const struct lines_caps *caps,
 		struct line_table **out);
 
+/*
+ * The same in two steps, for a caller that reads one file for many captures (a
+ * resident profiler): the file's DWARF opened once (libdw decompresses a debug file's
+ * sections then, which costs more than the lookups), read many times. open: 0 and *out
+ * (fd is not taken: the handle keeps a descriptor of its own), -ENODATA, -EFBIG,
+ * -ENOMEM, -errno. bytes: the file's size.
+ */
+struct lines_dwarf;
+int lines_dwarf__open(int fd, const struct lines_caps *caps, struct lines_dwarf **out);
+int lines_dwarf__read(struct lines_dwarf *d, const uint64_t *addrs, size_t n,
+		      const struct lines_caps *caps, struct line_table **out);
+uint64_t lines_dwarf__bytes(const struct lines_dwarf *d);
+void lines_dwarf__close(struct lines_dwarf *d);
+
 /* The sorted, distinct addresses of p's locations in mapping m: what to read for it.
  * *addrs is malloc'd. 0 or -ENOMEM. */
 int lines__sampled_addresses(const struct profile *p, uint32_t m, uint64_t **addrs, size_t *n);

@@ -37,6 +37,7 @@
 struct slot {
 	char build_id[129];     /* "" when free */
 	uint32_t first, count;
+	uint64_t base;          /* the table's base (struct unwind_table) */
 	uint32_t refs;          /* live processes mapping it */
 	uint64_t last_used;
 	/* Loaded and mapped by no live process: on the eviction list, in the order the
@@ -226,30 +227,39 @@ static int write_table(struct unwind_maps *m, uint32_t id, uint32_t first,
 	return err;
 }
 
-/* The lowest gap of n rows between loaded tables, or -1. */
+struct span {
+	uint64_t first, end;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The lowest gap of n rows between loaded tables, or -1 (-2: out of memory). The loaded
+ * tables in address order, walked once: a resident profiler keeps hundreds loaded. */
 static int64_t find_gap(const struct unwind_maps *m, uint32_t n)
 {
+	struct span *spans = malloc((m->ntables ? m->ntables : 1) * sizeof(*spans));
 	uint64_t at = 0;
+	int64_t found;
 
-	for (;;) {
-		uint64_t next_end = at;
-		bool clash = false;
+	if (!spans)
+		return -2;
+	for (uint32_t i = 0; i < m->ntables; i++) {
+		const struct slot *s = &m->slots[m->by_build_id[i]];
 
-		for (uint32_t i = 0; i < UNWIND_MAX_TABLES; i++) {
-			const struct slot *s = &m->slots[i];
-
-			if (!s->build_id[0] || s->first >= at + n || s->first + s->count <= at)
-				continue;
-			clash = true;
-			if (s->first + s->count > next_end)
-				next_end = s->first + s->count;
-		}
-		if (!clash)
-			return at + n <= m->plan.rows ? (int64_t)at : -1;
-		at = next_end;
-		if (at + n > m->plan.rows)
-			return -1;
+		spans[i] = (struct span){ s->first, (uint64_t)s->first + s->count };
 	}
+	qsort(spans, m->ntables, sizeof(*spans), span_cmp);
+	for (uint32_t i = 0; i < m->ntables && spans[i].first < at + n; i++)
+		if (spans[i].end > at)
+			at = spans[i].end;
+	found = at + n <= m->plan.rows ? (int64_t)at : -1;
+	free(spans);
+	return found;
 }
 
 /* Table id fell out of use (its last process went): last on the eviction list. */
@@ -350,13 +360,15 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 {
 	uint32_t npages, shift, size, at;
 	int32_t free_slot;
-	int64_t first;
+	int64_t first = -1;
 	bool found;
 	int err;
 
 	at = slot_search(m, build_id, &found);
 	if (found)
 		return m->by_build_id[at];
+	if (!t)
+		return -ENOSPC; /* evicted meanwhile: frame pointers there */
 	if (t->nrows == 0 || t->nrows > (1u << UNWIND_SEARCH_STEPS))
 		return -ENOSPC;
 	shift = index_shift(t, &npages);
@@ -364,6 +376,8 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 	if (size > m->plan.rows)
 		return -ENOSPC;
 	while (m->nfree == 0 || (first = find_gap(m, size)) < 0) {
+		if (first == -2)
+			return -ENOMEM;
 		err = evict_one(m);
 		if (err)
 			return err;
@@ -377,6 +391,7 @@ static int64_t table_id(struct unwind_maps *m, const char *build_id,
 		 build_id);
 	m->slots[free_slot].first = (uint32_t)first;
 	m->slots[free_slot].count = size;
+	m->slots[free_slot].base = t->base;
 	m->used += (uint64_t)size * sizeof(struct unwind_row);
 	/* Evictions above moved the index: where it goes now. */
 	at = slot_search(m, m->slots[free_slot].build_id, &found);
@@ -456,35 +471,43 @@ int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
 	proc = calloc(1, sizeof(*proc));
 	if (!proc)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct unwind_mapping *in = &maps[i];
-		int64_t id;
+	/* Tables loaded already first: once this process maps them, loading its new ones
+	 * cannot evict them. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct unwind_mapping *in = &maps[i];
+			bool loaded;
+			int64_t id;
 
-		if (!in->table || !in->build_id || !in->build_id[0] || in->end <= in->start)
-			continue;
-		if (proc->n == UNWIND_MAX_PROC_MAPS) {
-			dropped++;
-			continue;
+			if (!in->build_id || !in->build_id[0] || in->end <= in->start)
+				continue;
+			slot_search(m, in->build_id, &loaded);
+			if (loaded != (pass == 0) || (!loaded && !in->table))
+				continue;
+			if (proc->n == UNWIND_MAX_PROC_MAPS) {
+				dropped++;
+				continue;
+			}
+			id = table_id(m, in->build_id, in->table);
+			if (id == -ENOSPC) {
+				m->over_budget++;
+				continue;
+			}
+			if (id < 0) {
+				err = (int)id;
+				goto out;
+			}
+			unused_remove(m, (int32_t)id);
+			m->slots[id].refs++;
+			m->slots[id].last_used = ++m->clock;
+			p->ids[p->n++] = (uint32_t)id;
+			proc->maps[proc->n++] = (struct unwind_proc_map){
+				.start = in->start,
+				.end = in->end,
+				.adjust = in->start - in->vaddr + m->slots[id].base,
+				.table = (uint32_t)id,
+			};
 		}
-		id = table_id(m, in->build_id, in->table);
-		if (id == -ENOSPC) {
-			m->over_budget++;
-			continue;
-		}
-		if (id < 0) {
-			err = (int)id;
-			goto out;
-		}
-		unused_remove(m, (int32_t)id);
-		m->slots[id].refs++;
-		m->slots[id].last_used = ++m->clock;
-		p->ids[p->n++] = (uint32_t)id;
-		proc->maps[proc->n++] = (struct unwind_proc_map){
-			.start = in->start,
-			.end = in->end,
-			.adjust = in->start - in->vaddr + in->table->base,
-			.table = (uint32_t)id,
-		};
 	}
 	/* Counted once per process, at the most it ever had past the limit. */
 	if (dropped > p->dropped) {
@@ -513,6 +536,30 @@ int unwind_maps__remove_process(struct unwind_maps *m, uint32_t pid)
 	memmove(&m->procs[at], &m->procs[at + 1], (m->nprocs - at - 1) * sizeof(m->procs[0]));
 	m->nprocs--;
 	return 0;
+}
+
+bool unwind_maps__loaded(const struct unwind_maps *m, const char *build_id)
+{
+	bool found;
+
+	slot_search(m, build_id, &found);
+	return found;
+}
+
+int unwind_maps__forget_processes(struct unwind_maps *m)
+{
+	int err = 0;
+
+	while (m->nprocs) {
+		uint32_t pid = m->procs[m->nprocs - 1]->pid;
+
+		release(m, m->procs[m->nprocs - 1]);
+		if (bpf_map_delete_elem(m->procs_fd, &pid) && errno != ENOENT && !err)
+			err = -errno;
+		free(m->procs[--m->nprocs]);
+	}
+	m->over_budget = m->maps_dropped = m->procs_dropping = m->evictions = 0;
+	return err;
 }
 
 void unwind_maps__stats(const struct unwind_maps *m, struct unwind_maps_stats *stats)

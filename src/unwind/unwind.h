@@ -175,8 +175,10 @@ struct unwind_mapping {
 	uint64_t start, end;            /* [start, end) in the process */
 	uint64_t vaddr;                 /* the ELF address at start (elf_info__offset_to_vaddr
 					   of the mapping's file offset) */
-	const char *build_id;           /* "" or NULL with table NULL */
-	const struct unwind_table *table; /* NULL: frame pointers in this mapping */
+	const char *build_id;           /* "" or NULL: frame pointers in this mapping */
+	/* NULL: frame pointers here, unless build_id's table is loaded already
+	 * (unwind_maps__loaded; a resident profiler's maps keep tables across captures) */
+	const struct unwind_table *table;
 };
 
 struct unwind_maps_stats {
@@ -208,6 +210,12 @@ int unwind_maps__add_process(struct unwind_maps *m, uint32_t pid,
 			     const struct unwind_mapping *maps, size_t n);
 /* Forgets pid: its tables may be evicted from now on. 0 or -ENOENT. */
 int unwind_maps__remove_process(struct unwind_maps *m, uint32_t pid);
+/* build_id's table is in the maps: a mapping of it needs no struct unwind_table. */
+bool unwind_maps__loaded(const struct unwind_maps *m, const char *build_id);
+/* Forgets every process (a resident profiler's next capture: a pid may be another
+ * process by then); the tables stay loaded, found again by build id. 0 or the first
+ * -errno of a map delete (all are forgotten anyway). */
+int unwind_maps__forget_processes(struct unwind_maps *m);
 void unwind_maps__stats(const struct unwind_maps *m, struct unwind_maps_stats *stats);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "elf/elf_file.h"
 #include "util/messages.h"
+#include "util/remove_tree.h"
 
 struct analysis;
 struct check_result;
@@ -111,10 +112,7 @@ json_t *views__delete_upload(struct store *s, const char *arg, struct view_error
 
 /* ---- remove the profiler ---- */
 
-struct remove_report {
-	json_t *removed;          /* [{"path", "files", "bytes"}] */
-	json_t *failed;           /* [{"path", "error"}] */
-};
+/* struct remove_report: util/remove_tree.h. */
 
 /*
  * Removes the profiler (DATA/profiler), capture files (DATA/captures) and the files of

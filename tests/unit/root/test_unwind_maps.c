@@ -167,6 +167,64 @@ static void test_shared_table(void **state)
 	unwind_table__free(app);
 }
 
+/*
+ * A resident profiler's next capture: every process forgotten (their entries gone from
+ * the map), the tables kept and found by build id, so a process maps a kept table with
+ * no table in hand, at the same adjustment; and loading a new table for the same
+ * process cannot evict a kept one it maps, even when room is short.
+ */
+static void test_kept_tables_across_captures(void **state)
+{
+	struct fixture_maps f;
+	struct unwind_table *libc = make_table(40000, 0x26000, 8);
+	struct unwind_table *big = make_table(60000, 0x1000, 16);
+	struct unwind_maps_stats st;
+	struct unwind_proc proc, before;
+	uint32_t pid = 5151, other = 5252;
+
+	(void)state;
+	if (!can_bpf())
+		skip();
+	/* 1 MB: room for about 94k rows, not for both tables with their indexes. */
+	assert_int_equal(make_maps(&f, 1 << 20), 0);
+	struct unwind_mapping first[] = { { 0x7f0000026000, 0x7f0000200000, 0x26000, "aaaa", libc } };
+	assert_int_equal(unwind_maps__add_process(f.m, pid, first, 1), 0);
+	assert_int_equal(bpf_map_lookup_elem(f.procs, &pid, &before), 0);
+
+	assert_int_equal(unwind_maps__forget_processes(f.m), 0);
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.processes, 0);
+	assert_int_equal(st.tables, 1);
+	assert_int_not_equal(bpf_map_lookup_elem(f.procs, &pid, &proc), 0);
+	assert_true(unwind_maps__loaded(f.m, "aaaa"));
+	assert_false(unwind_maps__loaded(f.m, "bbbb"));
+
+	/* The same process again, with the kept table only named, and a new one. */
+	struct unwind_mapping again[] = {
+		{ 0x555555555000, 0x555555600000, 0x1000, "bbbb", big },
+		{ 0x7f0000026000, 0x7f0000200000, 0x26000, "aaaa", NULL },
+	};
+	assert_int_equal(unwind_maps__add_process(f.m, pid, again, 2), 0);
+	assert_int_equal(bpf_map_lookup_elem(f.procs, &pid, &proc), 0);
+	/* The kept one is mapped as before; the new one did not fit beside it. */
+	assert_int_equal(proc.n, 1);
+	assert_int_equal(proc.maps[0].start, before.maps[0].start);
+	assert_int_equal(proc.maps[0].adjust, before.maps[0].adjust);
+	assert_int_equal(proc.maps[0].table, before.maps[0].table);
+	unwind_maps__stats(f.m, &st);
+	assert_int_equal(st.over_budget, 1);
+	assert_int_equal(st.evictions, 0);
+
+	/* A table named but not loaded, without the table in hand: frame pointers there. */
+	struct unwind_mapping unknown[] = { { 0x1000, 0x2000, 0, "cccc", NULL } };
+	assert_int_equal(unwind_maps__add_process(f.m, other, unknown, 1), 0);
+	assert_int_equal(bpf_map_lookup_elem(f.procs, &other, &proc), 0);
+	assert_int_equal(proc.n, 0);
+	free_maps(&f);
+	unwind_table__free(libc);
+	unwind_table__free(big);
+}
+
 /* A 1 MB budget holds about 94k rows: tables of 40k rows come and go. */
 static void test_budget_and_eviction(void **state)
 {
@@ -374,6 +432,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_shared_table),
+		cmocka_unit_test(test_kept_tables_across_captures),
 		cmocka_unit_test(test_budget_and_eviction),
 		cmocka_unit_test(test_eviction_order),
 		cmocka_unit_test(test_mappings_past_the_limit_are_counted),

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The profiler stays installed in `slideops serve`: the first capture loads it and its
+# progress says so, the next finds the same programs loaded and says nothing; between
+# captures the programs stay loaded but nothing of them is attached (no link, no perf
+# event: nothing samples); Remove the profiler unloads them, deletes DATA/profiler and
+# says so, and the next capture installs it again; serve killed with SIGKILL while it
+# samples leaves nothing loaded or attached, and a new serve starts clean.
+# Other engineers' profilers run on this machine too: everything here is this serve's
+# (its pid's descriptors, its programs' ids), never the machine's.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/serve-lib.bash"
+
+command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
+command -v bpftool >/dev/null || skip "bpftool is not installed (make deps installs it)"
+"$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
+
+build_c spin -O1 -fno-inline <<'C'
+__attribute__((noinline)) void resident_spin(volatile unsigned long *x) { for (;;) (*x)++; }
+int main(void) { volatile unsigned long x = 0; resident_spin(&x); }
+C
+cg=$(make_cgroup "system.slice/serve-resident.service")
+start_in_cgroup "$cg" "$WORK/spin" >/dev/null
+start_serve
+
+# capture SECONDS: starts a cpu capture; its first progress document is in $WORK/first.
+capture() {
+	expect 202 POST /api/servers/local/capture -H 'Content-Type: application/json' \
+		-d "{\"question\": \"cpu\", \"seconds\": $1}"
+	cp "$WORK/body" "$WORK/first"
+}
+# wait_done: until the capture has ended; it must have ended done. Its last progress
+# document stays in $WORK/body, and $WORK/progress holds every one seen.
+wait_done() {
+	: > "$WORK/progress"
+	for _ in $(seq 600); do
+		expect 200 GET /api/servers/local/capture
+		jq -c . "$WORK/body" >> "$WORK/progress"
+		[ "$(jq -r .running "$WORK/body")" = false ] && break
+		sleep 0.2
+	done
+	jq -e '.phase == "done" and (.profile_id | length) > 0' "$WORK/body" >/dev/null ||
+		fail "the capture ended as $(cat "$WORK/body")"
+}
+# The spinning function is named in the profile just captured: its stacks were whole.
+assert_named() {
+	expect 200 GET "/api/profiles/$(jq -r .profile_id "$WORK/body")"
+	jq -e '[.functions[].name] | index("resident_spin") != null' "$WORK/body" >/dev/null ||
+		fail "$1: resident_spin is not among $(jq -c '[.functions[].name][:12]' "$WORK/body")"
+}
+# Descriptors of serve that attach something: BPF links, perf events.
+attached_fds() {
+	ls -l /proc/"$SERVE_PID"/fd 2>/dev/null | grep -cE 'bpf_link|perf_event' || true
+}
+# Links anywhere on the machine that run one of the programs $1 (ids, one a line).
+links_of() {
+	bpftool link list --json | jq -r --argjson ids "[$(paste -sd, <<<"$1")]" \
+		'.[] | select(.prog_id as $p | $ids | index($p)) | .id'
+}
+
+# ---- the first capture installs the profiler, and says so ----
+capture 2
+jq -e '.installing == true and (.note | test("installing the profiler"))' "$WORK/first" \
+	>/dev/null || fail "the first capture's progress does not say it installs: $(cat "$WORK/first")"
+wait_done
+grep -q '"installing":true' "$WORK/progress" || fail "the first capture never said it installs"
+assert_named "the first capture"
+
+# ---- between captures: loaded, attached to nothing ----
+progs=$(held_programs "$SERVE_PID")
+[ -n "$progs" ] || fail "serve holds no BPF program after a capture: the profiler was not kept"
+[ "$(attached_fds)" = 0 ] || fail "serve holds links or perf events between captures: $(ls -l /proc/"$SERVE_PID"/fd | grep -E 'bpf_link|perf_event')"
+[ -z "$(links_of "$progs")" ] || fail "links run serve's programs between captures: $(links_of "$progs")"
+for p in $progs; do
+	bpftool -f prog show id "$p" --json | jq -e '(.pinned // []) | length == 0' >/dev/null ||
+		fail "serve's program $p is pinned: it would outlive serve"
+done
+
+# ---- the second capture finds it installed: the same programs, nothing said ----
+capture 2
+jq -e '.installing == false and .note == null' "$WORK/first" >/dev/null ||
+	fail "the second capture's progress says it installs: $(cat "$WORK/first")"
+wait_attached "$SERVE_PID" || fail "the second capture never attached"
+[ "$(held_programs "$SERVE_PID")" = "$progs" ] ||
+	fail "the second capture loaded other programs: $(held_programs "$SERVE_PID" | paste -sd' ') (were: $(paste -sd' ' <<<"$progs"))"
+wait_done
+! grep -q '"installing":true' "$WORK/progress" || fail "the second capture said it installs"
+assert_named "the second capture (tables kept in the maps)"
+[ "$(attached_fds)" = 0 ] || fail "serve holds links or perf events after the second capture"
+
+# ---- Remove the profiler: unloaded, deleted, said; the next capture installs again ----
+[ -d "$SLIDEOPS_DATA/profiler" ] || fail "no DATA/profiler after two captures"
+expect 200 POST /api/servers/local/remove
+jq -e --arg d "$SLIDEOPS_DATA" '.removed | map(.path) | index($d + "/profiler") != null' \
+	"$WORK/body" >/dev/null || fail "Remove did not say it removed DATA/profiler: $(cat "$WORK/body")"
+[ ! -e "$SLIDEOPS_DATA/profiler" ] || fail "DATA/profiler is still there after Remove"
+assert_unloaded "Remove the profiler" "$progs"
+[ -z "$(held_programs "$SERVE_PID")" ] || fail "serve still holds programs after Remove"
+capture 1
+jq -e '.installing == true' "$WORK/first" >/dev/null ||
+	fail "the capture after Remove does not say it installs: $(cat "$WORK/first")"
+wait_done
+assert_named "the capture after Remove"
+
+# ---- SIGKILL while sampling: nothing stays; the next serve starts clean ----
+capture 60
+wait_attached "$SERVE_PID" || fail "the capture to be killed never attached"
+progs=$(held_programs "$SERVE_PID")
+kill -KILL "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null || true
+assert_unloaded "serve was killed with SIGKILL" "$progs"
+[ -z "$(links_of "$progs")" ] || fail "links of the killed serve remain: $(links_of "$progs")"
+start_serve
+expect 200 GET /api/servers/local/capture
+[ -z "$(held_programs "$SERVE_PID")" ] && [ "$(attached_fds)" = 0 ] ||
+	fail "a new serve holds programs or links before any capture"
+capture 1
+jq -e '.installing == true' "$WORK/first" >/dev/null ||
+	fail "the first capture of the new serve does not say it installs: $(cat "$WORK/first")"
+wait_done
+stop_serve
+echo "ok"
