@@ -15,7 +15,7 @@ ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
 LIBS       := -lbpf -lelf -ldw -lz -llz4 -lsqlite3 -ljansson -lprotobuf-c -liberty \
-	      -lmicrohttpd -lpq -lpthread -lm
+	      -lmicrohttpd -lpq -lcurl -lpthread -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
@@ -54,7 +54,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
 	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
-	curl openssl libpq-dev postgresql-15 qemu-system-x86 busybox-static
+	curl libcurl4-openssl-dev openssl libpq-dev postgresql-15 qemu-system-x86 busybox-static
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
