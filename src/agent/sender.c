@@ -168,7 +168,8 @@ void *sender__main(void *ctx)
 			if (d == RETRY) {
 				uint64_t delay = backoff__next(&backoff);
 
-				next_try_ns = clock__monotonic_ns() + (int64_t)delay * NSEC_PER_MSEC;
+				next_try_ns = clock__monotonic_ns() +
+					      (int64_t)delay * NSEC_PER_MSEC;
 				msg_fprint(stderr, MSG_AGENT_RETRY_IN, (unsigned long long)
 					   ((delay + 999) / 1000));
 			} else {
