@@ -66,7 +66,7 @@ TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TE
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(TEST_BPF_OBJS)
 .PHONY: all deps bench-deps test unit-test integration-test fuzz-test run bench clean as-root \
-	fresh-check kernel-test
+	fresh-check kernel-test install-agent
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
 # container, a minimal image, this machine), through sudo otherwise, and when neither is
@@ -309,6 +309,22 @@ run: deps
 fresh-check:
 	$(Q)$(call apt_install,debootstrap git curl python3)
 	$(Q)$(call as_root,tests/fresh-check.sh)
+
+# `make install-agent`: the binary and the agent's systemd unit (dist/slideops-agent.service,
+# its paths filled in), under DESTDIR for packaging; starts nothing (docs/agent.md).
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DOCDIR  ?= $(PREFIX)/share/doc/slideops
+UNITDIR ?= /etc/systemd/system
+install-agent: $(OUTPUT)/slideops
+	$(Q)install -D -m 0755 $(OUTPUT)/slideops $(DESTDIR)$(BINDIR)/slideops
+	$(Q)install -d -m 0755 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
+		dist/slideops-agent.service > $(DESTDIR)$(UNITDIR)/slideops-agent.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/slideops-agent.service
+	$(Q)install -m 0644 docs/agent.md docs/protocol.md $(DESTDIR)$(DOCDIR)/
+	$(Q)echo "installed $(DESTDIR)$(BINDIR)/slideops and $(DESTDIR)$(UNITDIR)/slideops-agent.service;" \
+		"set SLIDEOPS_WORKSPACE in /etc/default/slideops-agent, then systemctl enable --now slideops-agent"
 
 bench: bench-deps all
 	$(Q)bench/run.sh

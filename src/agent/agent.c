@@ -72,7 +72,7 @@ bool agent__reply_allows(struct agent *a, const struct http_reply *r)
 	pthread_mutex_lock(&a->lock);
 	first = !a->fatal;
 	a->fatal = 1;
-	a->exit_code = EXIT_FAIL;
+	a->exit_code = EXIT_REFUSED; /* a restart would be refused again */
 	pthread_mutex_unlock(&a->lock);
 	*a->quit = 1;
 	if (!first)
@@ -522,9 +522,13 @@ int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit)
 
 	err = credential(&a, t);
 	if (err) {
-		a.exit_code = a.exit_code ? a.exit_code : EXIT_FAIL;
-		if (err == -ECANCELED)
-			a.exit_code = EXIT_OK;
+		/* Refused for good (no, or a bad, credential; the token refused): exit 2, which
+		 * the unit does not restart. */
+		if (err == -ENOENT || err == -ELOOP || err == -EPERM || err == -EBADMSG ||
+		    err == -EACCES)
+			a.exit_code = EXIT_REFUSED;
+		else if (err != -ECANCELED && !a.exit_code)
+			a.exit_code = EXIT_FAIL;
 		goto out;
 	}
 	transport__set_credential(t, a.cred.credential);
