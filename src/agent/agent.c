@@ -140,7 +140,7 @@ static int enrol(struct agent *a, struct transport *t)
 		if (!err && r.status < 500)
 			break;
 		if (err)
-			msg_error(MSG_AGENT_UNREACHABLE, a->opts->workspace, r.error);
+			msg_error(MSG_AGENT_WORKSPACE_UNREACHABLE, a->opts->workspace, r.error);
 		else
 			msg_error(MSG_AGENT_WORKSPACE_FAILED, a->opts->workspace, r.status);
 		http_reply__release(&r);
@@ -423,7 +423,7 @@ static bool poll_loop(struct agent *a, struct transport *t)
 		if (!reply) {
 			if (!failing) {
 				if (err)
-					msg_error(MSG_AGENT_UNREACHABLE, a->opts->workspace,
+					msg_error(MSG_AGENT_WORKSPACE_UNREACHABLE, a->opts->workspace,
 						  r.error);
 				else
 					msg_error(MSG_AGENT_WORKSPACE_FAILED, a->opts->workspace,
