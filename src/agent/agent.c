@@ -423,8 +423,8 @@ static bool poll_loop(struct agent *a, struct transport *t)
 		if (!reply) {
 			if (!failing) {
 				if (err)
-					msg_error(MSG_AGENT_WORKSPACE_UNREACHABLE, a->opts->workspace,
-						  r.error);
+					msg_error(MSG_AGENT_WORKSPACE_UNREACHABLE,
+						  a->opts->workspace, r.error);
 				else
 					msg_error(MSG_AGENT_WORKSPACE_FAILED, a->opts->workspace,
 						  r.status);
