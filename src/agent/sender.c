@@ -60,9 +60,9 @@ static void post_progress(struct agent *a, struct transport *t)
 
 enum delivery { DELIVERED, EMPTY, RETRY };
 
-/* The oldest batch, once. */
+/* The oldest batch, once; why it must wait, when it must. */
 static enum delivery deliver_one(struct agent *a, struct transport *t, long timeout_ms,
-				  volatile sig_atomic_t *cancel)
+				  volatile sig_atomic_t *cancel, char why[TRANSPORT_ERROR_MAX])
 {
 	Slideops__Agent__BatchReply *reply;
 	char name[SPOOL_NAME_MAX];
@@ -80,13 +80,12 @@ static enum delivery deliver_one(struct agent *a, struct transport *t, long time
 	err = transport__post(t, "/agent/batch", data, len, timeout_ms, cancel, &r);
 	free(data);
 	if (err) {
-		msg_fprint(stderr, MSG_AGENT_BATCH_WAITS, name, r.error);
+		snprintf(why, TRANSPORT_ERROR_MAX, "%s", r.error);
 		return RETRY;
 	}
 	if (!agent__reply_allows(a, &r) || r.status >= 500 || r.status == 429 ||
 	    r.status == 408) {
-		if (r.status >= 500)
-			msg_fprint(stderr, MSG_AGENT_BATCH_WAITS_STATUS, name, r.status);
+		msg_format(why, TRANSPORT_ERROR_MAX, MSG_AGENT_WORKSPACE_ANSWERED, r.status);
 		http_reply__release(&r);
 		return RETRY;
 	}
@@ -160,18 +159,20 @@ void *sender__main(void *ctx)
 				next_try_ns = 0;
 		}
 		if (!empty && now >= next_try_ns) {
+			char why[TRANSPORT_ERROR_MAX] = "";
 			enum delivery d;
 
 			pthread_mutex_unlock(&a->lock);
-			d = deliver_one(a, t, BATCH_TIMEOUT_MS, &a->fatal);
+			d = deliver_one(a, t, BATCH_TIMEOUT_MS, &a->fatal, why);
 			pthread_mutex_lock(&a->lock);
 			if (d == RETRY) {
 				uint64_t delay = backoff__next(&backoff);
 
 				next_try_ns = clock__monotonic_ns() +
 					      (int64_t)delay * NSEC_PER_MSEC;
-				msg_fprint(stderr, MSG_AGENT_RETRY_IN, (unsigned long long)
-					   ((delay + 999) / 1000));
+				if (!a->fatal)
+					msg_fprint(stderr, MSG_AGENT_BATCH_WAITS, why,
+						   (unsigned long long)((delay + 999) / 1000));
 			} else {
 				backoff__reset(&backoff);
 				empty = d == EMPTY;
@@ -194,7 +195,9 @@ void *sender__main(void *ctx)
 void sender__flush(struct agent *a, struct transport *t)
 {
 	/* Each batch once, briefly: what does not go now goes at the next start. */
+	char why[TRANSPORT_ERROR_MAX];
+
 	for (int i = 0; i < 1000 && !a->fatal && !*a->quit; i++)
-		if (deliver_one(a, t, 10000, a->quit) != DELIVERED)
+		if (deliver_one(a, t, 10000, a->quit, why) != DELIVERED)
 			break;
 }
