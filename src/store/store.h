@@ -311,7 +311,8 @@ int store__new_enrolment(struct store *s, char token[STORE_SECRET_HEX + 1],
 int store__enrol(struct store *s, const char *token, struct server_entry *srv,
 		 char credential[STORE_SECRET_HEX + 1]);
 /* The server whose agent holds credential: 0 and *out (server_entries__free(*out, 1));
- * -EACCES when it is no credential of a server, or a revoked one. */
+ * -EKEYREVOKED when it was revoked (its server removed); -EACCES when it is no
+ * credential of a server. */
 int store__authenticate(struct store *s, const char *credential, struct server_entry **out);
 /* An agent was heard from now: its last seen, and what it said of itself (NULL: as
  * before). 0 or -errno. */

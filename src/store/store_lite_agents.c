@@ -242,6 +242,13 @@ int lite__authenticate(struct store *s, const char *credential_hash,
 		server_entries__free(*out, n);
 		*out = NULL;
 		err = -EACCES;
+		/* Revoked (its server removed), rather than never made. */
+		if (!lite__prepare(s, "SELECT 1 FROM credentials WHERE hash = ? AND"
+				      " revoked_at_ns <> 0", &st)) {
+			sqlite3_bind_text(st, 1, credential_hash, -1, SQLITE_STATIC);
+			if (lite__any_row(s, st) == 1)
+				err = -EKEYREVOKED;
+		}
 	}
 	return err;
 }

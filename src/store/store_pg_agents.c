@@ -223,6 +223,13 @@ int pg__authenticate(struct store *s, const char *credential_hash,
 		server_entries__free(*out, n);
 		*out = NULL;
 		err = -EACCES;
+		/* Revoked (its server removed), rather than never made. */
+		if (!pg__exec(s, "SELECT 1 FROM credentials WHERE hash = $1 AND"
+				 " revoked_at_ns <> 0", &a, &res)) {
+			if (PQntuples(res) > 0)
+				err = -EKEYREVOKED;
+			PQclear(res);
+		}
 	}
 	return err;
 }
