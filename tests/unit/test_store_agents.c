@@ -262,7 +262,7 @@ static void test_removed_server_credential_revoked(void **state)
 	assert_int_equal(store__authenticate(f->s, cred, &who), 0);
 	server_entries__free(who, 1);
 	assert_int_equal(store__remove_server(f->s, id), 0);
-	assert_int_equal(store__authenticate(f->s, cred, &who), -EACCES);
+	assert_int_equal(store__authenticate(f->s, cred, &who), -EKEYREVOKED);
 	assert_null(who);
 	/* Once only; this server is never removed; an unknown one is none. */
 	assert_int_equal(store__remove_server(f->s, id), -ENOENT);
