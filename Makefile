@@ -15,7 +15,7 @@ ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
 LIBS       := -lbpf -lelf -ldw -lz -llz4 -lsqlite3 -ljansson -lprotobuf-c -liberty \
-	      -lmicrohttpd -lpq -lcurl -lpthread -lm
+	      -lmicrohttpd -lgnutls -lpq -lcurl -lpthread -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
@@ -82,7 +82,13 @@ LISTEN ?= 127.0.0.1:7070
 RUN_COMMAND := sh -c '$(OUTPUT)/slideops capture cpu -d 10 && echo && \
 	exec $(OUTPUT)/slideops serve --listen $(LISTEN)'
 
-all: $(OUTPUT)/slideops
+all: $(OUTPUT)/slideops $(OUTPUT)/tests/agent_msg
+
+# Messages of the agent protocol for the integration tests' curl (tests/tools/agent_msg.c).
+$(OUTPUT)/tests/agent_msg: tests/tools/agent_msg.c $(OUTPUT)/libslideops.a
+	$(call msg,TOOL,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< $(OUTPUT)/libslideops.a $(LIBS) -o $@
 
 # $(call apt_install,PACKAGES): installs, as root, those of PACKAGES that dpkg does not
 # list as installed, all in one apt-get call, and says which; nothing when all are there.

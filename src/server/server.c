@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/agent_hub.h"
 #include "server/conn_guard.h"
 #include "server/server_internal.h"
 #include "server/workers.h"
@@ -227,8 +228,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct reply *r)
 		r->data = NULL;
 		add_common_headers(conn, resp);
 		MHD_add_response_header(resp, "Content-Type", r->content_type);
+		MHD_add_response_header(resp, "Cache-Control", "no-store");
+		/* A download (an export); an agent's message is none. */
 		snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"", r->file_name);
-		MHD_add_response_header(resp, "Content-Disposition", disp);
+		if (r->file_name[0])
+			MHD_add_response_header(resp, "Content-Disposition", disp);
 		ret = MHD_queue_response(conn, (unsigned)r->status, resp);
 		MHD_destroy_response(resp);
 		return ret;
@@ -493,7 +497,8 @@ static bool read_body(struct request *req, const char *data, size_t len)
 {
 	char *grown;
 
-	if (req->body_too_large || req->body_len + len > SERVER_BODY_MAX) {
+	if (req->body_too_large ||
+	    req->body_len + len > (req->body_max ? req->body_max : SERVER_BODY_MAX)) {
 		req->body_too_large = true;
 		return true;
 	}
@@ -544,6 +549,46 @@ static const char *framing_problem(struct MHD_Connection *conn)
 	return NULL;
 }
 
+/*
+ * The agent protocol's paths (docs/protocol.md): POST only, never from a browser (no
+ * Origin), and never with the UI's token or cookie: an agent's credential, checked
+ * against the workspace by the worker, or (enrolment) a token in the message. A request
+ * without a credential of the right form is refused before its body is read.
+ */
+static int first_agent_call(struct MHD_Connection *conn, const char *url, const char *method,
+			    struct request *req)
+{
+	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+
+	if (strcmp(method, "POST") != 0) {
+		struct reply r = { 0 };
+
+		snprintf(r.allow, sizeof(r.allow), "POST");
+		reply__msg(&r, MHD_HTTP_METHOD_NOT_ALLOWED, MSG_AGENT_ONLY_POST, url);
+		return send_reply(conn, &r);
+	}
+	if (origin)
+		return send_error(conn, MHD_HTTP_FORBIDDEN, MSG_AGENT_NO_ORIGIN, origin);
+	if (strcmp(url, "/agent/enrol") != 0) {
+		if (h && strncasecmp(h, "Bearer", 6) == 0 && (h[6] == ' ' || h[6] == '\t'))
+			h += 6 + strspn(h + 6, " \t");
+		else
+			h = NULL;
+		if (!h || strlen(h) != STORE_SECRET_HEX ||
+		    strspn(h, "0123456789abcdef") != STORE_SECRET_HEX)
+			return send_error(conn, MHD_HTTP_UNAUTHORIZED, MSG_AGENT_NO_CREDENTIAL);
+	}
+	req->agent = true;
+	req->body_max = agent__body_max(url);
+	if (len && strtoull(len, NULL, 10) > req->body_max)
+		return send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, MSG_AGENT_BODY_TOO_LARGE,
+				  (unsigned long long)(req->body_max >> 20));
+	req->checked = true;
+	return -1;
+}
+
 /* The first call for a request: is it well formed, who asks, and may they. -1: go on;
  * else the refusal was queued (or failed) and this is its result. */
 static int first_call(struct http *h, struct MHD_Connection *conn, const char *url,
@@ -569,6 +614,8 @@ static int first_call(struct http *h, struct MHD_Connection *conn, const char *u
 		return send_error(conn, MHD_HTTP_BAD_REQUEST, MSG_API_NO_HOST);
 	if (!host_ok(h, conn, name))
 		return send_error(conn, MHD_HTTP_MISDIRECTED_REQUEST, MSG_API_BAD_HOST, name, name);
+	if (strncmp(url, "/agent/", 7) == 0)
+		return first_agent_call(conn, url, method, req);
 	if (!api && strcmp(method, "GET") == 0 && given && token__equal(given, h->srv.token))
 		return sign_in(conn, given, req->raw_path);
 	if (bearer_ok(conn, h->srv.token)) {
@@ -637,7 +684,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	}
 
-	if (strncmp(url, "/api/", 5) == 0) {
+	if (strncmp(url, "/api/", 5) == 0 || req->agent) {
 		if (req->replied)
 			return send_reply(conn, &req->reply);
 		req->srv = &h->srv;
@@ -890,7 +937,8 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	if (gethostname(srv->hostname, sizeof(srv->hostname) - 1))
 		snprintf(srv->hostname, sizeof(srv->hostname), "localhost");
 	register_this_server(srv);
-	if (capture_job__init(&srv->job, srv->data_dir, srv->hostname)) {
+	srv->hub = agent_hub__new();
+	if (!srv->hub || capture_job__init(&srv->job, srv->data_dir, srv->hostname)) {
 		msg_error(MSG_OUT_OF_MEMORY);
 		goto out_srv;
 	}
@@ -943,9 +991,13 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	}
 	msg_print(MSG_SERVE_URL, cert ? "https" : "http", listen, srv->token);
 	fflush(stdout);
-	while (!*stop && sigtimedwait(&sigs, NULL, &(struct timespec){ 1, 0 }) < 0)
+	while (!*stop && sigtimedwait(&sigs, NULL, &(struct timespec){ 1, 0 }) < 0) {
 		conn_guard__sweep(h->guard, clock__monotonic_ns());
-	/* Every suspended request answered and resumed before the daemon stops. */
+		agent_hub__sweep(srv->hub, clock__monotonic_ns());
+	}
+	/* Every suspended request answered and resumed before the daemon stops: polls held
+	 * open, calls waiting for an agent, then the workers' queue. */
+	agent_hub__stop(srv->hub);
 	workers__stop(h->workers);
 	h->workers = NULL;
 	MHD_stop_daemon(d);
@@ -957,6 +1009,7 @@ out_job:
 	conn_guard__free(h->guard);
 	capture_job__fini(&srv->job);
 out_srv:
+	agent_hub__free(srv->hub);
 	explicit_bzero(srv->token, sizeof(srv->token));
 	pthread_mutex_destroy(&srv->uploads.lock);
 	pthread_mutex_destroy(&h->log_lock);
