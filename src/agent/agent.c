@@ -35,7 +35,8 @@
 #define POLL_CAP_MS 40000
 #define REPLY_TIMEOUT_MS 10000
 #define ENROL_TIMEOUT_MS 15000
-#define TOP_ROWS 10
+#define TOP_ROWS 10 /* as top's default */
+#define TOP_ROWS_MAX 100000
 
 void agent__progress(struct agent *a, const char *capture_id, const char *phase,
 		     uint64_t done, uint64_t total, const char *error, const char *note)
@@ -176,7 +177,7 @@ static int enrol(struct agent *a, struct transport *t)
 	    strlen(reply->server_id) >= sizeof(a->cred.server_id)) {
 		if (reply)
 			slideops__agent__enrol_reply__free_unpacked(reply, NULL);
-		msg_error(MSG_AGENT_BAD_REPLY, "/agent/enrol");
+		msg_error(MSG_AGENT_WORKSPACE_BAD_REPLY, "/agent/enrol");
 		return -EPROTO;
 	}
 	snprintf(a->cred.server_id, sizeof(a->cred.server_id), "%s", reply->server_id);
@@ -286,12 +287,13 @@ static json_t *do_check(int *status)
 	return views__check(&r);
 }
 
-static json_t *do_top(int *status)
+static json_t *do_top(const Slideops__Agent__Command *c, int *status)
 {
+	size_t limit = c->top ? (c->top < TOP_ROWS_MAX ? c->top : TOP_ROWS_MAX) : TOP_ROWS;
 	struct top_row *rows;
 	size_t n;
 	json_t *doc;
-	int err = views__top_read(NULL, 0, TOP_ROWS, &rows, &n);
+	int err = views__top_read(NULL, 0, limit, &rows, &n);
 
 	if (err == -ENOMEM)
 		return error_doc(status, 500, MSG_OUT_OF_MEMORY);
@@ -355,7 +357,7 @@ static bool do_command(struct agent *a, struct transport *t, const Slideops__Age
 		doc = do_check(&status);
 		break;
 	case SLIDEOPS__AGENT__COMMAND__KIND__TOP:
-		doc = do_top(&status);
+		doc = do_top(c, &status);
 		break;
 	case SLIDEOPS__AGENT__COMMAND__KIND__REMOVE_PROFILER:
 		doc = do_remove(a, &status);

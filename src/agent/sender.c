@@ -99,7 +99,7 @@ static enum delivery deliver_one(struct agent *a, struct transport *t, long time
 	reply = slideops__agent__batch_reply__unpack(NULL, r.len, (uint8_t *)r.body);
 	http_reply__release(&r);
 	if (!reply) {
-		msg_error(MSG_AGENT_BAD_REPLY, "/agent/batch");
+		msg_error(MSG_AGENT_WORKSPACE_BAD_REPLY, "/agent/batch");
 		return RETRY;
 	}
 	msg_fprint(stderr, reply->duplicate ? MSG_AGENT_BATCH_DUPLICATE : MSG_AGENT_BATCH_DELIVERED,
