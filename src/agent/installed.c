@@ -51,9 +51,15 @@ void agent_profiler__options(struct agent_profiler *ap, struct pipeline_options 
 	opts->cache_dir = ap->unwind_dir;
 }
 
-bool agent_profiler__installed(const struct agent_profiler *ap)
+bool agent_profiler__installed(struct agent_profiler *ap)
 {
 	return ap->installed;
+}
+
+bool agent_profiler__will_install(struct agent_profiler *ap, enum question q)
+{
+	(void)q; /* today every capture loads its programs; the first fills the caches */
+	return !ap->installed;
 }
 
 void agent_profiler__used(struct agent_profiler *ap)

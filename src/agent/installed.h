@@ -16,6 +16,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "profile/profile.h"
+
 struct agent_profiler;
 struct pipeline_options;
 
@@ -26,7 +28,9 @@ void agent_profiler__close(struct agent_profiler *ap);
 /* Fills what a capture takes of the profiler into opts. */
 void agent_profiler__options(struct agent_profiler *ap, struct pipeline_options *opts);
 /* Installed: a capture since the start or the last removal loaded it. */
-bool agent_profiler__installed(const struct agent_profiler *ap);
+bool agent_profiler__installed(struct agent_profiler *ap);
+/* A capture of q now would load its programs first (its progress says so). */
+bool agent_profiler__will_install(struct agent_profiler *ap, enum question q);
 /* A capture has run with it (it is installed from now on). */
 void agent_profiler__used(struct agent_profiler *ap);
 

@@ -100,7 +100,7 @@ static void *capture_main(void *ctx)
 	int err;
 
 	agent_profiler__options(a->profiler, &opts);
-	if (!agent_profiler__installed(a->profiler))
+	if (agent_profiler__will_install(a->profiler, a->capture_question))
 		snprintf(run->note, sizeof(run->note), "%s", msg_text(MSG_AGENT_NOTE_INSTALLING));
 	msg_fprint(stderr, MSG_AGENT_CAPTURE_STARTED, run->capture_id,
 		   question__id(a->capture_question), a->capture_seconds);
