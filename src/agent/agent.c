@@ -53,6 +53,43 @@ void agent__progress(struct agent *a, const char *capture_id, const char *phase,
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* At most this many builds are remembered; past it, the oldest are forgotten (and at
+ * worst read again). */
+#define WORKSPACE_BUILDS_MAX 4096
+
+int agent__workspace_keeps(void *ctx, const char *build_id)
+{
+	const struct agent *a = ctx;
+
+	for (size_t i = 0; i < a->nworkspace_builds; i++)
+		if (strcmp(a->workspace_builds[i], build_id) == 0)
+			return 1;
+	return 0;
+}
+
+void agent__workspace_has(struct agent *a, const char *build_id)
+{
+	char *copy;
+
+	if (agent__workspace_keeps(a, build_id))
+		return;
+	if (!a->workspace_builds) {
+		a->workspace_builds = calloc(WORKSPACE_BUILDS_MAX, sizeof(*a->workspace_builds));
+		if (!a->workspace_builds)
+			return;
+	}
+	copy = strdup(build_id);
+	if (!copy)
+		return;
+	if (a->nworkspace_builds == WORKSPACE_BUILDS_MAX) {
+		free(a->workspace_builds[0]);
+		memmove(a->workspace_builds, a->workspace_builds + 1,
+			(WORKSPACE_BUILDS_MAX - 1) * sizeof(*a->workspace_builds));
+		a->nworkspace_builds--;
+	}
+	a->workspace_builds[a->nworkspace_builds++] = copy;
+}
+
 /* The "error" of an error document, or the body itself when it is not one. */
 static const char *error_text(const struct http_reply *r, json_t **doc)
 {
@@ -584,6 +621,9 @@ out:
 	}
 	agent_profiler__close(a.profiler);
 	spool__close(a.spool);
+	for (size_t i = 0; i < a.nworkspace_builds; i++)
+		free(a.workspace_builds[i]);
+	free(a.workspace_builds);
 	transport__free(t);
 	explicit_bzero(&a.cred, sizeof(a.cred));
 	pthread_cond_destroy(&a.wake);

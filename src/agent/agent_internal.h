@@ -60,6 +60,11 @@ struct agent {
 	char progress_error[AGENT_TEXT_MAX];
 	char progress_note[AGENT_TEXT_MAX];
 
+	/* Builds whose symbol tables the workspace keeps (the runner's alone: one capture
+	 * at a time). */
+	char **workspace_builds;
+	size_t nworkspace_builds;
+
 	/* Delivery (under lock). */
 	bool workspace_returned;           /* the poll worked again after failing */
 	bool batch_waiting;                /* a batch was spooled since the sender looked */
@@ -77,6 +82,11 @@ void runner__join(struct agent *a);
 void *sender__main(void *ctx);
 /* Delivers what waits in the spool now, each batch tried once (at exit). */
 void sender__flush(struct agent *a, struct transport *t);
+
+/* The workspace keeps build_id's symbol table (symbols-wanted said so). */
+void agent__workspace_has(struct agent *a, const char *build_id);
+/* pipeline_options.has_symbols: 1 when the workspace keeps it, so it is not read. */
+int agent__workspace_keeps(void *ctx, const char *build_id);
 
 /* Records progress for the sender and wakes it. */
 void agent__progress(struct agent *a, const char *capture_id, const char *phase,

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A finished capture as one Batch (batch.h).
+ * A finished capture as one Batch (batch.h). Symbol tables go only for the builds the
+ * workspace lacks, and the builds it has are remembered (agent__workspace_has), so the
+ * next capture does not read their symbols again. Line tables always go: each holds
+ * only this capture's sampled addresses, which the workspace merges into what it keeps.
  */
 #include "agent/batch.h"
 
@@ -47,7 +50,7 @@ static void ask_wanted(struct transport *t, struct agent *a, const struct pipeli
 		       struct wanted *w)
 {
 	Slideops__Agent__SymbolsWanted ask = SLIDEOPS__AGENT__SYMBOLS_WANTED__INIT, *reply;
-	size_t n = r->nsymbols + r->nlines, len;
+	size_t n = r->nsymbols, len;
 	struct http_reply hr;
 	uint8_t *body;
 	char **ids;
@@ -61,14 +64,6 @@ static void ask_wanted(struct transport *t, struct agent *a, const struct pipeli
 		return;
 	for (size_t i = 0; i < r->nsymbols; i++)
 		ids[ask.n_build_ids++] = (char *)r->symbols[i].build_id;
-	for (size_t i = 0; i < r->nlines; i++) {
-		bool seen = false;
-
-		for (size_t j = 0; j < ask.n_build_ids && !seen; j++)
-			seen = strcmp(ids[j], r->lines[i].build_id) == 0;
-		if (!seen)
-			ids[ask.n_build_ids++] = (char *)r->lines[i].build_id;
-	}
 	ask.protocol_version = AGENT_PROTOCOL_VERSION;
 	ask.build_ids = ids;
 	len = slideops__agent__symbols_wanted__get_packed_size(&ask);
@@ -102,6 +97,12 @@ static void ask_wanted(struct transport *t, struct agent *a, const struct pipeli
 		w->n++;
 	}
 	slideops__agent__symbols_wanted__free_unpacked(reply, NULL);
+	if (!w->ids)
+		return;
+	/* What it did not ask for, it has: the next capture need not read those. */
+	for (size_t i = 0; i < r->nsymbols; i++)
+		if (!is_wanted(w, r->symbols[i].build_id))
+			agent__workspace_has(a, r->symbols[i].build_id);
 }
 
 /* The messages one symbol table becomes; freed by free_tables. */
@@ -174,7 +175,7 @@ int batch__build(struct transport *t, struct agent *a, const struct pipeline_res
 		void *blob;
 		size_t blob_len;
 
-		if (!r->lines[i].table || !is_wanted(&w, r->lines[i].build_id))
+		if (!r->lines[i].table)
 			continue;
 		/* A table that cannot be serialized costs the export its lines only. */
 		if (line_table__serialize(r->lines[i].table, &blob, &blob_len))

@@ -96,6 +96,9 @@ static void *capture_main(void *ctx)
 		.question = a->capture_question,
 		.seconds = a->capture_seconds,
 		.hz = a->capture_hz,
+		/* What the workspace keeps already is not read again. */
+		.has_symbols = agent__workspace_keeps,
+		.has_symbols_ctx = a,
 	};
 	int err;
 
