@@ -315,13 +315,51 @@ static json_t *error_doc(int *status, int code, enum msg_id id, ...)
 	return view_error__json(&e);
 }
 
-static json_t *do_check(int *status)
+static void *check_main(void *ctx)
 {
-	struct check_result r;
+	struct agent *a = ctx;
 
-	capture__check(&r);
+	capture__check(a->check);
+	return NULL;
+}
+
+/* Starts check on its own thread; where it cannot, the first CHECK runs it. */
+static void start_check(struct agent *a)
+{
+	sigset_t all, old;
+
+	a->check = calloc(1, sizeof(*a->check));
+	if (!a->check)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	a->check_started = pthread_create(&a->check_thread, NULL, check_main, a) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!a->check_started) {
+		free(a->check);
+		a->check = NULL;
+	}
+}
+
+/* Waits for the check started with the agent, if it has not ended. */
+static void join_check(struct agent *a)
+{
+	if (a->check_started)
+		pthread_join(a->check_thread, NULL);
+	a->check_started = false;
+}
+
+static json_t *do_check(struct agent *a, int *status)
+{
+	join_check(a);
+	if (!a->check) {
+		a->check = calloc(1, sizeof(*a->check));
+		if (!a->check)
+			return error_doc(status, 500, MSG_OUT_OF_MEMORY);
+		capture__check(a->check);
+	}
 	*status = 200;
-	return views__check(&r);
+	return views__check(a->check);
 }
 
 static json_t *do_top(const Slideops__Agent__Command *c, int *status)
@@ -391,7 +429,7 @@ static bool do_command(struct agent *a, struct transport *t, const Slideops__Age
 		runner__stop(a, c->capture_id);
 		return false;
 	case SLIDEOPS__AGENT__COMMAND__KIND__CHECK:
-		doc = do_check(&status);
+		doc = do_check(a, &status);
 		break;
 	case SLIDEOPS__AGENT__COMMAND__KIND__TOP:
 		doc = do_top(c, &status);
@@ -589,6 +627,7 @@ int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit)
 		goto out;
 	}
 	sender_started = true;
+	start_check(&a);
 	msg_fprint(stderr, MSG_AGENT_STARTED, a.cred.name, opts->workspace, opts->data);
 
 	removed = poll_loop(&a, t);
@@ -619,6 +658,8 @@ out:
 		pthread_mutex_unlock(&a.lock);
 		pthread_join(sender, NULL);
 	}
+	join_check(&a);
+	free(a.check);
 	agent_profiler__close(a.profiler);
 	spool__close(a.spool);
 	for (size_t i = 0; i < a.nworkspace_builds; i++)
