@@ -646,9 +646,17 @@ int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit)
 	} else if (!a.fatal) {
 		/* One last try for what waits (a capture SIGTERM stopped), cut short by a
 		 * second signal; what does not go now goes at the next start. */
+		size_t waiting;
+		uint64_t bytes, dropped;
+
 		*quit = 0;
 		sender__flush(&a, t);
-		msg_fprint(stderr, MSG_AGENT_STOPPED, spool_dir);
+		spool__stats(a.spool, &waiting, &bytes, &dropped);
+		if (waiting)
+			msg_fprint(stderr, MSG_AGENT_STOPPED_SPOOLED, (unsigned long long)waiting,
+				   spool_dir);
+		else
+			msg_fprint(stderr, MSG_AGENT_STOPPED);
 	}
 out:
 	if (sender_started) {
