@@ -136,7 +136,7 @@ static int symbol_table(const struct pipeline_symbols *ps, Slideops__Agent__Symb
 
 int batch__build(struct transport *t, struct agent *a, const struct pipeline_result *r,
 		 const char *capture_id, uint64_t sequence, uint64_t dropped, void **out,
-		 size_t *len)
+		 size_t *len, struct batch_counts *counts)
 {
 	Slideops__Agent__Batch b = SLIDEOPS__AGENT__BATCH__INIT;
 	Slideops__Agent__SymbolTable *tables = NULL, **table_ptrs = NULL;
@@ -148,6 +148,7 @@ int batch__build(struct transport *t, struct agent *a, const struct pipeline_res
 
 	*out = NULL;
 	*len = 0;
+	memset(counts, 0, sizeof(*counts));
 	err = pprof__encode(r->profile, false, &profile, &profile_len);
 	if (err)
 		return err;
@@ -206,6 +207,10 @@ int batch__build(struct transport *t, struct agent *a, const struct pipeline_res
 		goto out;
 	}
 	slideops__agent__batch__pack(&b, *out);
+	counts->symbol_tables = b.n_symbols;
+	counts->line_tables = b.n_lines;
+	for (size_t i = 0; i < b.n_symbols; i++)
+		counts->symbols += tables[i].n_symbols;
 out:
 	for (size_t i = 0; tables && i < b.n_symbols; i++) {
 		if (tables[i].n_symbols)

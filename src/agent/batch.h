@@ -15,9 +15,14 @@ struct agent;
 struct pipeline_result;
 struct transport;
 
-/* The encoded Batch in *out (malloc'd). 0 or -errno. */
+/* What a batch carries besides the profile. */
+struct batch_counts {
+	size_t symbol_tables, symbols, line_tables;
+};
+
+/* The encoded Batch in *out (malloc'd), and what it carries in *counts. 0 or -errno. */
 int batch__build(struct transport *t, struct agent *a, const struct pipeline_result *r,
 		 const char *capture_id, uint64_t sequence, uint64_t dropped, void **out,
-		 size_t *len);
+		 size_t *len, struct batch_counts *counts);
 
 #endif

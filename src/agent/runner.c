@@ -56,6 +56,7 @@ static int spool_result(struct run *run, const struct pipeline_result *result)
 {
 	struct agent *a = run->a;
 	struct transport *t = transport__new(a->opts->workspace, a->opts->ca_file);
+	struct batch_counts counts;
 	uint64_t sequence, dropped;
 	size_t len = 0;
 	void *data = NULL;
@@ -66,7 +67,8 @@ static int spool_result(struct run *run, const struct pipeline_result *result)
 	transport__set_credential(t, a->cred.credential);
 	err = spool__reserve(a->spool, &sequence, &dropped);
 	if (!err)
-		err = batch__build(t, a, result, run->capture_id, sequence, dropped, &data, &len);
+		err = batch__build(t, a, result, run->capture_id, sequence, dropped, &data, &len,
+				   &counts);
 	if (!err)
 		err = spool__put(a->spool, sequence, data, len, dropped);
 	transport__free(t);
@@ -78,7 +80,8 @@ static int spool_result(struct run *run, const struct pipeline_result *result)
 		return err;
 	}
 	msg_fprint(stderr, MSG_AGENT_CAPTURE_SPOOLED, run->capture_id, (unsigned long long)sequence,
-		   (unsigned long long)len);
+		   (unsigned long long)len, (unsigned long long)counts.symbol_tables,
+		   (unsigned long long)counts.symbols, (unsigned long long)counts.line_tables);
 	pthread_mutex_lock(&a->lock);
 	a->batch_waiting = true;
 	pthread_cond_signal(&a->wake);
