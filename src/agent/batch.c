@@ -167,6 +167,11 @@ int batch__build(struct transport *t, struct agent *a, const struct pipeline_res
 		    !is_wanted(&w, r->symbols[i].build_id))
 			continue;
 		err = symbol_table(&r->symbols[i], &tables[b.n_symbols]);
+		/* A table from .dynsym is all this build has: read again, it would be the
+		 * same, so once sent it is not read again while the agent runs (a debug file
+		 * installed later is read at the next start). */
+		if (!err && !r->symbols[i].from_symtab)
+			agent__workspace_has(a, r->symbols[i].build_id);
 		if (!err) {
 			table_ptrs[b.n_symbols] = &tables[b.n_symbols];
 			b.n_symbols++;
