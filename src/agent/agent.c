@@ -315,43 +315,12 @@ static json_t *error_doc(int *status, int code, enum msg_id id, ...)
 	return view_error__json(&e);
 }
 
-static void *check_main(void *ctx)
-{
-	struct agent *a = ctx;
-
-	capture__check(a->check);
-	return NULL;
-}
-
-/* Starts check on its own thread; where it cannot, the first CHECK runs it. */
-static void start_check(struct agent *a)
-{
-	sigset_t all, old;
-
-	a->check = calloc(1, sizeof(*a->check));
-	if (!a->check)
-		return;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	a->check_started = pthread_create(&a->check_thread, NULL, check_main, a) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!a->check_started) {
-		free(a->check);
-		a->check = NULL;
-	}
-}
-
-/* Waits for the check started with the agent, if it has not ended. */
-static void join_check(struct agent *a)
-{
-	if (a->check_started)
-		pthread_join(a->check_thread, NULL);
-	a->check_started = false;
-}
-
+/* check's document: made at the first CHECK (it loads a program of every question:
+ * seconds of the kernel's time, which a server whose workspace never asks should not
+ * pay), then the same for the agent's life: the kernel and its privileges do not change
+ * while it runs. */
 static json_t *do_check(struct agent *a, int *status)
 {
-	join_check(a);
 	if (!a->check) {
 		a->check = calloc(1, sizeof(*a->check));
 		if (!a->check)
@@ -627,7 +596,6 @@ int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit)
 		goto out;
 	}
 	sender_started = true;
-	start_check(&a);
 	msg_fprint(stderr, MSG_AGENT_STARTED, a.cred.name, opts->workspace, opts->data);
 
 	removed = poll_loop(&a, t);
@@ -666,7 +634,6 @@ out:
 		pthread_mutex_unlock(&a.lock);
 		pthread_join(sender, NULL);
 	}
-	join_check(&a);
 	free(a.check);
 	agent_profiler__close(a.profiler);
 	spool__close(a.spool);

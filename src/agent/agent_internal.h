@@ -60,11 +60,7 @@ struct agent {
 	char progress_error[AGENT_TEXT_MAX];
 	char progress_note[AGENT_TEXT_MAX];
 
-	/* check's document, made once on a thread of its own when the agent starts (it
-	 * loads a program of every question: seconds on a loaded machine), for every CHECK
-	 * after: the kernel and the agent's privileges do not change while it runs. */
-	pthread_t check_thread;
-	bool check_started;
+	/* check's answer, made at the first CHECK and kept (the main thread's). */
 	struct check_result *check;
 
 	/* Builds whose symbol tables the workspace keeps (the runner's alone: one capture
