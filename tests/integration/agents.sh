@@ -120,6 +120,29 @@ held_links() {
 		sort -u
 }
 
+# Refusals that need no workspace: each exits 2 (1 for a data directory it cannot use)
+# and says what to do.
+agent_refused() { # agent_refused RC PATTERN ARGS...
+	local want=$1 pattern=$2 rc=0
+	shift 2
+	"$SLIDEOPS" agent "$@" >"$WORK/refused.out" 2>"$WORK/refused.err" || rc=$?
+	[ "$rc" = "$want" ] || fail "slideops agent $*: exit $rc, want $want: $(cat "$WORK/refused.err")"
+	grep -q -- "$pattern" "$WORK/refused.err" ||
+		fail "slideops agent $*: said '$(cat "$WORK/refused.err")', want /$pattern/"
+}
+agent_refused 2 "give the workspace with --workspace URL" --data "$WORK/none"
+agent_refused 2 "is not a workspace URL" --workspace http://192.0.2.1:7070 --data "$WORK/none"
+agent_refused 2 "not enrolled yet" --workspace "$BASE" --data "$WORK/none"
+mkdir -m 700 "$WORK/real"
+ln -s "$WORK/real" "$WORK/linked"
+agent_refused 1 "is a symbolic link" --workspace "$BASE" --data "$WORK/linked"
+mkdir -m 777 "$WORK/open"
+agent_refused 1 "others may write it" --workspace "$BASE" --data "$WORK/open"
+printf '{"server_id":"s","credential":"c","name":"n"}' > "$WORK/real/credential"
+chmod 644 "$WORK/real/credential"
+agent_refused 2 "others may read or write it" --workspace "$BASE" --data "$WORK/real"
+"$SLIDEOPS" agent --help | grep -q -- "--enrol-token TOKEN" || fail "agent --help does not show --enrol-token"
+
 for name in alpha beta; do
 	# Enrolment: once, with the token; the credential kept 0600.
 	token=$(new_token)
