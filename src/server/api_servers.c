@@ -135,7 +135,8 @@ void api__delete_server(struct call *c)
 		return;
 	}
 	if (err) {
-		reply__msg(c->r, 500, MSG_API_SERVER_REMOVE_FAILED, c->target->name, strerror(-err));
+		reply__msg(c->r, 500, MSG_API_SERVER_REMOVE_FAILED, c->target->name,
+			   strerror(-err));
 		return;
 	}
 	/* Its poll, if it holds one, gets REMOVED now; its credential is refused from now. */
