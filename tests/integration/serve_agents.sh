@@ -4,8 +4,8 @@
 # and a one-use token (used again: 401); the enrolled server is listed connected; a
 # capture asked for in the API reaches the agent's poll (held open) as CAPTURE, its
 # progress is the API's, its batch sent twice is stored once, under the server's name,
-# named by the symbol table it carried; check and top are answered by the agent, or
-# 504 when it does not answer; Stop reaches the poll; Remove the profiler waits for the
+# named by the symbol table it carried; top is answered by the agent, or 504 when it
+# does not answer; Stop reaches the poll; Remove the profiler waits for the
 # capture (409); a deleted server's credential gets 401 at once and its poll REMOVED;
 # the UI token is no agent credential and an agent's credential opens no /api path;
 # an unknown protocol version gets 426; a damaged profile is refused, keeping nothing.
@@ -166,8 +166,8 @@ wait "$TOP"
 [ "$(cat "$WORK/top.code")" = 200 ] && jq -e '.processes[0].comm == "<img>"' "$WORK/body" >/dev/null ||
 	fail "top through the agent: HTTP $(cat "$WORK/top.code"): $(cat "$WORK/body")"
 # Nobody answers: 504, saying what to check.
-expect 504 GET "/api/servers/$SID/check"
-grep -q "did not answer within 15 seconds" "$WORK/body" || fail "504: $(cat "$WORK/body")"
+expect 504 GET "/api/servers/$SID/top"
+grep -q "did not answer within 45 seconds" "$WORK/body" || fail "504: $(cat "$WORK/body")"
 
 # ---- a poll's wait ends empty ----
 "$MSG" encode PollRequest protocol_version=1 boot_id=boot-1 wait_ms=1000 > "$WORK/short.bin"
