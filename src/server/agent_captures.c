@@ -183,6 +183,7 @@ void agent_hub__progress(struct agent_hub *h, const char *server_id, const char 
 		return;
 	}
 	cap->heard = true;
+	cap->heard_ns = clock__monotonic_ns();
 	cap->done = done;
 	cap->total = total;
 	if (note && *note)
@@ -221,4 +222,22 @@ void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char
 		}
 	}
 	pthread_mutex_unlock(&h->lock);
+}
+
+void hub__capture_polled(struct slot *s, const char *running_capture)
+{
+	struct capture *cap = &s->cap;
+	struct view_error e;
+
+	/* Sampling or reading, by its last progress, while its agent says it runs none (or
+	 * another): the agent was restarted meanwhile, and this capture is gone. A capture
+	 * that is saving waits for its batch, which the agent's spool keeps. */
+	if (!cap->running || !cap->heard || strcmp(running_capture, cap->id) == 0 ||
+	    (strcmp(cap->phase, "sampling") != 0 && strcmp(cap->phase, "reading") != 0) ||
+	    clock__monotonic_ns() - cap->heard_ns < CAPTURE_LOST_AFTER_NS)
+		return;
+	cap->running = false;
+	snprintf(cap->phase, sizeof(cap->phase), "failed");
+	view_error__set(&e, 500, MSG_AGENT_CAPTURE_LOST, s->name);
+	snprintf(cap->error, sizeof(cap->error), "%s", e.text);
 }

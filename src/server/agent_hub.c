@@ -135,7 +135,6 @@ bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
 	struct slot *s;
 	bool parked = false;
 
-	(void)running_capture;
 	pthread_mutex_lock(&h->lock);
 	s = hub__slot_of(h, srv->id, srv->name);
 	if (!s) {
@@ -144,6 +143,7 @@ bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
 		return false;
 	}
 	s->polled_ns = now;
+	hub__capture_polled(s, running_capture ? running_capture : "");
 	/* A poll held before this one (the agent restarted, or its connection was lost):
 	 * answered empty, this one takes its place. */
 	if (s->parked) {

@@ -41,6 +41,7 @@ struct capture {
 	bool started;             /* one was asked for since serve started */
 	bool running;
 	bool heard;               /* the agent sent progress (or refused) */
+	int64_t heard_ns;         /* monotonic: its last progress */
 	char id[ID_LEN];
 	char command_id[ID_LEN];
 	enum question question;
@@ -91,5 +92,9 @@ bool hub__reachable(const struct slot *s, const struct server_entry *srv);
 /* The 503 of an agent not heard from. */
 void hub__unreachable(struct view_error *e, const struct server_entry *srv);
 void hub__call_unlink(struct agent_hub *h, struct call *call);
+/* A poll saying which capture its agent runs now: a capture the agent no longer runs,
+ * though it was sampling, failed (CAPTURE_LOST_AFTER_NS after its last progress). */
+#define CAPTURE_LOST_AFTER_NS (3 * 1000000000LL)
+void hub__capture_polled(struct slot *s, const char *running_capture);
 
 #endif

@@ -5,8 +5,9 @@
 # capture asked for in the API reaches the agent's poll (held open) as CAPTURE, its
 # progress is the API's, its batch sent twice is stored once, under the server's name,
 # named by the symbol table it carried; top is answered by the agent, or 504 when it
-# does not answer; Stop reaches the poll; Remove the profiler waits for the
-# capture (409); a deleted server's credential gets 401 at once and its poll REMOVED;
+# does not answer; Stop reaches the poll; a capture its restarted agent no longer runs
+# fails; Remove the profiler waits for the capture (409); a deleted server's credential
+# gets 401 at once and its poll REMOVED;
 # the UI token is no agent credential and an agent's credential opens no /api path;
 # an unknown protocol version gets 426; a damaged profile is refused, keeping nothing.
 source "$(dirname "$0")/lib.sh"
@@ -173,6 +174,24 @@ grep -q "did not answer within 45 seconds" "$WORK/body" || fail "504: $(cat "$WO
 "$MSG" encode PollRequest protocol_version=1 boot_id=boot-1 wait_ms=1000 > "$WORK/short.bin"
 expect_agent 200 /agent/poll "$CRED" "$WORK/short.bin" PollReply
 jq -e '.commands | length == 0' "$WORK/reply" >/dev/null || fail "an idle poll: $(cat "$WORK/reply")"
+
+# ---- an agent restarted while it sampled: its capture failed, the next may start ----
+agent /agent/poll "$CRED" "$WORK/poll.bin" PollReply > "$WORK/poll.code" &
+POLL=$!
+sleep 0.5
+api POST "/api/servers/$SID/capture" -d '{"question": "cpu", "seconds": 60}' > "$WORK/capture.code" &
+CAPTURE=$!
+wait "$POLL"
+KID=$(jq -r '.commands[0].capture_id' "$WORK/reply")
+"$MSG" encode Progress protocol_version=1 capture_id="$KID" phase=sampling done=1 \
+	total=60000 > "$WORK/progress2.bin"
+expect_agent 200 /agent/progress "$CRED" "$WORK/progress2.bin" Ack
+wait "$CAPTURE"
+sleep 3.5 # past the grace after its last progress
+expect_agent 200 /agent/poll "$CRED" "$WORK/short.bin" PollReply
+expect 200 GET "/api/servers/$SID/capture"
+jq -e '.running == false and .phase == "failed" and (.error | contains("restarted"))' \
+	"$WORK/body" >/dev/null || fail "a capture its agent lost still runs: $(cat "$WORK/body")"
 
 # ---- the server removed ----
 agent /agent/poll "$CRED" "$WORK/poll.bin" PollReply > "$WORK/poll.code" &
