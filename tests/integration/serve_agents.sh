@@ -9,7 +9,9 @@
 # fails; Remove the profiler waits for the capture (409); a deleted server's credential
 # gets 401 at once and its poll REMOVED;
 # the UI token is no agent credential and an agent's credential opens no /api path;
-# an unknown protocol version gets 426; a damaged profile is refused, keeping nothing.
+# an unknown protocol version gets 426; a damaged profile is refused, keeping nothing;
+# serve killed with SIGKILL mid-batch keeps nothing of it, and the batch sent again after
+# is stored once. Then enrolment, a batch twice and removal on a PostgreSQL workspace.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/serve-lib.bash"
 
@@ -193,6 +195,32 @@ expect 200 GET "/api/servers/$SID/capture"
 jq -e '.running == false and .phase == "failed" and (.error | contains("restarted"))' \
 	"$WORK/body" >/dev/null || fail "a capture its agent lost still runs: $(cat "$WORK/body")"
 
+# ---- serve killed mid-batch: nothing kept; sent again after a restart, stored once ----
+"$MSG" batch boot-1 3 "" "$WORK/profile.pb.gz" 'work' > "$WORK/batch3.bin"
+python3 - "$PORT" "$CRED" "$WORK/batch3.bin" > "$WORK/half.out" <<'PY' &
+import socket, sys, time
+port, cred, body = int(sys.argv[1]), sys.argv[2], open(sys.argv[3], 'rb').read()
+s = socket.create_connection(('127.0.0.1', port))
+s.sendall(b'POST /agent/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ' +
+          cred.encode() + b'\r\nContent-Length: %d\r\n\r\n' % len(body) + body[:len(body) // 2])
+print('half sent', flush=True)
+time.sleep(30)
+PY
+HALF=$!
+for i in $(seq 100); do grep -q 'half sent' "$WORK/half.out" && break; sleep 0.1; done
+sleep 0.3
+kill -9 "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null || true
+kill "$HALF" 2>/dev/null || true
+start_serve
+expect 200 GET /api/profiles
+[ "$(jq .total "$WORK/body")" = 2 ] || fail "a batch cut by a kill was kept: $(cat "$WORK/body")"
+expect_agent 200 /agent/batch "$CRED" "$WORK/batch3.bin" BatchReply
+expect_agent 200 /agent/batch "$CRED" "$WORK/batch3.bin" BatchReply
+jq -e '.duplicate' "$WORK/reply" >/dev/null || fail "the batch after the restart: $(cat "$WORK/reply")"
+expect 200 GET /api/profiles
+[ "$(jq .total "$WORK/body")" = 3 ] || fail "the batch after the restart: $(cat "$WORK/body")"
+
 # ---- the server removed ----
 agent /agent/poll "$CRED" "$WORK/poll.bin" PollReply > "$WORK/poll.code" &
 POLL=$!
@@ -212,8 +240,40 @@ jq -e --arg id "$SID" '.servers[] | select(.id == $id) | .status == "removed"' "
 expect 410 POST "/api/servers/$SID/capture" -d '{"question": "cpu", "seconds": 5}'
 # Its profiles stay.
 expect 200 GET /api/profiles
-[ "$(jq .total "$WORK/body")" = 2 ] || fail "a removed server's profiles went: $(cat "$WORK/body")"
+[ "$(jq .total "$WORK/body")" = 3 ] || fail "a removed server's profiles went: $(cat "$WORK/body")"
 expect 409 DELETE /api/servers/local
 
+stop_serve
+
+# ---- the same on a workspace in PostgreSQL ----
+PG_TOOL="$(cd "$(dirname "$0")/../tools" && pwd)/pg-server.sh"
+PG=$(mktemp -d /tmp/slideops-pg.XXXXXX)
+rc=0
+"$PG_TOOL" start "$PG" || rc=$?
+defer "'$PG_TOOL' stop '$PG'"
+if [ "$rc" = 77 ]; then
+	echo "ok (PostgreSQL 15 is not installed: SQLite only)"
+	exit 0
+fi
+[ "$rc" = 0 ] || fail "PostgreSQL did not start"
+"$PG_TOOL" createdb "$PG" workspace
+export PGPASSFILE="$PG/pgpass"
+SERVE_ARGS="--store $(cat "$PG/url")/workspace" start_serve
+expect 201 POST /api/enrolments
+"$MSG" encode EnrolRequest protocol_version=1 enrolment_token="$(jq -r .token "$WORK/body")" \
+	name="$NAME" hostname=db-host kernel=6.18.0 agent_version=0.1.0 boot_id=b > "$WORK/enrol.bin"
+expect_agent 200 /agent/enrol "" "$WORK/enrol.bin" EnrolReply
+CRED=$(jq -r .credential "$WORK/reply")
+SID=$(jq -r .server_id "$WORK/reply")
+expect_agent 401 /agent/enrol "" "$WORK/enrol.bin"
+for i in 1 2; do expect_agent 200 /agent/batch "$CRED" "$WORK/batch.bin" BatchReply; done
+jq -e '.duplicate' "$WORK/reply" >/dev/null || fail "PostgreSQL: a batch sent again: $(cat "$WORK/reply")"
+expect 200 GET "/api/profiles?server=$(jq -rn --arg n "$NAME" '$n | @uri')"
+[ "$(jq .total "$WORK/body")" = 1 ] || fail "PostgreSQL: the batch: $(cat "$WORK/body")"
+expect 200 DELETE "/api/servers/$SID"
+expect_agent 401 /agent/batch "$CRED" "$WORK/batch.bin"
+expect_agent 200 /agent/poll "$CRED" "$WORK/short.bin" PollReply
+jq -e '.commands[0].kind == "REMOVED"' "$WORK/reply" >/dev/null ||
+	fail "PostgreSQL: a removed server's poll: $(cat "$WORK/reply")"
 stop_serve
 echo ok
