@@ -141,6 +141,19 @@ jq -e --arg p "$PID1" '.running == false and .phase == "done" and .profile_id ==
 	"$WORK/body" >/dev/null || fail "the capture did not end with its profile: $(cat "$WORK/body")"
 expect 200 GET "/api/servers/$SID/profiles"
 [ "$(jq .total "$WORK/body")" = 1 ] || fail "the server's profiles: $(cat "$WORK/body")"
+# A second server's capture compares with the first's, each named by its server.
+expect 201 POST /api/enrolments
+"$MSG" encode EnrolRequest protocol_version=1 enrolment_token="$(jq -r .token "$WORK/body")" \
+	name=web-2 hostname=web-host kernel=6.18.0 agent_version=0.1.0 boot_id=b2 > "$WORK/enrol2.bin"
+expect_agent 200 /agent/enrol "" "$WORK/enrol2.bin" EnrolReply
+CRED2=$(jq -r .credential "$WORK/reply")
+expect_agent 200 /agent/batch "$CRED2" "$WORK/batch.bin" BatchReply
+PID2=$(jq -r .profile_id "$WORK/reply")
+[ "$PID2" != "$PID1" ] || fail "one batch of two servers was stored as one"
+expect 200 GET "/api/compare?a=$PID1&b=$PID2"
+jq -e --arg n "$NAME" '.before.server == $n and .after.server == "web-2"' "$WORK/body" >/dev/null ||
+	fail "compare across servers: $(head -c 600 "$WORK/body")"
+expect 200 DELETE "/api/profiles/$PID2"
 # The next sequence is a new capture; a damaged profile keeps nothing.
 head -c $(($(stat -c %s "$WORK/profile.pb.gz") / 2)) "$WORK/profile.pb.gz" > "$WORK/cut.pb.gz"
 "$MSG" batch boot-1 2 "" "$WORK/cut.pb.gz" 'work' > "$WORK/cut.bin"
