@@ -145,13 +145,16 @@ json_t *agent_hub__capture_status(struct agent_hub *h, const char *server_id)
 	}
 	cap = &s->cap;
 	views__format_time(cap->started_at_ns, when);
-	doc = json_pack("{s:b, s:s, s:I, s:I, s:s?, s:s, s:s, s:I, s:s, s:b, s:o, s:o}",
+	/* installing: the agent's note says what this capture does first (it loads the
+	 * profiler: the first after the agent starts or after Remove the profiler). */
+	doc = json_pack("{s:b, s:s, s:I, s:I, s:s?, s:s, s:s, s:I, s:s, s:b, s:o, s:b, s:o}",
 			"running", cap->running, "phase", cap->phase, "done",
 			(json_int_t)cap->done, "total", (json_int_t)cap->total, "profile_id",
 			cap->profile_id[0] ? cap->profile_id : NULL, "question",
 			question__id(cap->question), "title", question__title(cap->question),
 			"seconds", (json_int_t)cap->seconds, "started_at", when, "stopping",
 			cap->stopping, "error", cap->error[0] ? json_text(cap->error) : json_null(),
+			"installing", cap->note[0] != '\0',
 			"note", cap->note[0] ? json_text(cap->note) : json_null());
 	pthread_mutex_unlock(&h->lock);
 	return doc;
