@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/capture.h"
 #include "util/clock.h"
 #include "util/json_text.h"
 
@@ -54,7 +55,8 @@ int agent_hub__capture(struct agent_hub *h, const struct server_entry *srv, enum
 	hub__new_id('k', c->capture_id);
 	*cap = (struct capture){ .started = true, .running = true, .question = q,
 				 .seconds = seconds, .started_at_ns = clock__realtime_ns(),
-				 .total = q == QUESTION_THREADS ? 0 : (uint64_t)seconds * 1000 };
+				 .total = capture__question_is_snapshot(q) ?
+						  0 : (uint64_t)seconds * 1000 };
 	snprintf(cap->id, sizeof(cap->id), "%s", c->capture_id);
 	snprintf(cap->command_id, sizeof(cap->command_id), "%s", c->id);
 	snprintf(cap->phase, sizeof(cap->phase), "sampling");
