@@ -1,84 +1,17 @@
 // SPDX-License-Identifier: MIT
-/* Agents' commands, parked polls, waiting calls and captures, in memory (agent_hub.h). */
-#include "server/agent_hub.h"
+/* Agents' parked polls, commands and waiting calls, in memory (agent_hub.h); their
+ * captures are in agent_captures.c. */
+#include "server/agent_hub_internal.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
 #include "agent.pb-c.h"
-#include "server/server_internal.h"
-#include "store/store.h"
 #include "util/clock.h"
 #include "util/json_text.h"
-
-#define ID_LEN 24
-#define NAME_LEN 256
-#define PHASE_LEN 16
-#define NOTE_LEN 256
-/* A reply document an agent sends: the check and top documents are a few kB. */
-#define REPLY_DOC_MAX (1u << 20)
-
-struct command {
-	enum agent_command kind;
-	char id[ID_LEN];
-	char capture_id[ID_LEN];
-	enum question question;
-	unsigned seconds, hz;
-	unsigned top;
-	struct command *next;
-};
-
-/* An API request waiting for a command's reply. */
-struct call {
-	char server_id[STORE_ID_MAX];
-	char command_id[ID_LEN];
-	bool answered;
-	int status;
-	char *doc;
-	struct call *next;
-};
-
-struct capture {
-	bool started;             /* one was asked for since serve started */
-	bool running;
-	bool heard;               /* the agent sent progress (or refused) */
-	char id[ID_LEN];
-	char command_id[ID_LEN];
-	enum question question;
-	unsigned seconds;
-	int64_t started_at_ns;
-	char phase[PHASE_LEN];
-	uint64_t done, total;
-	char profile_id[STORE_ID_MAX];
-	char error[VIEW_ERROR_MAX];
-	char note[NOTE_LEN];
-	bool stopping;
-};
-
-struct slot {
-	char id[STORE_ID_MAX];
-	char name[NAME_LEN];
-	struct command *head, *tail;
-	struct request *parked;
-	int64_t deadline_ns;      /* monotonic: when the parked poll is answered empty */
-	int64_t polled_ns;        /* monotonic: the last poll; 0 none */
-	bool removed;
-	uint64_t spool_dropped;
-	struct capture cap;
-	struct slot *next;
-};
-
-struct agent_hub {
-	pthread_mutex_t lock;
-	pthread_cond_t replied;
-	struct slot *slots;
-	struct call *calls;
-	bool stopping;
-};
 
 struct agent_hub *agent_hub__new(void)
 {
@@ -95,7 +28,7 @@ struct agent_hub *agent_hub__new(void)
 	return h;
 }
 
-static void new_id(char prefix, char out[ID_LEN])
+void hub__new_id(char prefix, char out[ID_LEN])
 {
 	unsigned char raw[8];
 
@@ -110,7 +43,7 @@ static void new_id(char prefix, char out[ID_LEN])
 }
 
 /* The server's slot, made on first use. Under the lock. */
-static struct slot *slot_of(struct agent_hub *h, const char *id, const char *name)
+struct slot *hub__slot_of(struct agent_hub *h, const char *id, const char *name)
 {
 	struct slot *s;
 
@@ -130,7 +63,7 @@ static struct slot *slot_of(struct agent_hub *h, const char *id, const char *nam
 	return s;
 }
 
-static struct slot *slot_find(struct agent_hub *h, const char *id)
+struct slot *hub__slot_find(struct agent_hub *h, const char *id)
 {
 	for (struct slot *s = h->slots; s; s = s->next)
 		if (strcmp(s->id, id) == 0)
@@ -171,7 +104,8 @@ static void poll_reply(struct slot *s, struct reply *r, bool removed)
 		cmds[n].kind = (Slideops__Agent__Command__Kind)c->kind;
 		cmds[n].command_id = c->id;
 		cmds[n].capture_id = c->capture_id;
-		cmds[n].question = (char *)(c->kind == AGENT_CAPTURE ? question__id(c->question) : "");
+		cmds[n].question =
+			(char *)(c->kind == AGENT_CAPTURE ? question__id(c->question) : "");
 		cmds[n].seconds = c->seconds;
 		cmds[n].hz = c->hz;
 		cmds[n].top = c->top;
@@ -201,15 +135,15 @@ bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
 	struct slot *s;
 	bool parked = false;
 
-	(void)running_capture;
 	pthread_mutex_lock(&h->lock);
-	s = slot_of(h, srv->id, srv->name);
+	s = hub__slot_of(h, srv->id, srv->name);
 	if (!s) {
 		pthread_mutex_unlock(&h->lock);
 		reply__msg(&req->reply, 500, MSG_OUT_OF_MEMORY);
 		return false;
 	}
 	s->polled_ns = now;
+	hub__capture_polled(s, running_capture ? running_capture : "");
 	/* A poll held before this one (the agent restarted, or its connection was lost):
 	 * answered empty, this one takes its place. */
 	if (s->parked) {
@@ -231,7 +165,7 @@ bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
 }
 
 /* Wakes the server's parked poll with what is queued. Under the lock. */
-static void wake(struct slot *s)
+void hub__wake(struct slot *s)
 {
 	if (!s->parked)
 		return;
@@ -245,7 +179,7 @@ void agent_hub__sweep(struct agent_hub *h, int64_t now_ns)
 	pthread_mutex_lock(&h->lock);
 	for (struct slot *s = h->slots; s; s = s->next)
 		if (s->parked && (h->stopping || now_ns >= s->deadline_ns))
-			wake(s);
+			hub__wake(s);
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -282,7 +216,7 @@ void agent_hub__free(struct agent_hub *h)
 }
 
 /* True when the agent polls now or did within AGENT_UNREACHABLE_NS. Under the lock. */
-static bool reachable(const struct slot *s, const struct server_entry *srv)
+bool hub__reachable(const struct slot *s, const struct server_entry *srv)
 {
 	int64_t now = clock__monotonic_ns();
 
@@ -292,7 +226,7 @@ static bool reachable(const struct slot *s, const struct server_entry *srv)
 	return srv->last_seen_ns && clock__realtime_ns() - srv->last_seen_ns < AGENT_UNREACHABLE_NS;
 }
 
-static void unreachable(struct view_error *e, const struct server_entry *srv)
+void hub__unreachable(struct view_error *e, const struct server_entry *srv)
 {
 	char when[32] = "never";
 
@@ -302,14 +236,14 @@ static void unreachable(struct view_error *e, const struct server_entry *srv)
 }
 
 /* Queues a command for the slot and wakes its poll. Under the lock. */
-static struct command *queue(struct slot *s, enum agent_command kind)
+struct command *hub__queue(struct slot *s, enum agent_command kind)
 {
 	struct command *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
 	c->kind = kind;
-	new_id('c', c->id);
+	hub__new_id('c', c->id);
 	if (s->tail)
 		s->tail->next = c;
 	else
@@ -320,7 +254,7 @@ static struct command *queue(struct slot *s, enum agent_command kind)
 
 /* Takes a command not yet delivered off the queue: true when it was there. Under the
  * lock. */
-static bool unqueue(struct slot *s, const char *command_id)
+bool hub__unqueue(struct slot *s, const char *command_id)
 {
 	struct command *prev = NULL;
 
@@ -339,11 +273,18 @@ static bool unqueue(struct slot *s, const char *command_id)
 	return false;
 }
 
-/* Waits for the call's reply, up to AGENT_REPLY_WAIT_NS. Under the lock. */
-static void await(struct agent_hub *h, struct call *call)
+/* How long a call waits for the reply to a command of this kind. */
+static int64_t reply_wait_ns(enum agent_command kind)
+{
+	(void)kind; /* one wait for all, today */
+	return AGENT_REPLY_WAIT_NS;
+}
+
+/* Waits for the call's reply, up to wait_ns. Under the lock. */
+static void await(struct agent_hub *h, struct call *call, int64_t wait_ns)
 {
 	struct timespec until;
-	int64_t end = clock__monotonic_ns() + AGENT_REPLY_WAIT_NS;
+	int64_t end = clock__monotonic_ns() + wait_ns;
 
 	until.tv_sec = end / 1000000000LL;
 	until.tv_nsec = end % 1000000000LL;
@@ -352,7 +293,7 @@ static void await(struct agent_hub *h, struct call *call)
 			break;
 }
 
-static void call_unlink(struct agent_hub *h, struct call *call)
+void hub__call_unlink(struct agent_hub *h, struct call *call)
 {
 	for (struct call **p = &h->calls; *p; p = &(*p)->next)
 		if (*p == call) {
@@ -362,16 +303,18 @@ static void call_unlink(struct agent_hub *h, struct call *call)
 }
 
 /* Queues a command and waits for its reply. Under the lock: 0, -ETIMEDOUT, -ENOMEM. */
-static int call(struct agent_hub *h, struct slot *s, struct command *c, int *status, char **doc)
+static int call(struct agent_hub *h, struct slot *s, struct command *c, int *status,
+		char **doc)
 {
 	struct call w = { .next = h->calls };
+	int64_t wait_ns = reply_wait_ns(c->kind);
 
 	snprintf(w.server_id, sizeof(w.server_id), "%s", s->id);
 	snprintf(w.command_id, sizeof(w.command_id), "%s", c->id);
 	h->calls = &w;
-	wake(s);
-	await(h, &w);
-	call_unlink(h, &w);
+	hub__wake(s); /* c is freed once delivered */
+	await(h, &w, wait_ns);
+	hub__call_unlink(h, &w);
 	if (!w.answered)
 		return -ETIMEDOUT;
 	*status = w.status;
@@ -390,15 +333,15 @@ int agent_hub__call(struct agent_hub *h, const struct server_entry *srv,
 
 	*doc = NULL;
 	pthread_mutex_lock(&h->lock);
-	s = slot_of(h, srv->id, srv->name);
+	s = hub__slot_of(h, srv->id, srv->name);
 	if (!s) {
 		pthread_mutex_unlock(&h->lock);
 		view_error__set(e, 500, MSG_OUT_OF_MEMORY);
 		return -ENOMEM;
 	}
-	if (!reachable(s, srv)) {
+	if (!hub__reachable(s, srv)) {
 		pthread_mutex_unlock(&h->lock);
-		unreachable(e, srv);
+		hub__unreachable(e, srv);
 		return -EHOSTUNREACH;
 	}
 	/* A running capture is using the profiler it would remove. */
@@ -409,7 +352,7 @@ int agent_hub__call(struct agent_hub *h, const struct server_entry *srv,
 		pthread_mutex_unlock(&h->lock);
 		return -EBUSY;
 	}
-	c = queue(s, kind);
+	c = hub__queue(s, kind);
 	if (c) {
 		snprintf(cid, sizeof(cid), "%s", c->id);
 		c->top = top;
@@ -417,11 +360,11 @@ int agent_hub__call(struct agent_hub *h, const struct server_entry *srv,
 	/* c is freed once delivered: only its id is used after. */
 	err = c ? call(h, s, c, status, doc) : -ENOMEM;
 	if (err == -ETIMEDOUT)
-		unqueue(s, cid);
+		hub__unqueue(s, cid);
 	pthread_mutex_unlock(&h->lock);
 	if (err == -ETIMEDOUT)
 		view_error__set(e, 504, MSG_AGENT_NO_ANSWER, srv->name,
-				(int)(AGENT_REPLY_WAIT_NS / 1000000000LL));
+				(int)(reply_wait_ns(kind) / 1000000000LL));
 	else if (err)
 		view_error__set(e, 500, MSG_OUT_OF_MEMORY);
 	return err;
@@ -437,8 +380,8 @@ void agent_hub__reply(struct agent_hub *h, const char *server_id, const char *co
 	pthread_mutex_lock(&h->lock);
 	for (struct call *w = h->calls; w; w = w->next) {
 		/* Only the server the command went to answers it. */
-		if (strcmp(w->command_id, command_id) != 0 || strcmp(w->server_id, server_id) != 0 ||
-		    w->answered)
+		if (strcmp(w->command_id, command_id) != 0 ||
+		    strcmp(w->server_id, server_id) != 0 || w->answered)
 			continue;
 		w->doc = malloc(len + 1);
 		if (w->doc) {
@@ -450,7 +393,7 @@ void agent_hub__reply(struct agent_hub *h, const char *server_id, const char *co
 		pthread_cond_broadcast(&h->replied);
 	}
 	/* A capture's refusal, after its request was answered (it waited too long). */
-	s = slot_find(h, server_id);
+	s = hub__slot_find(h, server_id);
 	if (s && s->cap.running && strcmp(s->cap.command_id, command_id) == 0 && status != 200) {
 		json_t *j = json_loadb(doc, len, 0, NULL);
 		const char *text = json_string_value(json_object_get(j, "error"));
@@ -464,226 +407,13 @@ void agent_hub__reply(struct agent_hub *h, const char *server_id, const char *co
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* ---- captures ---- */
-
-int agent_hub__capture(struct agent_hub *h, const struct server_entry *srv, enum question q,
-		       unsigned seconds, unsigned hz, json_t **status, struct view_error *e)
-{
-	struct capture *cap;
-	struct command *c;
-	struct slot *s;
-	char when[32], *doc = NULL;
-	int code = 0, err;
-
-	*status = NULL;
-	pthread_mutex_lock(&h->lock);
-	s = slot_of(h, srv->id, srv->name);
-	if (!s) {
-		pthread_mutex_unlock(&h->lock);
-		view_error__set(e, 500, MSG_OUT_OF_MEMORY);
-		return -1;
-	}
-	cap = &s->cap;
-	if (cap->running) {
-		views__format_time(cap->started_at_ns, when);
-		view_error__set(e, 409, MSG_API_CAPTURE_BUSY, srv->name, question__title(cap->question),
-				when);
-		pthread_mutex_unlock(&h->lock);
-		return -1;
-	}
-	if (!reachable(s, srv)) {
-		pthread_mutex_unlock(&h->lock);
-		unreachable(e, srv);
-		return -1;
-	}
-	c = queue(s, AGENT_CAPTURE);
-	if (!c) {
-		pthread_mutex_unlock(&h->lock);
-		view_error__set(e, 500, MSG_OUT_OF_MEMORY);
-		return -1;
-	}
-	c->question = q;
-	c->seconds = seconds;
-	c->hz = hz;
-	new_id('k', c->capture_id);
-	*cap = (struct capture){ .started = true, .running = true, .question = q,
-				 .seconds = seconds, .started_at_ns = clock__realtime_ns(),
-				 .total = q == QUESTION_THREADS ? 0 : (uint64_t)seconds * 1000 };
-	snprintf(cap->id, sizeof(cap->id), "%s", c->capture_id);
-	snprintf(cap->command_id, sizeof(cap->command_id), "%s", c->id);
-	snprintf(cap->phase, sizeof(cap->phase), "sampling");
-	/* Answered at the agent's first progress (it began) or its refusal (the same as
-	 * this server's), or after AGENT_REPLY_WAIT_NS. */
-	{
-		struct call w = { .next = h->calls };
-		struct timespec until;
-		int64_t end = clock__monotonic_ns() + AGENT_REPLY_WAIT_NS;
-
-		snprintf(w.server_id, sizeof(w.server_id), "%s", s->id);
-		snprintf(w.command_id, sizeof(w.command_id), "%s", c->id);
-		h->calls = &w;
-		wake(s);
-		until.tv_sec = end / 1000000000LL;
-		until.tv_nsec = end % 1000000000LL;
-		while (!w.answered && !cap->heard && !h->stopping && cap->running &&
-		       strcmp(cap->command_id, w.command_id) == 0)
-			if (pthread_cond_timedwait(&h->replied, &h->lock, &until) == ETIMEDOUT)
-				break;
-		call_unlink(h, &w);
-		code = w.answered ? w.status : 0;
-		doc = w.doc;
-	}
-	err = 0;
-	if (code && code != 200) {
-		json_t *j = doc ? json_loads(doc, 0, NULL) : NULL;
-		const char *text = json_string_value(json_object_get(j, "error"));
-
-		view_error__set(e, code >= 400 && code < 600 ? code : 502, MSG_AGENT_SAYS,
-				text ? text : "refused");
-		json_decref(j);
-		cap->running = false;
-		err = -1;
-	} else if (!cap->heard && !code && cap->running && unqueue(s, cap->command_id)) {
-		/* The agent did not even take the command: it is taken back, nothing runs. A
-		 * command it took and has not reported on yet (a first capture loads the
-		 * profiler) is running: its progress will come. */
-		view_error__set(e, 504, MSG_AGENT_NO_ANSWER, srv->name,
-				(int)(AGENT_REPLY_WAIT_NS / 1000000000LL));
-		cap->started = false;
-		cap->running = false;
-		err = -1;
-	}
-	free(doc);
-	pthread_mutex_unlock(&h->lock);
-	if (!err)
-		*status = agent_hub__capture_status(h, srv->id);
-	return err;
-}
-
-int agent_hub__stop_capture(struct agent_hub *h, const struct server_entry *srv,
-			    struct view_error *e)
-{
-	struct command *c;
-	struct slot *s;
-	int ret = 0;
-
-	pthread_mutex_lock(&h->lock);
-	s = slot_find(h, srv->id);
-	if (!s || !s->cap.running) {
-		view_error__set(e, 409, MSG_API_CAPTURE_NONE, srv->name);
-		ret = -1;
-	} else if (!s->cap.stopping && strcmp(s->cap.phase, "sampling") == 0) {
-		c = queue(s, AGENT_STOP);
-		if (c) {
-			snprintf(c->capture_id, sizeof(c->capture_id), "%s", s->cap.id);
-			s->cap.stopping = true;
-			wake(s);
-		}
-	}
-	pthread_mutex_unlock(&h->lock);
-	return ret;
-}
-
-json_t *agent_hub__capture_status(struct agent_hub *h, const char *server_id)
-{
-	struct capture *cap;
-	struct slot *s;
-	json_t *doc;
-	char when[32];
-
-	pthread_mutex_lock(&h->lock);
-	s = slot_find(h, server_id);
-	if (!s || !s->cap.started) {
-		pthread_mutex_unlock(&h->lock);
-		return json_pack("{s:b, s:n}", "running", 0, "phase");
-	}
-	cap = &s->cap;
-	views__format_time(cap->started_at_ns, when);
-	doc = json_pack("{s:b, s:s, s:I, s:I, s:s?, s:s, s:s, s:I, s:s, s:b, s:o, s:o}",
-			"running", cap->running, "phase", cap->phase, "done",
-			(json_int_t)cap->done, "total", (json_int_t)cap->total, "profile_id",
-			cap->profile_id[0] ? cap->profile_id : NULL, "question",
-			question__id(cap->question), "title", question__title(cap->question),
-			"seconds", (json_int_t)cap->seconds, "started_at", when, "stopping",
-			cap->stopping, "error", cap->error[0] ? json_text(cap->error) : json_null(),
-			"note", cap->note[0] ? json_text(cap->note) : json_null());
-	pthread_mutex_unlock(&h->lock);
-	return doc;
-}
-
-static bool phase_ok(const char *phase)
-{
-	static const char *const phases[] = { "sampling", "reading", "saving", "done", "failed" };
-
-	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++)
-		if (strcmp(phase, phases[i]) == 0)
-			return true;
-	return false;
-}
-
-void agent_hub__progress(struct agent_hub *h, const char *server_id, const char *capture_id,
-			 const char *phase, uint64_t done, uint64_t total, const char *error,
-			 const char *note)
-{
-	struct slot *s;
-	struct capture *cap;
-
-	pthread_mutex_lock(&h->lock);
-	s = slot_find(h, server_id);
-	cap = s ? &s->cap : NULL;
-	if (!cap || !cap->started || strcmp(cap->id, capture_id) != 0 || !phase_ok(phase) ||
-	    (!cap->running && cap->heard)) {
-		pthread_mutex_unlock(&h->lock);
-		return;
-	}
-	cap->heard = true;
-	cap->done = done;
-	cap->total = total;
-	if (note && *note)
-		snprintf(cap->note, sizeof(cap->note), "%s", note);
-	if (strcmp(phase, "failed") == 0) {
-		cap->running = false;
-		snprintf(cap->error, sizeof(cap->error), "%s", error && *error ? error : "failed");
-	}
-	/* Done on the agent is saving here until its batch is stored. */
-	if (cap->running && !cap->profile_id[0])
-		snprintf(cap->phase, sizeof(cap->phase), "%s",
-			 strcmp(phase, "done") == 0 ? "saving" : phase);
-	else if (!cap->running)
-		snprintf(cap->phase, sizeof(cap->phase), "%s", phase);
-	pthread_cond_broadcast(&h->replied);
-	pthread_mutex_unlock(&h->lock);
-}
-
-void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char *capture_id,
-			  const char *profile_id, uint64_t spool_dropped)
-{
-	struct slot *s;
-
-	pthread_mutex_lock(&h->lock);
-	s = slot_of(h, server_id, NULL);
-	if (s) {
-		s->spool_dropped += spool_dropped;
-		if (capture_id && *capture_id && s->cap.started &&
-		    strcmp(s->cap.id, capture_id) == 0) {
-			s->cap.running = false;
-			s->cap.heard = true;
-			s->cap.done = s->cap.total;
-			snprintf(s->cap.phase, sizeof(s->cap.phase), "done");
-			snprintf(s->cap.profile_id, sizeof(s->cap.profile_id), "%s", profile_id);
-			pthread_cond_broadcast(&h->replied);
-		}
-	}
-	pthread_mutex_unlock(&h->lock);
-}
-
 void agent_hub__state(struct agent_hub *h, const char *server_id, bool *polling,
 		      bool *capturing, uint64_t *spool_dropped)
 {
 	struct slot *s;
 
 	pthread_mutex_lock(&h->lock);
-	s = slot_find(h, server_id);
+	s = hub__slot_find(h, server_id);
 	*polling = s && s->parked;
 	*capturing = s && s->cap.running;
 	*spool_dropped = s ? s->spool_dropped : 0;
@@ -695,11 +425,11 @@ void agent_hub__remove(struct agent_hub *h, const char *server_id)
 	struct slot *s;
 
 	pthread_mutex_lock(&h->lock);
-	s = slot_of(h, server_id, NULL);
+	s = hub__slot_of(h, server_id, NULL);
 	if (s) {
 		s->removed = true;
 		s->cap.running = false;
-		wake(s);
+		hub__wake(s);
 	}
 	pthread_mutex_unlock(&h->lock);
 }

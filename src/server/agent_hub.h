@@ -30,8 +30,11 @@ struct server_entry;
 #define AGENT_PROTOCOL_OLDEST 1
 /* An agent not heard from for this long is unreachable. */
 #define AGENT_UNREACHABLE_NS (90 * 1000000000LL)
-/* How long an API request waits for an agent's reply to a command. */
-#define AGENT_REPLY_WAIT_NS (15 * 1000000000LL)
+/* How long an API request waits for an agent's reply to a command. Check loads every
+ * question's programs to know what works (over 10 s on a loaded machine) and an agent
+ * answers its commands in turn, so a Performance tab's check and top, asked at once, may
+ * take that long together. */
+#define AGENT_REPLY_WAIT_NS (45 * 1000000000LL)
 /* The longest a poll is held open. */
 #define AGENT_POLL_WAIT_MAX_MS 30000
 

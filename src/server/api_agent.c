@@ -97,8 +97,9 @@ static bool version_ok(struct agent_call *a, uint32_t version)
 static ProtobufCMessage *unpack(struct agent_call *a, const ProtobufCMessageDescriptor *d,
 				const char *what)
 {
+	const char *body = a->req->body ? a->req->body : "";
 	ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, a->req->body_len,
-							(const uint8_t *)(a->req->body ? a->req->body : ""));
+							(const uint8_t *)body);
 
 	if (!m)
 		reply__msg(a->r, 400, MSG_AGENT_BAD_MESSAGE, what);
@@ -521,6 +522,13 @@ static void batch(struct agent_call *a)
 	}
 	if (keep_tables(a, s, m))
 		goto out;
+	/* Every view names a profile's server by its name in the workspace (the agent's
+	 * --name, else its hostname, made unique), as the list does. */
+	p->header.hostname = profile__intern(p, srv->name);
+	if (p->header.hostname == UINT32_MAX) {
+		reply__msg(a->r, 500, MSG_OUT_OF_MEMORY);
+		goto out;
+	}
 	/* Named and answered as a capture on this server is (pipeline_result__save). */
 	err = store__symbolize(s, p);
 	an = err ? NULL : analysis__new(p);
@@ -530,7 +538,8 @@ static void batch(struct agent_call *a)
 	}
 	err = store__save_batch(s, p, an->answer, srv->name, &key, id);
 	if (err < 0) {
-		reply__msg(a->r, err == -ENOSPC ? 507 : 500, MSG_AGENT_BATCH_FAILED, strerror(-err));
+		reply__msg(a->r, err == -ENOSPC ? 507 : 500, MSG_AGENT_BATCH_FAILED,
+			   strerror(-err));
 		goto out;
 	}
 	reply.duplicate = err == 1;

@@ -27,7 +27,8 @@
  * &offset=K or &after=CURSOR (the document's next). */
 void api__list_profiles(struct call *c, const char *server)
 {
-	struct profile_query q = { .question = -1, .server = server ? server : api__arg(c, "server"),
+	struct profile_query q = { .question = -1,
+				   .server = server ? server : api__arg(c, "server"),
 				   .limit = PAGE_DEFAULT };
 	struct profile_entry *e;
 	struct views_page page;
@@ -40,12 +41,15 @@ void api__list_profiles(struct call *c, const char *server)
 	if (api__arg(c, "question")) {
 		q.question = question__parse(api__arg(c, "question"));
 		if (q.question < 0) {
-			reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, api__arg(c, "question"));
+			reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION,
+				   api__arg(c, "question"));
 			return;
 		}
 	}
-	if ((api__arg(c, "limit") && api__number(c, "limit", api__arg(c, "limit"), 1, PAGE_MAX, &limit)) ||
-	    (api__arg(c, "offset") && api__number(c, "offset", api__arg(c, "offset"), 0, LONG_MAX, &offset)))
+	if ((api__arg(c, "limit") &&
+	     api__number(c, "limit", api__arg(c, "limit"), 1, PAGE_MAX, &limit)) ||
+	    (api__arg(c, "offset") &&
+	     api__number(c, "offset", api__arg(c, "offset"), 0, LONG_MAX, &offset)))
 		return;
 	q.limit = (uint64_t)limit;
 	q.offset = (uint64_t)offset;
@@ -173,7 +177,8 @@ void api__flamegraph(struct call *c)
 	err = flamegraph__write_data(l.p, out, colour);
 	if (fclose(out) || err) {
 		free(text);
-		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, "flamegraph", strerror(err ? -err : EIO));
+		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, "flamegraph",
+			   strerror(err ? -err : EIO));
 		goto out;
 	}
 	raw_json(c, text, len);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "capture/capture.h"
 #include "profile/profile.h"
@@ -52,12 +53,14 @@ static json_t *server_json(struct call *c, const struct server_entry *e)
 	const char *kernel = e->kernel ? e->kernel : "";
 	const char *version = e->agent_version ? e->agent_version : "";
 	int64_t seen = e->last_seen_ns;
+	uint32_t cpus = e->cpus;
 
 	if (e->this_server) {
 		kernel = uname(&u) == 0 ? u.release : "";
 		version = SLIDEOPS_VERSION;
 		seen = clock__realtime_ns();
 		capturing = capture_job__running(&c->srv->job);
+		cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (uint32_t)sysconf(_SC_NPROCESSORS_ONLN) : 0;
 	} else {
 		agent_hub__state(c->srv->hub, e->id, &polling, &capturing, &dropped);
 	}
@@ -68,7 +71,7 @@ static json_t *server_json(struct call *c, const struct server_entry *e)
 			 json_text(e->hostname ? e->hostname : ""), "this_server", e->this_server,
 			 "added_at", time_json(e->added_at_ns), "status", status_of(e, polling),
 			 "last_seen", time_json(seen), "kernel", json_text(kernel),
-			 "agent_version", json_text(version), "cpus", (json_int_t)e->cpus,
+			 "agent_version", json_text(version), "cpus", (json_int_t)cpus,
 			 "profiles_server",
 			 json_text(e->this_server ? (e->hostname ? e->hostname : "") : e->name),
 			 "capturing", capturing, "spool_dropped", (json_int_t)dropped,
@@ -135,7 +138,8 @@ void api__delete_server(struct call *c)
 		return;
 	}
 	if (err) {
-		reply__msg(c->r, 500, MSG_API_SERVER_REMOVE_FAILED, c->target->name, strerror(-err));
+		reply__msg(c->r, 500, MSG_API_SERVER_REMOVE_FAILED, c->target->name,
+			   strerror(-err));
 		return;
 	}
 	/* Its poll, if it holds one, gets REMOVED now; its credential is refused from now. */

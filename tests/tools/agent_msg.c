@@ -132,7 +132,8 @@ static void set_field(ProtobufCMessage *m, const char *arg)
 		*(uint64_t *)(base + f->offset) = strtoull(v, NULL, 0);
 		break;
 	case PROTOBUF_C_TYPE_BOOL:
-		*(protobuf_c_boolean *)(base + f->offset) = strcmp(v, "true") == 0 || strcmp(v, "1") == 0;
+		*(protobuf_c_boolean *)(base + f->offset) =
+			strcmp(v, "true") == 0 || strcmp(v, "1") == 0;
 		break;
 	case PROTOBUF_C_TYPE_ENUM: {
 		const ProtobufCEnumValue *ev =
