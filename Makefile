@@ -15,7 +15,7 @@ ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
 LIBS       := -lbpf -lelf -ldw -lz -llz4 -lsqlite3 -ljansson -lprotobuf-c -liberty \
-	      -lmicrohttpd -lpq -lpthread -lm
+	      -lmicrohttpd -lgnutls -lpq -lcurl -lpthread -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
@@ -56,7 +56,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	libsqlite3-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev \
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
 	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
-	curl openssl libpq-dev postgresql-15 qemu-system-x86 busybox-static
+	curl libcurl4-openssl-dev openssl libpq-dev postgresql-15 qemu-system-x86 busybox-static
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
@@ -68,7 +68,7 @@ TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/bpf/%.skel.h,$(TE
 # Keep the BPF objects: skeletons embed them, and rebuilding them every time is slow.
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(TEST_BPF_OBJS)
 .PHONY: all deps bench-deps test check unit-test integration-test fuzz-test run bench clean \
-	as-root fresh-check kernel-test
+	as-root fresh-check kernel-test install-agent
 
 # $(call as_root,COMMAND): runs COMMAND as root: as it is when make runs as root (a
 # container, a minimal image, this machine), through sudo otherwise, and when neither is
@@ -84,7 +84,13 @@ LISTEN ?= 127.0.0.1:7070
 RUN_COMMAND := sh -c '$(OUTPUT)/slideops capture cpu -d 10 && echo && \
 	exec $(OUTPUT)/slideops serve --listen $(LISTEN)'
 
-all: $(OUTPUT)/slideops
+all: $(OUTPUT)/slideops $(OUTPUT)/tests/agent_msg
+
+# Messages of the agent protocol for the integration tests' curl (tests/tools/agent_msg.c).
+$(OUTPUT)/tests/agent_msg: tests/tools/agent_msg.c $(OUTPUT)/libslideops.a
+	$(call msg,TOOL,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $< $(OUTPUT)/libslideops.a $(LIBS) -o $@
 
 # $(call apt_install,PACKAGES): installs, as root, those of PACKAGES that dpkg does not
 # list as installed, all in one apt-get call, and says which; nothing when all are there.
@@ -349,6 +355,22 @@ run: deps
 fresh-check:
 	$(Q)$(call apt_install,debootstrap git curl python3)
 	$(Q)$(call as_root,tests/fresh-check.sh)
+
+# `make install-agent`: the binary and the agent's systemd unit (dist/slideops-agent.service,
+# its paths filled in), under DESTDIR for packaging; starts nothing (docs/agent.md).
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DOCDIR  ?= $(PREFIX)/share/doc/slideops
+UNITDIR ?= /etc/systemd/system
+install-agent: $(OUTPUT)/slideops
+	$(Q)install -D -m 0755 $(OUTPUT)/slideops $(DESTDIR)$(BINDIR)/slideops
+	$(Q)install -d -m 0755 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
+		dist/slideops-agent.service > $(DESTDIR)$(UNITDIR)/slideops-agent.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/slideops-agent.service
+	$(Q)install -m 0644 docs/agent.md docs/protocol.md $(DESTDIR)$(DOCDIR)/
+	$(Q)echo "installed $(DESTDIR)$(BINDIR)/slideops and $(DESTDIR)$(UNITDIR)/slideops-agent.service;" \
+		"set SLIDEOPS_WORKSPACE in /etc/default/slideops-agent, then systemctl enable --now slideops-agent"
 
 bench: bench-deps all
 	$(Q)bench/run.sh

@@ -26,6 +26,7 @@ flamegraph_html:
 	asset web_nav_js, "ui/nav.js"
 	asset web_format_js, "ui/format.js"
 	asset web_servers_js, "ui/servers.js"
+	asset web_add_server_js, "ui/add_server.js"
 	asset web_capture_js, "ui/capture.js"
 	asset web_symbols_js, "ui/symbols.js"
 	asset web_profiles_js, "ui/profiles.js"

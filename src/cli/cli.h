@@ -75,7 +75,8 @@ bool cli_wants_help(int argc, char **argv);
 	X(symbols, SYMBOLS)                                                             \
 	X(services, SERVICES)                                                           \
 	X(remove, REMOVE)                                                               \
-	X(serve, SERVE)
+	X(serve, SERVE)                                                                 \
+	X(agent, AGENT)
 
 #define X(name, NAME) int cmd_##name(int argc, char **argv, const struct cli_env *env);
 CLI_COMMANDS(X)

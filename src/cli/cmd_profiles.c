@@ -14,6 +14,7 @@
 #include "util/json_text.h"
 #include "cli/cli.h"
 #include "store/store.h"
+#include "util/text.h"
 #include "util/clock.h"
 #include "util/messages.h"
 #include "views/views.h"
@@ -34,9 +35,13 @@ static void print_entries(const struct profile_entry *e, size_t n)
 	}
 	msg_print(MSG_PROFILES_HEADER);
 	for (size_t i = 0; i < n; i++) {
+		/* A server's name is its agent's to choose: shown escaped. */
+		char *server = text__escape(e[i].server);
+
 		views__format_time(e[i].started_at_ns, when);
-		msg_print(MSG_PROFILES_ROW, e[i].id, question__id(e[i].question), e[i].server,
-			  when, whole_seconds(e[i].duration_ns));
+		msg_print(MSG_PROFILES_ROW, e[i].id, question__id(e[i].question),
+			  server ? server : "?", when, whole_seconds(e[i].duration_ns));
+		free(server);
 		if (e[i].answer[0])
 			msg_print(MSG_PROFILES_ANSWER, e[i].answer);
 	}

@@ -3,85 +3,48 @@
  * The JSON API (docs/api.md): the same documents the command line prints with --json,
  * built by the same functions (src/views), and its errors in the same words. Each
  * request opens the workspace for itself: SQLite in WAL mode lets readers go on while a
- * capture is being saved.
+ * capture is being saved. This file: the helpers every answer uses, and the routes;
+ * api_servers.c answers for servers and their captures, api_profiles.c for profiles and
+ * debug symbols.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "analysis/analysis.h"
-#include "analysis/flamegraph.h"
-#include "analysis/folded.h"
-#include "util/json_text.h"
 #include "capture/capture.h"
-#include "capture/profiler.h"
-#include "profile/pprof.h"
 #include "profile/profile.h"
-#include "server/server_internal.h"
+#include "server/api_internal.h"
 #include "store/store.h"
-#include "symbols/symtab.h"
+#include "util/json_text.h"
 
-#define PATH_PARTS 6
-#define TOP_DEFAULT 10
-#define TOP_MAX 100000
-#define SECONDS_MAX 3600
-#define HZ_DEFAULT 99
-#define HZ_MAX 1000
-/* Profiles a page: the first page of a workspace of 10k costs what one of 100 does. */
-#define PAGE_DEFAULT 100
-#define PAGE_MAX 1000
-
-struct call {
-	struct server *srv;
-	struct MHD_Connection *conn;
-	const char *method;
-	const char *url;
-	struct request *req;
-	struct reply *r;
-	char *parts[PATH_PARTS]; /* the path after /api/ as sent, split at '/', then decoded */
-	int nparts;
-	char *buf;               /* what parts point into */
-};
-
-static const char *arg(const struct call *c, const char *name)
+const char *api__arg(const struct call *c, const char *name)
 {
 	return MHD_lookup_connection_value(c->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
-/* 400: not a question, and which are (the table's ids). */
-static void reply__unknown_question(struct call *c, const char *id)
-{
-	char ids[QUESTION_LIST_MAX];
-
-	question__list_ids(ids, sizeof(ids));
-	reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, id, ids);
-}
-
-static void ok(struct call *c, json_t *doc)
+void api__ok(struct call *c, json_t *doc)
 {
 	c->r->status = doc ? 200 : 500;
 	c->r->doc = doc;
 }
 
-static void fail(struct call *c, const struct view_error *e)
+void api__fail(struct call *c, const struct view_error *e)
 {
 	reply__error(c->r, e);
 }
 
 /* What a view builder gave: its document, or (NULL) the error it set in e. */
-static void answer(struct call *c, json_t *doc, const struct view_error *e)
+void api__answer(struct call *c, json_t *doc, const struct view_error *e)
 {
 	if (doc)
-		ok(c, doc);
+		api__ok(c, doc);
 	else
-		fail(c, e);
+		api__fail(c, e);
 }
 
-static int number(struct call *c, const char *name, const char *text, long min, long max,
+int api__number(struct call *c, const char *name, const char *text, long min, long max,
 		  long *out)
 {
 	char *end;
@@ -99,60 +62,29 @@ static int number(struct call *c, const char *name, const char *text, long min, 
 
 /* The workspace, opened per request (SQLite connections are not shared between the
  * connections' threads); serve checked it whole at start. */
-static struct store *open_store(struct call *c)
+struct store *server__open_store(struct server *srv, struct reply *r)
 {
-	struct store *s = store__open_again(c->srv->data_dir);
+	struct store *s = store__open_again(srv->data_dir);
 
 	/* A shared workspace's database: said as the database, not as the directory. */
 	if (!s && store__url() && errno == EPROTO)
-		reply__msg(c->r, 500, MSG_STORE_PG_NEWER, store__url());
+		reply__msg(r, 500, MSG_STORE_PG_NEWER, store__url());
 	else if (!s && store__url())
-		reply__msg(c->r, 503, MSG_STORE_PG_FAILED, store__url(),
+		reply__msg(r, 503, MSG_STORE_PG_FAILED, store__url(),
 			   *store__problem(NULL) ? store__problem(NULL) : strerror(errno));
 	else if (!s && errno == EPROTO)
-		reply__msg(c->r, 500, MSG_STORE_NEWER_WORKSPACE, c->srv->data_dir);
+		reply__msg(r, 500, MSG_STORE_NEWER_WORKSPACE, srv->data_dir);
 	else if (!s)
-		reply__msg(c->r, 500, MSG_DATA_DIR_UNUSABLE, c->srv->data_dir, strerror(errno));
+		reply__msg(r, 500, MSG_DATA_DIR_UNUSABLE, srv->data_dir, strerror(errno));
 	return s;
 }
 
-/* ---- servers ---- */
-
-static json_t *server_json(const struct server_entry *e)
+struct store *api__open_store(struct call *c)
 {
-	char when[32];
-
-	views__format_time(e->added_at_ns, when);
-	return json_pack("{s:s, s:s, s:s, s:b, s:s}", "id", e->id, "name",
-			 e->this_server ? "this server" : e->hostname, "hostname", e->hostname,
-			 "this_server", e->this_server, "added_at", when);
+	return server__open_store(c->srv, c->r);
 }
 
-static void list_servers(struct call *c)
-{
-	struct server_entry *e;
-	struct store *s = open_store(c);
-	json_t *list;
-	size_t n;
-	int err;
-
-	if (!s)
-		return;
-	err = store__list_servers(s, &e, &n);
-	store__close(s);
-	if (err) {
-		reply__msg(c->r, 500, MSG_DATA_DIR_UNUSABLE, c->srv->data_dir, strerror(-err));
-		return;
-	}
-	list = json_array();
-	for (size_t i = 0; list && i < n; i++)
-		if (json_array_append_new(list, server_json(&e[i]))) {
-			json_decref(list);
-			list = NULL;
-		}
-	server_entries__free(e, n);
-	ok(c, list ? json_pack("{s:o}", "servers", list) : NULL);
-}
+/* ---- questions ---- */
 
 /* The questions a profile answers, from their one table (src/questions/): the UI's words
  * for them and what their pages show come from here, not from a copy in the UI. */
@@ -181,506 +113,19 @@ static void list_questions(struct call *c)
 			json_decref(list);
 			list = NULL;
 		}
-	ok(c, list ? json_pack("{s:o}", "questions", list) : NULL);
+	api__ok(c, list ? json_pack("{s:o}", "questions", list) : NULL);
+}
+
+/* 400: not a question, and which are (the table's ids). */
+void api__unknown_question(struct call *c, const char *id)
+{
+	char ids[QUESTION_LIST_MAX];
+
+	question__list_ids(ids, sizeof(ids));
+	reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, id, ids);
 }
 
 /* Only this server answers today; agents bring the others. */
-static bool known_server(struct call *c, const char *id)
-{
-	if (strcmp(id, THIS_SERVER_ID) == 0)
-		return true;
-	reply__msg(c->r, 404, MSG_API_NO_SUCH_SERVER, id);
-	return false;
-}
-
-static void get_server(struct call *c)
-{
-	struct server_entry e = { .id = THIS_SERVER_ID, .hostname = c->srv->hostname,
-				  .this_server = true };
-
-	if (known_server(c, c->parts[1]))
-		ok(c, server_json(&e));
-}
-
-static void check(struct call *c)
-{
-	struct check_result r;
-
-	capture__check(&r);
-	ok(c, views__check(&r));
-}
-
-static void top(struct call *c)
-{
-	struct service *svc = NULL;
-	struct top_row *rows;
-	size_t n, nsvc = 0;
-	long limit = TOP_DEFAULT;
-	struct store *s;
-	int err;
-
-	if (arg(c, "n") && number(c, "n", arg(c, "n"), 1, TOP_MAX, &limit))
-		return;
-	/* A workspace that cannot be read costs the Service groups, not the listing. */
-	s = store__open_again(c->srv->data_dir);
-	if (s && store__list_services(s, &svc, &nsvc)) {
-		svc = NULL;
-		nsvc = 0;
-	}
-	store__close(s);
-	err = views__top_read(svc, nsvc, (size_t)limit, &rows, &n);
-	services__free(svc, nsvc);
-	if (err) {
-		reply__msg(c->r, 500, MSG_PROC_UNREADABLE, "/proc", strerror(-err));
-		return;
-	}
-	ok(c, views__top(rows, n));
-	free(rows);
-}
-
-/* ---- profiles ---- */
-
-/* A page of the profiles, from the index alone: ?question=Q&server=HOST&limit=N, then
- * &offset=K or &after=CURSOR (the document's next). */
-static void list_profiles(struct call *c, const char *server)
-{
-	struct profile_query q = { .question = -1, .server = server ? server : arg(c, "server"),
-				   .limit = PAGE_DEFAULT };
-	struct profile_entry *e;
-	struct views_page page;
-	long limit = PAGE_DEFAULT, offset = 0;
-	struct store *s;
-	uint64_t total;
-	size_t n;
-	int err;
-
-	if (arg(c, "question")) {
-		q.question = question__parse(arg(c, "question"));
-		if (q.question < 0) {
-			reply__unknown_question(c, arg(c, "question"));
-			return;
-		}
-	}
-	if ((arg(c, "limit") && number(c, "limit", arg(c, "limit"), 1, PAGE_MAX, &limit)) ||
-	    (arg(c, "offset") && number(c, "offset", arg(c, "offset"), 0, LONG_MAX, &offset)))
-		return;
-	q.limit = (uint64_t)limit;
-	q.offset = (uint64_t)offset;
-	q.after = arg(c, "after");
-	if (q.after && (q.offset || strlen(q.after) >= STORE_CURSOR_MAX)) {
-		reply__msg(c->r, 400, MSG_API_BAD_CURSOR, q.offset ? "offset" : "its length");
-		return;
-	}
-	s = open_store(c);
-	if (!s)
-		return;
-	err = store__query_profiles(s, &q, &e, &n, &total);
-	store__close(s);
-	if (err == -EINVAL && q.after) {
-		reply__msg(c->r, 400, MSG_API_BAD_CURSOR, "its form");
-		return;
-	}
-	if (err) {
-		reply__msg(c->r, 500, MSG_PROFILES_LIST_FAILED, c->srv->data_dir, strerror(-err));
-		return;
-	}
-	page = (struct views_page){ .total = total, .offset = q.offset, .limit = q.limit,
-				    .by_cursor = q.after != NULL };
-	ok(c, views__profiles(e, n, &page));
-	profile_entries__free(e, n);
-}
-
-/* The profile a request names (/profiles/ID/...), as it reads today. */
-struct loaded {
-	struct store *s;
-	struct profile *p;
-	struct analysis *a;
-};
-
-/* Opens the workspace and loads the profile: true, or false with the error replied. */
-static bool load(struct call *c, struct loaded *l)
-{
-	struct view_error e;
-
-	*l = (struct loaded){ .s = open_store(c) };
-	if (!l->s)
-		return false;
-	if (views__load_profile(l->s, c->parts[1], &l->p, &l->a, &e)) {
-		fail(c, &e);
-		store__close(l->s);
-		l->s = NULL;
-		return false;
-	}
-	return true;
-}
-
-static void unload(struct loaded *l)
-{
-	analysis__free(l->a);
-	profile__free(l->p);
-	store__close(l->s);
-}
-
-static void show(struct call *c)
-{
-	struct loaded l;
-	long top = -1;
-
-	if (arg(c, "top") && number(c, "top", arg(c, "top"), 0, TOP_MAX, &top))
-		return;
-	if (!load(c, &l))
-		return;
-	ok(c, top >= 0 ? analysis__to_json_top(l.a, c->parts[1], (size_t)top) :
-			 analysis__to_json(l.a, c->parts[1]));
-	unload(&l);
-}
-
-static void delete_profile(struct call *c)
-{
-	struct store *s = open_store(c);
-	int err;
-
-	if (!s)
-		return;
-	err = store__delete_profile(s, c->parts[1]);
-	store__close(s);
-	if (err == -ENOENT)
-		reply__msg(c->r, 404, MSG_SHOW_NO_SUCH_PROFILE, c->parts[1]);
-	else if (err)
-		reply__msg(c->r, 500, MSG_PROFILES_DELETE_FAILED, c->parts[1], strerror(-err));
-	else
-		ok(c, json_pack("{s:o}", "deleted", json_text(c->parts[1])));
-}
-
-/* A document too large for jansson's tree (the flame graph): written to memory. */
-static void raw_json(struct call *c, char *text, size_t len)
-{
-	json_t *doc = json_loadb(text, len, 0, NULL);
-
-	/* Parsed back: one reply path for every document. Flame graph trees are a few MB. */
-	free(text);
-	ok(c, doc);
-}
-
-static void flamegraph(struct call *c)
-{
-	enum flamegraph_colour colour = FLAMEGRAPH_COLOUR_LANGUAGE;
-	struct loaded l;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-	int err;
-
-	if (arg(c, "colour")) {
-		int parsed = flamegraph_colour__parse(arg(c, "colour"));
-
-		if (parsed < 0) {
-			reply__msg(c->r, 400, MSG_API_BAD_COLOUR, arg(c, "colour"));
-			return;
-		}
-		colour = (enum flamegraph_colour)parsed;
-	}
-	if (!load(c, &l))
-		return;
-	out = open_memstream(&text, &len);
-	if (!out) {
-		reply__msg(c->r, 500, MSG_OUT_OF_MEMORY);
-		goto out;
-	}
-	err = flamegraph__write_data(l.p, out, colour);
-	if (fclose(out) || err) {
-		free(text);
-		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, "flamegraph", strerror(err ? -err : EIO));
-		goto out;
-	}
-	raw_json(c, text, len);
-out:
-	unload(&l);
-}
-
-/* The export, made in memory and sent from there: nothing is written to the workspace,
- * so a read-only or full one exports as the command line does. */
-static void export(struct call *c)
-{
-	const char *format = arg(c, "format") ? arg(c, "format") : "";
-	struct loaded l;
-	bool pprof = strcmp(format, "pprof") == 0;
-	char *data = NULL;
-	size_t len = 0;
-	FILE *out;
-	int err;
-
-	if (!pprof && strcmp(format, "folded") != 0) {
-		reply__msg(c->r, 400, MSG_API_BAD_EXPORT, format);
-		return;
-	}
-	if (!load(c, &l))
-		return;
-	if (pprof) {
-		/* Lines where the workspace keeps them; without, the export has names only. */
-		err = store__add_lines(l.s, l.p);
-		if (!err)
-			err = pprof__encode(l.p, true, (void **)&data, &len);
-	} else {
-		out = open_memstream(&data, &len);
-		err = out ? folded__write(l.p, out) : -errno;
-		if (out && fclose(out) && !err)
-			err = -ENOMEM;
-	}
-	if (err) {
-		free(data);
-		reply__msg(c->r, 500, MSG_SHOW_WRITE_FAILED, format, strerror(-err));
-		goto out;
-	}
-	c->r->data = data;
-	c->r->len = len;
-	c->r->status = 200;
-	c->r->content_type = pprof ? "application/octet-stream" : "text/plain; charset=utf-8";
-	snprintf(c->r->file_name, sizeof(c->r->file_name), "%s.%s", c->parts[1],
-		 pprof ? "pb.gz" : "folded.txt");
-out:
-	unload(&l);
-}
-
-static void compare(struct call *c)
-{
-	const char *a = arg(c, "a"), *b = arg(c, "b");
-	struct view_error e;
-	struct store *s;
-	long top = TOP_DEFAULT;
-	json_t *doc;
-
-	if (!a || !b) {
-		reply__msg(c->r, 400, MSG_USAGE_MISSING_ARGUMENT, "compare",
-			   msg_text(MSG_COMPARE_ARGUMENT_IDS), "compare");
-		return;
-	}
-	if (arg(c, "top") && number(c, "top", arg(c, "top"), 0, TOP_MAX, &top))
-		return;
-	s = open_store(c);
-	if (!s)
-		return;
-	doc = views__compare(s, a, b, (size_t)top, &e);
-	store__close(s);
-	answer(c, doc, &e);
-}
-
-/* ---- captures ---- */
-
-/* A whole number from 1 to max in a JSON body: 0, or -1 with the refusal naming the value
- * as it was sent. */
-static int body_number(struct call *c, const char *name, json_t *v, long max)
-{
-	char *sent;
-
-	if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= max)
-		return 0;
-	sent = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-	reply__msg(c->r, 400, MSG_API_BAD_NUMBER, sent ? sent : "?", 1L, max, name);
-	free(sent);
-	return -1;
-}
-
-static void start_capture(struct call *c)
-{
-	json_t *body = c->req->body ? json_loads(c->req->body, 0, NULL) : NULL;
-	const char *qid = json_string_value(json_object_get(body, "question"));
-	json_t *secs = json_object_get(body, "seconds"), *hz = json_object_get(body, "hz");
-	struct view_error e;
-	long seconds = 30, rate = HZ_DEFAULT;
-	int q;
-
-	if (!json_is_object(body) || !qid) {
-		reply__msg(c->r, 400, MSG_API_BAD_BODY, "a capture",
-			   "{\"question\": \"cpu\", \"seconds\": 30}");
-		goto out;
-	}
-	q = question__parse(qid);
-	if (q < 0) {
-		reply__unknown_question(c, qid);
-		goto out;
-	}
-	if (secs && body_number(c, "seconds", secs, SECONDS_MAX))
-		goto out;
-	if (hz && body_number(c, "hz", hz, HZ_MAX))
-		goto out;
-	if (secs)
-		seconds = (long)json_integer_value(secs);
-	if (hz)
-		rate = (long)json_integer_value(hz);
-	if (capture_job__start(&c->srv->job, (enum question)q, (unsigned)seconds, (unsigned)rate,
-			       &e)) {
-		fail(c, &e);
-		goto out;
-	}
-	ok(c, capture_job__status(&c->srv->job));
-	c->r->status = 202;
-out:
-	json_decref(body);
-}
-
-static void stop_capture(struct call *c)
-{
-	struct view_error e;
-
-	if (capture_job__stop(&c->srv->job, &e))
-		fail(c, &e);
-	else
-		ok(c, capture_job__status(&c->srv->job));
-}
-
-static void remove_profiler(struct call *c)
-{
-	struct remove_report rep = { 0 };
-	struct view_error e;
-	struct store *s;
-	char when[32];
-	int err;
-
-	/* A running capture is using the profiler it would remove. */
-	if (capture_job__running(&c->srv->job)) {
-		views__format_time(c->srv->job.started_at_ns, when);
-		view_error__set(&e, 409, MSG_API_CAPTURE_BUSY, c->srv->hostname,
-				question__title(c->srv->job.question), when);
-		fail(c, &e);
-		return;
-	}
-	s = open_store(c);
-	if (!s)
-		return;
-	/* Unloaded first: nothing of it stays in the kernel, then its files go. A capture
-	 * that started since holds it (-EBUSY): refused as above. */
-	if (profiler__unload(c->srv->profiler) == -EBUSY) {
-		store__close(s);
-		views__format_time(c->srv->job.started_at_ns, when);
-		view_error__set(&e, 409, MSG_API_CAPTURE_BUSY, c->srv->hostname,
-				question__title(c->srv->job.question), when);
-		fail(c, &e);
-		return;
-	}
-	err = views__remove_profiler(s, &rep);
-	store__close(s);
-	if (err && json_array_size(rep.failed)) {
-		json_t *first = json_array_get(rep.failed, 0);
-
-		reply__msg(c->r, 500, MSG_REMOVE_FAILED,
-			   json_string_value(json_object_get(first, "path")),
-			   json_string_value(json_object_get(first, "error")));
-	} else if (err) {
-		reply__msg(c->r, 500, MSG_OUT_OF_MEMORY);
-	} else {
-		ok(c, views__remove_document(c->srv->data_dir, &rep));
-	}
-	json_decref(rep.removed);
-	json_decref(rep.failed);
-}
-
-/* ---- debug symbols ---- */
-
-static void list_uploads(struct call *c)
-{
-	struct upload_entry *e;
-	struct store *s = open_store(c);
-	size_t n;
-	int err;
-
-	if (!s)
-		return;
-	err = store__list_uploads(s, &e, &n);
-	store__close(s);
-	if (err) {
-		reply__msg(c->r, 500, MSG_SYMBOLS_LIST_FAILED, strerror(-err));
-		return;
-	}
-	ok(c, views__uploads(e, n));
-	upload_entries__free(e, n);
-}
-
-/* The file name as shown: its last path component, at most 255 bytes, no controls. */
-static void upload_name(const char *given, char out[256])
-{
-	const char *slash = strrchr(given, '/');
-	size_t n = 0;
-
-	given = slash ? slash + 1 : given;
-	for (; *given && n < 255; given++)
-		out[n++] = (unsigned char)*given < 0x20 ? '?' : *given;
-	out[n] = '\0';
-}
-
-static void upload(struct call *c)
-{
-	struct upload *u = c->req->upload;
-	const char *given = arg(c, "name");
-	struct elf_info info;
-	struct view_error e;
-	struct symtab *tab;
-	struct store *s;
-	char name[256];
-	json_t *doc;
-
-	if (!u) { /* server.c makes one for every POST here (api__is_upload) */
-		reply__msg(c->r, 500, MSG_API_UPLOAD_WRITE, strerror(EINVAL));
-		return;
-	}
-
-	if (u->too_large) {
-		reply__msg(c->r, 413, MSG_UPLOAD_TOO_LARGE);
-		return;
-	}
-	if (u->over_budget) {
-		reply__msg(c->r, 503, MSG_API_UPLOADS_BUSY,
-			   (unsigned long long)(SERVER_UPLOADS_HELD_MAX >> 20));
-		return;
-	}
-	if (u->write_err) {
-		reply__msg(c->r, 500, MSG_API_UPLOAD_WRITE, strerror(u->write_err));
-		return;
-	}
-	if (!given || !*given) {
-		reply__msg(c->r, 400, MSG_API_UPLOAD_NO_NAME);
-		return;
-	}
-	upload_name(given, name);
-	/* "/", "dir/", "." and ".." name no file: said, never kept as a name. */
-	if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-		reply__msg(c->r, 400, MSG_API_UPLOAD_BAD_NAME, given);
-		return;
-	}
-	if (lseek(u->fd, 0, SEEK_SET) < 0) {
-		reply__msg(c->r, 500, MSG_API_UPLOAD_WRITE, strerror(errno));
-		return;
-	}
-	if (views__read_upload(u->fd, name, &info, &tab, &e)) {
-		fail(c, &e);
-		return;
-	}
-	s = open_store(c);
-	if (!s) {
-		symtab__free(tab);
-		return;
-	}
-	doc = views__keep_upload(s, &info, name, tab, u->fd, &e);
-	store__close(s);
-	/* The names and lines are read: the file goes now, not when the connection ends. */
-	upload__free(u);
-	c->req->upload = NULL;
-	symtab__free(tab);
-	answer(c, doc, &e);
-}
-
-static void delete_upload(struct call *c)
-{
-	struct view_error e;
-	struct store *s = open_store(c);
-	json_t *doc;
-
-	if (!s)
-		return;
-	doc = views__delete_upload(s, c->parts[1], &e);
-	store__close(s);
-	answer(c, doc, &e);
-}
 
 /* ---- dispatch ---- */
 
@@ -689,19 +134,43 @@ bool api__is_upload(const char *method, const char *url)
 	return strcmp(method, "POST") == 0 && strcmp(url, "/api/symbols") == 0;
 }
 
-static void capture_status(struct call *c)
-{
-	ok(c, capture_job__status(&c->srv->job));
-}
-
-static void this_servers_profiles(struct call *c)
-{
-	list_profiles(c, c->srv->hostname);
-}
-
 static void every_profile(struct call *c)
 {
-	list_profiles(c, NULL);
+	api__list_profiles(c, NULL);
+}
+
+/* The server a /servers/ID/... path names, into c->target: this one, or an agent's (a
+ * removed one too: it is still listed, and its profiles stay). False with 404 replied. */
+static bool known_server(struct call *c)
+{
+	const char *id = c->parts[1];
+	struct store *s;
+	int err;
+
+	if (strcmp(id, THIS_SERVER_ID) == 0) {
+		c->target = calloc(1, sizeof(*c->target));
+		if (c->target) {
+			snprintf(c->target->id, sizeof(c->target->id), "%s", THIS_SERVER_ID);
+			c->target->this_server = true;
+			c->target->hostname = strdup(c->srv->hostname);
+			c->target->name = strdup(c->srv->hostname);
+		}
+		if (!c->target || !c->target->hostname || !c->target->name) {
+			reply__msg(c->r, 500, MSG_OUT_OF_MEMORY);
+			return false;
+		}
+		return true;
+	}
+	s = api__open_store(c);
+	if (!s)
+		return false;
+	err = store__get_server(s, id, &c->target);
+	store__close(s);
+	if (err == -ENOENT)
+		reply__msg(c->r, 404, MSG_API_NO_SUCH_SERVER, id);
+	else if (err)
+		reply__msg(c->r, 500, MSG_DATA_DIR_UNUSABLE, c->srv->data_dir, strerror(-err));
+	return err == 0;
 }
 
 /* One row an endpoint: the path after /api/ in nparts parts, where NULL matches any one
@@ -717,24 +186,26 @@ struct route {
 
 static const struct route routes[] = {
 	{ "GET", 1, { "questions" }, list_questions },
-	{ "GET", 1, { "servers" }, list_servers },
-	{ "GET", 2, { "servers", ID }, get_server },
-	{ "GET", 3, { "servers", ID, "check" }, check },
-	{ "GET", 3, { "servers", ID, "top" }, top },
-	{ "GET", 3, { "servers", ID, "profiles" }, this_servers_profiles },
-	{ "GET", 3, { "servers", ID, "capture" }, capture_status },
-	{ "POST", 3, { "servers", ID, "capture" }, start_capture },
-	{ "POST", 4, { "servers", ID, "capture", "stop" }, stop_capture },
-	{ "POST", 3, { "servers", ID, "remove" }, remove_profiler },
+	{ "GET", 1, { "servers" }, api__list_servers },
+	{ "POST", 1, { "enrolments" }, api__new_enrolment },
+	{ "GET", 2, { "servers", ID }, api__get_server },
+	{ "DELETE", 2, { "servers", ID }, api__delete_server },
+	{ "GET", 3, { "servers", ID, "check" }, api__check },
+	{ "GET", 3, { "servers", ID, "top" }, api__top },
+	{ "GET", 3, { "servers", ID, "profiles" }, api__servers_profiles },
+	{ "GET", 3, { "servers", ID, "capture" }, api__capture_status },
+	{ "POST", 3, { "servers", ID, "capture" }, api__start_capture },
+	{ "POST", 4, { "servers", ID, "capture", "stop" }, api__stop_capture },
+	{ "POST", 3, { "servers", ID, "remove" }, api__remove_profiler },
 	{ "GET", 1, { "profiles" }, every_profile },
-	{ "GET", 2, { "profiles", ID }, show },
-	{ "DELETE", 2, { "profiles", ID }, delete_profile },
-	{ "GET", 3, { "profiles", ID, "flamegraph" }, flamegraph },
-	{ "GET", 3, { "profiles", ID, "export" }, export },
-	{ "GET", 1, { "compare" }, compare },
-	{ "GET", 1, { "symbols" }, list_uploads },
-	{ "POST", 1, { "symbols" }, upload },
-	{ "DELETE", 2, { "symbols", ID }, delete_upload },
+	{ "GET", 2, { "profiles", ID }, api__show },
+	{ "DELETE", 2, { "profiles", ID }, api__delete_profile },
+	{ "GET", 3, { "profiles", ID, "flamegraph" }, api__flamegraph },
+	{ "GET", 3, { "profiles", ID, "export" }, api__export },
+	{ "GET", 1, { "compare" }, api__compare },
+	{ "GET", 1, { "symbols" }, api__list_uploads },
+	{ "POST", 1, { "symbols" }, api__upload },
+	{ "DELETE", 2, { "symbols", ID }, api__delete_upload },
 };
 
 #undef ID
@@ -759,8 +230,8 @@ static void dispatch(struct call *c)
 {
 	size_t len = 0;
 
-	/* Only this server answers today; any other id is no server, whatever the method. */
-	if (c->nparts >= 2 && strcmp(c->parts[0], "servers") == 0 && !known_server(c, c->parts[1]))
+	/* A server's paths: an id that is no server's is none, whatever the method. */
+	if (c->nparts >= 2 && strcmp(c->parts[0], "servers") == 0 && !known_server(c))
 		return;
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
 		if (route__path_matches(&routes[i], c) &&
@@ -821,5 +292,6 @@ void api__handle(struct server *srv, struct MHD_Connection *conn, const char *me
 	}
 	dispatch(&c);
 out:
+	server_entries__free(c.target, c.target ? 1 : 0);
 	free(c.buf);
 }

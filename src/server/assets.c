@@ -16,6 +16,7 @@ ASSET(web_api_js)
 ASSET(web_nav_js)
 ASSET(web_format_js)
 ASSET(web_servers_js)
+ASSET(web_add_server_js)
 ASSET(web_capture_js)
 ASSET(web_symbols_js)
 ASSET(web_profiles_js)
@@ -41,6 +42,7 @@ static const struct {
 	JS("/nav.js", web_nav_js),
 	JS("/format.js", web_format_js),
 	JS("/servers.js", web_servers_js),
+	JS("/add_server.js", web_add_server_js),
 	JS("/capture.js", web_capture_js),
 	JS("/symbols.js", web_symbols_js),
 	JS("/profiles.js", web_profiles_js),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The HTTP side of the workspace server: listening, the token, Origin, Host, security
- * headers, the embedded UI, and handing /api/ to the workers (workers.h), which run
- * api.c. See server.h.
+ * The HTTP side of the workspace server: listening, connections, requests and their
+ * bodies, the embedded UI, and handing /api/ and /agent/ to the workers (workers.h),
+ * which run api.c and api_agent.c. Replies and their headers are http_reply.c's; the
+ * token, Host, Origin and what a request must carry are http_auth.c's. See server.h.
  *
  * libmicrohttpd watches the connections with epoll from a small pool of threads, so
  * idle connections cost a descriptor and a few kB each, not a thread; conn_guard.h drops
@@ -32,16 +33,15 @@
 #include <unistd.h>
 
 #include "capture/profiler.h"
+#include "server/agent_hub.h"
 #include "server/conn_guard.h"
-#include "server/server_internal.h"
+#include "server/http.h"
 #include "server/workers.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/messages.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7070"
-#define COOKIE_NAME "slideops_token"
-#define TOKEN_FILE "serve-token"
 #define TLS_FILE_MAX (1 << 20)
 /* Connections at most, descriptors permitting; those busy with a request keep this many
  * of them out of the idle ones' reach. */
@@ -63,362 +63,6 @@
 #define TLS_PRIORITIES "SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA:-DHE-RSA:-DHE-DSS:" \
 		       "-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:+CHACHA20-POLY1305:" \
 		       "-MAC-ALL:+AEAD:%SERVER_PRECEDENCE"
-#define HSTS "max-age=31536000"
-
-/* What the HTTP side keeps besides the server api.c sees. */
-struct http {
-	struct server srv;
-	struct conn_guard *guard;
-	struct workers *workers;
-	const char *allowed_hosts[SERVER_ALLOWED_HOSTS_MAX];
-	int nallowed_hosts;
-	/* libmicrohttpd's first complaint while starting: why it did not start. */
-	pthread_mutex_t log_lock;
-	bool started;
-	char start_error[256];
-};
-
-/* Scripts, styles and requests only to here; nothing inline, no frames, no plugins. */
-static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; "
-			  "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
-			  "frame-ancestors 'none'; base-uri 'none'";
-
-/* ---- the token ---- */
-
-/* Reads the workspace token, or makes one (0600) on first start. 0 or -errno. */
-static int token__load(const char *dir, char token[SERVER_TOKEN_HEX + 1])
-{
-	unsigned char raw[SERVER_TOKEN_HEX / 2];
-	char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, TOKEN_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0) {
-		n = read(fd, token, SERVER_TOKEN_HEX);
-		close(fd);
-		if (n == SERVER_TOKEN_HEX && strspn(token, "0123456789abcdef") >= SERVER_TOKEN_HEX) {
-			token[SERVER_TOKEN_HEX] = '\0';
-			return 0;
-		}
-	} else if (errno != ENOENT) {
-		return -errno;
-	}
-	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-		return -EIO;
-	for (size_t i = 0; i < sizeof(raw); i++)
-		snprintf(token + 2 * i, 3, "%02x", raw[i]);
-	/* Written whole, then renamed: two first starts never leave half a token. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, token, SERVER_TOKEN_HEX) != SERVER_TOKEN_HEX || fsync(fd) ||
-	    rename(tmp, path)) {
-		int err = errno ? -errno : -EIO;
-
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
-	close(fd);
-	return 0;
-}
-
-/* Compares in time that does not depend on where they differ. */
-static bool token__equal(const char *given, const char *token)
-{
-	unsigned char diff = 0;
-	size_t n = given ? strlen(given) : 0;
-
-	if (n != SERVER_TOKEN_HEX)
-		return false;
-	for (size_t i = 0; i < SERVER_TOKEN_HEX; i++)
-		diff |= (unsigned char)(given[i] ^ token[i]);
-	return diff == 0;
-}
-
-/* ---- replies ---- */
-
-void reply__error(struct reply *r, const struct view_error *e)
-{
-	json_decref(r->doc);
-	r->status = e->status;
-	r->doc = view_error__json(e);
-}
-
-void reply__msg(struct reply *r, int status, enum msg_id id, ...)
-{
-	struct view_error e;
-	va_list ap;
-
-	va_start(ap, id);
-	view_error__vset(&e, status, id, ap);
-	va_end(ap);
-	reply__error(r, &e);
-}
-
-static bool is_tls(struct MHD_Connection *conn)
-{
-	return MHD_get_connection_info(conn, MHD_CONNECTION_INFO_PROTOCOL) != NULL;
-}
-
-static void add_common_headers(struct MHD_Connection *conn, struct MHD_Response *resp)
-{
-	/* Over TLS, the browser comes back over TLS only. */
-	if (is_tls(conn))
-		MHD_add_response_header(resp, "Strict-Transport-Security", HSTS);
-	MHD_add_response_header(resp, "Content-Security-Policy", csp);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	/* The token may be in the URL of the first request: never send it on. */
-	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
-	MHD_add_response_header(resp, "Cross-Origin-Opener-Policy", "same-origin");
-	MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
-}
-
-/* A reply from memory; allow (may be NULL or ""): the Allow header of a 405. A HEAD
- * request gets the same headers, Content-Length included, and libmicrohttpd sends no
- * body. */
-static enum MHD_Result send_buffer(struct MHD_Connection *conn, int status, const char *type,
-				   void *data, size_t len, enum MHD_ResponseMemoryMode mode,
-				   const char *allow)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, mode);
-	enum MHD_Result ret;
-
-	if (!resp)
-		return MHD_NO;
-	add_common_headers(conn, resp);
-	MHD_add_response_header(resp, "Content-Type", type);
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	if (allow && *allow)
-		MHD_add_response_header(resp, "Allow", allow);
-	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
-		MHD_add_response_header(resp, "Retry-After", "10");
-	/* A request whose framing or address was refused: nothing more is read from it. */
-	if (status == MHD_HTTP_BAD_REQUEST || status == MHD_HTTP_URI_TOO_LONG)
-		MHD_add_response_header(resp, "Connection", "close");
-	/* A 401 says how to authenticate (RFC 9110): the token, as a Bearer token. */
-	if (status == MHD_HTTP_UNAUTHORIZED)
-		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"SlideOps\"");
-	ret = MHD_queue_response(conn, (unsigned)status, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-static enum MHD_Result send_reply(struct MHD_Connection *conn, struct reply *r)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-	char *text;
-
-	if (r->data) {
-		char disp[200];
-
-		json_decref(r->doc);
-		r->doc = NULL;
-		resp = MHD_create_response_from_buffer(r->len, r->data, MHD_RESPMEM_MUST_FREE);
-		if (!resp) {
-			free(r->data);
-			r->data = NULL;
-			return MHD_NO;
-		}
-		r->data = NULL;
-		add_common_headers(conn, resp);
-		MHD_add_response_header(resp, "Content-Type", r->content_type);
-		snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"", r->file_name);
-		MHD_add_response_header(resp, "Content-Disposition", disp);
-		ret = MHD_queue_response(conn, (unsigned)r->status, resp);
-		MHD_destroy_response(resp);
-		return ret;
-	}
-	if (!r->doc) {
-		r->status = 500;
-		r->doc = json_pack("{s:s}", "error", msg_text(MSG_OUT_OF_MEMORY));
-	}
-	text = r->doc ? json_dumps(r->doc, JSON_COMPACT | JSON_PRESERVE_ORDER |
-						   JSON_REAL_PRECISION(10)) : NULL;
-	json_decref(r->doc);
-	r->doc = NULL;
-	if (!text)
-		return MHD_NO;
-	return send_buffer(conn, r->status, "application/json; charset=utf-8", text,
-			   strlen(text), MHD_RESPMEM_MUST_FREE, r->allow);
-}
-
-static enum MHD_Result send_error(struct MHD_Connection *conn, int status, enum msg_id id, ...)
-{
-	struct reply r = { 0 };
-	struct view_error e;
-	va_list ap;
-
-	/* Outside /api/, everything is a page or a file of the UI: only read. */
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		snprintf(r.allow, sizeof(r.allow), "GET, HEAD");
-
-	va_start(ap, id);
-	view_error__vset(&e, status, id, ap);
-	va_end(ap);
-	reply__error(&r, &e);
-	return send_reply(conn, &r);
-}
-
-/* ---- the page and its assets ---- */
-
-/* Where signing in sends the browser: the page the URL named, as it was sent (still
- * percent-encoded), without the token. "/" for anything that is not plainly a path of
- * this server: never "//elsewhere" nor a character a header could be bent with. */
-static void sign_in__target(const char *raw_uri, char *out, size_t size)
-{
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789-._~!$&'()*+,;=:@/%?";
-	size_t path_len, n = 0;
-	const char *query;
-	char sep = '?';
-
-	snprintf(out, size, "/");
-	if (!raw_uri || raw_uri[0] != '/' || raw_uri[1] == '/' ||
-	    strspn(raw_uri, safe) != strlen(raw_uri))
-		return;
-	path_len = strcspn(raw_uri, "?");
-	if (path_len >= size)
-		return;
-	memcpy(out, raw_uri, path_len);
-	n = path_len;
-	out[n] = '\0';
-	query = raw_uri[path_len] ? raw_uri + path_len + 1 : NULL;
-	while (query && *query) {
-		size_t len = strcspn(query, "&");
-
-		if (len && strncmp(query, "token=", 6) != 0 && !(len == 5 && !strncmp(query, "token", 5)) &&
-		    n + 1 + len < size) {
-			out[n++] = sep;
-			memcpy(out + n, query, len);
-			n += len;
-			out[n] = '\0';
-			sep = '&';
-		}
-		query += len + (query[len] == '&');
-	}
-}
-
-/* "/PAGE?token=T": the token becomes a cookie, and the address bar loses it. */
-static enum MHD_Result sign_in(struct MHD_Connection *conn, const char *token,
-			       const char *raw_uri)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
-	char cookie[200], target[SERVER_URI_MAX + 2];
-	enum MHD_Result ret;
-
-	if (!resp)
-		return MHD_NO;
-	add_common_headers(conn, resp);
-	/* Secure over TLS: the cookie never goes back over plain HTTP. */
-	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict%s", COOKIE_NAME,
-		 token, is_tls(conn) ? "; Secure" : "");
-	MHD_add_response_header(resp, "Set-Cookie", cookie);
-	sign_in__target(raw_uri, target, sizeof(target));
-	MHD_add_response_header(resp, "Location", target);
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	ret = MHD_queue_response(conn, MHD_HTTP_SEE_OTHER, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-static enum MHD_Result send_asset(struct MHD_Connection *conn, const struct asset *a)
-{
-	return send_buffer(conn, 200, a->content_type, (void *)a->data, a->size,
-			   MHD_RESPMEM_PERSISTENT, NULL);
-}
-
-/* ---- who is asking ---- */
-
-/* "Authorization: Bearer TOKEN", the scheme in any case (RFC 9110 §11.1). */
-static bool bearer_ok(struct MHD_Connection *conn, const char *token)
-{
-	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
-
-	if (!h || strncasecmp(h, "Bearer", 6) != 0 || (h[6] != ' ' && h[6] != '\t'))
-		return false;
-	h += 6;
-	h += strspn(h, " \t");
-	return token__equal(h, token);
-}
-
-static bool cookie_ok(struct MHD_Connection *conn, const char *token)
-{
-	return token__equal(MHD_lookup_connection_value(conn, MHD_COOKIE_KIND, COOKIE_NAME),
-			    token);
-}
-
-static bool is_change(const char *method)
-{
-	return strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
-}
-
-/*
- * A change must come from this page: its Origin is this server as the browser reached it
- * (the Host it sent). Browsers send Origin with every POST and DELETE; a change made with
- * the cookie and without one is refused, since only a browser sends the cookie.
- */
-static bool origin_ok(struct MHD_Connection *conn, bool cookie_auth, const char **origin)
-{
-	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
-	char expect[512];
-
-	*origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
-	if (!*origin)
-		return !cookie_auth;
-	if (!host)
-		return false;
-	snprintf(expect, sizeof(expect), "%s://%s", is_tls(conn) ? "https" : "http", host);
-	return strcmp(*origin, expect) == 0;
-}
-
-/*
- * The Host a request names (RFC 9110 §7.2) must be one this server answers to: an IP
- * address, localhost, this machine's name, or one given with --allow-host. A page of
- * another site whose name was made to point here (DNS rebinding) names its own site.
- * name gets the name alone, without the port. An HTTP/1.0 request without Host passes
- * (browsers always send it); first_call refuses an HTTP/1.1 one.
- */
-static bool host_ok(const struct http *h, struct MHD_Connection *conn, char name[256])
-{
-	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
-	unsigned char ip[16];
-	size_t len;
-
-	name[0] = '\0';
-	if (!host)
-		return true;
-	if (host[0] == '[') { /* [v6]:port */
-		const char *end = strchr(host, ']');
-
-		len = end ? (size_t)(end - host - 1) : 0;
-		host++;
-	} else {
-		len = strcspn(host, ":");
-	}
-	if (len == 0 || len >= 256) {
-		snprintf(name, 256, "%.*s", 200, host);
-		return false;
-	}
-	memcpy(name, host, len);
-	name[len] = '\0';
-	/* "localhost." is "localhost". */
-	if (len > 1 && name[len - 1] == '.')
-		name[len - 1] = '\0';
-	if (inet_pton(AF_INET, name, ip) == 1 || inet_pton(AF_INET6, name, ip) == 1)
-		return true;
-	if (strcasecmp(name, "localhost") == 0 || strcasecmp(name, h->srv.hostname) == 0)
-		return true;
-	for (int i = 0; i < h->nallowed_hosts; i++)
-		if (strcasecmp(name, h->allowed_hosts[i]) == 0)
-			return true;
-	return false;
-}
 
 /* ---- the request handler ---- */
 
@@ -494,7 +138,8 @@ static bool read_body(struct request *req, const char *data, size_t len)
 {
 	char *grown;
 
-	if (req->body_too_large || req->body_len + len > SERVER_BODY_MAX) {
+	if (req->body_too_large ||
+	    req->body_len + len > (req->body_max ? req->body_max : SERVER_BODY_MAX)) {
 		req->body_too_large = true;
 		return true;
 	}
@@ -508,87 +153,6 @@ static bool read_body(struct request *req, const char *data, size_t len)
 	return true;
 }
 
-struct framing {
-	unsigned lengths, encodings;
-	bool unknown_encoding;
-};
-
-static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
-				     const char *value)
-{
-	struct framing *f = cls;
-
-	(void)kind;
-	if (strcasecmp(key, "Content-Length") == 0) {
-		f->lengths++;
-	} else if (strcasecmp(key, "Transfer-Encoding") == 0) {
-		f->encodings++;
-		f->unknown_encoding |= !value || strcasecmp(value, "chunked") != 0;
-	}
-	return MHD_YES;
-}
-
-/* The body's length said one way only: a second Content-Length (equal or not), or one
- * beside Transfer-Encoding, lets two readers of the stream disagree on where the next
- * request starts. NULL: fine; else how it is said, for the refusal. */
-static const char *framing_problem(struct MHD_Connection *conn)
-{
-	struct framing f = { 0 };
-
-	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
-	if (f.lengths > 1)
-		return "with more than one Content-Length";
-	if (f.lengths && f.encodings)
-		return "with both Content-Length and Transfer-Encoding";
-	if (f.encodings > 1 || f.unknown_encoding)
-		return "with a Transfer-Encoding other than chunked";
-	return NULL;
-}
-
-/* The first call for a request: is it well formed, who asks, and may they. -1: go on;
- * else the refusal was queued (or failed) and this is its result. */
-static int first_call(struct http *h, struct MHD_Connection *conn, const char *url,
-		      const char *method, const char *version, struct request *req)
-{
-	const char *given = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token");
-	const char *framing = framing_problem(conn);
-	const char *origin;
-	bool api = strncmp(url, "/api/", 5) == 0;
-	char name[256];
-
-	if (framing)
-		return send_error(conn, MHD_HTTP_BAD_REQUEST, MSG_API_BAD_FRAMING, framing);
-	if (req->uri_too_long)
-		return send_error(conn, MHD_HTTP_URI_TOO_LONG, MSG_API_URI_TOO_LONG, SERVER_URI_MAX);
-	if (req->uri_nul)
-		return send_error(conn, MHD_HTTP_BAD_REQUEST, MSG_API_URI_NUL);
-	if (!req->raw_path)
-		return send_error(conn, 500, MSG_OUT_OF_MEMORY);
-	/* RFC 9112 §3.2: an HTTP/1.1 request without Host is refused. */
-	if (strcmp(version, "HTTP/1.0") != 0 &&
-	    !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"))
-		return send_error(conn, MHD_HTTP_BAD_REQUEST, MSG_API_NO_HOST);
-	if (!host_ok(h, conn, name))
-		return send_error(conn, MHD_HTTP_MISDIRECTED_REQUEST, MSG_API_BAD_HOST, name, name);
-	if (!api && strcmp(method, "GET") == 0 && given && token__equal(given, h->srv.token))
-		return sign_in(conn, given, req->raw_path);
-	if (bearer_ok(conn, h->srv.token)) {
-		req->cookie_auth = false;
-	} else if (cookie_ok(conn, h->srv.token)) {
-		req->cookie_auth = true;
-	} else {
-		return send_error(conn, MHD_HTTP_UNAUTHORIZED, MSG_API_NO_TOKEN);
-	}
-	if (is_change(method) && !origin_ok(conn, req->cookie_auth, &origin)) {
-		if (origin)
-			return send_error(conn, MHD_HTTP_FORBIDDEN, MSG_API_BAD_ORIGIN, origin);
-		return send_error(conn, MHD_HTTP_FORBIDDEN, MSG_API_NO_ORIGIN);
-	}
-	req->checked = true;
-	return -1;
-}
-
-/* An upload's first call: its file, and its share of the disk when its length is said. */
 static int start_upload(struct http *h, struct MHD_Connection *conn, struct request *req)
 {
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
@@ -596,13 +160,13 @@ static int start_upload(struct http *h, struct MHD_Connection *conn, struct requ
 
 	/* Said too large up front: refused before a byte is read. */
 	if (declared > VIEWS_UPLOAD_MAX_BYTES)
-		return send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, MSG_UPLOAD_TOO_LARGE);
+		return http__send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, MSG_UPLOAD_TOO_LARGE);
 	req->upload = upload__new(h->srv.data_dir, &h->srv.uploads, declared);
 	if (!req->upload && errno == EBUSY)
-		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, MSG_API_UPLOADS_BUSY,
+		return http__send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, MSG_API_UPLOADS_BUSY,
 				  (unsigned long long)(SERVER_UPLOADS_HELD_MAX >> 20));
 	if (!req->upload)
-		return send_error(conn, 500, MSG_API_UPLOAD_WRITE, strerror(errno));
+		return http__send_error(conn, 500, MSG_API_UPLOAD_WRITE, strerror(errno));
 	return -1;
 }
 
@@ -624,7 +188,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!req->seen) {
 		req->seen = true;
 		conn_guard__busy(h->guard, slot_of(conn));
-		refused = first_call(h, conn, url, method, version, req);
+		refused = http__first_call(h, conn, url, method, version, req);
 		if (refused < 0 && api__is_upload(method, url))
 			refused = start_upload(h, conn, req);
 		return refused >= 0 ? (enum MHD_Result)refused : MHD_YES;
@@ -638,23 +202,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	}
 
-	if (strncmp(url, "/api/", 5) == 0) {
+	if (strncmp(url, "/api/", 5) == 0 || req->agent) {
 		if (req->replied)
-			return send_reply(conn, &req->reply);
+			return http__send_reply(conn, &req->reply);
 		req->srv = &h->srv;
 		req->conn = conn;
 		req->method = method;
 		req->url = url;
 		if (workers__submit(h->workers, req))
 			return MHD_YES;
-		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, MSG_API_STOPPING);
+		return http__send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, MSG_API_STOPPING);
 	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, MSG_API_METHOD, method, url);
+		return http__send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, MSG_API_METHOD, method,
+					url);
 	/* Every page of the UI is the one page; it reads its place from the path. */
 	if (!asset__find(url, &a) && (strchr(url + 1, '.') || !asset__find("/", &a)))
-		return send_error(conn, MHD_HTTP_NOT_FOUND, MSG_API_NOT_FOUND, "that path");
-	return send_asset(conn, &a);
+		return http__send_error(conn, MHD_HTTP_NOT_FOUND, MSG_API_NOT_FOUND, "that path");
+	return http__send_asset(conn, &a);
 }
 
 /* ---- listening ---- */
@@ -883,7 +448,7 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	err = store__token(s, srv->token, sizeof(srv->token));
 	store__close(s);
 	if (err == -ENOTSUP)
-		err = token__load(srv->data_dir, srv->token);
+		err = http__load_token(srv->data_dir, srv->token);
 	if (err) {
 		msg_error(MSG_SERVE_TOKEN_FAILED, srv->data_dir, strerror(-err));
 		goto out_srv;
@@ -898,7 +463,8 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 		snprintf(dir, sizeof(dir), "%s/profiler", srv->data_dir);
 		srv->profiler = profiler__new(dir);
 	}
-	if (!srv->profiler ||
+	srv->hub = agent_hub__new();
+	if (!srv->hub || !srv->profiler ||
 	    capture_job__init(&srv->job, srv->data_dir, srv->hostname, srv->profiler)) {
 		msg_error(MSG_OUT_OF_MEMORY);
 		goto out_srv;
@@ -952,9 +518,13 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	}
 	msg_print(MSG_SERVE_URL, cert ? "https" : "http", listen, srv->token);
 	fflush(stdout);
-	while (!*stop && sigtimedwait(&sigs, NULL, &(struct timespec){ 1, 0 }) < 0)
+	while (!*stop && sigtimedwait(&sigs, NULL, &(struct timespec){ 1, 0 }) < 0) {
 		conn_guard__sweep(h->guard, clock__monotonic_ns());
-	/* Every suspended request answered and resumed before the daemon stops. */
+		agent_hub__sweep(srv->hub, clock__monotonic_ns());
+	}
+	/* Every suspended request answered and resumed before the daemon stops: polls held
+	 * open, calls waiting for an agent, then the workers' queue. */
+	agent_hub__stop(srv->hub);
 	workers__stop(h->workers);
 	h->workers = NULL;
 	MHD_stop_daemon(d);
@@ -966,6 +536,7 @@ out_job:
 	conn_guard__free(h->guard);
 	capture_job__fini(&srv->job);
 out_srv:
+	agent_hub__free(srv->hub);
 	profiler__free(srv->profiler);
 	explicit_bzero(srv->token, sizeof(srv->token));
 	pthread_mutex_destroy(&srv->uploads.lock);

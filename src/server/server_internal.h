@@ -19,6 +19,8 @@
 #define THIS_SERVER_ID "local"
 /* A JSON request body: a capture's options, nothing large. */
 #define SERVER_BODY_MAX (64 * 1024)
+/* An agent's message: a batch is a capture's profile with its symbol and line tables. */
+#define AGENT_BODY_MAX (64ULL << 20)
 /* A request's URI as sent, path and query: longer is refused (414), never cut. */
 #define SERVER_URI_MAX 4096
 /* The bytes every upload being read at once may hold on disk together: two whole ones. */
@@ -30,11 +32,14 @@ struct upload_budget {
 	uint64_t held;
 };
 
+struct agent_hub;
+
 struct server {
 	char data_dir[PATH_MAX];
 	char token[SERVER_TOKEN_HEX + 1];
 	char hostname[256];
-	struct capture_job job;  /* this server's; agents bring their own later */
+	struct capture_job job;  /* this server's; agents' captures are in the hub */
+	struct agent_hub *hub;   /* agents' commands, polls and captures (agent_hub.h) */
 	/* This machine's installed profiler (DATA/profiler): its programs stay loaded
 	 * between the job's captures; Remove the profiler unloads them. */
 	struct profiler *profiler;
@@ -70,8 +75,10 @@ struct request {
 	char *raw_path;          /* the path as sent, before decoding ('/'-split first) */
 	bool checked;            /* auth and Origin passed */
 	bool cookie_auth;
-	char *body;              /* JSON bodies, up to SERVER_BODY_MAX */
+	char *body;              /* JSON bodies, up to SERVER_BODY_MAX; agents' up to body_max */
 	size_t body_len;
+	size_t body_max;         /* 0: SERVER_BODY_MAX */
+	bool agent;              /* a path of the agent protocol (/agent/...) */
 	bool body_too_large;
 	struct upload *upload;
 	/* Handed to a worker (server.c): the connection waits, suspended, for the reply. */
@@ -89,9 +96,23 @@ void api__handle(struct server *srv, struct MHD_Connection *conn, const char *me
 		 const char *url, struct request *req, struct reply *r);
 /* True when url is an upload (its body is streamed to disk, not kept). */
 bool api__is_upload(const char *method, const char *url);
+/* The agent protocol (api_agent.c): fills req->reply for a POST to /agent/...; true
+ * when the request was parked (a poll held open), to be answered and resumed by the
+ * hub: the caller must not touch req again. Runs on a worker thread. */
+bool agent__handle(struct server *srv, struct MHD_Connection *conn, const char *url,
+		   struct request *req);
+/* "/agent/..." needs a body of at most this many bytes. */
+size_t agent__body_max(const char *url);
+
+struct store;
+/* The workspace, opened for one request: NULL with the error replied into r. */
+struct store *server__open_store(struct server *srv, struct reply *r);
 
 void reply__error(struct reply *r, const struct view_error *e);
 void reply__msg(struct reply *r, int status, enum msg_id id, ...);
+struct ProtobufCMessage;
+/* A protocol buffer message as the reply (application/x-protobuf). */
+void reply__message(struct reply *r, int status, const struct ProtobufCMessage *m);
 
 /* ---- upload streaming (upload.c) ---- */
 /* An upload of declared bytes (0: not said, counted as it streams) into data_dir; NULL

@@ -46,7 +46,9 @@ static void *workers__main(void *arg)
 		started = clock__monotonic_ns();
 		if (stopping)
 			reply__msg(&req->reply, 503, MSG_API_STOPPING);
-		else
+		else if (req->agent && agent__handle(w->srv, req->conn, req->url, req))
+			continue; /* a poll held open: the hub answers and resumes it */
+		else if (!req->agent)
 			api__handle(w->srv, req->conn, req->method, req->url, req, &req->reply);
 		req->replied = true;
 		/* A profile's page takes tens of MB for a moment: give them back now, or the

@@ -292,15 +292,22 @@ int store__profile_bytes(const struct profile *p, uint64_t *bytes)
 int store__save_profile(struct store *s, const struct profile *p, const char *answer,
 			char id[STORE_ID_MAX])
 {
+	return store__save_row(s, p, answer, NULL, NULL, id);
+}
+
+int store__save_row(struct store *s, const struct profile *p, const char *answer,
+		    const char *server, const struct batch_key *batch, char id[STORE_ID_MAX])
+{
 	struct profile_row row = {
 		.question = p->header.question,
-		.server = profile__str(p, p->header.hostname),
+		.server = server ? server : profile__str(p, p->header.hostname),
 		.started_at_ns = p->header.started_at_ns ? p->header.started_at_ns :
 							   clock__realtime_ns(),
 		.duration_ns = p->header.duration_ns > INT64_MAX ? INT64_MAX :
 								   (int64_t)p->header.duration_ns,
 		.answer = answer ? answer : "",
 		.saved_at_ns = clock__realtime_ns(),
+		.batch = batch,
 	};
 	void *data = NULL;
 	size_t len;
@@ -521,9 +528,12 @@ int store__token(struct store *s, char *out, size_t size)
 
 int store__put_server(struct store *s, const struct server_entry *srv)
 {
+	struct server_entry named = *srv;
 	int err = store__need_db(s, true);
 
-	return err ? err : s->ops->put_server(s, srv, clock__realtime_ns());
+	if (!named.name)
+		named.name = named.hostname;
+	return err ? err : s->ops->put_server(s, &named, clock__realtime_ns());
 }
 
 int store__list_servers(struct store *s, struct server_entry **out, size_t *n)
@@ -536,10 +546,21 @@ int store__list_servers(struct store *s, struct server_entry **out, size_t *n)
 	return s->ops->list_servers(s, out, n);
 }
 
+void server_entry__clear(struct server_entry *e)
+{
+	free(e->name);
+	free(e->hostname);
+	free(e->machine_id);
+	free(e->kernel);
+	free(e->agent_version);
+	free(e->boot_id);
+	memset(e, 0, sizeof(*e));
+}
+
 void server_entries__free(struct server_entry *e, size_t n)
 {
 	for (size_t i = 0; e && i < n; i++)
-		free(e[i].hostname);
+		server_entry__clear(&e[i]);
 	free(e);
 }
 

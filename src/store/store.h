@@ -262,17 +262,83 @@ int store__token(struct store *s, char *out, size_t size);
 
 /* ---- servers ---- */
 
+/*
+ * A server of the workspace: the machine the workspace runs on ("this server", id
+ * "local", profiled in-process) and one per enrolled agent (keyed by its credential, so
+ * two agents on one machine are two servers). Everything an agent said of itself is
+ * hostile input, kept as written and escaped where shown.
+ */
 struct server_entry {
 	char id[STORE_ID_MAX];   /* "local" for this server */
+	char *name;              /* unique among servers not removed; this server: its hostname */
 	char *hostname;
+	char *machine_id;
+	char *kernel;
+	char *agent_version;
+	char *boot_id;
+	uint32_t cpus;
 	bool this_server;        /* the machine the workspace runs on */
 	int64_t added_at_ns;
+	int64_t last_seen_ns;    /* the agent's last poll; 0: never */
+	int64_t removed_at_ns;   /* 0: not removed */
 };
 
-/* Adds the server, or updates its hostname. */
+/* Adds the server, or updates its hostname (and name: the hostname when NULL). */
 int store__put_server(struct store *s, const struct server_entry *srv);
-/* This server first, then by hostname. */
+/* This server first, then by name; removed servers included (removed_at_ns). */
 int store__list_servers(struct store *s, struct server_entry **out, size_t *n);
+/* One server: 0 and *out (server_entries__free(*out, 1)), or -ENOENT. */
+int store__get_server(struct store *s, const char *id, struct server_entry **out);
 void server_entries__free(struct server_entry *e, size_t n);
+
+/* ---- agents: enrolment tokens, credentials, delivered batches ---- */
+
+/* Enrolment tokens and agent credentials: 32 bytes from getrandom, as hex. Only their
+ * SHA-256 is kept, so a copy of the workspace holds no secret an agent could use. */
+#define STORE_SECRET_HEX 64
+#define STORE_ENROLMENT_TTL_S 3600
+
+/* A one-use enrolment token, valid STORE_ENROLMENT_TTL_S from now. 0 or -errno. */
+int store__new_enrolment(struct store *s, char token[STORE_SECRET_HEX + 1],
+			 int64_t *expires_at_ns);
+/*
+ * Uses token (once) to add the server srv describes (name, hostname, machine id, kernel,
+ * cpus, agent version, boot id): its new id is written to srv->id, its name made unique
+ * among servers not removed (srv->name replaced: the caller's string is not freed, the
+ * new one is the caller's to free), and its agent's credential to credential.
+ * 0; -EACCES when the token is unknown, used or expired (nothing changes); -errno.
+ */
+int store__enrol(struct store *s, const char *token, struct server_entry *srv,
+		 char credential[STORE_SECRET_HEX + 1]);
+/* The server whose agent holds credential: 0 and *out (server_entries__free(*out, 1));
+ * -EKEYREVOKED when it was revoked (its server removed); -EACCES when it is no
+ * credential of a server. */
+int store__authenticate(struct store *s, const char *credential, struct server_entry **out);
+/* An agent was heard from now: its last seen, and what it said of itself (NULL: as
+ * before). 0 or -errno. */
+int store__server_seen(struct store *s, const char *id, const char *kernel,
+		       const char *agent_version, const char *boot_id);
+/* Removes a server: its credentials revoked and the server marked removed, at once, in
+ * one transaction; its profiles stay. -ENOENT none such (or removed), -EPERM this
+ * server. */
+int store__remove_server(struct store *s, const char *id);
+
+/* A delivered capture's name (docs/protocol.md): a batch is stored once. */
+struct batch_key {
+	const char *server_id;
+	const char *boot_id;
+	uint64_t sequence;
+};
+
+/* 0 and the profile a batch was stored as, or -ENOENT when it was not. */
+int store__find_batch(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
+/*
+ * store__save_profile of a server's delivered batch: the profile is listed with server
+ * (its server's name), and the profile and the batch's key are committed together, so a
+ * workspace killed meanwhile has stored both or neither. 0 and the new id; 1 when the
+ * batch was stored before (id: that profile's; nothing stored); -errno.
+ */
+int store__save_batch(struct store *s, const struct profile *p, const char *answer,
+		      const char *server, const struct batch_key *key, char id[STORE_ID_MAX]);
 
 #endif

@@ -24,6 +24,9 @@ struct profile_row {
 	int64_t duration_ns;
 	const char *answer;
 	int64_t saved_at_ns;
+	/* A delivered batch: its key is kept in the profile's transaction (NULL: none).
+	 * A key kept already: -EALREADY, nothing saved. */
+	const struct batch_key *batch;
 };
 
 struct store_ops {
@@ -74,6 +77,22 @@ struct store_ops {
 	int (*token)(struct store *s, const char *candidate, char *out, size_t size);
 	int (*put_server)(struct store *s, const struct server_entry *srv, int64_t now_ns);
 	int (*list_servers)(struct store *s, struct server_entry **out, size_t *n);
+
+	/* Agents (store_agents.c hashes the secrets; a backend sees only hashes). */
+	int (*put_enrolment)(struct store *s, const char *token_hash, int64_t created_ns,
+			     int64_t expires_ns);
+	/* In one transaction: uses the enrolment (-EACCES when unknown, used or expired
+	 * at now_ns), makes srv->name unique (replacing it with a malloc'd one), adds the
+	 * server and its credential. */
+	int (*enrol)(struct store *s, const char *token_hash, int64_t now_ns,
+		     struct server_entry *srv, const char *credential_hash);
+	/* The server of a credential not revoked: 0 and *out (one entry), -EACCES. */
+	int (*authenticate)(struct store *s, const char *credential_hash,
+			    struct server_entry **out);
+	int (*server_seen)(struct store *s, const char *id, int64_t now_ns, const char *kernel,
+			   const char *agent_version, const char *boot_id);
+	int (*remove_server)(struct store *s, const char *id, int64_t now_ns);
+	int (*find_batch)(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
 };
 
 struct store {
@@ -123,6 +142,12 @@ int store__parse_cursor(const char *cursor, int64_t *started_at_ns, int64_t *sav
 /* 0 when s can be read (write: and written); a reader's store may have no workspace
  * yet: -ENOENT to read, -EROFS to write. */
 int store__need_db(const struct store *s, bool write);
+/* store__save_profile listed as server (NULL: the profile's hostname), with a batch's
+ * key (NULL: none) kept in its transaction: -EALREADY when that key is kept. */
+int store__save_row(struct store *s, const struct profile *p, const char *answer,
+		    const char *server, const struct batch_key *batch, char id[STORE_ID_MAX]);
+/* Frees an entry's strings and zeroes it. */
+void server_entry__clear(struct server_entry *e);
 /* mkdir -p; the last component gets mode, those above 0755. 0 or -errno. */
 int store__mkdir_p(const char *path, mode_t mode);
 /* A copy of s, "" for NULL. */

@@ -180,4 +180,10 @@ const struct store_ops store_lite_ops = {
 	.list_services = lite__list_services,
 	.put_server = lite__put_server,
 	.list_servers = lite__list_servers,
+	.put_enrolment = lite__put_enrolment,
+	.enrol = lite__enrol,
+	.authenticate = lite__authenticate,
+	.server_seen = lite__server_seen,
+	.remove_server = lite__remove_server,
+	.find_batch = lite__find_batch,
 };

@@ -4,7 +4,8 @@
  * and opening it), store_lite_schema.c (the schema and its migrations),
  * store_lite_profiles.c (profiles: blobs as files beside the index),
  * store_lite_tables.c (symbol and line tables, uploads), store_lite_catalog.c
- * (services and servers) and store_lite.c (SQL helpers and the operations table).
+ * (settings and services), store_lite_agents.c (servers, enrolments, credentials,
+ * delivered batches) and store_lite.c (SQL helpers and the operations table).
  */
 #ifndef SLIDEOPS_STORE_LITE_H
 #define SLIDEOPS_STORE_LITE_H
@@ -15,7 +16,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in lite__migrate whenever the schema changes. */
-#define LITE_SCHEMA_VERSION 5
+#define LITE_SCHEMA_VERSION 6
 #define LITE_BUSY_TIMEOUT_MS 10000
 #define LITE_BLOB_SUFFIX ".pb.gz"
 
@@ -83,6 +84,19 @@ int lite__remove_service(struct store *s, const char *name);
 int lite__list_services(struct store *s, struct service **out, size_t *n);
 int lite__put_server(struct store *s, const struct server_entry *srv, int64_t now_ns);
 int lite__list_servers(struct store *s, struct server_entry **out, size_t *n);
+int lite__put_enrolment(struct store *s, const char *token_hash, int64_t created_ns,
+			int64_t expires_ns);
+int lite__enrol(struct store *s, const char *token_hash, int64_t now_ns,
+		struct server_entry *srv, const char *credential_hash);
+int lite__authenticate(struct store *s, const char *credential_hash,
+		       struct server_entry **out);
+int lite__server_seen(struct store *s, const char *id, int64_t now_ns, const char *kernel,
+		      const char *agent_version, const char *boot_id);
+int lite__remove_server(struct store *s, const char *id, int64_t now_ns);
+int lite__find_batch(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
+/* Keeps a batch's key for profile id, in the caller's transaction: -EALREADY when kept. */
+int lite__keep_batch(struct store *s, const struct batch_key *key, const char *id,
+		     int64_t now_ns);
 
 void lite__close(struct store *s);
 bool lite__exists(const struct store *s);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Settings, services and servers in the SQLite workspace. */
+/* Settings and services in the SQLite workspace (servers: store_lite_agents.c). */
 #include "store/store_lite.h"
 
 #include <errno.h>
@@ -102,51 +102,4 @@ int lite__list_services(struct store *s, struct service **out, size_t *n)
 {
 	return lite__select_rows(s, "SELECT name, match, value FROM services ORDER BY name",
 				 sizeof(**out), service_row, service_rows__free, (void **)out, n);
-}
-
-/* ---- servers ---- */
-
-int lite__put_server(struct store *s, const struct server_entry *srv, int64_t now_ns)
-{
-	sqlite3_stmt *st;
-	int err;
-
-	err = lite__prepare(s, "INSERT INTO servers (id, hostname, this_server, added_at_ns) "
-			       "VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-			       "hostname = excluded.hostname, this_server = excluded.this_server",
-			    &st);
-	if (err)
-		return err;
-	sqlite3_bind_text(st, 1, srv->id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, srv->hostname, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, srv->this_server);
-	sqlite3_bind_int64(st, 4, now_ns);
-	return lite__run(s, st);
-}
-
-static int server_row(sqlite3_stmt *st, void *row)
-{
-	struct server_entry *e = row;
-	const char *id = (const char *)sqlite3_column_text(st, 0);
-
-	snprintf(e->id, sizeof(e->id), "%s", id ? id : "");
-	e->hostname = lite__text(st, 1);
-	e->this_server = sqlite3_column_int(st, 2) != 0;
-	e->added_at_ns = sqlite3_column_int64(st, 3);
-	return e->hostname ? 1 : -ENOMEM;
-}
-
-static void server_rows__free(void *rows, size_t n)
-{
-	server_entries__free(rows, n);
-}
-
-int lite__list_servers(struct store *s, struct server_entry **out, size_t *n)
-{
-	/* A reader of a workspace from before servers: none. */
-	if (!lite__table_exists(s, "servers"))
-		return 0;
-	return lite__select_rows(s, "SELECT id, hostname, this_server, added_at_ns FROM servers "
-				    "ORDER BY this_server DESC, hostname",
-				 sizeof(**out), server_row, server_rows__free, (void **)out, n);
 }

@@ -240,9 +240,11 @@ static int index_profile(struct store *s, const struct profile_row *row, const c
 	sqlite3_bind_text(st, 7, blob, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 8, row->saved_at_ns);
 	err = lite__run(s, st);
+	if (!err && row->batch)
+		err = lite__keep_batch(s, row->batch, id, row->saved_at_ns);
 	if (!err)
 		err = pending_forget(s, blob);
-	/* Listed whole and no longer pending, or neither. */
+	/* Listed whole and no longer pending (with its batch's key), or none of these. */
 	if (!err)
 		err = lite__exec(s, "COMMIT");
 	if (!err)

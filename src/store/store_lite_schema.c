@@ -74,6 +74,38 @@ static const char schema_v5[] =
 	"  key TEXT PRIMARY KEY,"
 	"  value TEXT NOT NULL);";
 
+/* v6: agents. A server's name (unique among those not removed: profiles are listed by
+ * it), what its agent said of itself, when it was last heard and removed; one-use
+ * enrolment tokens and agents' credentials, by their SHA-256 only; the batches agents
+ * delivered, so a batch sent again is stored once. */
+static const char schema_v6[] =
+	"ALTER TABLE servers ADD COLUMN name TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE servers ADD COLUMN machine_id TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE servers ADD COLUMN kernel TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE servers ADD COLUMN agent_version TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE servers ADD COLUMN boot_id TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE servers ADD COLUMN cpus INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE servers ADD COLUMN last_seen_ns INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE servers ADD COLUMN removed_at_ns INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE servers SET name = hostname;"
+	"CREATE TABLE enrolments ("
+	"  token_hash TEXT PRIMARY KEY,"
+	"  created_at_ns INTEGER NOT NULL,"
+	"  expires_at_ns INTEGER NOT NULL,"
+	"  used_at_ns INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE credentials ("
+	"  hash TEXT PRIMARY KEY,"
+	"  server_id TEXT NOT NULL,"
+	"  created_at_ns INTEGER NOT NULL,"
+	"  revoked_at_ns INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE batches ("
+	"  server_id TEXT NOT NULL,"
+	"  boot_id TEXT NOT NULL,"
+	"  sequence INTEGER NOT NULL,"
+	"  profile_id TEXT NOT NULL,"
+	"  stored_at_ns INTEGER NOT NULL,"
+	"  PRIMARY KEY (server_id, boot_id, sequence));";
+
 /* Creates the schema, or brings an older one up to date; refuses one a newer slideops
  * made, and an empty index beside profile blobs (it was emptied or replaced). */
 int lite__migrate(struct store *s, bool write, size_t blobs)
@@ -123,6 +155,8 @@ int lite__migrate(struct store *s, bool write, size_t blobs)
 		err = lite__exec(s, schema_v4);
 	if (!err && version < 5)
 		err = lite__exec(s, schema_v5);
+	if (!err && version < 6)
+		err = lite__exec(s, schema_v6);
 	if (!err) {
 		char sql[64];
 

@@ -477,4 +477,10 @@ const struct store_ops store_pg_ops = {
 	.token = pg__token,
 	.put_server = pg__put_server,
 	.list_servers = pg__list_servers,
+	.put_enrolment = pg__put_enrolment,
+	.enrol = pg__enrol,
+	.authenticate = pg__authenticate,
+	.server_seen = pg__server_seen,
+	.remove_server = pg__remove_server,
+	.find_batch = pg__find_batch,
 };

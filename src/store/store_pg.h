@@ -3,7 +3,8 @@
  * The PostgreSQL backend, shared by its files: store_pg.c (the URL, connections, the
  * query helpers and the operations table), store_pg_schema.c (the schema, its versions
  * and migrations under an advisory lock), store_pg_profiles.c (profiles, blobs in the
- * database) and store_pg_tables.c (symbol and line tables, uploads, services, servers).
+ * database), store_pg_tables.c (symbol and line tables, uploads, services) and
+ * store_pg_agents.c (servers, enrolments, credentials, delivered batches).
  *
  * Every statement is sent with typed parameters and read back in binary: strings a
  * process or a user wrote (host names, answers, file names, service names, build ids)
@@ -18,7 +19,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in store_pg_schema.c whenever the schema changes. */
-#define PG_SCHEMA_VERSION 3
+#define PG_SCHEMA_VERSION 4
 #define PG_ARGS_MAX 10
 
 /* The parameters of one statement, in binary. */
@@ -101,5 +102,18 @@ int pg__put_setting(struct store *s, const char *key, const char *value);
 int pg__token(struct store *s, const char *candidate, char *out, size_t size);
 int pg__put_server(struct store *s, const struct server_entry *srv, int64_t now_ns);
 int pg__list_servers(struct store *s, struct server_entry **out, size_t *n);
+int pg__put_enrolment(struct store *s, const char *token_hash, int64_t created_ns,
+		      int64_t expires_ns);
+int pg__enrol(struct store *s, const char *token_hash, int64_t now_ns,
+	      struct server_entry *srv, const char *credential_hash);
+int pg__authenticate(struct store *s, const char *credential_hash,
+		     struct server_entry **out);
+int pg__server_seen(struct store *s, const char *id, int64_t now_ns, const char *kernel,
+		    const char *agent_version, const char *boot_id);
+int pg__remove_server(struct store *s, const char *id, int64_t now_ns);
+int pg__find_batch(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
+/* Keeps a batch's key for profile id, in the caller's transaction: -EALREADY when kept. */
+int pg__keep_batch(struct store *s, const struct batch_key *key, const char *id,
+		   int64_t now_ns);
 
 #endif

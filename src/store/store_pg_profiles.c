@@ -62,7 +62,9 @@ int pg__save_profile(struct store *s, const struct profile_row *row, const void 
 		err = pg__exec(s, "INSERT INTO profile_blobs (id, data) VALUES ($1, $2)", &a,
 			       NULL);
 	}
-	/* Listed with its blob, or neither. */
+	if (!err && row->batch)
+		err = pg__keep_batch(s, row->batch, id, row->saved_at_ns);
+	/* Listed with its blob (and its batch's key), or none of these. */
 	if (!err)
 		err = pg__commit(s);
 	if (!err)

@@ -101,7 +101,39 @@ static const char schema_v3[] =
 	"CREATE TRIGGER profiles_counted AFTER INSERT OR DELETE ON profiles"
 	"  FOR EACH ROW EXECUTE FUNCTION slideops_count_profiles();";
 
-static const char *const migrations[] = { NULL, schema_v1, schema_v2, schema_v3 };
+/* v4: agents. A server's name (unique among those not removed: profiles are listed by
+ * it), what its agent said of itself, when it was last heard and removed; one-use
+ * enrolment tokens and agents' credentials, by their SHA-256 only; the batches agents
+ * delivered, so a batch sent again is stored once. */
+static const char schema_v4[] =
+	"ALTER TABLE servers ADD COLUMN name bytea NOT NULL DEFAULT '',"
+	"  ADD COLUMN machine_id bytea NOT NULL DEFAULT '',"
+	"  ADD COLUMN kernel bytea NOT NULL DEFAULT '',"
+	"  ADD COLUMN agent_version bytea NOT NULL DEFAULT '',"
+	"  ADD COLUMN boot_id bytea NOT NULL DEFAULT '',"
+	"  ADD COLUMN cpus bigint NOT NULL DEFAULT 0,"
+	"  ADD COLUMN last_seen_ns bigint NOT NULL DEFAULT 0,"
+	"  ADD COLUMN removed_at_ns bigint NOT NULL DEFAULT 0;"
+	"UPDATE servers SET name = hostname;"
+	"CREATE TABLE enrolments ("
+	"  token_hash text PRIMARY KEY,"
+	"  created_at_ns bigint NOT NULL,"
+	"  expires_at_ns bigint NOT NULL,"
+	"  used_at_ns bigint NOT NULL DEFAULT 0);"
+	"CREATE TABLE credentials ("
+	"  hash text PRIMARY KEY,"
+	"  server_id bytea NOT NULL,"
+	"  created_at_ns bigint NOT NULL,"
+	"  revoked_at_ns bigint NOT NULL DEFAULT 0);"
+	"CREATE TABLE batches ("
+	"  server_id bytea NOT NULL,"
+	"  boot_id bytea NOT NULL,"
+	"  sequence bigint NOT NULL,"
+	"  profile_id text NOT NULL,"
+	"  stored_at_ns bigint NOT NULL,"
+	"  PRIMARY KEY (server_id, boot_id, sequence));";
+
+static const char *const migrations[] = { NULL, schema_v1, schema_v2, schema_v3, schema_v4 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == PG_SCHEMA_VERSION + 1,
 	       "a migration for every schema version");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Symbol and line tables by build id, uploads, services and servers in the PostgreSQL
- * workspace. */
+/* Symbol and line tables by build id, uploads and services in the PostgreSQL workspace
+ * (servers: store_pg_agents.c). */
 #include "store/store_pg.h"
 
 #include <errno.h>
@@ -300,53 +300,4 @@ int pg__token(struct store *s, const char *candidate, char *out, size_t size)
 	}
 	PQclear(res);
 	return err;
-}
-
-/* ---- servers ---- */
-
-int pg__put_server(struct store *s, const struct server_entry *srv, int64_t now_ns)
-{
-	struct pg_args a = { 0 };
-
-	pg_args__str(&a, srv->id);
-	pg_args__str(&a, srv->hostname);
-	pg_args__int32(&a, srv->this_server);
-	pg_args__int64(&a, now_ns);
-	return pg__exec(s, "INSERT INTO servers (id, hostname, this_server, added_at_ns)"
-			   " VALUES ($1, $2, $3 <> 0, $4) ON CONFLICT (id) DO UPDATE SET"
-			   " hostname = excluded.hostname, this_server = excluded.this_server",
-			&a, NULL);
-}
-
-int pg__list_servers(struct store *s, struct server_entry **out, size_t *n)
-{
-	struct server_entry *e;
-	PGresult *res;
-	size_t count = 0;
-	int rows, err;
-
-	err = pg__exec(s, "SELECT id, hostname, this_server, added_at_ns FROM servers"
-			  " ORDER BY this_server DESC, hostname",
-		       NULL, &res);
-	if (err)
-		return err;
-	rows = PQntuples(res);
-	e = calloc(rows ? (size_t)rows : 1, sizeof(*e));
-	for (int r = 0; e && r < rows; r++) {
-		snprintf(e[count].id, sizeof(e[count].id), "%.*s", PQgetlength(res, r, 0),
-			 PQgetvalue(res, r, 0));
-		e[count].hostname = pg__str(res, r, 1);
-		e[count].this_server = *PQgetvalue(res, r, 2) != 0;
-		e[count].added_at_ns = pg__int64(res, r, 3);
-		if (!e[count++].hostname) {
-			server_entries__free(e, count);
-			e = NULL;
-		}
-	}
-	PQclear(res);
-	if (!e)
-		return -ENOMEM;
-	*out = e;
-	*n = count;
-	return 0;
 }

@@ -24,7 +24,7 @@ declare -A LIBRARY_PACKAGES=(
 	[bpf]=libbpf-dev [elf]=libelf-dev [dw]=libdw-dev [z]=zlib1g-dev [lz4]=liblz4-dev
 	[sqlite3]=libsqlite3-dev [jansson]=libjansson-dev [protobuf-c]=libprotobuf-c-dev
 	[iberty]=libiberty-dev [microhttpd]=libmicrohttpd-dev [cmocka]=libcmocka-dev
-	[pq]=libpq-dev
+	[pq]=libpq-dev [curl]=libcurl4-openssl-dev [gnutls]=libgnutls28-dev
 	[pthread]=gcc [m]=gcc
 )
 # What `make bench-deps` adds: the peers bench/ runs side by side, and its tools.

@@ -37,7 +37,8 @@ export async function profilesPage(m) {
 	const qSel = h('select', { 'aria-label': 'Question' }, h('option', { value: '' }, 'Every question'),
 		qs.map(({ id, title }) => h('option', { value: id }, title)));
 	const sSel = h('select', { 'aria-label': 'Server' }, h('option', { value: '' }, 'Every server'),
-		servers.servers.map(s => h('option', { value: s.hostname }, s.hostname)));
+		servers.servers.map(s => h('option', { value: s.profiles_server },
+			s.this_server ? s.hostname + ' (this server)' : s.name)));
 	qSel.value = params.get('question') || '';
 	sSel.value = params.get('server') || '';
 	const compareBtn = h('button', { type: 'button', class: 'primary', disabled: true }, 'Compare');

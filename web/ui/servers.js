@@ -10,25 +10,51 @@ import { bytes } from './format.js';
 import { errorBox, link } from './nav.js';
 import { profileRows } from './profiles.js';
 import { symbolsPanel } from './symbols.js';
+import { addServerPanel } from './add_server.js';
+
+// When a server was last heard from, in words (the API's times are UTC).
+function lastSeen(s) {
+	if (s.this_server)
+		return 'now';
+	if (!s.last_seen)
+		return 'never';
+	return s.last_seen.replace('T', ' ').replace('Z', ' UTC');
+}
+
+const STATUS_WORDS = { connected: 'Connected', unreachable: 'Unreachable', removed: 'Removed' };
 
 export async function serversPage(m) {
 	document.title = 'Servers \u2014 SlideOps';
 	const doc = await api('servers');
 	m.append(h('h1', {}, 'Servers'));
-	const rows = doc.servers.map(s => h('tr', {},
-		h('td', {}, link('/servers/' + encodeURIComponent(s.id), s.hostname)),
-		h('td', {}, s.this_server ? 'this server' : 'agent')));
-	m.append(h('table', { class: 'list' },
-		h('thead', {}, h('tr', {}, h('th', {}, 'Server'), h('th', {}, 'Where'))),
+	const rows = doc.servers.map(s => h('tr', { 'data-id': s.id, 'data-status': s.status },
+		h('td', {}, link('/servers/' + encodeURIComponent(s.id), serverName(s))),
+		h('td', { class: 'status ' + s.status }, STATUS_WORDS[s.status] || s.status),
+		h('td', {}, lastSeen(s)),
+		h('td', { class: 'mono' }, s.kernel),
+		h('td', {}, s.this_server ? 'this server' : 'agent ' + s.agent_version)));
+	m.append(h('table', { class: 'list servers' },
+		h('thead', {}, h('tr', {}, h('th', {}, 'Server'), h('th', {}, 'Status'),
+			h('th', {}, 'Last seen'), h('th', {}, 'Kernel'), h('th', {}, 'Profiled by'))),
 		h('tbody', {}, rows)));
+	const add = h('section', { id: 'add-server' });
+	m.append(add);
+	addServerPanel(add);
+}
+
+// A server's name as the UI shows it: this one by its hostname.
+export function serverName(s) {
+	return s.this_server ? s.hostname : s.name;
 }
 
 export async function serverPage(m, id) {
 	const srv = await api('servers/' + encodeURIComponent(id));
-	document.title = srv.hostname + ' \u2014 SlideOps';
+	document.title = serverName(srv) + ' \u2014 SlideOps';
 	const base = 'servers/' + encodeURIComponent(id);
 	m.append(h('p', { class: 'crumbs' }, link('/servers', 'Servers'), ' \u203a '),
-		h('h1', {}, srv.hostname, srv.this_server ? h('small', {}, ' this server') : null),
+		h('h1', {}, serverName(srv), h('small', {}, srv.this_server ? ' this server' :
+			' ' + (STATUS_WORDS[srv.status] || srv.status) + ', last seen ' + lastSeen(srv) +
+			(srv.kernel ? ', kernel ' + srv.kernel : ''))),
 		h('div', { class: 'tabs', role: 'tablist' },
 			h('button', { role: 'tab', 'aria-selected': 'true', class: 'tab current' },
 				'Performance')));
@@ -45,9 +71,11 @@ export async function serverPage(m, id) {
 
 	const check = api(base + '/check');
 	loadTop(topSec, base);
-	loadPast(pastSec, base, srv.hostname);
+	loadPast(pastSec, base, srv.profiles_server);
 	symbolsPanel(symSec);
 	removePanel(removeSec, base);
+	if (!srv.this_server && srv.status !== 'removed')
+		removeServerPanel(removeSec, srv);
 	try {
 		const c = await check;
 		renderCheck(checkSec, c);
@@ -118,6 +146,27 @@ function removePanel(sec, base) {
 					' (' + r.files + (r.files === 1 ? ' file, ' : ' files, ') + bytes(r.bytes) + ').'))));
 			out.append(h('p', { class: 'note' }, 'Kept the workspace: profiles, Services and ' +
 				'debug symbols.'));
+		} catch (e) {
+			out.append(errorBox(e));
+		}
+	});
+}
+
+// An agent's server leaves the workspace: its credential stops working at once, its
+// agent removes the profiler and exits; its profiles stay.
+function removeServerPanel(sec, srv) {
+	const button = h('button', { type: 'button', class: 'danger' }, 'Remove this server');
+	const out = h('div', { class: 'msg' });
+	sec.append(h('h2', {}, 'Remove this server'), h('p', {}, 'Its agent stops and removes ' +
+		'the profiler; its profiles stay in the workspace.'), button, out);
+	button.addEventListener('click', async () => {
+		if (!confirm('Remove ' + srv.name + ' from the workspace?'))
+			return;
+		out.textContent = '';
+		try {
+			await api('servers/' + encodeURIComponent(srv.id), { method: 'DELETE' });
+			out.append(h('p', { class: 'ok' }, 'Removed. Its agent stops at its next poll.'));
+			button.disabled = true;
 		} catch (e) {
 			out.append(errorBox(e));
 		}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the agent's threads share: the poll loop (agent.c, the main thread), the capture
+ * runner (runner.c, one thread a capture) and the sender (sender.c: progress and
+ * batches). One lock guards the fields marked so; the condition wakes the sender.
+ */
+#ifndef SLIDEOPS_AGENT_INTERNAL_H
+#define SLIDEOPS_AGENT_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent.pb-c.h"
+#include "agent/agent.h"
+#include "agent/backoff.h"
+#include "agent/credential.h"
+#include "profile/profile.h"
+
+#define AGENT_PROTOCOL_VERSION 1
+#define AGENT_ID_MAX 128
+#define AGENT_TEXT_MAX 512
+
+struct agent_profiler;
+struct spool;
+struct transport;
+struct http_reply;
+
+struct agent {
+	const struct agent_options *opts;
+	struct agent_identity identity;
+	struct agent_credential cred;
+	struct agent_profiler *profiler;
+	struct spool *spool;
+	volatile sig_atomic_t *quit;       /* the signal handlers' */
+	volatile sig_atomic_t fatal;       /* a thread met a 401/426: every loop ends */
+	int exit_code;                     /* under lock: what agent__run returns */
+
+	pthread_mutex_t lock;
+	pthread_cond_t wake;               /* the sender's */
+	bool sender_quit;                  /* under lock */
+
+	/* The capture (under lock; the runner's thread reads its own command freely). */
+	bool capture_running;
+	bool capture_joinable;
+	pthread_t capture_thread;
+	char capture_id[AGENT_ID_MAX];
+	enum question capture_question;
+	unsigned capture_seconds, capture_hz;
+	int64_t capture_started_ns;        /* realtime */
+	volatile sig_atomic_t capture_stop;
+
+	/* The latest progress, for the sender to post (under lock). */
+	bool progress_dirty;
+	char progress_capture_id[AGENT_ID_MAX];
+	char progress_phase[16];
+	uint64_t progress_done, progress_total;
+	char progress_error[AGENT_TEXT_MAX];
+	char progress_note[AGENT_TEXT_MAX];
+
+	/* check's answer, made at the first CHECK and kept (the main thread's). */
+	struct check_result *check;
+
+	/* Builds whose symbol tables the workspace keeps (the runner's alone: one capture
+	 * at a time). */
+	char **workspace_builds;
+	size_t nworkspace_builds;
+
+	/* Delivery (under lock). */
+	bool workspace_returned;           /* the poll worked again after failing */
+	bool batch_waiting;                /* a batch was spooled since the sender looked */
+};
+
+/* Starts a capture thread for cmd (under no lock). 0, or the HTTP status of a refusal
+ * with *doc its {"error", "hint"} (409: one runs already). */
+int runner__start(struct agent *a, const Slideops__Agent__Command *cmd, json_t **doc);
+/* Ends the running capture's sampling (its result is still delivered). */
+void runner__stop(struct agent *a, const char *capture_id);
+/* Waits for the capture thread, if one ran. */
+void runner__join(struct agent *a);
+
+/* The sender's thread: posts progress and delivers the spool until told to quit. */
+void *sender__main(void *ctx);
+/* Delivers what waits in the spool now, each batch tried once (at exit). */
+void sender__flush(struct agent *a, struct transport *t);
+
+/* The workspace keeps build_id's symbol table (symbols-wanted said so). */
+void agent__workspace_has(struct agent *a, const char *build_id);
+/* pipeline_options.has_symbols: 1 when the workspace keeps it, so it is not read. */
+int agent__workspace_keeps(void *ctx, const char *build_id);
+
+/* Records progress for the sender and wakes it. */
+void agent__progress(struct agent *a, const char *capture_id, const char *phase,
+		     uint64_t done, uint64_t total, const char *error, const char *note);
+/* The reply of any request says the agent may go on: 401 and 426 end it (said, with the
+ * exit code kept). True when it may go on. */
+bool agent__reply_allows(struct agent *a, const struct http_reply *r);
+
+#endif

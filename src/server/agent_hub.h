@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the workspace keeps in memory of its agents (docs/protocol.md): for each agent's
+ * server, the commands waiting for its next poll, the poll it holds open (parked: its
+ * connection suspended, no thread waiting with it), the API requests waiting for a
+ * command's reply, and its capture's progress, in the same document a capture on this
+ * server has (capture_job.h).
+ *
+ * A poll is parked until a command is queued for its server or its wait ends (the main
+ * loop sweeps about once a second); then its reply is written and its connection
+ * resumed, from whichever thread got there. What is kept here is lost with the process:
+ * an agent polls again, a capture's batch waits in its spool.
+ */
+#ifndef SLIDEOPS_SERVER_AGENT_HUB_H
+#define SLIDEOPS_SERVER_AGENT_HUB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile/profile.h"
+#include "views/views.h"
+
+struct agent_hub;
+struct request;
+struct server_entry;
+
+/* The protocol version this workspace speaks, and the oldest it accepts. */
+#define AGENT_PROTOCOL_VERSION 1
+#define AGENT_PROTOCOL_OLDEST 1
+/* An agent not heard from for this long is unreachable. */
+#define AGENT_UNREACHABLE_NS (90 * 1000000000LL)
+/* How long an API request waits for an agent's reply to a command. Check loads every
+ * question's programs to know what works (over 10 s on a loaded machine) and an agent
+ * answers its commands in turn, so a Performance tab's check and top, asked at once, may
+ * take that long together. */
+#define AGENT_REPLY_WAIT_NS (45 * 1000000000LL)
+/* The longest a poll is held open. */
+#define AGENT_POLL_WAIT_MAX_MS 30000
+
+enum agent_command {
+	AGENT_CAPTURE = 1,
+	AGENT_STOP = 2,
+	AGENT_CHECK = 3,
+	AGENT_TOP = 4,
+	AGENT_REMOVE_PROFILER = 5,
+	AGENT_REMOVED = 6,
+};
+
+struct agent_hub *agent_hub__new(void);
+/* Answers every parked poll (empty) and every waiting call (503): before the HTTP
+ * daemon stops. */
+void agent_hub__stop(struct agent_hub *h);
+void agent_hub__free(struct agent_hub *h);
+/* Answers the parked polls whose wait has ended. About once a second. */
+void agent_hub__sweep(struct agent_hub *h, int64_t now_ns);
+
+/*
+ * A poll from the server srv (authenticated). When commands wait (or the server was
+ * removed), req's reply is written and false returned; else req is parked, to be
+ * answered and resumed later by the hub, and true returned: the caller must not touch
+ * req again. running_capture: the capture the agent runs now ("" none).
+ */
+bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
+		     const char *running_capture, uint32_t wait_ms, struct request *req);
+/* The reply to a removed server's poll: REMOVED. */
+void agent_hub__removed_reply(struct request *req);
+
+/*
+ * Queues a CHECK, TOP (of top processes) or REMOVE_PROFILER for server id and waits (up to
+ * AGENT_REPLY_WAIT_NS) for the agent's reply: 0 and its status and document (JSON text,
+ * malloc'd); -EHOSTUNREACH when the agent is not polling (e set: 503); -ETIMEDOUT (e
+ * set: 504); -EBUSY a capture runs and REMOVE_PROFILER was asked (e set: 409).
+ */
+int agent_hub__call(struct agent_hub *h, const struct server_entry *srv,
+		    enum agent_command kind, unsigned top, int *status, char **doc,
+		    struct view_error *e);
+/* An agent's CommandReply (document: its bytes, len). */
+void agent_hub__reply(struct agent_hub *h, const char *server_id, const char *command_id,
+		      int status, const void *doc, size_t len);
+
+/* Starts a capture on an agent's server: 0 and the progress document in *status; -1
+ * with e set (409 one runs; 503 unreachable; 504 no answer; the agent's refusal). */
+int agent_hub__capture(struct agent_hub *h, const struct server_entry *srv, enum question q,
+		       unsigned seconds, unsigned hz, json_t **status, struct view_error *e);
+int agent_hub__stop_capture(struct agent_hub *h, const struct server_entry *srv,
+			    struct view_error *e);
+/* The capture's progress document (as capture_job__status). */
+json_t *agent_hub__capture_status(struct agent_hub *h, const char *server_id);
+/* An agent's Progress of capture_id. phase: sampling, reading, saving, done, failed. */
+void agent_hub__progress(struct agent_hub *h, const char *server_id, const char *capture_id,
+			 const char *phase, uint64_t done, uint64_t total, const char *error,
+			 const char *note);
+/* capture_id's batch was stored as profile_id. spool_dropped: as the batch said. */
+void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char *capture_id,
+			  const char *profile_id, uint64_t spool_dropped);
+/* What the hub knows of a server for its listing: polling now, a capture running, and
+ * the captures its spool dropped. */
+void agent_hub__state(struct agent_hub *h, const char *server_id, bool *polling,
+		      bool *capturing, uint64_t *spool_dropped);
+/* The server was removed: a parked poll gets REMOVED now, waiting calls fail. */
+void agent_hub__remove(struct agent_hub *h, const char *server_id);
+
+#endif

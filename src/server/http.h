@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the HTTP side of the workspace server shares between its files: server.c
+ * (connections, requests, listening), http_reply.c (replies and the headers every one
+ * carries) and http_auth.c (the token, signing in, Host, Origin, and what a request must
+ * carry before anything acts on it).
+ */
+#ifndef SLIDEOPS_SERVER_HTTP_H
+#define SLIDEOPS_SERVER_HTTP_H
+
+#include "server/server_internal.h"
+
+/* What the HTTP side keeps besides the server api.c sees. */
+struct http {
+	struct server srv;
+	struct conn_guard *guard;
+	struct workers *workers;
+	const char *allowed_hosts[SERVER_ALLOWED_HOSTS_MAX];
+	int nallowed_hosts;
+	/* libmicrohttpd's first complaint while starting: why it did not start. */
+	pthread_mutex_t log_lock;
+	bool started;
+	char start_error[256];
+};
+
+/* ---- replies (http_reply.c) ---- */
+bool http__is_tls(struct MHD_Connection *conn);
+/* The headers of every response: CSP, nosniff, no referrer, no frames; HSTS over TLS. */
+void http__add_common_headers(struct MHD_Connection *conn, struct MHD_Response *resp);
+/* A reply from memory; allow (may be NULL or ""): the Allow header of a 405. */
+enum MHD_Result http__send_buffer(struct MHD_Connection *conn, int status, const char *type,
+				  void *data, size_t len, enum MHD_ResponseMemoryMode mode,
+				  const char *allow);
+/* r's document, or its bytes (a download, an agent's message). */
+enum MHD_Result http__send_reply(struct MHD_Connection *conn, struct reply *r);
+/* A message of the table as the error document. */
+enum MHD_Result http__send_error(struct MHD_Connection *conn, int status, enum msg_id id, ...);
+enum MHD_Result http__send_asset(struct MHD_Connection *conn, const struct asset *a);
+
+/* ---- who is asking (http_auth.c) ---- */
+/* Reads the workspace token, or makes one (0600) on first start. 0 or -errno. */
+int http__load_token(const char *dir, char token[SERVER_TOKEN_HEX + 1]);
+/* The first call for a request: is it well formed, who asks, and may they. -1: go on;
+ * else the refusal was queued (or failed) and this is its result. */
+int http__first_call(struct http *h, struct MHD_Connection *conn, const char *url,
+		     const char *method, const char *version, struct request *req);
+
+#endif

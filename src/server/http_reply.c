@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/* Replies, and the headers every response carries (http.h). */
+#include "server/http.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HSTS "max-age=31536000"
+
+/* Scripts, styles and requests only to here; nothing inline, no frames, no plugins. */
+static const char csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; "
+			  "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+			  "frame-ancestors 'none'; base-uri 'none'";
+
+/* ---- replies ---- */
+
+void reply__error(struct reply *r, const struct view_error *e)
+{
+	json_decref(r->doc);
+	r->status = e->status;
+	r->doc = view_error__json(e);
+}
+
+void reply__msg(struct reply *r, int status, enum msg_id id, ...)
+{
+	struct view_error e;
+	va_list ap;
+
+	va_start(ap, id);
+	view_error__vset(&e, status, id, ap);
+	va_end(ap);
+	reply__error(r, &e);
+}
+
+bool http__is_tls(struct MHD_Connection *conn)
+{
+	return MHD_get_connection_info(conn, MHD_CONNECTION_INFO_PROTOCOL) != NULL;
+}
+
+void http__add_common_headers(struct MHD_Connection *conn, struct MHD_Response *resp)
+{
+	/* Over TLS, the browser comes back over TLS only. */
+	if (http__is_tls(conn))
+		MHD_add_response_header(resp, "Strict-Transport-Security", HSTS);
+	MHD_add_response_header(resp, "Content-Security-Policy", csp);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	/* The token may be in the URL of the first request: never send it on. */
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "Cross-Origin-Opener-Policy", "same-origin");
+	MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
+}
+
+/* A reply from memory; allow (may be NULL or ""): the Allow header of a 405. A HEAD
+ * request gets the same headers, Content-Length included, and libmicrohttpd sends no
+ * body. */
+enum MHD_Result http__send_buffer(struct MHD_Connection *conn, int status, const char *type,
+				   void *data, size_t len, enum MHD_ResponseMemoryMode mode,
+				   const char *allow)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, mode);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	http__add_common_headers(conn, resp);
+	MHD_add_response_header(resp, "Content-Type", type);
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (allow && *allow)
+		MHD_add_response_header(resp, "Allow", allow);
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(resp, "Retry-After", "10");
+	/* A request whose framing or address was refused: nothing more is read from it. */
+	if (status == MHD_HTTP_BAD_REQUEST || status == MHD_HTTP_URI_TOO_LONG)
+		MHD_add_response_header(resp, "Connection", "close");
+	/* A 401 says how to authenticate (RFC 9110): the token, as a Bearer token. */
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"SlideOps\"");
+	ret = MHD_queue_response(conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result http__send_reply(struct MHD_Connection *conn, struct reply *r)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char *text;
+
+	if (r->data) {
+		char disp[200];
+
+		json_decref(r->doc);
+		r->doc = NULL;
+		resp = MHD_create_response_from_buffer(r->len, r->data, MHD_RESPMEM_MUST_FREE);
+		if (!resp) {
+			free(r->data);
+			r->data = NULL;
+			return MHD_NO;
+		}
+		r->data = NULL;
+		http__add_common_headers(conn, resp);
+		MHD_add_response_header(resp, "Content-Type", r->content_type);
+		MHD_add_response_header(resp, "Cache-Control", "no-store");
+		/* A download (an export); an agent's message is none. */
+		snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"", r->file_name);
+		if (r->file_name[0])
+			MHD_add_response_header(resp, "Content-Disposition", disp);
+		ret = MHD_queue_response(conn, (unsigned)r->status, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	if (!r->doc) {
+		r->status = 500;
+		r->doc = json_pack("{s:s}", "error", msg_text(MSG_OUT_OF_MEMORY));
+	}
+	text = r->doc ? json_dumps(r->doc, JSON_COMPACT | JSON_PRESERVE_ORDER |
+						   JSON_REAL_PRECISION(10)) : NULL;
+	json_decref(r->doc);
+	r->doc = NULL;
+	if (!text)
+		return MHD_NO;
+	return http__send_buffer(conn, r->status, "application/json; charset=utf-8", text,
+			   strlen(text), MHD_RESPMEM_MUST_FREE, r->allow);
+}
+
+enum MHD_Result http__send_error(struct MHD_Connection *conn, int status, enum msg_id id, ...)
+{
+	struct reply r = { 0 };
+	struct view_error e;
+	va_list ap;
+
+	/* Outside /api/, everything is a page or a file of the UI: only read. */
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		snprintf(r.allow, sizeof(r.allow), "GET, HEAD");
+
+	va_start(ap, id);
+	view_error__vset(&e, status, id, ap);
+	va_end(ap);
+	reply__error(&r, &e);
+	return http__send_reply(conn, &r);
+}
+
+enum MHD_Result http__send_asset(struct MHD_Connection *conn, const struct asset *a)
+{
+	return http__send_buffer(conn, 200, a->content_type, (void *)a->data, a->size,
+			   MHD_RESPMEM_PERSISTENT, NULL);
+}

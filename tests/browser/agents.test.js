@@ -1,0 +1,165 @@
+// Servers of a workspace in the browser, followed by visible labels as a user follows
+// them (playwright-core driving Debian's Chromium). Run by
+// tests/integration/serve_browser_agents.sh, which starts the workspace and passes:
+//   SLIDEOPS_URL   the URL serve printed (with the token)
+//   FAKE_NAME      the name of a server enrolled with crafted messages (markup in it)
+//   AGENT          a slideops binary with the agent command ("" : none in this build)
+//   AGENT_DATA     the agent's data directory
+//   WORKLOAD_FN    a function the workload running on this machine spends its time in
+//   ARTIFACTS      where screenshots go
+// Add a server shows the command to run and when its token expires; with an agent, the
+// command as the page shows it enrols it, the server shows connected, its Performance
+// tab checks, captures (its profile names the workload's function) and the Profiles
+// page filters by it; Remove this server stops its agent.
+'use strict';
+const { chromium } = require('playwright-core');
+const { spawn } = require('child_process');
+const assert = require('assert');
+const path = require('path');
+const fs = require('fs');
+
+const url = process.env.SLIDEOPS_URL;
+const artifacts = process.env.ARTIFACTS;
+const agentBin = process.env.AGENT;
+const agentName = 'web-agent';
+fs.mkdirSync(artifacts, { recursive: true });
+for (const f of fs.readdirSync(artifacts))
+	if (f.endsWith('.png'))
+		fs.unlinkSync(path.join(artifacts, f));
+
+let step = 'start';
+const errors = [];
+let agent = null;
+
+async function shot(page, name) {
+	await page.screenshot({ path: path.join(artifacts, name + '.png'), fullPage: true });
+}
+
+async function noInjectedScript(page) {
+	assert.strictEqual(await page.evaluate(() => document.querySelectorAll('script').length), 1,
+		'a name became a <script> element');
+	assert.strictEqual(await page.evaluate(() => window.__injected === undefined), true,
+		'a name ran as markup');
+}
+
+// The Servers page until the row of name says status (the agent polls in its own time).
+async function waitForStatus(page, name, status) {
+	for (let i = 0; i < 60; i++) {
+		await page.getByRole('navigation').getByRole('link', { name: 'Servers' }).click();
+		await page.getByRole('heading', { name: 'Servers' }).waitFor();
+		const row = page.getByRole('row').filter({ has: page.getByRole('link',
+			{ name, exact: true }) });
+		if (await row.count() && (await row.first().getAttribute('data-status')) === status)
+			return row.first();
+		await page.waitForTimeout(1000);
+	}
+	throw new Error(name + ' did not show ' + status);
+}
+
+(async () => {
+	const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+		args: ['--no-sandbox'] });
+	const page = await browser.newPage({ viewport: { width: 1366, height: 860 } });
+	page.on('pageerror', e => errors.push(e.message));
+	page.on('dialog', d => d.accept());
+	page.setDefaultTimeout(30000);
+	try {
+		step = 'the Servers page';
+		await page.goto(url);
+		await page.getByRole('heading', { name: 'Servers' }).waitFor();
+		await page.locator('table.servers').waitFor();
+		assert.deepStrictEqual(await page.locator('table.servers thead th').allTextContents(),
+			['Server', 'Status', 'Last seen', 'Kernel', 'Profiled by']);
+		// The crafted server's name is text, not markup.
+		await page.getByRole('link', { name: process.env.FAKE_NAME, exact: true }).waitFor();
+		await noInjectedScript(page);
+
+		step = 'Add a server';
+		await page.getByRole('button', { name: 'Add a server' }).click();
+		const cmd = page.getByLabel('Command to run');
+		await cmd.waitFor();
+		const command = (await cmd.textContent()).trim();
+		const origin = new URL(page.url()).origin;
+		assert.match(command, new RegExp('^slideops agent --workspace ' +
+			origin.replace(/[.]/g, '\\.') + ' --enrol-token [0-9a-f]{64}$'));
+		await page.getByText(/The token in it works once, and until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/)
+			.waitFor();
+		await shot(page, '01-add-a-server');
+
+		if (!agentBin) {
+			console.log('ok (no agent command in this build: Add a server only)');
+			assert.deepStrictEqual(errors, [], 'the page threw');
+			await browser.close();
+			return;
+		}
+
+		step = 'run the command the page shows';
+		const args = command.split(' ').slice(1).concat(['--name', agentName, '--data',
+			process.env.AGENT_DATA]);
+		agent = spawn(agentBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+		let agentSaid = '';
+		agent.stdout.on('data', d => { agentSaid += d; });
+		agent.stderr.on('data', d => { agentSaid += d; });
+		const agentExit = new Promise(resolve => agent.on('exit', code => resolve(code)));
+		const row = await waitForStatus(page, agentName, 'connected');
+		assert.match(await row.textContent(), /Connected/);
+		await shot(page, '02-agent-connected');
+
+		step = 'its Performance tab';
+		await row.getByRole('link', { name: agentName }).click();
+		await page.getByRole('tab', { name: 'Performance' }).waitFor();
+		await page.getByText('This server can be profiled.').waitFor();
+		await page.getByText('These figures are averages since each process started').waitFor();
+		await shot(page, '03-agent-performance');
+
+		step = 'capture on the agent\'s server: What is using the CPU, 10 seconds';
+		await page.getByRole('radio', { name: 'What is using the CPU' }).check();
+		await page.getByLabel('Duration').selectOption('10');
+		await page.getByRole('button', { name: 'Capture' }).click();
+		await page.getByRole('button', { name: 'Stop' }).waitFor();
+		await shot(page, '04-agent-capturing');
+		await page.waitForURL(/\/profiles\/[^/]+$/, { timeout: 90000 });
+		await page.getByText(process.env.WORKLOAD_FN).first().waitFor();
+		await noInjectedScript(page);
+		await shot(page, '05-agent-profile');
+
+		step = 'Profiles, filtered by the agent\'s server';
+		await page.getByRole('navigation').getByRole('link', { name: 'Profiles' }).click();
+		await page.getByLabel('Server').selectOption({ label: agentName });
+		await page.waitForURL(/server=web-agent/);
+		await page.locator('table.profiles tbody tr').first().waitFor();
+		const servers = await page.locator('table.profiles tbody tr td:nth-child(3)').allTextContents();
+		assert.ok(servers.length >= 1 && servers.every(s => s === agentName),
+			'the filter shows other servers\' profiles: ' + servers.join(', '));
+		await shot(page, '06-profiles-of-agent');
+
+		step = 'Remove this server';
+		await waitForStatus(page, agentName, 'connected');
+		await page.getByRole('link', { name: agentName, exact: true }).click();
+		await page.getByRole('button', { name: 'Remove this server' }).click();
+		await page.getByText('Removed. Its agent stops at its next poll.').waitFor();
+		const code = await Promise.race([agentExit,
+			new Promise(r => setTimeout(() => r('still running'), 60000))]);
+		assert.notStrictEqual(code, 'still running', 'the removed server\'s agent did not stop: ' +
+			agentSaid.slice(-400));
+		agent = null;
+		await waitForStatus(page, agentName, 'removed');
+		await shot(page, '07-agent-removed');
+
+		assert.deepStrictEqual(errors, [], 'the page threw');
+		console.log('ok: ' + fs.readdirSync(artifacts).length + ' screenshots in ' + artifacts);
+		await browser.close();
+	} catch (e) {
+		console.error('FAIL at "' + step + '": ' + e.message);
+		if (errors.length)
+			console.error('page errors: ' + errors.join('; '));
+		const said = await page.locator('.error').allTextContents().catch(() => []);
+		if (said.length)
+			console.error('the page said: ' + said.join('; '));
+		await shot(page, 'failed').catch(() => {});
+		await browser.close();
+		if (agent)
+			agent.kill('SIGTERM');
+		process.exit(1);
+	}
+})();
