@@ -108,8 +108,11 @@ async function waitForStatus(page, name, status) {
 		step = 'its Performance tab';
 		await row.getByRole('link', { name: agentName }).click();
 		await page.getByRole('tab', { name: 'Performance' }).waitFor();
-		await page.getByText('This server can be profiled.').waitFor();
-		await page.getByText('These figures are averages since each process started').waitFor();
+		// Through the agent, which answers in turn: check loads every question's programs
+		// (seconds on a loaded machine); the API waits up to 45 s for each.
+		await page.getByText('This server can be profiled.').waitFor({ timeout: 100000 });
+		await page.getByText('These figures are averages since each process started')
+			.waitFor({ timeout: 100000 });
 		await shot(page, '03-agent-performance');
 
 		step = 'capture on the agent\'s server: What is using the CPU, 10 seconds';
@@ -142,6 +145,9 @@ async function waitForStatus(page, name, status) {
 			new Promise(r => setTimeout(() => r('still running'), 60000))]);
 		assert.notStrictEqual(code, 'still running', 'the removed server\'s agent did not stop: ' +
 			agentSaid.slice(-400));
+		// It cleaned up (the profiler, its spool, its credential) and said so.
+		assert.strictEqual(code, 0, 'the removed server\'s agent exited ' + code + ': ' +
+			agentSaid.slice(-600));
 		agent = null;
 		await waitForStatus(page, agentName, 'removed');
 		await shot(page, '07-agent-removed');

@@ -6,7 +6,8 @@
 # progress is the API's, its batch sent twice is stored once, under the server's name,
 # named by the symbol table it carried; top is answered by the agent, or 504 when it
 # does not answer; Stop reaches the poll; a capture its restarted agent no longer runs
-# fails; Remove the profiler waits for the capture (409); a deleted server's credential
+# fails; a server not heard from for 90 s is unreachable (503 at once); Remove the
+# profiler waits for the capture (409); a deleted server's credential
 # gets 401 at once and its poll REMOVED;
 # the UI token is no agent credential and an agent's credential opens no /api path;
 # an unknown protocol version gets 426; a damaged profile is refused, keeping nothing;
@@ -184,6 +185,23 @@ wait "$TOP"
 # Nobody answers: 504, saying what to check.
 expect 504 GET "/api/servers/$SID/top"
 grep -q "did not answer within 45 seconds" "$WORK/body" || fail "504: $(cat "$WORK/body")"
+
+# ---- a server not heard from for 90 s: unreachable, and said so at once ----
+expect 201 POST /api/enrolments
+"$MSG" encode EnrolRequest protocol_version=1 enrolment_token="$(jq -r .token "$WORK/body")" \
+	name=quiet hostname=quiet-host kernel=6.18.0 agent_version=0.1.0 boot_id=q > "$WORK/enrol3.bin"
+expect_agent 200 /agent/enrol "" "$WORK/enrol3.bin" EnrolReply
+SID3=$(jq -r .server_id "$WORK/reply")
+# Its last poll, moved back by the workspace's own index (as a shut-down agent leaves it).
+sqlite3 "$SLIDEOPS_DATA/workspace.db" \
+	"UPDATE servers SET last_seen_ns = last_seen_ns - 100000000000 WHERE id = '$SID3'" ||
+	fail "could not age the server's last poll"
+expect 200 GET "/api/servers/$SID3"
+jq -e '.status == "unreachable"' "$WORK/body" >/dev/null || fail "not unreachable: $(cat "$WORK/body")"
+expect 503 POST "/api/servers/$SID3/capture" -d '{"question": "cpu", "seconds": 5}'
+grep -q "quiet is unreachable: its agent was last heard from" "$WORK/body" ||
+	fail "503 does not say why: $(cat "$WORK/body")"
+expect 503 GET "/api/servers/$SID3/check"
 
 # ---- a poll's wait ends empty ----
 "$MSG" encode PollRequest protocol_version=1 boot_id=boot-1 wait_ms=1000 > "$WORK/short.bin"
