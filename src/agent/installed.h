@@ -3,12 +3,9 @@
  * The profiler an agent keeps installed (DATA/profiler): the one object the agent owns
  * for its whole life and hands to every capture, and Remove the profiler.
  *
- * LEAD: this is the single place to wire the resident profiler (struct profiler,
- * src/capture/profiler.h): agent_profiler__open calls profiler__new(DATA/profiler),
- * agent_profiler__options sets pipeline_options.profiler, agent_profiler__remove calls
- * profiler__remove and agent_profiler__close profiler__free. Until then a capture loads
- * its programs itself, keeps its unwind tables in DATA/profiler/unwind, and Remove
- * deletes DATA/profiler and DATA/captures as `slideops remove` does.
+ * It is the resident profiler (capture/profiler.h, DATA/profiler): each question's programs
+ * loaded and verified at its first capture and kept, attached only while a capture runs;
+ * Remove unloads them and deletes DATA/profiler and the capture files.
  */
 #ifndef SLIDEOPS_AGENT_INSTALLED_H
 #define SLIDEOPS_AGENT_INSTALLED_H
