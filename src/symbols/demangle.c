@@ -16,6 +16,40 @@
 /* Hostile names are as long as a linker allows; past this one is not worth reading. */
 #define DEMANGLE_MAX_INPUT 4096
 
+/* Where name's symbol version starts ("@GLIBC_2.2.5", "@@GLIBC_2.17"), or NULL. A PLT
+ * stub's "@plt" is a part of its name, not a version, and stays. */
+static const char *version_suffix(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	if (!at || at == name || strcmp(at, "@plt") == 0)
+		return NULL;
+	for (const char *c = at[1] == '@' ? at + 2 : at + 1; *c; c++) {
+		if (!(*c == '_' || *c == '.' || (*c >= '0' && *c <= '9') ||
+		      (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z')))
+			return NULL;
+	}
+	return at[1] == '@' ? (at[2] ? at : NULL) : (at[1] ? at : NULL);
+}
+
+char *symbol__readable(const char *name)
+{
+	const char *version = name ? version_suffix(name) : NULL;
+	char *bare, *out;
+
+	if (!version)
+		return symbol__demangle(name);
+	bare = strndup(name, (size_t)(version - name));
+	if (!bare)
+		return NULL;
+	out = symbol__demangle(bare);
+	if (out) {
+		free(bare);
+		return out;
+	}
+	return bare;
+}
+
 char *symbol__demangle(const char *name)
 {
 	char *out;

@@ -11,4 +11,9 @@
  * here (then show it as it is). */
 char *symbol__demangle(const char *name);
 
+/* The name as a person writes it, malloc'd: without its symbol version
+ * ("pthread_mutex_lock@@GLIBC_2.2.5" is "pthread_mutex_lock"; a PLT stub keeps "@plt"),
+ * demangled. NULL when name reads as it is (or on no memory: then show it as it is). */
+char *symbol__readable(const char *name);
+
 #endif

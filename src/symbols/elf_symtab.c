@@ -59,9 +59,8 @@ static const struct symbol *range__at(const struct ranges *r, uint64_t addr)
 
 /*
  * What tab's names cover, for deciding which .eh_frame functions are unnamed. A symbol
- * with an FDE at its start covers no more than that FDE (a symbol of unknown size, as
- * hand-written assembly has, gets the FDE's size); one without covers its size, or its
- * first byte when that is unknown.
+ * of unknown size (hand-written assembly without .size) with an FDE at its start covers
+ * that FDE; any other covers its size, or its first byte when that is unknown.
  */
 static int named_extent(struct symtab *tab, const struct ranges *r, struct symtab *probe)
 {
@@ -69,7 +68,9 @@ static int named_extent(struct symtab *tab, const struct ranges *r, struct symta
 		struct symbol *sym = &tab->syms[i];
 		const struct symbol *fde = range__at(r, sym->addr);
 
-		if (fde && (sym->size == 0 || fde->size < sym->size))
+		/* A size the symbol declares stands: assembly such as clone3 has several
+		 * FDEs within one function. */
+		if (fde && sym->size == 0)
 			sym->size = fde->size;
 	}
 	probe->syms = malloc((tab->nsyms ? tab->nsyms : 1) * sizeof(*probe->syms));

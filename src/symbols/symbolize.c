@@ -72,10 +72,11 @@ static int load_tables(struct profile *p, const struct symbol_lookup *src,
 	return 0;
 }
 
-/* The string id of name as people read it: demangled when it is mangled. */
+/* The string id of name as people read it: without its symbol version, demangled when
+ * it is mangled. */
 static uint32_t intern_readable(struct profile *p, const char *name)
 {
-	char *readable = symbol__demangle(name);
+	char *readable = symbol__readable(name);
 	uint32_t id = profile__intern(p, readable ? readable : name);
 
 	free(readable);

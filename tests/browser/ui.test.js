@@ -91,6 +91,16 @@ async function noInjectedScript(page) {
 		await noInjectedScript(page);
 		await shot(page, '04-profile');
 
+		step = 'the flame graph keeps a bounded height beside deep stacks';
+		const viewport = await page.locator('#flamegraph .flame-viewport').boundingBox();
+		const graphHeight = Number(await page.locator('#flamegraph').getAttribute('data-height'));
+		assert.ok(graphHeight > viewport.height + 100, 'the deep workload drew no graph taller ' +
+			'than its viewport (' + graphHeight + ' px): this step proves nothing');
+		assert.ok(viewport.height <= 700, 'the flame graph is ' + viewport.height + ' px tall');
+		const table = await page.locator('table.functions').boundingBox();
+		assert.ok(table.y - (viewport.y + viewport.height) < 600, 'the functions table is ' +
+			Math.round(table.y - viewport.y - viewport.height) + ' px below the flame graph');
+
 		step = 'colour by language';
 		await page.getByLabel('Colour by').selectOption('group');
 		await page.waitForSelector('#flamegraph[data-colour="group"]');

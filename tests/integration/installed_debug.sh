@@ -32,4 +32,53 @@ start_in_cgroup "$cg" "$WORK/churn" >/dev/null
 jq -e '[.functions[].name] | index("_int_malloc") != null or index("_int_free") != null' \
 	"$WORK/capture.json" >/dev/null ||
 	fail "libc's internal functions are not named: $(jq -c '[.functions[:15][].name]' "$WORK/capture.json")"
+
+# Every thread a program starts begins in libc's clone3, hand-written assembly whose one
+# symbol spans three .eh_frame entries: the whole function is named, in every question.
+# And names read as a person writes them: pthread_mutex_lock, never
+# pthread_mutex_lock@@GLIBC_2.2.5 (the debug file's .symtab has the versions).
+build_c waiters -O1 -fno-omit-frame-pointer -pthread <<'C'
+#include <pthread.h>
+#include <unistd.h>
+static pthread_mutex_t ledger = PTHREAD_MUTEX_INITIALIZER;
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&ledger);
+		usleep(2000);
+		pthread_mutex_unlock(&ledger);
+		usleep(1000);
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	pthread_join(t[0], NULL);
+	return 0;
+}
+C
+cg=$(make_cgroup system.slice/slideops-test-waiters.service)
+pid=$(start_in_cgroup "$cg" "$WORK/waiters")
+"$SLIDEOPS" capture wall -d 3 --json > "$WORK/wall.json" || fail "wall capture failed"
+id=$(jq -r .id "$WORK/wall.json")
+"$SLIDEOPS" show "$id" --export folded "$WORK/wall.folded" >/dev/null || fail "export failed"
+# The waiters' threads: folded stacks run from the root; start_thread sits on clone3.
+grep -a '^[^;]*;waiters;' "$WORK/wall.folded" | grep -a 'start_thread;worker' \
+	> "$WORK/threads.folded" ||
+	fail "no stack of the waiters' threads in the wall profile"
+if grep -aqv ';clone3;start_thread;\|^[^;]*clone3;start_thread;' "$WORK/threads.folded"; then
+	fail "a thread's root is not clone3: $(grep -av 'clone3;start_thread' "$WORK/threads.folded" |
+		head -3 | cut -c1-200)"
+fi
+jq -r '.functions[].name' "$WORK/wall.json" > "$WORK/names"
+cut -d' ' -f1 "$WORK/wall.folded" | tr ';' '\n' | sort -u >> "$WORK/names"
+if grep -aE '@@?[A-Za-z_][A-Za-z0-9_.]*$' "$WORK/names" | grep -av '@plt$' > "$WORK/versioned"; then
+	fail "names carry their symbol version: $(head -5 "$WORK/versioned" | tr '\n' ' ')"
+fi
+grep -aqx 'pthread_mutex_lock\|__lll_lock_wait\|clock_nanosleep' "$WORK/names" ||
+	fail "the waiters' libc functions are not named: $(grep -a GLIBC "$WORK/names" | head -3)"
 echo "installed debug files: ok"

@@ -6,6 +6,7 @@
 #   web-batch.service    a batch job (retired_batch_job) that runs during the first
 #                        capture only: Compare must show it, though the newer profile
 #                        has none of it
+#   web-deep.service     300 frames of recursion: the flame graph keeps a bounded height
 #   web-ledger.service   four threads contending one pthread mutex, captured as a locks
 #                        profile: its page shows the lock by address
 # and a threads profile (a snapshot), whose page shows the thread dump.
@@ -40,6 +41,28 @@ workload="$WORK/<script>ledger"
 strip -o "$workload" app
 cg=$(make_cgroup "system.slice/web-billing.service")
 start_in_cgroup "$cg" "$workload" >/dev/null
+# Deep stacks beside shallow ones: 300 frames of recursion. The flame graph must keep a
+# bounded height however deep they are.
+cat > deep.c <<'C'
+volatile unsigned long sink;
+__attribute__((noinline)) void deep_leaf(void)
+{
+	for (unsigned long i = 0; i < (1ul << 22); i++)
+		sink += i;
+}
+__attribute__((noinline)) void deep_descend(int n)
+{
+	if (n == 0)
+		deep_leaf();
+	else
+		deep_descend(n - 1);
+	sink++;
+}
+int main(void) { for (;;) deep_descend(300); }
+C
+gcc -O1 -fno-omit-frame-pointer -o deep deep.c
+deep_cg=$(make_cgroup "system.slice/web-deep.service")
+start_in_cgroup "$deep_cg" "$WORK/deep" >/dev/null
 cat > batch.c <<'C'
 volatile unsigned long sink;
 __attribute__((noinline)) void retired_batch_job(void)

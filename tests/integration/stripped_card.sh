@@ -37,7 +37,7 @@ start_in_cgroup "$cg" "$WORK/bin/billing-worker" >/dev/null
 id=$(jq -r .id "$WORK/capture.json")
 jq -e --arg p "$WORK/bin/billing-worker" --arg b "$build_id" '
 	.stripped | map(select(.path == $p)) | length == 1 and .[0].build_id == $b
-	and .[0].has_build_id == true and .[0].share >= 0.2' "$WORK/capture.json" >/dev/null ||
+	and .[0].has_build_id == true and .[0].share >= 0.01' "$WORK/capture.json" >/dev/null ||
 	fail "the stripped worker is not on the card: $(jq -c .stripped "$WORK/capture.json")"
 jq -e '[.functions[].name] | index("compute_invoice_totals") == null' "$WORK/capture.json" \
 	>/dev/null || fail "a stripped binary was named before any upload"

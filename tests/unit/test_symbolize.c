@@ -360,6 +360,36 @@ static void test_demangle(void **state)
 	assert_demangles(NULL, NULL);
 }
 
+static void assert_readable(const char *name, const char *want)
+{
+	char *got = symbol__readable(name);
+
+	if (!want)
+		assert_null(got);
+	else
+		assert_string_equal(got, want);
+	free(got);
+}
+
+/* Names as a person writes them: no symbol version; a PLT stub keeps "@plt". */
+static void test_readable_without_versions(void **state)
+{
+	(void)state;
+	assert_readable("pthread_mutex_lock@@GLIBC_2.2.5", "pthread_mutex_lock");
+	assert_readable("clock_nanosleep@@GLIBC_2.17", "clock_nanosleep");
+	assert_readable("realpath@GLIBC_2.2.5", "realpath");
+	assert_readable("_ZN6ledger4postEi@@LEDGER_1.0", "ledger::post(int)");
+	assert_readable("memcpy@plt", NULL);
+	assert_readable("compute_totals", NULL);
+	assert_readable("_ZN6ledger4postEi", "ledger::post(int)");
+	/* Not a version: left as they are. */
+	assert_readable("@@GLIBC_2.2.5", NULL);
+	assert_readable("odd@", NULL);
+	assert_readable("odd@@", NULL);
+	assert_readable("mail@host name", NULL);
+	assert_readable(NULL, NULL);
+}
+
 /* Names captured with the profile (binaries named from their own file at capture) are
  * shown demangled too; kernel names as they are. */
 static void test_capture_names_demangled(void **state)
@@ -416,6 +446,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_without_names),
 		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_readable_without_versions),
 		cmocka_unit_test(test_capture_names_demangled),
 		cmocka_unit_test(test_node_runs_are_one_frame),
 		cmocka_unit_test_setup_teardown(test_sources_in_order, ws_setup, ws_teardown),

@@ -86,9 +86,12 @@ export function flameGraph(el, full, opts = {}) {
 	const legendEl = h('div', { class: 'legend', id: id('legend') });
 	const crumbsEl = h('div', { class: 'crumbs', id: id('crumbs') });
 	const canvas = h('canvas', { class: 'flame', id: id('graph') });
+	// The graph keeps a bounded height and scrolls within itself: a few deep stacks
+	// beside shallow ones would otherwise push the page's tables thousands of pixels down.
+	const viewport = h('div', { class: 'flame-viewport', id: id('viewport') }, canvas);
 	const tip = h('div', { class: 'tip', hidden: '', id: id('tip') });
 	el.textContent = '';
-	el.append(controls, legendEl, crumbsEl, canvas, tip);
+	el.append(controls, legendEl, crumbsEl, viewport, tip);
 	const ctx = canvas.getContext('2d');
 
 	function colourOf(i) {
@@ -141,10 +144,27 @@ export function flameGraph(el, full, opts = {}) {
 		});
 	}
 
+	// The deepest row with a box wide enough to draw, under the zoom: towers too narrow
+	// to see take no height.
+	function visibleDepth(width) {
+		let deepest = depth[zoom] || 0;
+		const scale = width / (value[zoom] || 1);
+		for (let i = zoom; i < end[zoom];) {
+			if (value[i] * scale < 0.4) {
+				i = end[i];
+				continue;
+			}
+			if (depth[i] > deepest)
+				deepest = depth[i];
+			i++;
+		}
+		return deepest;
+	}
+
 	function draw() {
 		const dpr = window.devicePixelRatio || 1;
 		const width = canvas.clientWidth || 1000;
-		const height = (t.maxDepth + 1) * ROW;
+		const height = ((N ? visibleDepth(width) : 0) + 1) * ROW;
 		canvas.style.height = height + 'px';
 		canvas.width = Math.round(width * dpr);
 		canvas.height = Math.round(height * dpr);
@@ -172,6 +192,7 @@ export function flameGraph(el, full, opts = {}) {
 			i++;
 		}
 		el.dataset.boxes = drawn;
+		el.dataset.height = height;
 	}
 
 	function box(i, left, w, ancestor) {
