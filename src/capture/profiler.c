@@ -377,6 +377,13 @@ int profiler__take(struct profiler *p, const struct capture_question *q, size_t 
 	}
 	if (!r->loaded) {
 		pthread_mutex_lock(&p->lock);
+		/* One question's programs stay loaded at a time: each holds unwind maps of a
+		 * whole memory plan (64 MB by default), so keeping all five would hold five
+		 * times what one capture needs. The tables stay on disk; a capture of the same
+		 * question again starts at once, another question loads its own first. */
+		for (int i = 0; i < QUESTION__COUNT; i++)
+			if (i != (int)q->id && p->q[i].loaded)
+				resident__unload(&p->q[i]);
 		err = resident__load(r, q, ringbuf_size, plan);
 		pthread_mutex_unlock(&p->lock);
 		if (err)

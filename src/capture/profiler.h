@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The installed profiler of one machine, resident in a long-running process (`slideops
- * serve` for the machine it runs on, `slideops agent` on a server): each question's BPF
- * object is loaded and verified once, on its first capture, and kept across captures.
+ * serve` for the machine it runs on, `slideops agent` on a server): a question's BPF
+ * object is loaded and verified once, on its first capture, and kept across captures;
+ * one question's at a time, since each holds unwind maps of a whole memory plan (a
+ * capture of another question unloads it and loads its own).
  * Nothing samples between captures: a capture attaches its programs when it starts and
  * closes every link and perf event when it ends (capture.h's session), so a kept object
  * is programs and maps only. What a capture must start without is reset when the next
