@@ -22,10 +22,11 @@ cg=$(make_cgroup "system.slice/serve-resident.service")
 start_in_cgroup "$cg" "$WORK/spin" >/dev/null
 start_serve
 
-# capture SECONDS: starts a cpu capture; its first progress document is in $WORK/first.
+# capture SECONDS [QUESTION]: starts a capture (cpu by default); its first progress
+# document is in $WORK/first.
 capture() {
 	expect 202 POST /api/servers/local/capture -H 'Content-Type: application/json' \
-		-d "{\"question\": \"cpu\", \"seconds\": $1}"
+		-d "{\"question\": \"${2:-cpu}\", \"seconds\": $1}"
 	cp "$WORK/body" "$WORK/first"
 }
 # wait_done: until the capture has ended; it must have ended done. Its last progress
@@ -100,6 +101,22 @@ jq -e '.installing == true' "$WORK/first" >/dev/null ||
 	fail "the capture after Remove does not say it installs: $(cat "$WORK/first")"
 wait_done
 assert_named "the capture after Remove"
+
+# ---- another question: one question's programs are kept at a time ----
+progs=$(held_programs "$SERVE_PID")
+capture 1 wall
+wait_done
+# What cpu's capture loaded and serve still holds: the kernel-symbol program, kept by
+# every question, at most.
+still=$(comm -12 <(sort <<<"$progs") <(held_programs "$SERVE_PID" | sort))
+[ "$(grep -c . <<<"$still")" -le 1 ] ||
+	fail "serve still holds cpu's programs after a wall capture: $(paste -sd' ' <<<"$still")"
+[ -n "$(held_programs "$SERVE_PID")" ] || fail "serve keeps no program after the wall capture"
+capture 1
+jq -e '.installing == true' "$WORK/first" >/dev/null ||
+	fail "a cpu capture after a wall one does not say it installs: $(cat "$WORK/first")"
+wait_done
+assert_named "a cpu capture after a wall one"
 
 # ---- SIGKILL while sampling: nothing stays; the next serve starts clean ----
 capture 60
