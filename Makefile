@@ -235,8 +235,9 @@ $(OUTPUT)/asan/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/asan/libslideop
 	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit $< $(TEST_HELPERS) \
 		$(OUTPUT)/asan/libslideops.a $(LIBS) -lcmocka -o $@
 
-# What the fuzz targets take of util/: not the renderers' helpers (jansson, libm).
-FUZZ_UTIL_SRCS := $(filter-out src/util/json_text.c src/util/format.c,$(wildcard src/util/*.c))
+# What the fuzz targets take of util/: not what builds JSON (jansson) or numbers (libm).
+FUZZ_UTIL_SRCS := $(filter-out src/util/json_text.c src/util/format.c src/util/remove_tree.c,\
+	$(wildcard src/util/*.c))
 
 # The fuzz target over the ELF reader (libFuzzer; clang's runtime from libclang-rt-14-dev).
 $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \
