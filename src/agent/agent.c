@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * slideops agent (agent.h): enrolment, then the poll loop on the main thread, which
- * does the commands that take a moment (check, top, Remove the profiler) itself and
- * hands captures to the runner (runner.c); the sender (sender.c) posts progress and
+ * slideops agent (agent.h): its credential (enrol.c), then the poll loop on the main
+ * thread, which does the commands that take a moment (check, top, Remove the profiler)
+ * itself and hands captures to the runner (runner.c); the sender (sender.c) posts progress and
  * delivers the spool. The poll is the heartbeat and the probe: while it fails it is
  * retried by its own backoff (first within a second, at most every 40 s), and the
  * first poll after a failure asks for no wait, so that a workspace that returns is
@@ -31,10 +31,7 @@
 
 #define POLL_WAIT_MS 30000
 #define POLL_SLACK_MS 15000
-#define POLL_FIRST_MS 1000
-#define POLL_CAP_MS 40000
 #define REPLY_TIMEOUT_MS 10000
-#define ENROL_TIMEOUT_MS 15000
 #define TOP_ROWS 10 /* as top's default */
 #define TOP_ROWS_MAX 100000
 
@@ -91,7 +88,7 @@ void agent__workspace_has(struct agent *a, const char *build_id)
 }
 
 /* The "error" of an error document, or the body itself when it is not one. */
-static const char *error_text(const struct http_reply *r, json_t **doc)
+const char *agent__error_text(const struct http_reply *r, json_t **doc)
 {
 	const char *text;
 
@@ -116,17 +113,17 @@ bool agent__reply_allows(struct agent *a, const struct http_reply *r)
 	if (!first)
 		return false;
 	if (r->status == 401)
-		msg_error(MSG_AGENT_UNAUTHORIZED, a->opts->workspace, error_text(r, &doc),
+		msg_error(MSG_AGENT_UNAUTHORIZED, a->opts->workspace, agent__error_text(r, &doc),
 			  a->opts->data);
 	else
 		msg_error(MSG_AGENT_VERSION_REFUSED, a->opts->workspace, AGENT_PROTOCOL_VERSION,
-			  error_text(r, &doc));
+			  agent__error_text(r, &doc));
 	json_decref(doc);
 	return false;
 }
 
 /* Sleeps ms, or less when told to end. */
-static void nap(struct agent *a, uint64_t ms)
+void agent__nap(struct agent *a, uint64_t ms)
 {
 	while (ms && !*a->quit && !a->fatal) {
 		uint64_t step = ms < 200 ? ms : 200;
@@ -134,133 +131,6 @@ static void nap(struct agent *a, uint64_t ms)
 
 		nanosleep(&ts, NULL);
 		ms -= step;
-	}
-}
-
-/* ---- enrolment ---- */
-
-static int enrol(struct agent *a, struct transport *t)
-{
-	Slideops__Agent__EnrolRequest req = SLIDEOPS__AGENT__ENROL_REQUEST__INIT;
-	Slideops__Agent__EnrolReply *reply;
-	struct agent_identity *id = &a->identity;
-	struct backoff backoff;
-	struct http_reply r;
-	uint8_t *body;
-	size_t len;
-	int err;
-
-	req.protocol_version = AGENT_PROTOCOL_VERSION;
-	req.enrolment_token = (char *)a->opts->enrol_token;
-	req.name = (char *)(a->opts->name ? a->opts->name : id->hostname);
-	req.hostname = id->hostname;
-	req.machine_id = id->machine_id;
-	req.kernel = id->kernel;
-	req.cpus = id->cpus;
-	req.agent_version = (char *)SLIDEOPS_VERSION;
-	req.boot_id = id->boot_id;
-	len = slideops__agent__enrol_request__get_packed_size(&req);
-	body = malloc(len ? len : 1);
-	if (!body) {
-		msg_error(MSG_OUT_OF_MEMORY);
-		return -ENOMEM;
-	}
-	slideops__agent__enrol_request__pack(&req, body);
-	backoff__init(&backoff, POLL_FIRST_MS, POLL_CAP_MS, (uint64_t)clock__monotonic_ns());
-	for (;;) {
-		err = transport__post(t, "/agent/enrol", body, len, ENROL_TIMEOUT_MS, a->quit, &r);
-		if (*a->quit) {
-			if (!err)
-				http_reply__release(&r);
-			free(body);
-			return -ECANCELED;
-		}
-		if (!err && r.status < 500)
-			break;
-		if (err)
-			msg_error(MSG_AGENT_WORKSPACE_UNREACHABLE, a->opts->workspace, r.error);
-		else
-			msg_error(MSG_AGENT_WORKSPACE_FAILED, a->opts->workspace, r.status);
-		http_reply__release(&r);
-		nap(a, backoff__next(&backoff));
-	}
-	explicit_bzero(body, len);
-	free(body);
-	if (r.status == 401) {
-		json_t *doc;
-
-		msg_error(MSG_AGENT_ENROL_REFUSED, a->opts->workspace, error_text(&r, &doc));
-		json_decref(doc);
-		http_reply__release(&r);
-		return -EACCES;
-	}
-	if (!agent__reply_allows(a, &r)) {
-		http_reply__release(&r);
-		return -EPROTO;
-	}
-	if (r.status != 200) {
-		json_t *doc;
-
-		msg_error(MSG_AGENT_ENROL_FAILED, a->opts->workspace, r.status,
-			  error_text(&r, &doc));
-		json_decref(doc);
-		http_reply__release(&r);
-		return -EPROTO;
-	}
-	reply = slideops__agent__enrol_reply__unpack(NULL, r.len, (uint8_t *)r.body);
-	http_reply__release(&r);
-	if (!reply || !reply->credential || !*reply->credential || !reply->server_id ||
-	    strlen(reply->credential) >= sizeof(a->cred.credential) ||
-	    strlen(reply->server_id) >= sizeof(a->cred.server_id)) {
-		if (reply)
-			slideops__agent__enrol_reply__free_unpacked(reply, NULL);
-		msg_error(MSG_AGENT_WORKSPACE_BAD_REPLY, "/agent/enrol");
-		return -EPROTO;
-	}
-	snprintf(a->cred.server_id, sizeof(a->cred.server_id), "%s", reply->server_id);
-	snprintf(a->cred.credential, sizeof(a->cred.credential), "%s", reply->credential);
-	snprintf(a->cred.name, sizeof(a->cred.name), "%s",
-		 reply->name && *reply->name ? reply->name : req.name);
-	slideops__agent__enrol_reply__free_unpacked(reply, NULL);
-	err = credential__save(a->opts->data, &a->cred);
-	if (err) {
-		msg_error(MSG_AGENT_CREDENTIAL_UNWRITABLE, a->opts->data, strerror(-err));
-		return err;
-	}
-	msg_fprint(stderr, MSG_AGENT_ENROLLED, a->cred.name, a->opts->workspace);
-	return 0;
-}
-
-/* The credential kept, or a new one from enrolment. 0 or -errno (said). */
-static int credential(struct agent *a, struct transport *t)
-{
-	int err = credential__load(a->opts->data, &a->cred);
-
-	if (err == -ENOENT) {
-		if (!a->opts->enrol_token) {
-			msg_error(MSG_AGENT_NOT_ENROLLED, a->opts->data);
-			return err;
-		}
-		return enrol(a, t);
-	}
-	switch (err) {
-	case 0:
-		if (a->opts->enrol_token)
-			msg_fprint(stderr, MSG_AGENT_ALREADY_ENROLLED, a->cred.name,
-				   a->opts->data);
-		return 0;
-	case -ELOOP:
-		msg_error(MSG_AGENT_CREDENTIAL_LINK, a->opts->data);
-		return err;
-	case -EPERM:
-		msg_error(MSG_AGENT_CREDENTIAL_MODE, a->opts->data);
-		return err;
-	case -EBADMSG:
-		msg_error(MSG_AGENT_CREDENTIAL_BAD, a->opts->data);
-		return err;
-	default:
-		msg_error(MSG_AGENT_CREDENTIAL_UNREADABLE, a->opts->data, strerror(-err));
-		return err;
 	}
 }
 
@@ -478,7 +348,7 @@ static bool poll_loop(struct agent *a, struct transport *t)
 			if (!err)
 				http_reply__release(&r);
 			failing = true;
-			nap(a, backoff__next(&backoff));
+			agent__nap(a, backoff__next(&backoff));
 			continue;
 		}
 		http_reply__release(&r);
@@ -566,7 +436,7 @@ int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit)
 	pthread_cond_init(&a.wake, &cattr);
 	pthread_condattr_destroy(&cattr);
 
-	err = credential(&a, t);
+	err = agent__credential(&a, t);
 	if (err) {
 		/* Refused for good (no, or a bad, credential; the token refused): exit 2, which
 		 * the unit does not restart. */

@@ -22,6 +22,11 @@
 #define AGENT_PROTOCOL_VERSION 1
 #define AGENT_ID_MAX 128
 #define AGENT_TEXT_MAX 512
+/* Polls (and enrolment) after a failure: first within a second, at most every 40 s, so
+ * that a workspace that returns is reached within 60 s (docs/protocol.md). */
+#define POLL_FIRST_MS 1000
+#define POLL_CAP_MS 40000
+#define ENROL_TIMEOUT_MS 15000
 
 struct agent_profiler;
 struct spool;
@@ -97,5 +102,14 @@ void agent__progress(struct agent *a, const char *capture_id, const char *phase,
 /* The reply of any request says the agent may go on: 401 and 426 end it (said, with the
  * exit code kept). True when it may go on. */
 bool agent__reply_allows(struct agent *a, const struct http_reply *r);
+/* The "error" of an error document, or the body itself when it is not one; *doc is the
+ * parsed document, for the caller to release. */
+const char *agent__error_text(const struct http_reply *r, json_t **doc);
+/* Sleeps ms, or less when told to end. */
+void agent__nap(struct agent *a, uint64_t ms);
+
+/* The agent's credential (enrol.c): the one kept in DATA, else one got by enrolling with
+ * the enrolment token. 0, or -errno (said). */
+int agent__credential(struct agent *a, struct transport *t);
 
 #endif

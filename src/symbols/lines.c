@@ -7,6 +7,9 @@
  * thousand addresses per binary. A ranges read walks every CU's line program once.
  * Both check the clock every few hundred steps, so a huge or hostile file costs at most
  * caps->max_ns.
+ *
+ * One file of ~640 lines: the two reads share the per-CU walk and its caps, and a kept
+ * open file (lines_dwarf) serves both.
  */
 #include "symbols/lines.h"
 
