@@ -146,7 +146,9 @@ static int show__write_files(const struct show_opts *o, struct profile *p, struc
 	}
 	if (o->export == EXPORT_PPROF) {
 		/* Lines where the workspace keeps them; without, the export has names only. */
-		err = store__add_lines(s, p);
+		struct lines_lookup lines = store__lines_lookup(s);
+
+		err = profile__add_lines(p, &lines);
 		if (!err)
 			err = pprof__write_file(p, true, o->export_path);
 	} else if (o->export == EXPORT_FOLDED) {

@@ -486,6 +486,7 @@ static void batch(struct agent_call *a)
 	Slideops__Agent__Batch *m;
 	Slideops__Agent__BatchReply reply = SLIDEOPS__AGENT__BATCH_REPLY__INIT;
 	struct server_entry *srv = NULL;
+	struct symbol_lookup names;
 	struct analysis *an = NULL;
 	struct profile *p = NULL;
 	struct batch_key key;
@@ -530,7 +531,8 @@ static void batch(struct agent_call *a)
 		goto out;
 	}
 	/* Named and answered as a capture on this server is (pipeline_result__save). */
-	err = store__symbolize(s, p);
+	names = store__symbol_lookup(s);
+	err = profile__symbolize(p, &names);
 	an = err ? NULL : analysis__new(p);
 	if (!an) {
 		reply__msg(a->r, 500, MSG_OUT_OF_MEMORY);

@@ -205,7 +205,9 @@ void api__export(struct call *c)
 		return;
 	if (pprof) {
 		/* Lines where the workspace keeps them; without, the export has names only. */
-		err = store__add_lines(l.s, l.p);
+		struct lines_lookup lines = store__lines_lookup(l.s);
+
+		err = profile__add_lines(l.p, &lines);
 		if (!err)
 			err = pprof__encode(l.p, true, (void **)&data, &len);
 	} else {

@@ -21,6 +21,8 @@
 
 #include "proc/owner.h"
 #include "profile/profile.h"
+#include "symbols/lines.h"
+#include "symbols/symbolize.h"
 
 #define STORE_ID_MAX 40
 
@@ -208,8 +210,9 @@ int store__keeps_full_names(void *store, const char *build_id);
 
 /* The store as where profile__symbolize finds its names. */
 int store__symbols_get(void *store, const char *build_id, struct symtab **out);
-/* Names p's locations from the tables kept here (profile__symbolize). 0 or -ENOMEM. */
-int store__symbolize(struct store *s, struct profile *p);
+/* Where profile__symbolize finds names in this workspace: the store hands out the
+ * lookup; naming is the symbolizer's. */
+struct symbol_lookup store__symbol_lookup(struct store *s);
 
 /* ---- line tables, keyed by build id (symbols/lines.h) ---- */
 
@@ -223,9 +226,9 @@ struct line_table;
 int store__put_lines(struct store *s, const char *build_id, const struct line_table *t);
 /* 0 and *out (the caller's to free), -ENOENT, -EBADMSG, -ENOMEM. */
 int store__get_lines(struct store *s, const char *build_id, struct line_table **out);
-/* Fills the source file and line of p's locations from the tables kept here (exports
- * read only the workspace). 0 or -ENOMEM. */
-int store__add_lines(struct store *s, struct profile *p);
+/* Where profile__add_lines finds the source lines of p's locations in this workspace
+ * (exports read only the workspace). */
+struct lines_lookup store__lines_lookup(struct store *s);
 /* store__put_lines for lines__read_profile's keep (store is the struct store). */
 int store__keep_lines(void *store, const char *build_id, const struct line_table *t);
 

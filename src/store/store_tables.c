@@ -127,11 +127,9 @@ int store__symbols_get(void *store, const char *build_id, struct symtab **out)
 	return err;
 }
 
-int store__symbolize(struct store *s, struct profile *p)
+struct symbol_lookup store__symbol_lookup(struct store *s)
 {
-	struct symbol_lookup lookup = { .get = store__symbols_get, .ctx = s };
-
-	return profile__symbolize(p, &lookup);
+	return (struct symbol_lookup){ .get = store__symbols_get, .ctx = s };
 }
 
 /* ---- line tables ---- */
@@ -203,11 +201,9 @@ static int store__lines_get(void *store, const char *build_id, struct line_table
 	return store__get_lines(store, build_id, out);
 }
 
-int store__add_lines(struct store *s, struct profile *p)
+struct lines_lookup store__lines_lookup(struct store *s)
 {
-	struct lines_lookup lookup = { .get = store__lines_get, .ctx = s };
-
-	return profile__add_lines(p, &lookup);
+	return (struct lines_lookup){ .get = store__lines_get, .ctx = s };
 }
 
 /* ---- uploads ---- */

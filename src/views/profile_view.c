@@ -17,6 +17,7 @@
 int views__load_profile(struct store *s, const char *id, struct profile **out_p,
 			struct analysis **out_a, struct view_error *e)
 {
+	struct symbol_lookup names;
 	struct profile *p = NULL;
 	struct analysis *a;
 	int err;
@@ -38,7 +39,8 @@ int views__load_profile(struct store *s, const char *id, struct profile **out_p,
 		view_error__set(e, 500, MSG_SHOW_LOAD_FAILED, id, strerror(-err));
 		return -1;
 	}
-	err = store__symbolize(s, p);
+	names = store__symbol_lookup(s);
+	err = profile__symbolize(p, &names);
 	if (err) {
 		view_error__set(e, 500, MSG_SHOW_SYMBOLIZE_FAILED, id, strerror(-err));
 		profile__free(p);

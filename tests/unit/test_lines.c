@@ -193,6 +193,7 @@ static void test_export_has_lines_and_main_binary_first(void **state)
 	uint32_t ml, me, locs[2], stack;
 	int64_t v[PROFILE_MAX_VALUES] = { 5, 50000000 };
 	char path[160];
+	struct lines_lookup lookup;
 	struct store *s;
 	struct line_table *t;
 	uint64_t addrs[1] = { hot_addr };
@@ -225,7 +226,8 @@ static void test_export_has_lines_and_main_binary_first(void **state)
 	close(fd);
 	assert_int_equal(store__put_lines(s, "bbbb", t), 0);
 	line_table__free(t);
-	assert_int_equal(store__add_lines(s, p), 0);
+	lookup = store__lines_lookup(s);
+	assert_int_equal(profile__add_lines(p, &lookup), 0);
 	store__close(s);
 	assert_true(p->locations[locs[0]].src_line >= 2);
 

@@ -117,6 +117,14 @@ struct ws {
 	struct store *s;
 };
 
+/* Names p from the tables the workspace keeps, as a profile's page does. */
+static int name_from_store(struct store *s, struct profile *p)
+{
+	struct symbol_lookup names = store__symbol_lookup(s);
+
+	return profile__symbolize(p, &names);
+}
+
 static int ws_setup(void **state)
 {
 	struct ws *ws = calloc(1, sizeof(*ws));
@@ -169,26 +177,26 @@ static void test_sources_in_order(void **state)
 	a = location(p, m, 0x1010, NULL);
 	b = location(p, m, 0x2010, NULL);
 
-	assert_int_equal(store__symbolize(ws->s, p), 0);
+	assert_int_equal(name_from_store(ws->s, p), 0);
 	assert_string_equal(name_of(p, a), "exported_only");
 	assert_true(p->locations[a].named);
 	assert_string_equal(name_of(p, b), "billing-worker+0x2010");
 	assert_false(p->locations[b].named);
 
 	assert_int_equal(store__put_symbols(ws->s, APP_ID, SYMBOLS_SYMTAB, NULL, sym), 0);
-	assert_int_equal(store__symbolize(ws->s, p), 0);
+	assert_int_equal(name_from_store(ws->s, p), 0);
 	assert_string_equal(name_of(p, a), "from_symtab");
 	assert_string_equal(name_of(p, b), "other_symtab");
 
 	assert_int_equal(store__put_symbols(ws->s, APP_ID, SYMBOLS_UPLOAD, "app.debug", up), 0);
-	assert_int_equal(store__symbolize(ws->s, p), 0);
+	assert_int_equal(name_from_store(ws->s, p), 0);
 	assert_string_equal(name_of(p, a), "from_upload");
 	/* What the upload does not name (a debug file has no PLT stubs, say), the binary's
 	 * own table of the same build still does. */
 	assert_string_equal(name_of(p, b), "other_symtab");
 
 	assert_int_equal(store__delete_upload(ws->s, APP_ID, deleted), 0);
-	assert_int_equal(store__symbolize(ws->s, p), 0);
+	assert_int_equal(name_from_store(ws->s, p), 0);
 	assert_string_equal(name_of(p, a), "from_symtab");
 
 	profile__free(p);
@@ -220,7 +228,7 @@ static void test_languages_and_shared_builds(void **state)
 	k = location(p, mapping(p, "[kernel]", "", MAPPING_KERNEL, LANGUAGE_KERNEL),
 		     0xffffffff81001000ull, "schedule");
 
-	assert_int_equal(store__symbolize(ws->s, p), 0);
+	assert_int_equal(name_from_store(ws->s, p), 0);
 	assert_int_equal(p->locations[r].language, LANGUAGE_RUST);
 	assert_int_equal(p->locations[r2].language, LANGUAGE_RUST);
 	/* Names read as people write them: demangled, Rust's hash dropped. */
@@ -294,7 +302,7 @@ static void test_upload_names_earlier_profile(void **state)
 	profile__free(p);
 
 	assert_int_equal(store__load_profile(ws->s, id, &loaded), 0);
-	assert_int_equal(store__symbolize(ws->s, loaded), 0);
+	assert_int_equal(name_from_store(ws->s, loaded), 0);
 	assert_false(loaded->locations[0].named);
 	{
 		char want[64];
@@ -315,7 +323,7 @@ static void test_upload_names_earlier_profile(void **state)
 	symtab__free(upload);
 
 	assert_int_equal(store__load_profile(ws->s, id, &loaded), 0);
-	assert_int_equal(store__symbolize(ws->s, loaded), 0);
+	assert_int_equal(name_from_store(ws->s, loaded), 0);
 	assert_true(loaded->locations[0].named);
 	assert_string_equal(name_of(loaded, 0), "compute_invoice_totals");
 	assert_int_equal(loaded->locations[0].language, LANGUAGE_C);
@@ -323,7 +331,7 @@ static void test_upload_names_earlier_profile(void **state)
 
 	assert_int_equal(store__delete_upload(ws->s, info.build_id, deleted), 0);
 	assert_int_equal(store__load_profile(ws->s, id, &loaded), 0);
-	assert_int_equal(store__symbolize(ws->s, loaded), 0);
+	assert_int_equal(name_from_store(ws->s, loaded), 0);
 	assert_false(loaded->locations[0].named);
 	profile__free(loaded);
 }
