@@ -49,10 +49,12 @@ enum elf_symbols_from {
 	ELF_SYMBOLS_DYNSYM, /* .dynsym only */
 };
 
-/* One function symbol: its address, size and name (name[len] is not NUL). A non-zero
- * return stops the walk and is returned by elf__each_symbol. */
-typedef int (*elf_symbol_fn)(void *ctx, uint64_t addr, uint64_t size, const char *name,
-			     size_t len);
+/* One function symbol: its address, size and name (name[len] is not NUL); declared is
+ * false for a symbol that declares no size (hand-written assembly without .size, _init),
+ * whose size is then up to its section's end. A non-zero return stops the walk and is
+ * returned by elf__each_symbol. */
+typedef int (*elf_symbol_fn)(void *ctx, uint64_t addr, uint64_t size, bool declared,
+			     const char *name, size_t len);
 
 /* Each function symbol (STT_FUNC, STT_GNU_IFUNC, with a section) of one table. In bounded
  * memory: the table and its strings are read in pieces, not mapped whole.

@@ -173,7 +173,7 @@ static int name_stubs(const struct plt_reader *pr, const struct elf_shdr *sh, el
 		if (len < 0)
 			err = len;
 		else if (len > 0)
-			err = fn(ctx, sh->addr + off, entsize, name, (size_t)len);
+			err = fn(ctx, sh->addr + off, entsize, true, name, (size_t)len);
 	}
 	free(code);
 	return err;

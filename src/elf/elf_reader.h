@@ -105,6 +105,7 @@ static inline bool elf_reader__in_file(const struct elf_reader *r, uint64_t off,
 struct elf_func {
 	uint64_t addr;
 	uint64_t size;
+	bool size_declared; /* false: the symbol's size was 0, bounded here by its section */
 	uint32_t name;  /* offset into the table's string table */
 };
 

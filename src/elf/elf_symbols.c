@@ -79,6 +79,7 @@ int elf_reader__each_function(const struct elf_reader *r, uint32_t index,
 				f.addr &= ~(uint64_t)1;
 			/* A function of unknown size (_init, hand-written assembly) ends with its
 			 * section at the latest: _init must not swallow the PLT after .init. */
+			f.size_declared = f.size != 0;
 			if (f.size == 0 && shndx < r->shnum && shndx < SHN_LORESERVE &&
 			    (r->shdrs[shndx].flags & SHF_ALLOC) && f.addr >= r->shdrs[shndx].addr &&
 			    f.addr - r->shdrs[shndx].addr < r->shdrs[shndx].size)
@@ -154,7 +155,7 @@ static int collect_function(const struct elf_func *f, void *ctx)
 	if (len + 1 > c->budget)
 		return -ENOEXEC;
 	c->budget -= len + 1;
-	return c->fn(c->ctx, f->addr, f->size, name, len);
+	return c->fn(c->ctx, f->addr, f->size, f->size_declared, name, len);
 }
 
 int elf__each_symbol(int fd, enum elf_symbols_from from, elf_symbol_fn fn, void *ctx)

@@ -395,6 +395,38 @@ static void test_unsized_export_does_not_swallow(void **state)
 	fixture__free(fx);
 }
 
+/* A function that declares its size keeps all of it, however many .eh_frame entries lie
+ * within it (libc's clone3: one symbol, three FDEs): its second part is not an unnamed
+ * function of its own. */
+static void test_declared_size_spans_its_fdes(void **state)
+{
+	struct fixture *fx = fixture__new();
+	const char *lib = fixture__compile(
+		fx, "libsplit.so",
+		"__asm__(\".text\\n.globl split_export\\n.type split_export,@function\\n"
+		"split_export:\\n.cfi_startproc\\nnop\\nnop\\nnop\\nnop\\n.cfi_endproc\\n"
+		"split_child:\\n.cfi_startproc\\n.cfi_undefined rip\\nnop\\nnop\\nnop\\nret\\n"
+		".cfi_endproc\\n.size split_export, .-split_export\\n\");\n"
+		"int lib_entry(int x) { return x + 1; }\n",
+		"-O1 -shared -fPIC -fno-toplevel-reorder");
+	const char *stripped = fixture__strip(fx, lib, "libsplit-stripped.so");
+	uint64_t start, size, off = 0;
+	struct symtab *tab;
+	int err;
+
+	(void)state;
+	assert_non_null(stripped);
+	function_bounds(fx, lib, "split_export", &start, &size);
+	assert_int_equal(size, 8);
+	tab = read_table(stripped, ELF_SYMBOLS_DYNSYM, &err);
+	assert_int_equal(err, 0);
+	/* In its second FDE: still split_export, at its offset into it. */
+	assert_string_equal(symtab__lookup(tab, start + 5, &off), "split_export");
+	assert_int_equal(off, 5);
+	symtab__free(tab);
+	fixture__free(fx);
+}
+
 /* An upload still takes precedence, and a named table is not shadowed by its FDEs. */
 static void test_named_functions_win(void **state)
 {
@@ -714,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_stripped_two_functions_pie),
 		cmocka_unit_test(test_stripped_two_functions_static),
 		cmocka_unit_test(test_unsized_export_does_not_swallow),
+		cmocka_unit_test(test_declared_size_spans_its_fdes),
 		cmocka_unit_test(test_named_functions_win),
 		cmocka_unit_test(test_installed_debug_file),
 		cmocka_unit_test(test_libc6_dbg),
