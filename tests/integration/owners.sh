@@ -216,8 +216,9 @@ expect_group "a Service over its container (by id)" "${PID[pod]}" "Service pods"
 expect_group "a Service over the process tree (by exe)" "${PID[other]}" "Service batch"
 expect_group "a Service over a session scope" "${PID[scope]}" "Service scoped"
 expect_group "an undeclared container" "${PID[podman]}" "Container slideops-podman"
-"$SLIDEOPS" top -n 100000 | grep -Eq "^ *${PID[web]}  slo-web [0-9<]+% CPU  Service web$" ||
-	fail "top's text does not say 'slo-web N% CPU  Service web'"
+"$SLIDEOPS" top -n 100000 > "$WORK/top.txt"
+grep -Eq "^ *${PID[web]}  slo-web [0-9<]+% CPU  Service web$" "$WORK/top.txt" ||
+	fail "top's text does not say 'slo-web N% CPU  Service web': $(grep -a slo-web "$WORK/top.txt")"
 
 S remove web >/dev/null || fail "services remove"
 S --json remove cache | json 'd["removed"]["name"]' | grep -qx cache || fail "services remove --json"
