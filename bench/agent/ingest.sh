@@ -141,8 +141,10 @@ for (backend, n), ds in sorted(rows.items()):
     print("%-10s %6d" % (backend, n) + "".join(" %14s" % (f % med[k]) for k, _, f in cols)
           + " %11.2fx" % ratio)
     if out:
-        for k, _, f in cols:
-            if k not in ("failed",):
-                out.write("%s\t%s\t%s\t%d\t%s\t%s\n" % (time.strftime("%Y-%m-%d"),
-                          sys.argv[3], backend, n, k, f % med[k]))
+        if out.tell() == 0:
+            out.write("date\tcommit\tbackend\tagents\t" +
+                      "\t".join(k.replace("rss_kb", "peak_rss_mb") for k, _, _ in cols
+                                if k != "failed") + "\n")
+        out.write("%s\t%s\t%s\t%d\t" % (time.strftime("%Y-%m-%d"), sys.argv[3], backend, n)
+                  + "\t".join(f % med[k] for k, _, f in cols if k != "failed") + "\n")
 PY
