@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * A finished capture as one Batch (batch.h). Symbol tables go only for the builds the
- * workspace lacks, and the builds it has are remembered (agent__workspace_has), so the
- * next capture does not read their symbols again. Line tables always go: each holds
+ * workspace lacks, and the builds it has or is sent are remembered
+ * (agent__workspace_has), so the next capture does not read their symbols again. Line tables always go: each holds
  * only this capture's sampled addresses, which the workspace merges into what it keeps.
  */
 #include "agent/batch.h"
@@ -167,10 +167,13 @@ int batch__build(struct transport *t, struct agent *a, const struct pipeline_res
 		    !is_wanted(&w, r->symbols[i].build_id))
 			continue;
 		err = symbol_table(&r->symbols[i], &tables[b.n_symbols]);
-		/* A table from .dynsym is all this build has: read again, it would be the
-		 * same, so once sent it is not read again while the agent runs (a debug file
-		 * installed later is read at the next start). */
-		if (!err && !r->symbols[i].from_symtab)
+		/* Read again, a build's table would be the same (.symtab or .dynsym; a debug
+		 * file installed later is read at the next start), and the workspace keeps
+		 * what a batch brings it lacks: once sent, it is not read again while the
+		 * agent runs, as `serve` does not read again what its store keeps. (Asking
+		 * the workspace instead left every .symtab read twice: the capture after the
+		 * one that sent it read it again before asking.) */
+		if (!err)
 			agent__workspace_has(a, r->symbols[i].build_id);
 		if (!err) {
 			table_ptrs[b.n_symbols] = &tables[b.n_symbols];
