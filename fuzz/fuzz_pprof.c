@@ -2,9 +2,9 @@
 /*
  * libFuzzer target over the readers of what the workspace keeps: the pprof reader and
  * the line-table reader. Whatever the bytes (gzip'd or plain protobuf), pprof__decode
- * must return 0, -EBADMSG or -ENOMEM without crashing, within -rss_limit_mb=256 (a gzip
- * bomb among the seeds),
- * leaking or reading outside what it allocated. A profile it returns must hold only
+ * must return 0, -EBADMSG or -ENOMEM without crashing, leaking, reading outside what it
+ * allocated, or making any one allocation past -malloc_limit_mb=256 (a gzip bomb is
+ * among the seeds). A profile it returns must hold only
  * indices in range, and must survive being written and read again unchanged in size
  * and totals: what the reader accepts, the writer can store.
  *
@@ -192,7 +192,7 @@ static struct profile *seed_profile(enum question q)
 /*
  * A gzip bomb: a whole, valid gzip stream of 1 GiB of zeros, about 1 MB on disk. The
  * reader must refuse it within its budget (64 times the file), so the target runs
- * under -rss_limit_mb=256; before the budget, 1 GiB went through.
+ * under -malloc_limit_mb=256; before the budget, 1 GiB went through.
  */
 static void add_bomb_seed(const char *dir)
 {
