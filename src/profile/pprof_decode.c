@@ -225,6 +225,8 @@ static int dec__header(struct decoder *d)
 		ph->mappings_past_limit = h->mappings_past_limit;
 		ph->processes_past_limit = h->processes_past_limit;
 		ph->mappings_limit = h->mappings_limit;
+		ph->profiler_pid = h->profiler_pid > 0 && h->profiler_pid <= INT32_MAX ?
+					   (int32_t)h->profiler_pid : 0;
 		ph->tool_version = d->str[h->tool_version];
 		for (size_t i = 0; i < h->n_not_read; i++) {
 			const PbNotRead *nr = h->not_read[i];

@@ -455,6 +455,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	hdr->mappings_past_limit = p->header.mappings_past_limit;
 	hdr->processes_past_limit = p->header.processes_past_limit;
 	hdr->mappings_limit = p->header.mappings_limit;
+	hdr->profiler_pid = p->header.profiler_pid;
 	hdr->tool_version = enc__str(e, p->header.tool_version);
 	hdr->runtime_addresses = e->with_names;
 	a->not_read = calloc_n(p->header.nnot_read, sizeof(*a->not_read));

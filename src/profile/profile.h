@@ -166,6 +166,9 @@ struct prof_header {
 	 * mappings_limit with unwind tables (the BPF maps hold that many a process), and the
 	 * processes that had them; 0 in older profiles, which did not count them. */
 	uint32_t mappings_past_limit, processes_past_limit, mappings_limit;
+	/* The process that took the capture (0: unknown): its samples stay in the profile,
+	 * under System, and no answer names them. */
+	int32_t profiler_pid;
 };
 
 struct prof_value_type {

@@ -229,6 +229,77 @@ static bool include_waiting(const struct ctx *c, uint32_t sample)
 	return !sample__running(c->p, &c->p->samples[sample]);
 }
 
+/* A thread ranks in the answer when it ran at least this share of the capture: one that
+ * wakes now and then to find nothing to do waits all the time and says nothing. */
+#define WALL_RANK_MIN_RUNNING_PER_MILLE 1
+
+struct thread_running {
+	int32_t tid;
+	int64_t running;
+};
+
+static int thread_running__cmp(const void *a, const void *b)
+{
+	const struct thread_running *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * Which samples rank: a copy of c->group where the samples of threads that ran less than
+ * WALL_RANK_MIN_RUNNING_PER_MILLE of the capture, and the profiler's own, are NONE.
+ * NULL on ENOMEM.
+ */
+static uint32_t *wall_ranking_groups(const struct ctx *c)
+{
+	const struct profile *p = c->p;
+	size_t n = p->nsamples ? p->nsamples : 1, nthreads = 0;
+	struct thread_running *t = malloc(sizeof(*t) * n);
+	uint32_t *groups = malloc(sizeof(*groups) * n);
+	int64_t min_running = (int64_t)(p->header.duration_ns / 1000 *
+					WALL_RANK_MIN_RUNNING_PER_MILLE);
+
+	if (!t || !groups) {
+		free(t);
+		free(groups);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		if (c->group[i] != NONE)
+			t[nthreads++] = (struct thread_running){
+				s->labels.tid, sample__running(p, s) ? s->values[c->main] : 0
+			};
+	}
+	qsort(t, nthreads, sizeof(*t), thread_running__cmp);
+	if (nthreads) {
+		size_t out = 0;
+
+		for (size_t i = 1; i < nthreads; i++) {
+			if (t[i].tid == t[out].tid)
+				t[out].running += t[i].running;
+			else
+				t[++out] = t[i];
+		}
+		nthreads = out + 1;
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		struct thread_running key = { .tid = s->labels.tid }, *found;
+
+		groups[i] = c->group[i];
+		if (groups[i] == NONE)
+			continue;
+		found = bsearch(&key, t, nthreads, sizeof(*t), thread_running__cmp);
+		if (!found || found->running < min_running ||
+		    (p->header.profiler_pid && s->labels.pid == p->header.profiler_pid))
+			groups[i] = NONE;
+	}
+	free(t);
+	return groups;
+}
+
 struct wall_rank {
 	uint32_t group;
 	int64_t running, waiting;
@@ -247,9 +318,11 @@ static int wall_rank__cmp(const void *a, const void *b)
 }
 
 /*
- * wall: which group's threads spent their time how. A machine has dozens of kernel
- * threads asleep for the whole capture; their waiting says nothing, so the System
- * group's waiting does not count towards which group leads.
+ * wall: which group's threads spent their time how. Only threads that ran at least
+ * 0.1% of the capture rank (the idle ones still count in the groups' totals), never the
+ * profiler's own; a machine has dozens of kernel threads asleep for the whole capture,
+ * so the System group's waiting does not count towards which group leads either. Where
+ * no thread ran that much (an idle machine), every thread ranks.
  */
 static char *wall_answer(const struct ctx *c, const struct analysis *a)
 {
@@ -257,26 +330,38 @@ static char *wall_answer(const struct ctx *c, const struct analysis *a)
 	uint32_t ng = c->ngroups ? c->ngroups : 1;
 	struct wall_rank *r = calloc(ng, sizeof(*r));
 	uint32_t *waited_in = malloc(sizeof(*waited_in) * ng);
+	uint32_t *ranking = wall_ranking_groups(c);
 	struct answer_group first, next;
+	struct ctx ranked = *c;
 	char *answer = NULL;
+	bool any_ranks = false;
 
-	if (!r || !waited_in || ctx__top_places(c, include_waiting, waited_in))
+	if (!r || !waited_in || !ranking)
+		goto out_free;
+	for (uint32_t i = 0; i < p->nsamples && !any_ranks; i++)
+		any_ranks = ranking[i] != NONE;
+	if (any_ranks)
+		ranked.group = ranking;
+	if (ctx__top_places(&ranked, include_waiting, waited_in))
 		goto out_free;
 	for (uint32_t g = 0; g < c->ngroups; g++)
 		r[g].group = g;
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
+		uint32_t g = c->group[i];
+		bool running;
 
-		if (c->group[i] == NONE)
+		if (g == NONE)
 			continue;
-		if (sample__running(p, s))
-			r[c->group[i]].running += s->values[c->main];
+		running = sample__running(p, s);
+		if (running)
+			r[g].running += s->values[c->main];
 		else
-			r[c->group[i]].waiting += s->values[c->main];
+			r[g].waiting += s->values[c->main];
+		if (ranked.group[i] != NONE &&
+		    (running || c->groups[g].kind != GROUP_SYSTEM))
+			r[g].rank += s->values[c->main];
 	}
-	for (uint32_t g = 0; g < c->ngroups; g++)
-		r[g].rank = r[g].running +
-			    (c->groups[g].kind == GROUP_SYSTEM ? 0 : r[g].waiting);
 	qsort(r, c->ngroups, sizeof(*r), wall_rank__cmp);
 	for (int i = 0; i < 2 && (uint32_t)i < c->ngroups; i++) {
 		struct answer_group *ag = i == 0 ? &first : &next;
@@ -295,10 +380,10 @@ static char *wall_answer(const struct ctx *c, const struct analysis *a)
 		answer = answer__wall(p->header.duration_ns, NULL, NULL);
 	else
 		answer = answer__wall(p->header.duration_ns, &first,
-				      c->ngroups > 1 && r[1].running + r[1].waiting > 0 ? &next :
-											  NULL);
+				      c->ngroups > 1 && r[1].rank > 0 ? &next : NULL);
 
 out_free:
+	free(ranking);
 	free(r);
 	free(waited_in);
 	return answer;
