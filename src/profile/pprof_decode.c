@@ -495,6 +495,12 @@ static int dec__label(struct decoder *d, const PbLabel *pl, struct prof_labels *
 		lb->lock = (uint64_t)pl->num;
 	} else if (strcmp(key, "lock_kind") == 0) {
 		lb->lock_kind = str;
+	} else if (strcmp(key, "wait_reason") == 0) {
+		lb->wait_reason = str;
+	} else if (strcmp(key, "thread_ran_ns") == 0) {
+		if (pl->num < 0)
+			return -EBADMSG;
+		lb->thread_ran_ns = pl->num;
 	}
 	return 0;
 }

@@ -162,6 +162,10 @@ static size_t enc__labels(struct encoder *e, const struct prof_labels *lb, PbLab
 		enc__label_num(e, out, &n, "lock", (int64_t)lb->lock);
 	if (lb->lock_kind)
 		enc__label_str(e, out, &n, "lock_kind", enc__str(e, lb->lock_kind));
+	if (lb->wait_reason)
+		enc__label_str(e, out, &n, "wait_reason", enc__str(e, lb->wait_reason));
+	if (lb->thread_ran_ns)
+		enc__label_num(e, out, &n, "thread_ran_ns", lb->thread_ran_ns);
 	return n;
 }
 

@@ -6,6 +6,10 @@
  * row keeps each thread's last stack record and, for each flush, hands the engine that
  * record with the time waited as its value, as if the kernel had sent it so. When
  * sampling ends, the sweep (a task iterator) accounts for the threads still waiting.
+ * A flush splits the time by why the thread waited (one sample a reason, its
+ * wait_reason label) and says how long the thread ran; once sampling is over, each
+ * sample of a thread is labelled with its whole time on a CPU (thread_ran_ns), which
+ * the answer ranks threads by.
  * The question's plug-in (questions/question.h): its capture row, its values, its
  * analysis, its answer and its fields in the views.
  */
@@ -35,6 +39,7 @@ struct wall_last {
 	uint32_t tid;
 	size_t size;
 	struct stack_sample *record;
+	uint64_t ran_ns; /* on a CPU, over the capture so far */
 };
 
 struct wall_state {
@@ -180,16 +185,51 @@ static int wall_fold(struct capture_session *s, const void *data, size_t size)
 		struct wall_flush f;
 
 		memcpy(&f, data, sizeof(f));
-		last = wall_state__find(w, f.tid, false);
-		if (!last || !last->record) {
-			w->unattributed++;
-			return 0;
+		last = wall_state__find(w, f.tid, true);
+		if (!last)
+			return -ENOMEM;
+		last->ran_ns += f.ran_ns;
+		for (uint32_t r = 0; r < WAIT_REASON__COUNT - 1; r++) {
+			if (!f.ns[r])
+				continue;
+			if (!last->record) {
+				w->unattributed++;
+				continue;
+			}
+			last->record->values[0] = (int64_t)f.ns[r];
+			last->record->wait_reason = r + 1;
+			err = processes__sample(capture_session__processes(s), last->record,
+						last->size);
+			/* The process's facts went with its first sample: not again. */
+			last->record->flags &= ~(SAMPLE_FIRST | SAMPLE_KTHREAD);
+			if (err)
+				return err;
 		}
-		last->record->values[0] = (int64_t)f.ns;
-		err = processes__sample(capture_session__processes(s), last->record, last->size);
-		/* The process's facts went with its first sample: not again. */
-		last->record->flags &= ~(SAMPLE_FIRST | SAMPLE_KTHREAD);
+		return 0;
+	}
+	return 0;
+}
+
+/* Sampling is over: what each waiting sample waits in, and each thread's time on a CPU
+ * on every sample of it (labels change in place, as capture__label_waits does: the
+ * profile takes no more samples). */
+static int wall_finish(struct capture_session *s)
+{
+	struct wall_state *w = *capture_session__state(s);
+	struct profile *p = capture_session__profile(s);
+	int err = capture__label_waits(s);
+
+	if (err || !w)
 		return err;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		struct prof_sample *sm = &p->samples[i];
+		struct wall_last *last;
+
+		if (sm->labels.tid <= 0)
+			continue;
+		last = wall_state__find(w, (uint32_t)sm->labels.tid, false);
+		if (last && last->ran_ns <= INT64_MAX)
+			sm->labels.thread_ran_ns = (int64_t)last->ran_ns;
 	}
 	return 0;
 }
@@ -210,7 +250,7 @@ static const struct capture_question capture = {
 	.attach = wall_attach,
 	.probe = wall_probe,
 	.fold = wall_fold,
-	.finish = capture__label_waits,
+	.finish = wall_finish,
 	.sweep = wall_sweep,
 	.free_state = wall_free_state,
 };
@@ -235,7 +275,8 @@ static bool include_waiting(const struct ctx *c, uint32_t sample)
 
 struct thread_running {
 	int32_t tid;
-	int64_t running;
+	int64_t running;  /* from ticks */
+	int64_t measured; /* from its switches (thread_ran_ns); 0: a profile without them */
 };
 
 static int thread_running__cmp(const void *a, const void *b)
@@ -269,7 +310,8 @@ static uint32_t *wall_ranking_groups(const struct ctx *c)
 
 		if (c->group[i] != NONE)
 			t[nthreads++] = (struct thread_running){
-				s->labels.tid, sample__running(p, s) ? s->values[c->main] : 0
+				s->labels.tid, sample__running(p, s) ? s->values[c->main] : 0,
+				s->labels.thread_ran_ns
 			};
 	}
 	qsort(t, nthreads, sizeof(*t), thread_running__cmp);
@@ -277,9 +319,11 @@ static uint32_t *wall_ranking_groups(const struct ctx *c)
 		size_t out = 0;
 
 		for (size_t i = 1; i < nthreads; i++) {
-			if (t[i].tid == t[out].tid)
+			if (t[i].tid == t[out].tid) {
 				t[out].running += t[i].running;
-			else
+				if (t[i].measured > t[out].measured)
+					t[out].measured = t[i].measured;
+			} else
 				t[++out] = t[i];
 		}
 		nthreads = out + 1;
@@ -292,7 +336,7 @@ static uint32_t *wall_ranking_groups(const struct ctx *c)
 		if (groups[i] == NONE)
 			continue;
 		found = bsearch(&key, t, nthreads, sizeof(*t), thread_running__cmp);
-		if (!found || found->running < min_running ||
+		if (!found || (found->measured ? found->measured : found->running) < min_running ||
 		    (p->header.profiler_pid && s->labels.pid == p->header.profiler_pid))
 			groups[i] = NONE;
 	}
@@ -389,8 +433,25 @@ out_free:
 	return answer;
 }
 
+/* Running and waiting, and the waiting by why the thread waited. */
+static void wall_group_add(const struct profile *p, uint32_t main, struct analysis_group *g,
+			   const struct prof_sample *s)
+{
+	int r;
+
+	analysis_group__add_running_waiting(p, main, g, s);
+	if (!s->labels.wait_reason || sample__running(p, s))
+		return;
+	r = wait_reason__parse(profile__str(p, s->labels.wait_reason));
+	if (r >= 0)
+		g->waiting_by_reason[r] += s->values[main];
+}
+
 static int wall_analyse(struct ctx *c, struct analysis *a)
 {
+	for (uint32_t g = 0; g < c->ngroups; g++)
+		for (int r = 0; r < PROFILE_WAIT_REASONS; r++)
+			a->waiting_by_reason[r] += c->groups[g].waiting_by_reason[r];
 	a->answer = wall_answer(c, a);
 	return a->answer ? 0 : -ENOMEM;
 }
@@ -402,6 +463,8 @@ static void wall_group_json(json_t *o, const struct analysis_group *g, int *err)
 {
 	question__json_set(o, "running_ns", json_integer(g->running), err);
 	question__json_set(o, "waiting_ns", json_integer(g->waiting), err);
+	question__json_set(o, "waiting_by_reason",
+			   analysis__waiting_by_reason_json(g->waiting_by_reason), err);
 }
 
 static void wall_group_text(const struct analysis_group *g, FILE *out)
@@ -435,7 +498,7 @@ const struct question_plugin question_wall = {
 	.pprof_match = wall_pprof_match,
 	.capture = &capture,
 	.sample_counts = wall_sample_counts,
-	.group_add = analysis_group__add_running_waiting,
+	.group_add = wall_group_add,
 	.analyse = wall_analyse,
 	.group_json = wall_group_json,
 	.group_text = wall_group_text,
