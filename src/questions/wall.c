@@ -410,14 +410,26 @@ static char *wall_answer(const struct ctx *c, const struct analysis *a)
 	for (int i = 0; i < 2 && (uint32_t)i < c->ngroups; i++) {
 		struct answer_group *ag = i == 0 ? &first : &next;
 
+		const struct analysis_group *g = &c->groups[r[i].group];
+		int reason = -1;
+
+		/* The biggest reason it waited, named unless it slept. */
+		for (int k = 0; k < PROFILE_WAIT_REASONS; k++)
+			if (g->waiting_by_reason[k] > 0 &&
+			    (reason < 0 || g->waiting_by_reason[k] > g->waiting_by_reason[reason]))
+				reason = k;
+		if (reason >= 0 && strcmp(profile_wait_reasons[reason], "sleep") == 0)
+			reason = -1;
 		*ag = (struct answer_group){
-			.label = c->groups[r[i].group].label,
-			.share = c->groups[r[i].group].share,
+			.label = g->label,
+			.share = g->share,
 			.value = r[i].running,
 			.waiting = r[i].waiting,
 			.where = waited_in[r[i].group] == NONE ?
 					 NULL :
 					 profile__str(p, waited_in[r[i].group]),
+			.wait_reason = reason,
+			.wait_reason_ns = reason >= 0 ? g->waiting_by_reason[reason] : 0,
 		};
 	}
 	if (!c->ngroups || a->total <= 0)

@@ -184,14 +184,14 @@ i=$(group idle "$doc")
 	fail "threads that never ran rank among the groups: $i"
 
 answer=$(jq -r .answer "$doc")
-re='^Over ([0-9]+) seconds, threads of (.+) spent ([0-9.]+ (s|ms|µs|min)) running and ([0-9.]+ (s|ms|µs|min)) waiting(, most of the waiting in ([^ ]+))?\.( Next was .+)?$'
+re='^Over ([0-9]+) seconds, threads of (.+) spent ([0-9.]+ (s|ms|µs|min)) running and ([0-9.]+ (s|ms|µs|min)) waiting(, [0-9.]+ (s|ms|µs|min) of it (for a CPU|on I/O|on a lock|on other events))?(, most of the waiting in ([^ ]+))?\.( Next was .+)?$'
 [[ $answer =~ $re ]] || fail "the answer is not in architecture.md's form: $answer"
 # It names the first group: on a quiet machine the sleepers (a shared one may have had
 # threads that waited longer).
 [ "${BASH_REMATCH[2]}" = "$(jq -r '.groups[0].label' "$doc")" ] ||
 	fail "the answer does not name the first group ($(jq -r '.groups[0].label' "$doc")): $answer"
 if [ "${BASH_REMATCH[2]}" = "Unit slideops-test-sleeper.service" ]; then
-	[ "${BASH_REMATCH[8]}" = nap ] || fail "the sleepers wait in nap: $answer"
+	[ "${BASH_REMATCH[11]}" = nap ] || fail "the sleepers wait in nap: $answer"
 fi
 [[ $answer != *slideops-test-idle* ]] || fail "the idle pool is in the answer: $answer"
 

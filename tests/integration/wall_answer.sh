@@ -100,11 +100,11 @@ pollers=$(group "Unit slideops-test-pollers.service")
 jq -e --argjson r "$rates" '.waiting_ns > 4 * $r.waiting_ns and .running_ns < $r.running_ns' \
 	<<<"$pollers" >/dev/null || fail "the pollers wait the most and run the least: $pollers, $rates"
 
-re='^Over ([0-9]+) seconds, threads of (.+) spent ([0-9.]+ (s|ms|µs|min)) running and ([0-9.]+ (s|ms|µs|min)) waiting(, most of the waiting in ([^ ]+))?\.( Next was .+)?$'
+re='^Over ([0-9]+) seconds, threads of (.+) spent ([0-9.]+ (s|ms|µs|min)) running and ([0-9.]+ (s|ms|µs|min)) waiting(, [0-9.]+ (s|ms|µs|min) of it (for a CPU|on I/O|on a lock|on other events))?(, most of the waiting in ([^ ]+))?\.( Next was .+)?$'
 [[ $answer =~ $re ]] || fail "the answer is not in its form: $answer"
 first=${BASH_REMATCH[2]}
 if [ "$first" = "Unit slideops-test-rates.service" ]; then
-	[ "${BASH_REMATCH[8]}" = fetch_rates ] || [ "${BASH_REMATCH[8]}" = usleep ] ||
+	[ "${BASH_REMATCH[11]}" = fetch_rates ] || [ "${BASH_REMATCH[11]}" = usleep ] ||
 		fail "the service waits in fetch_rates: $answer"
 else
 	other=$(group "$first")
