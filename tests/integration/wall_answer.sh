@@ -95,12 +95,15 @@ echo "answer: $answer"
 rates=$(group "Unit slideops-test-rates.service")
 pollers=$(group "Unit slideops-test-pollers.service")
 [ -n "$rates" ] && [ -n "$pollers" ] ||
-	fail "the service and the pollers are groups: $(jq -c '[.groups[] | {label, value}]' "$doc")"
+	fail "the service and the pollers are groups: $(jq -c '[.groups[] | {l: .label, value}]' "$doc")"
 # The pollers wait more in all than the service: only the rule on running keeps them out.
 jq -e --argjson r "$rates" '.waiting_ns > 4 * $r.waiting_ns and .running_ns < $r.running_ns' \
 	<<<"$pollers" >/dev/null || fail "the pollers wait the most and run the least: $pollers, $rates"
 
-re='^Over ([0-9]+) seconds, threads of (.+) spent ([0-9.]+ (s|ms|µs|min)) running and ([0-9.]+ (s|ms|µs|min)) waiting(, [0-9.]+ (s|ms|µs|min) of it (for a CPU|on I/O|on a lock|on other events))?(, most of the waiting in ([^ ]+))?\.( Next was .+)?$'
+t='[0-9.]+ (s|ms|µs|min)'
+re="^Over ([0-9]+) seconds, threads of (.+) spent ($t) running and ($t) waiting"
+re+="(, $t of it (for a CPU|on I/O|on a lock|on other events))?"
+re+='(, most of the waiting in ([^ ]+))?\.( Next was .+)?$'
 [[ $answer =~ $re ]] || fail "the answer is not in its form: $answer"
 first=${BASH_REMATCH[2]}
 if [ "$first" = "Unit slideops-test-rates.service" ]; then
@@ -117,7 +120,7 @@ fi
 jq -e --argjson pid "$cap" '[.groups[] | select(.kind == "system") | .processes[] |
 	select(.pid == $pid)] | length == 1' "$doc" >/dev/null ||
 	fail "the capturing process ($cap) is not a row of System: $(jq -c --argjson pid "$cap" \
-		'[.groups[] | select(any(.processes[]; .pid == $pid)) | {label, kind}]' "$doc")"
+		'[.groups[] | select(any(.processes[]; .pid == $pid)) | {l: .label, kind}]' "$doc")"
 jq -e --argjson pid "$cap" '[.groups[] | select(.kind != "system") | .processes[] |
 	select(.pid == $pid)] | length == 0' "$doc" >/dev/null ||
 	fail "the capturing process is in another group"

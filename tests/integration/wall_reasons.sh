@@ -86,7 +86,9 @@ capture() {
 	"$SLIDEOPS" capture wall -d 3 --json > "$WORK/$1.json" 2> "$WORK/$1.err" ||
 		fail "capture wall failed: $(cat "$WORK/$1.err")"
 }
-group() { jq -c --arg l "Unit slideops-test-$1.service" '.groups[] | select(.label == $l)' "$WORK/$2.json"; }
+group() {
+	jq -c --arg l "Unit slideops-test-$1.service" '.groups[] | select(.label == $l)' "$WORK/$2.json"
+}
 # mostly GROUP DOC REASON: REASON is the largest part of GROUP's waiting, over half of it.
 mostly() {
 	local g
@@ -108,7 +110,8 @@ capture crowd
 kill -9 "$crowd"
 mostly crowd crowd runqueue
 jq -e '.waiting_by_reason | (keys | length) == 5 and .runqueue > 0' "$WORK/crowd.json" \
-	>/dev/null || fail "the profile's waiting_by_reason: $(jq -c .waiting_by_reason "$WORK/crowd.json")"
+	>/dev/null ||
+	fail "the profile's waiting_by_reason: $(jq -c .waiting_by_reason "$WORK/crowd.json")"
 answer=$(jq -r .answer "$WORK/crowd.json")
 echo "crowd: $answer"
 if [[ $answer == "Over "*" seconds, threads of Unit slideops-test-crowd.service "* ]]; then
