@@ -82,6 +82,17 @@ enum sample_state {
 	SAMPLE_STATE_IDLE,    /* waiting, and never ran in the window (wall) */
 };
 
+/* Why a thread waited (wall): its wait_reason label. */
+enum wait_reason {
+	WAIT_REASON_NONE,
+	WAIT_REASON_RUNQUEUE, /* runnable, waiting for a CPU (preempted) */
+	WAIT_REASON_IO,       /* blocked on I/O (uninterruptible, in io_schedule) */
+	WAIT_REASON_LOCK,     /* on a lock (futex) */
+	WAIT_REASON_SLEEP,    /* asleep (nanosleep, clock_nanosleep) */
+	WAIT_REASON_OTHER,    /* anything else: events, sockets, pipes, kernel locks */
+	WAIT_REASON__COUNT,
+};
+
 #define SAMPLE_KTHREAD (1u << 0) /* the task is a kernel thread (first samples only) */
 #define SAMPLE_FIRST (1u << 1)   /* the first sample of this process the kernel has sent */
 #define SAMPLE_USTACK_CUT (1u << 2) /* the user stack stopped short of its root */
@@ -106,6 +117,7 @@ struct stack_sample {
 	 * ips[kstack_len + ustack_len] on; 0 for a process that does not run CPython. */
 	__u32 pystack_len;
 	__u32 pystack_exit; /* enum python_exit of that walk */
+	__u32 wait_reason;  /* enum wait_reason (wall's waits); 0: none */
 	char comm[RECORD_COMM_LEN]; /* the thread's name */
 	/* Only with SAMPLE_FIRST: what user space needs of a process that may be gone
 	 * before it reads /proc, and whose exit it may not hear of (one sampled only while

@@ -122,6 +122,7 @@ static __always_inline struct stack_sample *stack__begin(void)
 	s->lock_kind = 0;
 	s->pystack_len = 0; /* only stack__send reads interpreter frames */
 	s->pystack_exit = 0;
+	s->wait_reason = WAIT_REASON_NONE;
 	return s;
 }
 

@@ -14,10 +14,13 @@ enum wall_record_kind {
 	RECORD_WALL_FLUSH,
 };
 
+/* Per reason (ns[r - 1] for enum wait_reason r), and the thread's time on a CPU, both
+ * since its last flush. */
 struct wall_flush {
 	__u32 kind;  /* RECORD_WALL_FLUSH */
 	__u32 tid;
-	__u64 ns;
+	__u64 ns[WAIT_REASON__COUNT - 1];
+	__u64 ran_ns;
 };
 
 #endif

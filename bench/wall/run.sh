@@ -19,6 +19,7 @@
 #   ROUNDS=1 OPS=500000 sudo bench/wall/run.sh     a shorter run
 #
 # Not a test: the figures move with whatever else the machine runs. Run it on a quiet one.
+# Figures kept: bench/wall/results.tsv (BPF ns per switch, slideops against offcputime).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

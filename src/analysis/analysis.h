@@ -35,6 +35,9 @@ struct analysis_group {
 	int64_t running, waiting;
 	int64_t contentions, longest; /* locks: how many waits, the longest (ns) */
 	int64_t net_bytes, file_bytes;
+	/* wall: waiting split by why (profile_wait_reasons' order, profile.h); waiting
+	 * without a reason (profiles from before reasons) is in none of them. */
+	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];
 	struct analysis_process *processes;
 	size_t nprocesses;
 };
@@ -104,6 +107,8 @@ struct analysis {
 	 * (_start, __libc_start_main, clone, start_thread...), of the samples with a user
 	 * stack; -1 when none has one. The walker's exits are in the profile's header. */
 	double stacks_complete;
+	/* wall: the waiting of every counted sample by why (as a group's). */
+	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];
 };
 
 /* The name of a function where a whole user stack begins: a process's or a thread's
@@ -124,6 +129,8 @@ void analysis__free(struct analysis *a);
 /* architecture.md's document (id may be NULL): the top ANALYSIS_JSON_FUNCTIONS functions by self
  * share, and after them any other whose total share is 0.1% or more (callers). */
 json_t *analysis__to_json(const struct analysis *a, const char *id);
+/* {"runqueue": ns, "io": ns, "lock": ns, "sleep": ns, "other": ns}; NULL on ENOMEM. */
+json_t *analysis__waiting_by_reason_json(const int64_t ns[PROFILE_WAIT_REASONS]);
 /* The same with exactly the top max_functions functions by self share. */
 json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t max_functions);
 

@@ -157,11 +157,19 @@ out_free:
 	return err;
 }
 
+/* The profiler's own samples count in System's share, and never name where it spent. */
+static bool not_the_profiler(const struct ctx *c, uint32_t sample)
+{
+	int32_t pid = c->p->header.profiler_pid;
+
+	return !pid || c->p->samples[sample].labels.pid != pid;
+}
+
 int ctx__top_functions(struct ctx *c)
 {
 	uint32_t *top = malloc(sizeof(*top) * (c->ngroups ? c->ngroups : 1));
 
-	if (!top || ctx__top_places(c, NULL, top)) {
+	if (!top || ctx__top_places(c, not_the_profiler, top)) {
 		free(top);
 		return -ENOMEM;
 	}

@@ -91,6 +91,29 @@ char *answer__wall(uint64_t duration_ns, const struct answer_group *first,
 			      first->waiting > 0 ? first->where : NULL);
 	if (!where)
 		return NULL;
+	if (first->wait_reason >= 0 && first->wait_reason < PROFILE_WAIT_REASONS &&
+	    first->wait_reason_ns > 0) {
+		/* ", 9.1 s of it for a CPU, most of the waiting in F" */
+		static const enum msg_id reasons[PROFILE_WAIT_REASONS] = {
+			MSG_ANSWER_WAIT_REASON_RUNQUEUE, MSG_ANSWER_WAIT_REASON_IO,
+			MSG_ANSWER_WAIT_REASON_LOCK, MSG_ANSWER_WAIT_REASON_SLEEP,
+			MSG_ANSWER_WAIT_REASON_OTHER,
+		};
+		char reason_ns[FORMAT_MAX], *both;
+
+		format_seconds(first->wait_reason_ns, reason_ns, sizeof(reason_ns));
+		both = answer__format(MSG_ANSWER_WALL_WAITED_FOR, reason_ns,
+				      msg_text(reasons[first->wait_reason]));
+		if (both && asprintf(&lead, "%s%s", both, where) < 0)
+			lead = NULL;
+		free(both);
+		free(where);
+		where = lead;
+		if (!where) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	lead = answer__format(MSG_ANSWER_WALL, over, first->label, running, waiting, where);
 	free(where);
 	if (next) {

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "profile/profile.h"
+
 /* One group as an answer names it. */
 struct answer_group {
 	const char *label;  /* "Service billing" */
@@ -17,6 +19,10 @@ struct answer_group {
 	int64_t value;      /* locks: ns waited; memory: bytes grown; wall: ns running */
 	int64_t waiting;    /* wall: ns waiting */
 	const char *where;  /* "most of it in" (wall: where it waited most); NULL: omitted */
+	/* wall: the biggest reason of the waiting (profile_wait_reasons' index) and its ns;
+	 * -1: not named (sleep, or no reasons). */
+	int wait_reason;
+	int64_t wait_reason_ns;
 };
 
 /*

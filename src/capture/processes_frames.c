@@ -27,6 +27,8 @@
 #include "util/hashmap.h"
 #include "util/clock.h"
 
+_Static_assert(WAIT_REASON__COUNT - 1 == PROFILE_WAIT_REASONS, "one list of wait reasons");
+
 /* ---- frames ---- */
 
 static uint32_t processes__special_mapping(struct processes *ps, uint32_t *cache,
@@ -323,6 +325,12 @@ int processes__emit(struct processes *ps, struct process *proc, const struct sta
 	if (s->state <= SAMPLE_STATE_IDLE)
 		labels.state = ps->state_ids[s->state];
 	labels.lock = s->lock;
+	if (s->wait_reason > WAIT_REASON_NONE && s->wait_reason < WAIT_REASON__COUNT) {
+		labels.wait_reason =
+			profile__intern(ps->p, profile_wait_reasons[s->wait_reason - 1]);
+		if (labels.wait_reason == UINT32_MAX)
+			return -ENOMEM;
+	}
 	labels.lock_kind = s->lock_kind < ps->nlock_kinds ? ps->lock_kind_ids[s->lock_kind] : 0;
 	err = profile__add_sample(ps->p, stack, values, &labels);
 	if (!err)

@@ -501,6 +501,7 @@ struct capture_session *capture_session__open(const struct capture_config *c)
 	s->deadline_ns = s->start_ns +
 			 (question__is_snapshot(c->question) ? 0 : (uint64_t)c->seconds * NSEC_PER_SEC);
 	s->p->header.started_at_ns = clock__realtime_ns();
+	s->p->header.profiler_pid = getpid();
 	free(cpus);
 	return s;
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/hash.h"
 #include "util/hashmap.h"
@@ -313,7 +314,12 @@ void owner_resolver__classify(struct owner_resolver *r, const struct proc_info *
 		nanc = ancestors(r, p, anc);
 
 	svc = match_service(r, p, &f, cname, anc, nanc);
-	if (svc)
+	/* The profiler itself (the process classifying, on this machine's /proc) is
+	 * System's, wherever it was started from: its cost stays visible as a process row of
+	 * its own there, and no answer names it (the profile's header says its pid). */
+	if (!p->kthread && p->pid == getpid() && strcmp(r->proc_root, "/proc") == 0)
+		owner_set(out, GROUP_SYSTEM, NULL);
+	else if (svc)
 		owner_set(out, GROUP_SERVICE, svc->name);
 	else if (cname[0])
 		owner_set(out, GROUP_CONTAINER, cname);

@@ -225,6 +225,8 @@ static int dec__header(struct decoder *d)
 		ph->mappings_past_limit = h->mappings_past_limit;
 		ph->processes_past_limit = h->processes_past_limit;
 		ph->mappings_limit = h->mappings_limit;
+		ph->profiler_pid = h->profiler_pid > 0 && h->profiler_pid <= INT32_MAX ?
+					   (int32_t)h->profiler_pid : 0;
 		ph->tool_version = d->str[h->tool_version];
 		for (size_t i = 0; i < h->n_not_read; i++) {
 			const PbNotRead *nr = h->not_read[i];
@@ -493,6 +495,12 @@ static int dec__label(struct decoder *d, const PbLabel *pl, struct prof_labels *
 		lb->lock = (uint64_t)pl->num;
 	} else if (strcmp(key, "lock_kind") == 0) {
 		lb->lock_kind = str;
+	} else if (strcmp(key, "wait_reason") == 0) {
+		lb->wait_reason = str;
+	} else if (strcmp(key, "thread_ran_ns") == 0) {
+		if (pl->num < 0)
+			return -EBADMSG;
+		lb->thread_ran_ns = pl->num;
 	}
 	return 0;
 }

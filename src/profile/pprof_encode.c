@@ -162,6 +162,10 @@ static size_t enc__labels(struct encoder *e, const struct prof_labels *lb, PbLab
 		enc__label_num(e, out, &n, "lock", (int64_t)lb->lock);
 	if (lb->lock_kind)
 		enc__label_str(e, out, &n, "lock_kind", enc__str(e, lb->lock_kind));
+	if (lb->wait_reason)
+		enc__label_str(e, out, &n, "wait_reason", enc__str(e, lb->wait_reason));
+	if (lb->thread_ran_ns)
+		enc__label_num(e, out, &n, "thread_ran_ns", lb->thread_ran_ns);
 	return n;
 }
 
@@ -455,6 +459,7 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 	hdr->mappings_past_limit = p->header.mappings_past_limit;
 	hdr->processes_past_limit = p->header.processes_past_limit;
 	hdr->mappings_limit = p->header.mappings_limit;
+	hdr->profiler_pid = p->header.profiler_pid;
 	hdr->tool_version = enc__str(e, p->header.tool_version);
 	hdr->runtime_addresses = e->with_names;
 	a->not_read = calloc_n(p->header.nnot_read, sizeof(*a->not_read));

@@ -39,8 +39,8 @@ typedef Perftools__Profiles__StackExit PbStackExit;
 /* A compressed file larger than this is refused before it is read. */
 #define PPROF_MAX_FILE (PPROF_MAX_RAW / 2)
 /* Labels one sample can carry (pid, tid, comm, thread, group, group_kind, exe, state,
- * wait, lock, lock_kind). */
-#define MAX_LABELS 11
+ * wait, lock, lock_kind, wait_reason, thread_ran_ns). */
+#define MAX_LABELS 13
 
 /* 0 or -errno; *out is malloc'd. */
 int gzip__compress(const void *in, size_t len, void **out, size_t *out_len);

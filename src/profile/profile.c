@@ -65,6 +65,18 @@ int stack_exit__parse(const char *name)
 	return -1;
 }
 
+const char *const profile_wait_reasons[PROFILE_WAIT_REASONS] = {
+	"runqueue", "io", "lock", "sleep", "other",
+};
+
+int wait_reason__parse(const char *name)
+{
+	for (int i = 0; i < PROFILE_WAIT_REASONS; i++)
+		if (strcmp(name, profile_wait_reasons[i]) == 0)
+			return i;
+	return -1;
+}
+
 const char *group_kind__name(enum group_kind k)
 {
 	return (unsigned)k < GROUP_KIND__COUNT ? group_kinds[k] : group_kinds[GROUP_OTHER];
@@ -326,6 +338,8 @@ static uint64_t labels__hash(uint32_t stack, const struct prof_labels *l)
 	h = hash_u64(h, l->state);
 	h = hash_u64(h, l->wait);
 	h = hash_u64(h, l->lock);
+	h = hash_u64(h, l->wait_reason);
+	h = hash_u64(h, (uint64_t)l->thread_ran_ns);
 	return hash_u64(h, l->lock_kind);
 }
 
@@ -334,7 +348,8 @@ static bool labels__equal(const struct prof_labels *a, const struct prof_labels 
 	return a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
 	       a->thread == b->thread && a->group == b->group && a->group_kind == b->group_kind &&
 	       a->exe == b->exe && a->state == b->state && a->wait == b->wait &&
-	       a->lock == b->lock && a->lock_kind == b->lock_kind;
+	       a->lock == b->lock && a->lock_kind == b->lock_kind &&
+	       a->wait_reason == b->wait_reason && a->thread_ran_ns == b->thread_ran_ns;
 }
 
 static bool sample__equal(const void *key, uint32_t id, void *ctx)

@@ -52,6 +52,13 @@ enum group_kind {
 };
 
 const char *group_kind__name(enum group_kind k); /* "service", "container", ... */
+
+/* Why a thread waited (wall's wait_reason label): "runqueue" (waiting for a CPU), "io",
+ * "lock", "sleep", "other", in the order of bpf/records.h's enum wait_reason from 1. */
+#define PROFILE_WAIT_REASONS 5
+extern const char *const profile_wait_reasons[PROFILE_WAIT_REASONS];
+/* Its index, or -1 for another string. */
+int wait_reason__parse(const char *name);
 int group_kind__parse(const char *name);
 
 struct prof_mapping {
@@ -109,6 +116,9 @@ struct prof_labels {
 	uint32_t wait;       /* what the thread waits in */
 	uint64_t lock;       /* lock address (locks) */
 	uint32_t lock_kind;
+	uint32_t wait_reason; /* why it waited (wall): one of profile_wait_reasons */
+	int64_t thread_ran_ns; /* wall: the thread's time on a CPU over the whole capture,
+				  from its switches (exact, where ticks sample); 0: unknown */
 };
 
 struct prof_sample {
@@ -166,6 +176,9 @@ struct prof_header {
 	 * mappings_limit with unwind tables (the BPF maps hold that many a process), and the
 	 * processes that had them; 0 in older profiles, which did not count them. */
 	uint32_t mappings_past_limit, processes_past_limit, mappings_limit;
+	/* The process that took the capture (0: unknown): its samples stay in the profile,
+	 * under System, and no answer names them. */
+	int32_t profiler_pid;
 };
 
 struct prof_value_type {

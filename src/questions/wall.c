@@ -6,6 +6,10 @@
  * row keeps each thread's last stack record and, for each flush, hands the engine that
  * record with the time waited as its value, as if the kernel had sent it so. When
  * sampling ends, the sweep (a task iterator) accounts for the threads still waiting.
+ * A flush splits the time by why the thread waited (one sample a reason, its
+ * wait_reason label) and says how long the thread ran; once sampling is over, each
+ * sample of a thread is labelled with its whole time on a CPU (thread_ran_ns), which
+ * the answer ranks threads by.
  * The question's plug-in (questions/question.h): its capture row, its values, its
  * analysis, its answer and its fields in the views.
  */
@@ -35,6 +39,7 @@ struct wall_last {
 	uint32_t tid;
 	size_t size;
 	struct stack_sample *record;
+	uint64_t ran_ns; /* on a CPU, over the capture so far */
 };
 
 struct wall_state {
@@ -180,16 +185,51 @@ static int wall_fold(struct capture_session *s, const void *data, size_t size)
 		struct wall_flush f;
 
 		memcpy(&f, data, sizeof(f));
-		last = wall_state__find(w, f.tid, false);
-		if (!last || !last->record) {
-			w->unattributed++;
-			return 0;
+		last = wall_state__find(w, f.tid, true);
+		if (!last)
+			return -ENOMEM;
+		last->ran_ns += f.ran_ns;
+		for (uint32_t r = 0; r < WAIT_REASON__COUNT - 1; r++) {
+			if (!f.ns[r])
+				continue;
+			if (!last->record) {
+				w->unattributed++;
+				continue;
+			}
+			last->record->values[0] = (int64_t)f.ns[r];
+			last->record->wait_reason = r + 1;
+			err = processes__sample(capture_session__processes(s), last->record,
+						last->size);
+			/* The process's facts went with its first sample: not again. */
+			last->record->flags &= ~(SAMPLE_FIRST | SAMPLE_KTHREAD);
+			if (err)
+				return err;
 		}
-		last->record->values[0] = (int64_t)f.ns;
-		err = processes__sample(capture_session__processes(s), last->record, last->size);
-		/* The process's facts went with its first sample: not again. */
-		last->record->flags &= ~(SAMPLE_FIRST | SAMPLE_KTHREAD);
+		return 0;
+	}
+	return 0;
+}
+
+/* Sampling is over: what each waiting sample waits in, and each thread's time on a CPU
+ * on every sample of it (labels change in place, as capture__label_waits does: the
+ * profile takes no more samples). */
+static int wall_finish(struct capture_session *s)
+{
+	struct wall_state *w = *capture_session__state(s);
+	struct profile *p = capture_session__profile(s);
+	int err = capture__label_waits(s);
+
+	if (err || !w)
 		return err;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		struct prof_sample *sm = &p->samples[i];
+		struct wall_last *last;
+
+		if (sm->labels.tid <= 0)
+			continue;
+		last = wall_state__find(w, (uint32_t)sm->labels.tid, false);
+		if (last && last->ran_ns <= INT64_MAX)
+			sm->labels.thread_ran_ns = (int64_t)last->ran_ns;
 	}
 	return 0;
 }
@@ -210,7 +250,7 @@ static const struct capture_question capture = {
 	.attach = wall_attach,
 	.probe = wall_probe,
 	.fold = wall_fold,
-	.finish = capture__label_waits,
+	.finish = wall_finish,
 	.sweep = wall_sweep,
 	.free_state = wall_free_state,
 };
@@ -227,6 +267,81 @@ static bool wall_sample_counts(const struct profile *p, const struct prof_sample
 static bool include_waiting(const struct ctx *c, uint32_t sample)
 {
 	return !sample__running(c->p, &c->p->samples[sample]);
+}
+
+/* A thread ranks in the answer when it ran at least this share of the capture: one that
+ * wakes now and then to find nothing to do waits all the time and says nothing. */
+#define WALL_RANK_MIN_RUNNING_PER_MILLE 1
+
+struct thread_running {
+	int32_t tid;
+	int64_t running;  /* from ticks */
+	int64_t measured; /* from its switches (thread_ran_ns); 0: a profile without them */
+};
+
+static int thread_running__cmp(const void *a, const void *b)
+{
+	const struct thread_running *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * Which samples rank: a copy of c->group where the samples of threads that ran less than
+ * WALL_RANK_MIN_RUNNING_PER_MILLE of the capture, and the profiler's own, are NONE.
+ * NULL on ENOMEM.
+ */
+static uint32_t *wall_ranking_groups(const struct ctx *c)
+{
+	const struct profile *p = c->p;
+	size_t n = p->nsamples ? p->nsamples : 1, nthreads = 0;
+	struct thread_running *t = malloc(sizeof(*t) * n);
+	uint32_t *groups = malloc(sizeof(*groups) * n);
+	int64_t min_running = (int64_t)(p->header.duration_ns / 1000 *
+					WALL_RANK_MIN_RUNNING_PER_MILLE);
+
+	if (!t || !groups) {
+		free(t);
+		free(groups);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		if (c->group[i] != NONE)
+			t[nthreads++] = (struct thread_running){
+				s->labels.tid, sample__running(p, s) ? s->values[c->main] : 0,
+				s->labels.thread_ran_ns
+			};
+	}
+	qsort(t, nthreads, sizeof(*t), thread_running__cmp);
+	if (nthreads) {
+		size_t out = 0;
+
+		for (size_t i = 1; i < nthreads; i++) {
+			if (t[i].tid == t[out].tid) {
+				t[out].running += t[i].running;
+				if (t[i].measured > t[out].measured)
+					t[out].measured = t[i].measured;
+			} else
+				t[++out] = t[i];
+		}
+		nthreads = out + 1;
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		struct thread_running key = { .tid = s->labels.tid }, *found;
+
+		groups[i] = c->group[i];
+		if (groups[i] == NONE)
+			continue;
+		found = bsearch(&key, t, nthreads, sizeof(*t), thread_running__cmp);
+		if (!found || (found->measured ? found->measured : found->running) < min_running ||
+		    (p->header.profiler_pid && s->labels.pid == p->header.profiler_pid))
+			groups[i] = NONE;
+	}
+	free(t);
+	return groups;
 }
 
 struct wall_rank {
@@ -247,9 +362,11 @@ static int wall_rank__cmp(const void *a, const void *b)
 }
 
 /*
- * wall: which group's threads spent their time how. A machine has dozens of kernel
- * threads asleep for the whole capture; their waiting says nothing, so the System
- * group's waiting does not count towards which group leads.
+ * wall: which group's threads spent their time how. Only threads that ran at least
+ * 0.1% of the capture rank (the idle ones still count in the groups' totals), never the
+ * profiler's own; a machine has dozens of kernel threads asleep for the whole capture,
+ * so the System group's waiting does not count towards which group leads either. Where
+ * no thread ran that much (an idle machine), every thread ranks.
  */
 static char *wall_answer(const struct ctx *c, const struct analysis *a)
 {
@@ -257,55 +374,96 @@ static char *wall_answer(const struct ctx *c, const struct analysis *a)
 	uint32_t ng = c->ngroups ? c->ngroups : 1;
 	struct wall_rank *r = calloc(ng, sizeof(*r));
 	uint32_t *waited_in = malloc(sizeof(*waited_in) * ng);
+	uint32_t *ranking = wall_ranking_groups(c);
 	struct answer_group first, next;
+	struct ctx ranked = *c;
 	char *answer = NULL;
+	bool any_ranks = false;
 
-	if (!r || !waited_in || ctx__top_places(c, include_waiting, waited_in))
+	if (!r || !waited_in || !ranking)
+		goto out_free;
+	for (uint32_t i = 0; i < p->nsamples && !any_ranks; i++)
+		any_ranks = ranking[i] != NONE;
+	if (any_ranks)
+		ranked.group = ranking;
+	if (ctx__top_places(&ranked, include_waiting, waited_in))
 		goto out_free;
 	for (uint32_t g = 0; g < c->ngroups; g++)
 		r[g].group = g;
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
+		uint32_t g = c->group[i];
+		bool running;
 
-		if (c->group[i] == NONE)
+		if (g == NONE)
 			continue;
-		if (sample__running(p, s))
-			r[c->group[i]].running += s->values[c->main];
+		running = sample__running(p, s);
+		if (running)
+			r[g].running += s->values[c->main];
 		else
-			r[c->group[i]].waiting += s->values[c->main];
+			r[g].waiting += s->values[c->main];
+		if (ranked.group[i] != NONE &&
+		    (running || c->groups[g].kind != GROUP_SYSTEM))
+			r[g].rank += s->values[c->main];
 	}
-	for (uint32_t g = 0; g < c->ngroups; g++)
-		r[g].rank = r[g].running +
-			    (c->groups[g].kind == GROUP_SYSTEM ? 0 : r[g].waiting);
 	qsort(r, c->ngroups, sizeof(*r), wall_rank__cmp);
 	for (int i = 0; i < 2 && (uint32_t)i < c->ngroups; i++) {
 		struct answer_group *ag = i == 0 ? &first : &next;
 
+		const struct analysis_group *g = &c->groups[r[i].group];
+		int reason = -1;
+
+		/* The biggest reason it waited, named unless it slept. */
+		for (int k = 0; k < PROFILE_WAIT_REASONS; k++)
+			if (g->waiting_by_reason[k] > 0 &&
+			    (reason < 0 || g->waiting_by_reason[k] > g->waiting_by_reason[reason]))
+				reason = k;
+		if (reason >= 0 && strcmp(profile_wait_reasons[reason], "sleep") == 0)
+			reason = -1;
 		*ag = (struct answer_group){
-			.label = c->groups[r[i].group].label,
-			.share = c->groups[r[i].group].share,
+			.label = g->label,
+			.share = g->share,
 			.value = r[i].running,
 			.waiting = r[i].waiting,
 			.where = waited_in[r[i].group] == NONE ?
 					 NULL :
 					 profile__str(p, waited_in[r[i].group]),
+			.wait_reason = reason,
+			.wait_reason_ns = reason >= 0 ? g->waiting_by_reason[reason] : 0,
 		};
 	}
 	if (!c->ngroups || a->total <= 0)
 		answer = answer__wall(p->header.duration_ns, NULL, NULL);
 	else
 		answer = answer__wall(p->header.duration_ns, &first,
-				      c->ngroups > 1 && r[1].running + r[1].waiting > 0 ? &next :
-											  NULL);
+				      c->ngroups > 1 && r[1].rank > 0 ? &next : NULL);
 
 out_free:
+	free(ranking);
 	free(r);
 	free(waited_in);
 	return answer;
 }
 
+/* Running and waiting, and the waiting by why the thread waited. */
+static void wall_group_add(const struct profile *p, uint32_t main, struct analysis_group *g,
+			   const struct prof_sample *s)
+{
+	int r;
+
+	analysis_group__add_running_waiting(p, main, g, s);
+	if (!s->labels.wait_reason || sample__running(p, s))
+		return;
+	r = wait_reason__parse(profile__str(p, s->labels.wait_reason));
+	if (r >= 0)
+		g->waiting_by_reason[r] += s->values[main];
+}
+
 static int wall_analyse(struct ctx *c, struct analysis *a)
 {
+	for (uint32_t g = 0; g < c->ngroups; g++)
+		for (int r = 0; r < PROFILE_WAIT_REASONS; r++)
+			a->waiting_by_reason[r] += c->groups[g].waiting_by_reason[r];
 	a->answer = wall_answer(c, a);
 	return a->answer ? 0 : -ENOMEM;
 }
@@ -317,6 +475,8 @@ static void wall_group_json(json_t *o, const struct analysis_group *g, int *err)
 {
 	question__json_set(o, "running_ns", json_integer(g->running), err);
 	question__json_set(o, "waiting_ns", json_integer(g->waiting), err);
+	question__json_set(o, "waiting_by_reason",
+			   analysis__waiting_by_reason_json(g->waiting_by_reason), err);
 }
 
 static void wall_group_text(const struct analysis_group *g, FILE *out)
@@ -350,7 +510,7 @@ const struct question_plugin question_wall = {
 	.pprof_match = wall_pprof_match,
 	.capture = &capture,
 	.sample_counts = wall_sample_counts,
-	.group_add = analysis_group__add_running_waiting,
+	.group_add = wall_group_add,
 	.analyse = wall_analyse,
 	.group_json = wall_group_json,
 	.group_text = wall_group_text,

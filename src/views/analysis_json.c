@@ -98,6 +98,20 @@ static json_t *thread_sets__to_json(const struct analysis *a, int *err)
 	return sets;
 }
 
+json_t *analysis__waiting_by_reason_json(const int64_t ns[PROFILE_WAIT_REASONS])
+{
+	json_t *o = json_object();
+	int err = 0;
+
+	for (int r = 0; o && r < PROFILE_WAIT_REASONS; r++)
+		set(o, profile_wait_reasons[r], json_integer(ns[r]), &err);
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool processes,
 				    int *err)
 {
@@ -277,6 +291,9 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 			set(doc, "thread_sets", thread_sets__to_json(a, &err), &err);
 		else if (strcmp(*v, "locks") == 0)
 			set(doc, "locks", locks__to_json(a, &err), &err);
+		else if (strcmp(*v, "running_waiting") == 0)
+			set(doc, "waiting_by_reason",
+			    analysis__waiting_by_reason_json(a->waiting_by_reason), &err);
 	}
 	set(doc, "groups", groups, &err);
 	set(doc, "functions", functions, &err);

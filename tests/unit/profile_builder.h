@@ -87,6 +87,7 @@ struct pb_who {
 	int32_t pid;
 	const char *comm;
 	const char *state; /* NULL: none */
+	const char *wait_reason; /* wall: "runqueue", "sleep", ...; NULL: none */
 };
 
 /*
@@ -105,6 +106,7 @@ static inline void pb_sample(struct profile *p, const struct pb_who *who, int64_
 		.group = profile__intern(p, who->group),
 		.group_kind = who->kind,
 		.state = profile__intern(p, who->state),
+		.wait_reason = who->wait_reason ? profile__intern(p, who->wait_reason) : 0,
 	};
 	va_list ap;
 

@@ -635,6 +635,69 @@ static void test_json_survives_names_that_are_not_utf8(void **state)
 
 /* ---- the other questions ---- */
 
+/* Threads that barely run do not rank however long they wait, the profiler's own never
+ * does (it stays a row of System), and the answer says why its group waited. */
+static void test_wall_answer_ranks_threads_that_ran_and_says_why_they_waited(void **state)
+{
+	struct profile *p = pb_new(QUESTION_WALL, 2, 30 * SEC);
+	uint32_t k = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t poller = pb_mapping(p, "/opt/poller/poller", "ee", MAPPING_EXE, true);
+	uint32_t self = pb_mapping(p, "/opt/slideops/slideops", "ff", MAPPING_EXE, true);
+	uint32_t schedule = pb_frame(p, k, 0xffffffff81000000, "schedule", true, LANGUAGE_KERNEL);
+	uint32_t smpboot = pb_frame(p, k, 0xffffffff81000100, "smpboot_thread_fn", true,
+				    LANGUAGE_KERNEL);
+	uint32_t price = pb_frame(p, app, 0x20, "price_orders", true, LANGUAGE_C);
+	uint32_t wait_orders = pb_frame(p, app, 0x10, "wait_for_orders", true, LANGUAGE_C);
+	uint32_t poll_queue = pb_frame(p, poller, 0x10, "poll_queue", true, LANGUAGE_C);
+	uint32_t pipeline = pb_frame(p, self, 0x10, "pipeline__run", true, LANGUAGE_C);
+	struct pb_who run = { "Service billing", GROUP_SERVICE, 4242, "billing", "running" };
+	struct pb_who crowded = { "Service billing", GROUP_SERVICE, 4242, "billing", "waiting",
+				  "runqueue" };
+	struct pb_who napping = { "Service billing", GROUP_SERVICE, 4242, "billing", "waiting",
+				  "sleep" };
+	struct pb_who prun = { "Unit poller.service", GROUP_UNIT, 700, "poller", "running" };
+	struct pb_who pwait = { "Unit poller.service", GROUP_UNIT, 700, "poller", "waiting",
+				"other" };
+	struct pb_who srun = { "System", GROUP_SYSTEM, 999, "slideops", "running" };
+	struct pb_who swait = { "System", GROUP_SYSTEM, 999, "slideops", "waiting", "other" };
+	struct pb_who kwait = { "System", GROUP_SYSTEM, 10, "ksoftirqd/0", "waiting", "other" };
+	const struct analysis_group *sys;
+	struct analysis *a;
+
+	(void)state;
+	p->header.profiler_pid = 999;
+	pb_sample(p, &run, 2 * SEC, 4242, 2, price, wait_orders);
+	pb_sample(p, &crowded, 15 * SEC, 4242, 2, schedule, wait_orders);
+	pb_sample(p, &napping, 5 * SEC, 4242, 2, schedule, wait_orders);
+	/* 40 pollers waiting the whole capture, each running 20 ms: under 0.1% of 30 s. */
+	for (int t = 0; t < 40; t++) {
+		pb_sample(p, &prun, 20 * MS, 700 + t, 1, poll_queue);
+		pb_sample(p, &pwait, 30 * SEC, 700 + t, 2, schedule, poll_queue);
+	}
+	/* The profiler runs a lot, and waits the whole capture. */
+	pb_sample(p, &srun, 5 * SEC, 999, 1, pipeline);
+	pb_sample(p, &swait, 25 * SEC, 999, 2, schedule, pipeline);
+	pb_sample(p, &kwait, 30 * SEC, 10, 2, schedule, smpboot);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer,
+			    "Over 30 seconds, threads of Service billing spent 2.0 s running and "
+			    "20.0 s waiting, 15.0 s of it for a CPU, most of the waiting in "
+			    "wait_for_orders.");
+	/* Everything still counts in the totals; the profiler is a row of System. */
+	assert_int_equal(find_group(a, "Unit poller.service")->waiting, 40 * 30 * SEC);
+	sys = find_group(a, "System");
+	assert_int_equal(sys->running, 5 * SEC);
+	assert_int_equal(sys->nprocesses, 2);
+	assert_int_equal(sys->waiting_by_reason[4], 55 * SEC);
+	assert_string_not_equal(sys->top_function, "pipeline__run");
+	assert_int_equal(a->waiting_by_reason[0], 15 * SEC);
+	assert_int_equal(a->waiting_by_reason[3], 5 * SEC);
+	analysis__free(a);
+	profile__free(p);
+}
+
 static void test_wall_answer_is_not_swamped_by_idle_kernel_threads(void **state)
 {
 	struct profile *p = pb_new(QUESTION_WALL, 2, 30 * SEC);
@@ -1137,6 +1200,7 @@ int main(void)
 		cmocka_unit_test(test_json_lists_callers_beyond_the_top),
 		cmocka_unit_test(test_json_survives_names_that_are_not_utf8),
 		cmocka_unit_test(test_wall_answer_is_not_swamped_by_idle_kernel_threads),
+		cmocka_unit_test(test_wall_answer_ranks_threads_that_ran_and_says_why_they_waited),
 		cmocka_unit_test(test_threads_answer_names_the_largest_set_waiting_in_one_place),
 		cmocka_unit_test(test_locks_answer),
 		cmocka_unit_test(test_memory_answer),
