@@ -72,6 +72,14 @@ struct analysis_lock_waiter {
 	int64_t wait_ns;
 };
 
+/* Who held a lock: a stack that released it (a futex wake) while others waited on it. */
+struct analysis_lock_holder {
+	const char *function; /* where the release came from, as "most of it in" picks it */
+	const char *process;  /* the releasing process's comm */
+	int32_t pid;
+	int64_t ns;           /* the waiting its releases ended */
+};
+
 struct analysis_lock {
 	uint64_t address;   /* the lock's address: a user address in pid, or a kernel one */
 	const char *kind;   /* the lock_kind label: "futex", "kernel mutex", ... */
@@ -81,6 +89,10 @@ struct analysis_lock {
 	/* The largest first; empty names past the last. */
 	struct analysis_lock_waiter functions[ANALYSIS_LOCK_WAITERS];
 	struct analysis_lock_waiter processes[ANALYSIS_LOCK_WAITERS];
+	/* The largest holders first; NULL functions past the last. Kernel locks: none (the
+	 * kernel has no tracepoint at their release). */
+	struct analysis_lock_holder holders[ANALYSIS_LOCK_WAITERS];
+	int64_t held_ns;    /* the waiting all its seen releases ended */
 };
 
 struct analysis {

@@ -121,6 +121,27 @@ static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool 
 	return list;
 }
 
+/* Who held a lock: [{"function", "ns", "process", "pid"}], the largest first. */
+static json_t *lock_holders__to_json(const struct analysis_lock_holder *h, int *err)
+{
+	json_t *list = json_array();
+
+	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && h[i].function; i++) {
+		json_t *o = json_object();
+
+		if (o) {
+			set(o, "function", json_text(h[i].function), err);
+			set(o, "ns", json_integer(h[i].ns), err);
+			set(o, "process", json_text(h[i].process), err);
+			set(o, "pid", json_integer(h[i].pid), err);
+		}
+		append(list, o, err);
+	}
+	if (!list)
+		*err = -1;
+	return list;
+}
+
 /* locks: the locks by address, the longest total wait first. The address is text ("0x..."):
  * a kernel address does not fit a JSON number that every reader keeps exact. */
 static json_t *locks__to_json(const struct analysis *a, int *err)
@@ -143,6 +164,8 @@ static json_t *locks__to_json(const struct analysis *a, int *err)
 			set(o, "share", json_real(l->share), err);
 			set(o, "functions", lock_waiters__to_json(l->functions, false, err), err);
 			set(o, "processes", lock_waiters__to_json(l->processes, true, err), err);
+			set(o, "holders", lock_holders__to_json(l->holders, err), err);
+			set(o, "held_ns", json_integer(l->held_ns), err);
 		}
 		append(list, o, err);
 	}

@@ -156,6 +156,11 @@ static void analysis__print_locks(const struct analysis *a, FILE *out, size_t ma
 			format_seconds(l->functions[k].wait_ns, wait, sizeof(wait));
 			msg_fprint(out, MSG_SHOW_LOCK_WAITER, l->functions[k].name, wait);
 		}
+		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->holders[k].function; k++) {
+			format_seconds(l->holders[k].ns, wait, sizeof(wait));
+			msg_fprint(out, MSG_SHOW_LOCK_HOLDER, l->holders[k].function,
+				   l->holders[k].process, l->holders[k].pid, wait);
+		}
 	}
 	if (a->nlocks > max)
 		msg_fprint(out, MSG_SHOW_LOCKS_MORE, (unsigned long long)(a->nlocks - max),
