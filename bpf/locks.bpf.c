@@ -84,7 +84,14 @@ struct waited_key {
 struct futex_waited {
 	__s64 waiters;   /* threads inside a wait on it, that we saw begin */
 	__u64 since_ns;  /* since when someone has waited, or the last wake */
+	__s64 pending_ns; /* waiting ended by wakes that took no stack yet */
 };
+
+/* A waker's stack is taken once the waiting its wakes ended reaches this: a release that
+ * ended 1 ms of waiting or more always takes one; shorter ones add up until one does, which
+ * carries them all (sampled by the waiting ended, as a sampling profiler samples by
+ * time). A contended lock's microsecond handovers so cost a hash lookup, not a walk. */
+#define HOLDER_SAMPLE_NS 1000000
 
 /* Addresses with waiters (LRU: a waiter that exits inside its wait never leaves). A wake
  * on an address not here costs one hash lookup and takes no stack. */
@@ -98,7 +105,7 @@ struct {
 static __always_inline void waited__enter(__u64 addr, __u64 now)
 {
 	struct waited_key k = { .addr = addr, .tgid = bpf_get_current_pid_tgid() >> 32 };
-	struct futex_waited fresh = { 0, now }, *v;
+	struct futex_waited fresh = { 0, now, 0 }, *v;
 
 	v = bpf_map_lookup_elem(&futex_waited, &k);
 	if (!v) {
@@ -135,9 +142,10 @@ static __always_inline bool futex_is_wake(__u32 op)
 
 /*
  * A wake on an address that threads of this process wait on: the waker released what
- * they waited for. Its stack is sent with the time someone waited on the address up to
+ * they waited for. The stretch it ended is the time someone waited on the address up to
  * now, since the first waiter began or the last wake ended a stretch, whichever is later
- * (so each stretch of waiting is the one waker's that ended it).
+ * (so each stretch of waiting is the one waker's that ended it). Its stack is sent with
+ * the stretches pending once they reach HOLDER_SAMPLE_NS.
  */
 static __always_inline void on_wake(void *ctx, __u64 addr)
 {
@@ -146,6 +154,7 @@ static __always_inline void on_wake(void *ctx, __u64 addr)
 	struct futex_waited *v = bpf_map_lookup_elem(&futex_waited, &k);
 	struct stack_sample *s;
 	__u64 now, since;
+	__s64 pending;
 
 	if (!v || v->waiters <= 0)
 		return;
@@ -154,11 +163,16 @@ static __always_inline void on_wake(void *ctx, __u64 addr)
 	v->since_ns = now;
 	if (now <= since)
 		return;
+	pending = __sync_fetch_and_add(&v->pending_ns, now - since) + (__s64)(now - since);
+	if (pending < HOLDER_SAMPLE_NS)
+		return;
+	/* Claimed: what another CPU adds meanwhile stays for the next. */
+	__sync_fetch_and_add(&v->pending_ns, -pending);
 	s = stack__begin();
 	if (!s)
 		return;
 	s->values[0] = 0;
-	s->values[1] = now - since;
+	s->values[1] = pending;
 	s->values[2] = 0;
 	s->lock = addr;
 	s->lock_kind = LOCK_KIND_FUTEX_WAKE;

@@ -8,11 +8,15 @@
 # each (a short critical section), timed; ROUNDS rounds, the order rotating.
 #
 # Reports per profiler: the workload's slowdown against none; for slideops, each of its
-# programs' BPF time per event (kernel.bpf_stats_enabled). Target (issue 11): cheaper
-# per event than the peers.
+# programs' BPF time per event (kernel.bpf_stats_enabled), and their time per futex call
+# of the machine while the workload ran (perf stat counts them, in every mode alike).
+# Target (issue 11): cheaper per event than the peers. Who held the lock (issue 19) adds
+# a stack at each wake of an address with waiters: SLIDEOPS_BEFORE=BINARY runs a build
+# without it beside the others (mode slideops-before), so the two compare side by side.
 #
 #   sudo bench/locks/run.sh                   3 rounds
 #   ROUNDS=1 sudo bench/locks/run.sh
+#   SLIDEOPS_BEFORE=/tmp/base/build/slideops sudo bench/locks/run.sh
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,6 +25,7 @@ SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-8}
 ITERS=${ITERS:-200000}
+SLIDEOPS_BEFORE=${SLIDEOPS_BEFORE:-}
 for tool in gcc perf bpftool jq /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make bench-deps)" >&2; exit 1; }
 done
@@ -81,16 +86,26 @@ run() {
 	rm -f "$dir/perf.data"
 	case $mode in
 	slideops) bench_start prog:on_sys_exit "$SLIDEOPS" capture locks -d 86400 ;;
+	slideops-before)
+		bench_start prog:on_sys_exit "$SLIDEOPS_BEFORE" capture locks -d 86400 ;;
 	perf-lock) bench_start perf perf lock record -a -o "$dir/perf.data"; sleep 0.3 ;;
 	esac
-	secs=$("$dir/contend" "$THREADS" "$ITERS")
+	# The machine's futex calls while the workload runs, counted alike in every mode.
+	secs=$(perf stat -a -e syscalls:sys_enter_futex -x, -o "$dir/futex.txt" -- \
+		"$dir/contend" "$THREADS" "$ITERS")
+	futex=$(awk -F, '/sys_enter_futex/ { print $1 }' "$dir/futex.txt")
 	bench_stop
-	[ "$mode" = slideops ] && awk '{ print $1, $3, $4 }' "$dir/stats.txt" >> "$dir/programs.txt"
+	case $mode in
+	slideops*) awk -v m="$mode" -v f="${futex:-0}" '{ print m, $1, $3, $4, f }' \
+		"$dir/stats.txt" >> "$dir/programs.txt" ;;
+	esac
 	echo "$mode $secs" >> "$dir/results.txt"
-	echo "round $round: $mode $secs s" >&2
+	echo "round $round: $mode $secs s, $futex futex calls" >&2
 }
 
-bench_rounds run none slideops perf-lock
+modes="none slideops perf-lock"
+[ -n "$SLIDEOPS_BEFORE" ] && modes="none slideops slideops-before perf-lock"
+bench_rounds run $modes
 
 echo
 echo "$THREADS threads x $ITERS contended pthread_mutex_lock, $ROUNDS rounds:"
@@ -99,10 +114,17 @@ awk '{ s[$1] += $2; n[$1]++ }
 		base = s["none"] / n["none"]
 		for (m in s) printf "  %-10s %8.3f s  %+6.1f%%\n", m, s[m] / n[m], 100 * (s[m] / n[m] - base) / base
 		if (s["perf-lock"] > 0 && s["perf-lock"] / n["perf-lock"] > base)
-			printf "slideops / perf lock: slowdown %.2fx\n", (s["slideops"] / n["slideops"] - base) / (s["perf-lock"] / n["perf-lock"] - base)
+			for (m in s) if (m ~ /^slideops/)
+				printf "%s / perf lock: slowdown %.2fx\n", m, (s[m] / n[m] - base) / (s["perf-lock"] / n["perf-lock"] - base)
 	}' "$dir/results.txt"
 echo "$klockstat_note"
 echo
 echo "slideops' programs, BPF time per run (all rounds):"
-awk '{ ns[$1] += $2; n[$1] += $3 } END { for (k in ns) if (n[k]) printf "  %-22s %8.0f ns  (%d runs)\n", k, ns[k] / n[k], n[k] }' \
+awk '{ ns[$1 " " $2] += $3; n[$1 " " $2] += $4 } END { for (k in ns) if (n[k]) printf "  %-38s %8.0f ns  (%d runs)\n", k, ns[k] / n[k], n[k] }' \
+	"$dir/programs.txt" | sort
+echo
+echo "the futex programs' BPF time (on_sys_enter + on_sys_exit) per futex call of the machine:"
+awk '$2 == "on_sys_enter" || $2 == "on_sys_exit" { ns[$1] += $3 }
+	$2 == "on_sys_enter" { f[$1] += $5 }
+	END { for (m in ns) if (f[m]) printf "  %-16s %8.0f ns  (%d futex calls)\n", m, ns[m] / f[m], f[m] }' \
 	"$dir/programs.txt" | sort

@@ -233,8 +233,32 @@ static json_t *stack_quality__to_json(const struct analysis *a, int *err)
 		*err = -1;
 		return NULL;
 	}
+	json_t *unnamed = json_array();
+	char sentence[512], pct[16];
+
 	set(o, "complete", a->stacks_complete >= 0 ? json_real(a->stacks_complete) : json_null(),
 	    err);
+	if (a->stacks_complete >= 0) {
+		format_percent(a->stacks_complete, pct, sizeof(pct));
+		msg_format(sentence, sizeof(sentence), MSG_STACKS_WHOLE, pct);
+		set(o, "sentence", json_text(sentence), err);
+	} else {
+		set(o, "sentence", json_null(), err);
+	}
+	for (size_t i = 0; unnamed && i < a->nunnamed_starts; i++) {
+		json_t *u = json_object();
+
+		analysis__unnamed_start_sentence(&a->unnamed_starts[i], sentence, sizeof(sentence));
+		if (u) {
+			set(u, "path", json_text(a->unnamed_starts[i].path), err);
+			set(u, "share", json_real(a->unnamed_starts[i].share), err);
+			set(u, "sentence", json_text(sentence), err);
+		}
+		append(unnamed, u, err);
+	}
+	if (!unnamed)
+		*err = -1;
+	set(o, "unnamed_starts", unnamed, err);
 	for (int i = 0; h->stack_exits_recorded && i < STACK_EXIT__COUNT; i++)
 		set(exits, stack_exit__name(i), json_integer((json_int_t)h->stack_exits[i]), err);
 	set(o, "exits", exits, err);

@@ -189,6 +189,12 @@ static void analysis__print_stack_quality(const struct analysis *a, FILE *out)
 	int worst = -1;
 	char pct[16];
 
+	for (size_t i = 0; i < a->nunnamed_starts; i++) {
+		char sentence[512];
+
+		analysis__unnamed_start_sentence(&a->unnamed_starts[i], sentence, sizeof(sentence));
+		msg_fprint(out, MSG_REPORT_STACKS_UNNAMED_START, sentence);
+	}
 	if (a->stacks_complete < 0)
 		return;
 	format_percent(a->stacks_complete, pct, sizeof(pct));
