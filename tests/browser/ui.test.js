@@ -211,7 +211,7 @@ async function noInjectedScript(page) {
 			await first.getByText('futex', { exact: true }).waitFor();
 			await first.locator('td.waiting').getByText('ledger_post').waitFor();
 			// Who held it, beside the waiters: the clerks release it in ledger_post.
-			await locks.getByRole('columnheader', { name: 'Held by' }).waitFor();
+			await locks.locator('thead th', { hasText: 'Held by' }).waitFor();
 			await first.locator('td.holders').getByText('ledger_post').waitFor();
 			// The process's name holds "<script>": text, in the owner and waiter cells.
 			await first.getByText(/^<script>lock \[\d+\]$/).first().waitFor();
