@@ -6,7 +6,8 @@
  * The entry or begin keeps a timestamp per thread; the exit or end sends the waiter's
  * stacks (bpf/stack.h) with the time waited. Only waits that happened are sampled, and
  * each once: what a thread was waiting on is told apart (lock or not) from its stack by
- * user space, which has the names.
+ * user space, which has the names. Who held the lock is the thread that wakes a futex
+ * address while waiters are on it: that wake sends the waker's stack (on_wake).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -21,12 +22,17 @@ char LICENSE[] SEC("license") = "GPL";
 /* x86_64 system call numbers. */
 #define NR_FUTEX 202
 #define NR_FUTEX_WAITV 449
+#define NR_FUTEX_WAKE 454
 #define NR_FUTEX_WAIT 455
 
 #define FUTEX_CMD_MASK 0x7f
 #define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_WAKE_OP 5
 #define FUTEX_LOCK_PI 6
+#define FUTEX_UNLOCK_PI 7
 #define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAKE_BITSET 10
 #define FUTEX_WAIT_REQUEUE_PI 11
 #define FUTEX_LOCK_PI2 13
 
@@ -67,6 +73,113 @@ struct {
 	__type(value, struct wait_start);
 } kernel_waits SEC(".maps");
 
+/* A futex address somebody waits on, in one process: who released it while others
+ * waited is told at the wake (FUTEX_WAKE on the same address), and only there. */
+struct waited_key {
+	__u64 addr;
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct futex_waited {
+	__s64 waiters;   /* threads inside a wait on it, that we saw begin */
+	__u64 since_ns;  /* since when someone has waited, or the last wake */
+	__s64 pending_ns; /* waiting ended by wakes that took no stack yet */
+};
+
+/* A waker's stack is taken once the waiting its wakes ended reaches this: a release that
+ * ended 1 ms of waiting or more always takes one; shorter ones add up until one does, which
+ * carries them all (sampled by the waiting ended, as a sampling profiler samples by
+ * time). A contended lock's microsecond handovers so cost a hash lookup, not a walk. */
+#define HOLDER_SAMPLE_NS 1000000
+
+/* Addresses with waiters (LRU: a waiter that exits inside its wait never leaves). A wake
+ * on an address not here costs one hash lookup and takes no stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct waited_key);
+	__type(value, struct futex_waited);
+} futex_waited SEC(".maps");
+
+static __always_inline void waited__enter(__u64 addr, __u64 now)
+{
+	struct waited_key k = { .addr = addr, .tgid = bpf_get_current_pid_tgid() >> 32 };
+	struct futex_waited fresh = { 0, now, 0 }, *v;
+
+	v = bpf_map_lookup_elem(&futex_waited, &k);
+	if (!v) {
+		bpf_map_update_elem(&futex_waited, &k, &fresh, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&futex_waited, &k);
+		if (!v)
+			return;
+	}
+	if (__sync_fetch_and_add(&v->waiters, 1) <= 0)
+		v->since_ns = now; /* the first waiter: the lock is waited on from now */
+}
+
+static __always_inline void waited__leave(__u64 addr, __u32 tgid)
+{
+	struct waited_key k = { .addr = addr, .tgid = tgid };
+	struct futex_waited *v = bpf_map_lookup_elem(&futex_waited, &k);
+
+	if (v)
+		__sync_fetch_and_add(&v->waiters, -1);
+}
+
+static __always_inline bool futex_is_wake(__u32 op)
+{
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAKE:
+	case FUTEX_WAKE_BITSET:
+	case FUTEX_WAKE_OP:
+	case FUTEX_UNLOCK_PI:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A wake on an address that threads of this process wait on: the waker released what
+ * they waited for. The stretch it ended is the time someone waited on the address up to
+ * now, since the first waiter began or the last wake ended a stretch, whichever is later
+ * (so each stretch of waiting is the one waker's that ended it). Its stack is sent with
+ * the stretches pending once they reach HOLDER_SAMPLE_NS.
+ */
+static __always_inline void on_wake(void *ctx, __u64 addr)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct waited_key k = { .addr = addr, .tgid = pid_tgid >> 32 };
+	struct futex_waited *v = bpf_map_lookup_elem(&futex_waited, &k);
+	struct stack_sample *s;
+	__u64 now, since;
+	__s64 pending;
+
+	if (!v || v->waiters <= 0)
+		return;
+	now = bpf_ktime_get_ns();
+	since = v->since_ns;
+	v->since_ns = now;
+	if (now <= since)
+		return;
+	pending = __sync_fetch_and_add(&v->pending_ns, now - since) + (__s64)(now - since);
+	if (pending < HOLDER_SAMPLE_NS)
+		return;
+	/* Claimed: what another CPU adds meanwhile stays for the next. */
+	__sync_fetch_and_add(&v->pending_ns, -pending);
+	s = stack__begin();
+	if (!s)
+		return;
+	s->values[0] = 0;
+	s->values[1] = pending;
+	s->values[2] = 0;
+	s->lock = addr;
+	s->lock_kind = LOCK_KIND_FUTEX_WAKE;
+	s->state = SAMPLE_STATE_RUNNING;
+	stack__send(ctx, s, STACK_USER_ONLY);
+}
+
 static __always_inline __u32 futex_kind(__u32 op)
 {
 	switch (op & FUTEX_CMD_MASK) {
@@ -90,13 +203,23 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	struct wait_start w = { 0 };
 	__u32 tid;
 
-	if (id != NR_FUTEX && id != NR_FUTEX_WAITV && id != NR_FUTEX_WAIT)
+	if (id != NR_FUTEX && id != NR_FUTEX_WAITV && id != NR_FUTEX_WAIT &&
+	    id != NR_FUTEX_WAKE)
 		return 0;
 	w.addr = BPF_CORE_READ(regs, di);
+	if (id == NR_FUTEX_WAKE) {
+		on_wake(ctx, w.addr);
+		return 0;
+	}
 	if (id == NR_FUTEX) {
-		w.kind = futex_kind(BPF_CORE_READ(regs, si));
-		if (w.kind == LOCK_KIND_NONE)
+		__u32 op = BPF_CORE_READ(regs, si);
+
+		w.kind = futex_kind(op);
+		if (w.kind == LOCK_KIND_NONE) {
+			if (futex_is_wake(op))
+				on_wake(ctx, w.addr);
 			return 0;
+		}
 	} else if (id == NR_FUTEX_WAIT) {
 		w.kind = LOCK_KIND_FUTEX;
 	} else {
@@ -111,6 +234,8 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	w.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&futex_waits, &tid, &w, BPF_ANY))
 		count(LOCKS_COUNTER_TABLE_FULL);
+	else
+		waited__enter(w.addr, w.start_ns);
 	return 0;
 }
 
@@ -145,6 +270,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		return 0; /* waiting since before the capture, or not a wait */
 	copy = *w;
 	bpf_map_delete_elem(&futex_waits, &tid);
+	waited__leave(copy.addr, bpf_get_current_pid_tgid() >> 32);
 	/* The user stack is the waiter's; the kernel's, here, only the exit path. */
 	send_wait(ctx, &copy, STACK_USER_ONLY);
 	return 0;

@@ -18,6 +18,9 @@ enum lock_kind {
 	LOCK_KIND_RWSEM,
 	LOCK_KIND_RTMUTEX,
 	LOCK_KIND_PERCPU_RWSEM,
+	/* Not a wait: a futex wake on an address others waited on, with the waker's stack
+	 * and the time they waited until it (the lock's holder, releasing it). */
+	LOCK_KIND_FUTEX_WAKE,
 	LOCK_KIND__COUNT,
 };
 

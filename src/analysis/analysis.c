@@ -16,6 +16,7 @@
 #include "analysis/waits.h"
 #include "elf/elf_file.h"
 #include "unwind/python.h"
+#include "util/messages.h"
 
 /* ---- frames ---- */
 
@@ -228,17 +229,65 @@ bool analysis__is_stack_root(const char *name)
 	return false;
 }
 
-/* The share of the main value in samples whose outermost user frame is a root. A stack
- * cut short ends in [truncated], which is no root. */
+/* A location with no name in a file that had none for it (no .symtab, no upload). */
+static bool location__unnamed(const struct profile *p, const struct prof_location *l)
+{
+	const struct prof_mapping *m = l->mapping < p->nmappings ? &p->mappings[l->mapping] : NULL;
+
+	return !l->named && m && (m->kind == MAPPING_EXE || m->kind == MAPPING_LIB) &&
+	       !m->has_symtab;
+}
+
+void analysis__unnamed_start_sentence(const struct analysis_unnamed_start *u, char *out,
+				      size_t size)
+{
+	const char *slash = strrchr(u->path, '/');
+
+	msg_format(out, size, MSG_STACKS_UNNAMED_START, slash ? slash + 1 : u->path);
+}
+
+/* The largest few of the user's binaries whose unnamed code begins stacks. */
+static void analysis__unnamed_starts(const struct profile *p, struct analysis *a,
+				     const int64_t *by_mapping, int64_t with_user)
+{
+	for (uint32_t m = 0; m < p->nmappings; m++) {
+		struct analysis_unnamed_start cand = { profile__str(p, p->mappings[m].path),
+						       share(by_mapping[m], with_user) };
+		size_t k = 0;
+
+		if (by_mapping[m] <= 0)
+			continue;
+		while (k < a->nunnamed_starts && a->unnamed_starts[k].share >= cand.share)
+			k++;
+		if (k == ANALYSIS_UNNAMED_STARTS)
+			continue;
+		if (a->nunnamed_starts < ANALYSIS_UNNAMED_STARTS)
+			a->nunnamed_starts++;
+		memmove(&a->unnamed_starts[k + 1], &a->unnamed_starts[k],
+			sizeof(cand) * (a->nunnamed_starts - 1 - k));
+		a->unnamed_starts[k] = cand;
+	}
+}
+
+/*
+ * The share of the main value in samples whose user stack is whole: its outermost frame
+ * is a root, or unnamed code calling a root (a stripped binary's _start calling
+ * __libc_start_main). A stack that begins in the unnamed code of a binary of the user's
+ * that calls no named root cannot be judged before its debug symbols come: it is
+ * counted by binary instead (what to upload), not as short. A stack cut short ends in
+ * [truncated], which is no root.
+ */
 static void analysis__stack_quality(const struct ctx *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
-	int64_t with_user = 0, complete = 0;
+	int64_t with_user = 0, judged = 0, complete = 0;
 	uint8_t *root = calloc(p->nlocations ? p->nlocations : 1, 1);
+	int64_t *unnamed = calloc(p->nmappings ? p->nmappings : 1, sizeof(*unnamed));
 
 	a->stacks_complete = -1;
-	if (!root)
-		return;
+	a->nunnamed_starts = 0;
+	if (!root || !unnamed)
+		goto out;
 	for (uint32_t i = 0; i < p->nlocations; i++)
 		root[i] = c->tier[i] != TIER_KERNEL &&
 			  analysis__is_stack_root(profile__str(p, location__name(&p->locations[i])));
@@ -246,17 +295,32 @@ static void analysis__stack_quality(const struct ctx *c, struct analysis *a)
 		const struct prof_sample *s = &p->samples[i];
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
+		const struct prof_location *outer;
+		bool ours_unnamed;
 
 		/* Leaf first: the last location is the outermost. */
 		if (depth == 0 || c->tier[locs[depth - 1]] == TIER_KERNEL)
 			continue;
+		outer = &p->locations[locs[depth - 1]];
 		with_user += s->values[c->main];
-		if (root[locs[depth - 1]])
+		ours_unnamed = location__unnamed(p, outer) &&
+			       mapping__is_ours(p, &p->mappings[outer->mapping]);
+		if (ours_unnamed)
+			unnamed[outer->mapping] += s->values[c->main];
+		if (root[locs[depth - 1]] ||
+		    (location__unnamed(p, outer) && depth >= 2 && root[locs[depth - 2]])) {
 			complete += s->values[c->main];
+			judged += s->values[c->main];
+		} else if (!ours_unnamed) {
+			judged += s->values[c->main];
+		}
 	}
-	if (with_user > 0)
-		a->stacks_complete = (double)complete / (double)with_user;
+	if (judged > 0)
+		a->stacks_complete = (double)complete / (double)judged;
+	analysis__unnamed_starts(p, a, unnamed, with_user);
+out:
 	free(root);
+	free(unnamed);
 }
 
 struct analysis *analysis__new(const struct profile *p)

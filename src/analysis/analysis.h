@@ -75,6 +75,14 @@ struct analysis_lock_waiter {
 	int64_t wait_ns;
 };
 
+/* Who held a lock: a stack that released it (a futex wake) while others waited on it. */
+struct analysis_lock_holder {
+	const char *function; /* where the release came from, as "most of it in" picks it */
+	const char *process;  /* the releasing process's comm */
+	int32_t pid;
+	int64_t ns;           /* the waiting its releases ended */
+};
+
 struct analysis_lock {
 	uint64_t address;   /* the lock's address: a user address in pid, or a kernel one */
 	const char *kind;   /* the lock_kind label: "futex", "kernel mutex", ... */
@@ -84,6 +92,19 @@ struct analysis_lock {
 	/* The largest first; empty names past the last. */
 	struct analysis_lock_waiter functions[ANALYSIS_LOCK_WAITERS];
 	struct analysis_lock_waiter processes[ANALYSIS_LOCK_WAITERS];
+	/* The largest holders first; NULL functions past the last. Kernel locks: none (the
+	 * kernel has no tracepoint at their release). */
+	struct analysis_lock_holder holders[ANALYSIS_LOCK_WAITERS];
+	int64_t held_ns;    /* the waiting all its seen releases ended */
+};
+
+/* A binary of the user's, without names, where stacks begin: its unnamed entry (a stripped
+ * binary's _start) is the outermost frame. Its debug symbols would name it. */
+#define ANALYSIS_UNNAMED_STARTS 3
+
+struct analysis_unnamed_start {
+	const char *path;
+	double share;       /* of the main value of the samples with a user stack */
 };
 
 struct analysis {
@@ -103,13 +124,23 @@ struct analysis {
 	int64_t total;           /* the main value over all samples */
 	int64_t share_of;        /* what group shares are of: cpu ncpus x duration, else total */
 	const char *unit;        /* the main value's unit: "nanoseconds", "bytes", "count" */
-	/* Stack quality: the share of the main value whose user stacks reach a known root
-	 * (_start, __libc_start_main, clone, start_thread...), of the samples with a user
-	 * stack; -1 when none has one. The walker's exits are in the profile's header. */
+	/* Stack quality: the share of the main value whose user stacks are whole, of the
+	 * samples with a user stack that begins in named code; -1 when none has one. Whole:
+	 * the outermost frame is a root (_start, __libc_start_main, clone, start_thread...),
+	 * or is unnamed and calls one (a stripped binary's _start, an unnamed clone3). The
+	 * walker's exits are in the profile's header. */
 	double stacks_complete;
 	/* wall: the waiting of every counted sample by why (as a group's). */
 	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];
+	/* The user's stripped binaries whose unnamed code begins stacks, largest first:
+	 * what they are is told by their debug symbols, not by us. */
+	struct analysis_unnamed_start unnamed_starts[ANALYSIS_UNNAMED_STARTS];
+	size_t nunnamed_starts;
 };
+
+/* "The stacks of billing-worker start in unnamed code: upload its debug symbols ...". */
+void analysis__unnamed_start_sentence(const struct analysis_unnamed_start *u, char *out,
+				      size_t size);
 
 /* The name of a function where a whole user stack begins: a process's or a thread's
  * entry point (_start, __libc_start_main, __libc_start_call_main, clone, clone3,

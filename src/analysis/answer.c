@@ -127,9 +127,11 @@ char *answer__wall(uint64_t duration_ns, const struct answer_group *first,
 }
 
 /* locks and memory: "Over T, LEAD VERB AMOUNT, most of it in F. Next was G, AMOUNT." */
-static char *answer__amount(uint64_t duration_ns, const struct answer_group *first,
-			    const struct answer_group *next, enum msg_id none, enum msg_id lead_id,
-			    enum msg_id next_id, void (*amount)(int64_t, char *, size_t))
+/* clause: what follows the first group's amount instead of "most of it in" (NULL: that). */
+static char *answer__amount_clause(uint64_t duration_ns, const struct answer_group *first,
+				   const struct answer_group *next, enum msg_id none,
+				   enum msg_id lead_id, enum msg_id next_id,
+				   void (*amount)(int64_t, char *, size_t), const char *clause)
 {
 	char over[FORMAT_MAX], value[FORMAT_MAX], *where, *lead, *tail;
 
@@ -137,7 +139,7 @@ static char *answer__amount(uint64_t duration_ns, const struct answer_group *fir
 	if (!first)
 		return answer__format(none, over);
 	amount(first->value, value, sizeof(value));
-	where = answer__where(MSG_ANSWER_MOST_OF_IT_IN, first->where);
+	where = clause ? strdup(clause) : answer__where(MSG_ANSWER_MOST_OF_IT_IN, first->where);
 	if (!where)
 		return NULL;
 	lead = answer__format(lead_id, over, first->label, value, where);
@@ -151,11 +153,38 @@ static char *answer__amount(uint64_t duration_ns, const struct answer_group *fir
 	return answer__join(lead, tail);
 }
 
+static char *answer__amount(uint64_t duration_ns, const struct answer_group *first,
+			    const struct answer_group *next, enum msg_id none, enum msg_id lead_id,
+			    enum msg_id next_id, void (*amount)(int64_t, char *, size_t))
+{
+	return answer__amount_clause(duration_ns, first, next, none, lead_id, next_id, amount,
+				     NULL);
+}
+
 char *answer__locks(uint64_t duration_ns, const struct answer_group *first,
 		    const struct answer_group *next)
 {
 	return answer__amount(duration_ns, first, next, MSG_ANSWER_LOCKS_NONE, MSG_ANSWER_LOCKS,
 			      MSG_ANSWER_LOCKS_NEXT, format_seconds);
+}
+
+char *answer__locks_held(uint64_t duration_ns, const struct answer_group *first,
+			 const struct answer_group *next, const char *holder)
+{
+	char *clause, *out;
+
+	if (!first || !holder || !*holder)
+		return answer__locks(duration_ns, first, next);
+	if (first->where && *first->where)
+		clause = answer__format(MSG_ANSWER_LOCKS_WHERE_HELD, first->where, holder);
+	else
+		clause = answer__format(MSG_ANSWER_LOCKS_HELD, holder);
+	if (!clause)
+		return NULL;
+	out = answer__amount_clause(duration_ns, first, next, MSG_ANSWER_LOCKS_NONE,
+				    MSG_ANSWER_LOCKS, MSG_ANSWER_LOCKS_NEXT, format_seconds, clause);
+	free(clause);
+	return out;
 }
 
 char *answer__memory(uint64_t duration_ns, const struct answer_group *first,

@@ -35,6 +35,10 @@ char *answer__wall(uint64_t duration_ns, const struct answer_group *first,
 		   const struct answer_group *next);
 char *answer__locks(uint64_t duration_ns, const struct answer_group *first,
 		    const struct answer_group *next);
+/* The same, saying whose release the first group's waiting waited for (holder: a
+ * function; NULL: none stands out). */
+char *answer__locks_held(uint64_t duration_ns, const struct answer_group *first,
+			 const struct answer_group *next, const char *holder);
 char *answer__memory(uint64_t duration_ns, const struct answer_group *first,
 		     const struct answer_group *next);
 

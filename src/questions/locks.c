@@ -45,7 +45,15 @@ static const char *const lock_kinds[LOCK_KIND__COUNT] = {
 	[LOCK_KIND_RWSEM] = "kernel rwsem",
 	[LOCK_KIND_RTMUTEX] = "kernel rt_mutex",
 	[LOCK_KIND_PERCPU_RWSEM] = "kernel percpu_rwsem",
+	[LOCK_KIND_FUTEX_WAKE] = "futex_wake",
 };
+
+/* A holder's release (a futex wake while others waited), not a wait: it counts nowhere
+ * but in its lock's holders. */
+static bool sample__is_release(const struct profile *p, const struct prof_sample *s)
+{
+	return strcmp(profile__str(p, s->labels.lock_kind), "futex_wake") == 0;
+}
 
 static struct bpf_object *locks_open(void **skel, const struct kernel_features *k)
 {
@@ -99,7 +107,7 @@ static const struct capture_question capture = {
  * in the profile and counted nowhere. */
 static bool locks_sample_counts(const struct profile *p, const struct prof_sample *s)
 {
-	return wait__is_lock(p, s);
+	return !sample__is_release(p, s) && wait__is_lock(p, s);
 }
 
 /* How many waits, and the longest. */
@@ -182,6 +190,8 @@ static int analysis_lock__cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static int locks_holders(const struct ctx *c, struct analysis *a);
+
 /*
  * The waits that count, by the lock they waited on: a user address names a lock only
  * within its process (two processes' mutexes may sit at the same address), a kernel
@@ -253,8 +263,116 @@ static int locks_by_address(const struct ctx *c, struct analysis *a)
 		lock__waiters(p, &w[i], j - i, l->processes);
 		i = j;
 	}
-	qsort(a->locks, a->nlocks, sizeof(*a->locks), analysis_lock__cmp);
 	free(w);
+	if (locks_holders(c, a))
+		return -ENOMEM;
+	qsort(a->locks, a->nlocks, sizeof(*a->locks), analysis_lock__cmp);
+	return 0;
+}
+
+/* One release of a lock, as the holders are tallied: by (lock, function, process). */
+struct lock_release {
+	uint64_t address;
+	int32_t pid;
+	uint32_t function; /* string id; NONE: no stack */
+	uint32_t comm;
+	int64_t ns;
+};
+
+static int lock_release__cmp(const void *a, const void *b)
+{
+	const struct lock_release *x = a, *y = b;
+
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->function != y->function)
+		return x->function < y->function ? -1 : 1;
+	return x->comm < y->comm ? -1 : x->comm > y->comm;
+}
+
+/* The user lock (address, pid) among a->locks, sorted by (address, pid, kind); NULL: none
+ * (a wake whose waits did not count: a condition variable's, a join's). */
+static struct analysis_lock *lock__find(struct analysis *a, uint64_t address, int32_t pid)
+{
+	size_t lo = 0, hi = a->nlocks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct analysis_lock *l = &a->locks[mid];
+
+		if (l->address < address || (l->address == address && l->pid < pid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < a->nlocks && a->locks[lo].address == address && a->locks[lo].pid == pid)
+		return &a->locks[lo];
+	return NULL;
+}
+
+static void lock__add_holder(struct analysis_lock *l, const struct analysis_lock_holder *h)
+{
+	l->held_ns += h->ns;
+	if (!h->function)
+		return;
+	for (int k = 0; k < ANALYSIS_LOCK_WAITERS; k++) {
+		if (l->holders[k].function && l->holders[k].ns >= h->ns)
+			continue;
+		memmove(&l->holders[k + 1], &l->holders[k],
+			sizeof(*h) * (size_t)(ANALYSIS_LOCK_WAITERS - 1 - k));
+		l->holders[k] = *h;
+		return;
+	}
+}
+
+/*
+ * Who held each lock: the releases (futex wakes while threads of the same process waited
+ * on the address) by function and process, with the waiting each ended. a->locks must
+ * still be in (address, pid, kind) order.
+ */
+static int locks_holders(const struct ctx *c, struct analysis *a)
+{
+	const struct profile *p = c->p;
+	struct lock_release *r = malloc(sizeof(*r) * (p->nsamples ? p->nsamples : 1));
+	size_t n = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		enum tier tier;
+		uint32_t loc;
+
+		if (!s->labels.lock || !sample__is_release(p, s))
+			continue;
+		loc = ctx__where(c, s->stack, &tier);
+		r[n++] = (struct lock_release){
+			.address = s->labels.lock,
+			.pid = s->labels.pid,
+			.function = loc == NONE ? NONE : location__name(&p->locations[loc]),
+			.comm = s->labels.comm,
+			.ns = s->values[c->main],
+		};
+	}
+	qsort(r, n, sizeof(*r), lock_release__cmp);
+	for (size_t i = 0; i < n;) {
+		struct analysis_lock *l = lock__find(a, r[i].address, r[i].pid);
+		struct analysis_lock_holder h = {
+			.function = r[i].function == NONE ? NULL : profile__str(p, r[i].function),
+			.process = profile__str(p, r[i].comm),
+			.pid = r[i].pid,
+		};
+		size_t j = i;
+
+		for (; j < n && lock_release__cmp(&r[i], &r[j]) == 0; j++)
+			h.ns += r[j].ns;
+		if (l)
+			lock__add_holder(l, &h);
+		i = j;
+	}
+	free(r);
 	return 0;
 }
 
@@ -263,9 +381,30 @@ static int locks_analyse(struct ctx *c, struct analysis *a)
 	return locks_by_address(c, a);
 }
 
+/* The holder of the lock waited on most, when one function made at least half of its
+ * releases' waiting: NULL otherwise. */
+static const char *locks__standing_holder(const struct analysis *a)
+{
+	const struct analysis_lock *l = a->nlocks ? &a->locks[0] : NULL;
+
+	if (!l || !l->holders[0].function || l->held_ns <= 0)
+		return NULL;
+	return l->holders[0].ns * 2 >= l->held_ns ? l->holders[0].function : NULL;
+}
+
 static char *locks_answer(const struct analysis *a)
 {
-	return analysis__answer_largest(a, answer__locks);
+	const struct prof_header *h = &a->profile->header;
+	struct answer_group first, next;
+	bool any = a->ngroups && a->total > 0;
+	bool more = any && a->ngroups > 1 && a->groups[1].value > 0;
+
+	if (any)
+		first = analysis_group__answer(&a->groups[0]);
+	if (more)
+		next = analysis_group__answer(&a->groups[1]);
+	return answer__locks_held(h->duration_ns, any ? &first : NULL, more ? &next : NULL,
+				  locks__standing_holder(a));
 }
 
 /* ---- the views ---- */

@@ -135,6 +135,27 @@ static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool 
 	return list;
 }
 
+/* Who held a lock: [{"function", "ns", "process", "pid"}], the largest first. */
+static json_t *lock_holders__to_json(const struct analysis_lock_holder *h, int *err)
+{
+	json_t *list = json_array();
+
+	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && h[i].function; i++) {
+		json_t *o = json_object();
+
+		if (o) {
+			set(o, "function", json_text(h[i].function), err);
+			set(o, "ns", json_integer(h[i].ns), err);
+			set(o, "process", json_text(h[i].process), err);
+			set(o, "pid", json_integer(h[i].pid), err);
+		}
+		append(list, o, err);
+	}
+	if (!list)
+		*err = -1;
+	return list;
+}
+
 /* locks: the locks by address, the longest total wait first. The address is text ("0x..."):
  * a kernel address does not fit a JSON number that every reader keeps exact. */
 static json_t *locks__to_json(const struct analysis *a, int *err)
@@ -157,6 +178,8 @@ static json_t *locks__to_json(const struct analysis *a, int *err)
 			set(o, "share", json_real(l->share), err);
 			set(o, "functions", lock_waiters__to_json(l->functions, false, err), err);
 			set(o, "processes", lock_waiters__to_json(l->processes, true, err), err);
+			set(o, "holders", lock_holders__to_json(l->holders, err), err);
+			set(o, "held_ns", json_integer(l->held_ns), err);
 		}
 		append(list, o, err);
 	}
@@ -224,8 +247,32 @@ static json_t *stack_quality__to_json(const struct analysis *a, int *err)
 		*err = -1;
 		return NULL;
 	}
+	json_t *unnamed = json_array();
+	char sentence[512], pct[16];
+
 	set(o, "complete", a->stacks_complete >= 0 ? json_real(a->stacks_complete) : json_null(),
 	    err);
+	if (a->stacks_complete >= 0) {
+		format_percent(a->stacks_complete, pct, sizeof(pct));
+		msg_format(sentence, sizeof(sentence), MSG_STACKS_WHOLE, pct);
+		set(o, "sentence", json_text(sentence), err);
+	} else {
+		set(o, "sentence", json_null(), err);
+	}
+	for (size_t i = 0; unnamed && i < a->nunnamed_starts; i++) {
+		json_t *u = json_object();
+
+		analysis__unnamed_start_sentence(&a->unnamed_starts[i], sentence, sizeof(sentence));
+		if (u) {
+			set(u, "path", json_text(a->unnamed_starts[i].path), err);
+			set(u, "share", json_real(a->unnamed_starts[i].share), err);
+			set(u, "sentence", json_text(sentence), err);
+		}
+		append(unnamed, u, err);
+	}
+	if (!unnamed)
+		*err = -1;
+	set(o, "unnamed_starts", unnamed, err);
 	for (int i = 0; h->stack_exits_recorded && i < STACK_EXIT__COUNT; i++)
 		set(exits, stack_exit__name(i), json_integer((json_int_t)h->stack_exits[i]), err);
 	set(o, "exits", exits, err);

@@ -156,6 +156,11 @@ static void analysis__print_locks(const struct analysis *a, FILE *out, size_t ma
 			format_seconds(l->functions[k].wait_ns, wait, sizeof(wait));
 			msg_fprint(out, MSG_SHOW_LOCK_WAITER, l->functions[k].name, wait);
 		}
+		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->holders[k].function; k++) {
+			format_seconds(l->holders[k].ns, wait, sizeof(wait));
+			msg_fprint(out, MSG_SHOW_LOCK_HOLDER, l->holders[k].function,
+				   l->holders[k].process, l->holders[k].pid, wait);
+		}
 	}
 	if (a->nlocks > max)
 		msg_fprint(out, MSG_SHOW_LOCKS_MORE, (unsigned long long)(a->nlocks - max),
@@ -184,6 +189,12 @@ static void analysis__print_stack_quality(const struct analysis *a, FILE *out)
 	int worst = -1;
 	char pct[16];
 
+	for (size_t i = 0; i < a->nunnamed_starts; i++) {
+		char sentence[512];
+
+		analysis__unnamed_start_sentence(&a->unnamed_starts[i], sentence, sizeof(sentence));
+		msg_fprint(out, MSG_REPORT_STACKS_UNNAMED_START, sentence);
+	}
 	if (a->stacks_complete < 0)
 		return;
 	format_percent(a->stacks_complete, pct, sizeof(pct));

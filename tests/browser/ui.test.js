@@ -211,7 +211,10 @@ async function noInjectedScript(page) {
 				.filter({ hasText: 'ledger_post' }).first();
 			assert.match(await first.locator('td').first().textContent(), /^0x[0-9a-f]+$/);
 			await first.getByText('futex', { exact: true }).waitFor();
-			await first.getByText('ledger_post').waitFor();
+			await first.locator('td.waiting').getByText('ledger_post').waitFor();
+			// Who held it, beside the waiters: the clerks release it in ledger_post.
+			await locks.locator('thead th', { hasText: 'Held by' }).waitFor();
+			await first.locator('td.holders').getByText('ledger_post').waitFor();
 			// The process's name holds "<script>": text, in the owner and waiter cells.
 			await first.getByText(/^<script>lock \[\d+\]$/).first().waitFor();
 			await noInjectedScript(page);

@@ -135,12 +135,22 @@ if [ -n "$pool" ]; then
 fi
 
 answer=$(jq -r .answer "$doc")
-re='^Over ([0-9]+) seconds, threads of (.+) waited ([0-9.]+ (s|ms|µs|min)) on locks(, most of it in ([^ ]+))?\.( Next was .+)?$'
+re='^Over ([0-9]+) seconds, threads of (.+) waited ([0-9.]+ (s|ms|µs|min)) on locks(, most of it in ([^ ,]+))?'
+re+='(, waiting for ([^ ]+) to release the lock)?\.( Next was .+)?$'
 [[ $answer =~ $re ]] || fail "the answer is not in architecture.md's form: $answer"
 first=$(jq -c '.groups[0]' "$doc")
 [ "${BASH_REMATCH[2]}" = "$(jq -r .label <<<"$first")" ] ||
 	fail "the answer does not name the first group ($(jq -r .label <<<"$first")): $answer"
 [ "${BASH_REMATCH[6]}" = "$(jq -r '.top_function // ""' <<<"$first")" ] || fail "most of it in: $answer"
+# The holder named is the first holder of the lock waited on most, when it names one.
+if [ -n "${BASH_REMATCH[8]}" ]; then
+	[ "${BASH_REMATCH[8]}" = "$(jq -r '.locks[0].holders[0].function' "$doc")" ] ||
+		fail "the answer's holder is not the first lock's: $answer"
+fi
+# The ledger's releases are ledger_post's: the clerks unlock there while the others wait.
+ledger=$(jq -c '[.locks[] | select(.processes[0].comm == "ledger")][0] // empty' "$doc")
+jq -e '.holders[0].function == "ledger_post"' <<<"$ledger" >/dev/null ||
+	fail "the ledger's holder is not ledger_post: $ledger"
 
 # show, compare (same question only), the exports and the flame graph.
 id=$(jq -r .id "$doc")

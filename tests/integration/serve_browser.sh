@@ -138,8 +138,10 @@ if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.locks' >/dev/null; t
 	"$SLIDEOPS" capture locks -d 2 --json > locks.json 2>/dev/null || fail "the locks capture failed"
 	LOCKS=$(jq -r .id locks.json)
 	# Its mutex, among whatever else on this machine waited on locks meanwhile.
-	jq -e 'any(.locks[]; .functions[0].name == "ledger_post")' locks.json >/dev/null ||
-		fail "the locks profile does not name the mutex's waiters: $(jq -c '.locks[:3]' locks.json)"
+	# Its holders are the clerks releasing it: ledger_post, or clerk when a stack lacks it.
+	jq -e 'any(.locks[]; .functions[0].name == "ledger_post" and
+		any(.holders[]; .function == "ledger_post"))' locks.json >/dev/null ||
+		fail "the locks profile does not name the mutex's waiters and holder: $(jq -c '.locks[:3]' locks.json)"
 fi
 cg_kill "$lock_cg"
 # A threads profile: a snapshot, whose page shows the thread dump.

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A stripped binary of ours that burns CPU lands on the card; uploading its debug file
 # names its functions in the profile captured before the upload; deleting the upload
-# brings the card back. A binary without a build id is listed as such.
+# brings the card back. A binary without a build id is listed as such. What the capture
+# could not see: the stripped binary's stacks, whole but begun in its unnamed _start, are
+# said to start in unnamed code (upload its debug symbols), not to stop short; once
+# uploaded, or for the same program unstripped, nothing is said of it.
 source "$(dirname "$0")/lib.sh"
 
 build_c worker -O1 -g -fno-omit-frame-pointer -Wl,--build-id <<'C'
@@ -42,8 +45,20 @@ jq -e --arg p "$WORK/bin/billing-worker" --arg b "$build_id" '
 jq -e '[.functions[].name] | index("compute_invoice_totals") == null' "$WORK/capture.json" \
 	>/dev/null || fail "a stripped binary was named before any upload"
 
+# Its stacks begin in its unnamed _start: said as what to do, and counted as whole.
+jq -e --arg p "$WORK/bin/billing-worker" '.stack_quality.unnamed_starts |
+	map(select(.path == $p)) | length == 1 and .[0].share > 0 and (.[0].sentence |
+	startswith("The stacks of billing-worker start in unnamed code: upload its debug symbols"))' \
+	"$WORK/capture.json" >/dev/null ||
+	fail "the stripped worker's unnamed start is not said: $(jq -c .stack_quality "$WORK/capture.json")"
+jq -e '.stack_quality.complete == null or .stack_quality.complete > 0.5' "$WORK/capture.json" \
+	>/dev/null || fail "whole stacks read as short: $(jq -c .stack_quality "$WORK/capture.json")"
+
 # The text view shows the card as the spec words it.
 "$SLIDEOPS" show "$id" > "$WORK/show.txt"
+grep -q "^Stacks: The stacks of billing-worker start in unnamed code: upload its debug symbols" \
+	"$WORK/show.txt" || fail "the text view does not say the stacks start in unnamed code: $(cat "$WORK/show.txt")"
+! grep -q "known root" "$WORK/show.txt" || fail "the text view speaks of known roots"
 grep -q "Some functions have no names, because their binaries were stripped" "$WORK/show.txt" ||
 	fail "no card in the text view: $(cat "$WORK/show.txt")"
 grep -q "billing-worker .*% of this profile, build ${build_id:0:12}" "$WORK/show.txt" ||
@@ -57,6 +72,9 @@ jq -e --arg b "$build_id" '.build_id == $b and .functions > 0' "$WORK/upload.jso
 "$SLIDEOPS" show "$id" --json > "$WORK/after.json"
 jq -e --arg p "$WORK/bin/billing-worker" '.stripped | map(select(.path == $p)) | length == 0' \
 	"$WORK/after.json" >/dev/null || fail "the card still lists the worker after the upload"
+jq -e --arg p "$WORK/bin/billing-worker" \
+	'.stack_quality.unnamed_starts | map(select(.path == $p)) | length == 0' "$WORK/after.json" \
+	>/dev/null || fail "the upload named _start, yet: $(jq -c .stack_quality "$WORK/after.json")"
 jq -e '.groups[] | select(.label == "Unit slideops-test-billing.service")
 	| .top_function == "compute_invoice_totals"' "$WORK/after.json" >/dev/null ||
 	fail "the group is not named by the uploaded symbols: $(jq -c .groups "$WORK/after.json")"
@@ -77,6 +95,17 @@ fi
 "$SLIDEOPS" show "$id" --json | jq -e --arg p "$WORK/bin/billing-worker" \
 	'.stripped | map(select(.path == $p)) | length == 1' >/dev/null ||
 	fail "the card did not come back after the delete"
+cg_kill "$cg"
+
+# The same program unstripped: its stacks begin at its named _start, whole, and nothing is
+# said of where they start.
+mkdir -p "$WORK/full" && cp "$WORK/worker.full" "$WORK/full/billing-worker"
+start_in_cgroup "$cg" "$WORK/full/billing-worker" >/dev/null
+"$SLIDEOPS" capture cpu -d 3 --json > "$WORK/full.json" || fail "capture failed"
+jq -e --arg p "$WORK/full/billing-worker" '(.stack_quality.unnamed_starts |
+	map(select(.path == $p)) | length == 0) and .stack_quality.complete > 0.5 and
+	(.stack_quality.sentence | test("^[0-9<]+% of the stacks are whole"))' "$WORK/full.json" \
+	>/dev/null || fail "the unstripped worker's stacks: $(jq -c .stack_quality "$WORK/full.json")"
 cg_kill "$cg"
 
 # A stripped binary without a build id is listed as such.

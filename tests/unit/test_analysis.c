@@ -1023,6 +1023,103 @@ static void test_locks_by_address(void **state)
 	profile__free(p);
 }
 
+/*
+ * Who held the lock: the releases (futex_wake samples: the waker's stack, the waiting it
+ * ended) of an address, by function, beside its waiters, and named by the answer when
+ * one function made most of them. Releases count nowhere else: not in the groups, the
+ * total or the contentions. A release of an address nobody counted a wait on (a
+ * condition variable's) belongs to no lock; nor does one in another process.
+ */
+static void test_lock_holders(void **state)
+{
+	struct profile *p = pb_new(QUESTION_LOCKS, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t lll = pb_frame(p, libc, 0x10, "__lll_lock_wait", true, LANGUAGE_C);
+	uint32_t wake = pb_frame(p, libc, 0x18, "__lll_lock_wake", true, LANGUAGE_C);
+	uint32_t read = pb_frame(p, app, 0x10, "read_balance", true, LANGUAGE_C);
+	uint32_t apply = pb_frame(p, app, 0x20, "apply_batch", true, LANGUAGE_C);
+	const uint64_t ledger = 0x55d0c0de1040;
+	struct analysis *a;
+	json_t *doc, *h0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	add_lock(p, &gunicorn, (int64_t[]){ 40, 9 * SEC, 50 * MS }, "futex", ledger, lll, read);
+	add_lock(p, &gunicorn, (int64_t[]){ 0, 2 * SEC, 0 }, "futex_wake", ledger, wake, apply);
+	add_lock(p, &gunicorn, (int64_t[]){ 0, 1 * SEC, 0 }, "futex_wake", ledger, wake, apply);
+	add_lock(p, &gunicorn, (int64_t[]){ 0, 200 * MS, 0 }, "futex_wake", ledger, wake, read);
+	add_lock(p, &gunicorn2, (int64_t[]){ 0, 5 * SEC, 0 }, "futex_wake", ledger, wake, apply);
+	add_lock(p, &gunicorn, (int64_t[]){ 0, 7 * SEC, 0 }, "futex_wake", 0x7f0000001000, wake,
+		 apply);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_int_equal(a->total, 9 * SEC);
+	assert_int_equal(a->ngroups, 1);
+	assert_int_equal(a->groups[0].contentions, 40);
+	assert_int_equal(a->nlocks, 1);
+	assert_string_equal(a->locks[0].holders[0].function, "apply_batch");
+	assert_int_equal(a->locks[0].holders[0].ns, 3 * SEC);
+	assert_string_equal(a->locks[0].holders[0].process, "gunicorn");
+	assert_int_equal(a->locks[0].holders[0].pid, 4242);
+	assert_string_equal(a->locks[0].holders[1].function, "read_balance");
+	assert_null(a->locks[0].holders[2].function);
+	assert_int_equal(a->locks[0].held_ns, 3200 * MS);
+	assert_string_equal(a->answer, "Over 30 seconds, threads of Service billing waited 9.0 s "
+				       "on locks, most of it in read_balance, waiting for "
+				       "apply_batch to release the lock.");
+
+	doc = analysis__to_json(a, "x");
+	assert_non_null(doc);
+	h0 = json_array_get(json_object_get(json_array_get(json_object_get(doc, "locks"), 0),
+					    "holders"), 0);
+	assert_string_equal(json_string_value(json_object_get(h0, "function")), "apply_batch");
+	assert_int_equal(json_integer_value(json_object_get(h0, "ns")), 3 * SEC);
+	assert_string_equal(json_string_value(json_object_get(h0, "process")), "gunicorn");
+	json_decref(doc);
+
+	f = open_memstream(&text, &len);
+	analysis__print_report(a, f, 0);
+	fclose(f);
+	assert_non_null(strstr(text, "held by apply_batch in gunicorn [4242], released while "
+				     "others waited 3.0 s"));
+	free(text);
+	analysis__free(a);
+	profile__free(p);
+}
+
+/* No function made most of the releases: the answer names none. */
+static void test_lock_holders_none_stands_out(void **state)
+{
+	struct profile *p = pb_new(QUESTION_LOCKS, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t lll = pb_frame(p, libc, 0x10, "__lll_lock_wait", true, LANGUAGE_C);
+	uint32_t wake = pb_frame(p, libc, 0x18, "__lll_lock_wake", true, LANGUAGE_C);
+	uint32_t read = pb_frame(p, app, 0x10, "read_balance", true, LANGUAGE_C);
+	uint32_t apply = pb_frame(p, app, 0x20, "apply_batch", true, LANGUAGE_C);
+	uint32_t audit = pb_frame(p, app, 0x30, "audit", true, LANGUAGE_C);
+	uint32_t close_ = pb_frame(p, app, 0x40, "close_books", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	add_lock(p, &gunicorn, (int64_t[]){ 40, 9 * SEC, 50 * MS }, "futex", 0x1040, lll, read);
+	add_lock(p, &gunicorn, (int64_t[]){ 0, 1 * SEC, 0 }, "futex_wake", 0x1040, wake, apply);
+	add_lock(p, &gunicorn, (int64_t[]){ 0, 1 * SEC, 0 }, "futex_wake", 0x1040, wake, audit);
+	add_lock(p, &gunicorn, (int64_t[]){ 0, 1 * SEC, 0 }, "futex_wake", 0x1040, wake, close_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_int_equal(a->locks[0].held_ns, 3 * SEC);
+	assert_string_equal(a->answer, "Over 30 seconds, threads of Service billing waited 9.0 s "
+				       "on locks, most of it in read_balance.");
+	analysis__free(a);
+	profile__free(p);
+}
+
 /* What grew and was given back is not growth: the answer is the net. */
 static void test_memory_answer_is_net_growth(void **state)
 {
@@ -1206,6 +1303,8 @@ int main(void)
 		cmocka_unit_test(test_memory_answer),
 		cmocka_unit_test(test_locks_leave_out_condition_variables_and_joins),
 		cmocka_unit_test(test_locks_by_address),
+		cmocka_unit_test(test_lock_holders),
+		cmocka_unit_test(test_lock_holders_none_stands_out),
 		cmocka_unit_test(test_memory_answer_is_net_growth),
 		cmocka_unit_test(test_wall_leaves_out_threads_that_never_ran),
 		cmocka_unit_test(test_thread_sets),

@@ -169,6 +169,73 @@ static void test_older_profile(void **state)
 	profile__free(p);
 }
 
+/*
+ * A stripped binary of the user's: its main thread's stacks begin in its unnamed _start,
+ * which calls __libc_start_main; its threads' in libc's clone3, unnamed here too (a
+ * system library: not the user's to upload). Whole stacks, all of them: the report says
+ * which binary's debug symbols would name where they begin, and nothing about stacks
+ * that stop short. One stack begins in unnamed code that calls no root: not judged.
+ */
+static void test_stripped_start(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 2, 10 * SEC);
+	uint32_t exe = pb_mapping(p, "/srv/billing/billing-worker", "aa", MAPPING_EXE, true);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "bb", MAPPING_LIB,
+				   true);
+	uint32_t start = pb_frame(p, exe, 0x1000, "billing-worker+0x1000", false, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, exe, 0x1100, "billing-worker+0x1100", false, LANGUAGE_C);
+	uint32_t work = pb_frame(p, exe, 0x1200, "billing-worker+0x1200", false, LANGUAGE_C);
+	uint32_t lsm = pb_frame(p, libc, 0x27200, "__libc_start_main", true, LANGUAGE_C);
+	uint32_t clone3 = pb_frame(p, libc, 0x90000, "libc.so.6+0x90000", false, LANGUAGE_C);
+	uint32_t thread = pb_frame(p, libc, 0x91000, "start_thread", true, LANGUAGE_C);
+	struct pb_who app = { "Unit billing.service", GROUP_UNIT, 10, "billing-worker", NULL };
+	struct analysis *a;
+	json_t *doc, *u;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	pb_sample(p, &app, 2 * SEC, 0, 4, work, main_, lsm, start);
+	pb_sample(p, &app, 1 * SEC, 11, 3, work, thread, clone3);
+	pb_sample(p, &app, 1 * SEC, 0, 2, work, main_);
+	a = analysis__new(p);
+	assert_non_null(a);
+	/* Of the 3 s judged, all whole; the last second cannot be told before an upload. */
+	assert_true(a->stacks_complete > 0.999 && a->stacks_complete < 1.001);
+	assert_int_equal(a->nunnamed_starts, 1);
+	assert_string_equal(a->unnamed_starts[0].path, "/srv/billing/billing-worker");
+	assert_true(a->unnamed_starts[0].share > 0.749 && a->unnamed_starts[0].share < 0.751);
+
+	doc = analysis__to_json(a, "x");
+	assert_non_null(doc);
+	u = json_array_get(json_object_get(json_object_get(doc, "stack_quality"),
+					   "unnamed_starts"), 0);
+	assert_non_null(u);
+	assert_string_equal(json_string_value(json_object_get(u, "path")),
+			    "/srv/billing/billing-worker");
+	assert_non_null(strstr(json_string_value(json_object_get(u, "sentence")),
+			       "The stacks of billing-worker start in unnamed code: upload its "
+			       "debug symbols"));
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(doc,
+				"stack_quality"), "sentence")), "100% of the stacks are whole"));
+	assert_null(json_array_get(json_object_get(json_object_get(doc, "stack_quality"),
+						   "unnamed_starts"), 1));
+	json_decref(doc);
+
+	f = open_memstream(&text, &len);
+	analysis__print_report(a, f, 0);
+	fclose(f);
+	assert_non_null(strstr(text, "The stacks of billing-worker start in unnamed code: "
+				     "upload its debug symbols"));
+	assert_non_null(strstr(text, "Stacks: 100% of user stacks are whole"));
+	assert_null(strstr(text, "libc.so.6 start"));
+	assert_null(strstr(text, "known root"));
+	free(text);
+	analysis__free(a);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_json_and_text),
 		cmocka_unit_test(test_pprof_keeps_exits),
 		cmocka_unit_test(test_older_profile),
+		cmocka_unit_test(test_stripped_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

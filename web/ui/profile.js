@@ -112,7 +112,9 @@ function sandwichView(el, tree, name, total) {
 }
 
 // locks: each lock by its address (a user address within its process, or the kernel's),
-// what waited on it and for how long, the longest wait first.
+// what waited on it and for how long, the longest wait first, and beside the waiters who
+// held it: the functions that released it while others waited, with the waiting each
+// release ended.
 const LOCKS_SHOWN = 25;
 
 function locksTable(locks) {
@@ -125,24 +127,36 @@ function locksTable(locks) {
 	};
 	const waiters = (list, text) => h('ul', { class: 'waiters' }, list.map(w =>
 		h('li', {}, h('span', { class: 'fn', title: text(w) }, text(w)), ' ' + ns(w.wait_ns))));
+	// Profiles taken before holders were tracked have none; the kernel's locks neither.
+	const holders = l => !l.holders || !l.holders.length ?
+		h('span', { class: 'muted' }, l.pid === null ? 'not seen (kernel)' : 'not seen') :
+		h('ul', { class: 'waiters' }, l.holders.map(o => {
+			const who = o.function + ' in ' + o.process + ' [' + o.pid + ']';
+			return h('li', {}, h('span', { class: 'fn', title: who }, o.function),
+				' ' + ns(o.ns));
+		}));
 	const rows = locks.slice(0, LOCKS_SHOWN).map(l => h('tr', { 'data-address': l.address },
 		h('td', { class: 'mono' }, l.address), h('td', {}, l.kind), h('td', {}, owner(l)),
 		h('td', { class: 'num' }, l.contentions), h('td', { class: 'num' }, ns(l.wait_ns)),
 		h('td', { class: 'num' }, pct(l.share)), h('td', { class: 'num' }, ns(l.longest_ns)),
-		h('td', {}, waiters(l.functions, w => w.name)),
+		h('td', { class: 'waiting' }, waiters(l.functions, w => w.name)),
+		h('td', { class: 'holders' }, holders(l)),
 		h('td', {}, waiters(l.processes, w => w.comm + ' [' + w.pid + ']'))));
 	if (locks.length > LOCKS_SHOWN)
-		rows.push(h('tr', {}, h('td', { colspan: 9, class: 'muted' },
+		rows.push(h('tr', {}, h('td', { colspan: 10, class: 'muted' },
 			'and ' + (locks.length - LOCKS_SHOWN) + ' more locks')));
 	return h('section', { id: 'locks' }, h('h2', {}, 'Locks by address'),
 		h('div', { class: 'scroll' }, h('table', { class: 'list locks' },
 			h('thead', {}, h('tr', {}, h('th', {}, 'Lock'), h('th', {}, 'Kind'), h('th', {}, 'In'),
 				h('th', { class: 'num' }, 'Contentions'), h('th', { class: 'num' }, 'Total wait'),
 				h('th', { class: 'num' }, 'Share'), h('th', { class: 'num' }, 'Longest wait'),
-				h('th', {}, 'Waiting in'), h('th', {}, 'Waiting processes'))),
+				h('th', {}, 'Waiting in'), h('th', {}, 'Held by'),
+				h('th', {}, 'Waiting processes'))),
 			h('tbody', {}, rows))),
 		h('p', { class: 'note' }, 'A user-space address names a lock within its process; ' +
-			'the kernel\'s locks are one address space for every process.'));
+			'the kernel\'s locks are one address space for every process. Held by: the ' +
+			'functions that released the lock while others waited, with the waiting ' +
+			'each release ended.'));
 }
 
 // threads: the thread dump, sets of threads in the same place.
@@ -173,8 +187,11 @@ function couldNotSee(doc) {
 	const items = [];
 	items.push(h('li', {}, doc.lost ? doc.lost + ' events were lost: the kernel produced them ' +
 		'faster than they were read.' : 'No events were lost.'));
-	if (doc.stack_quality)
-		items.push(h('li', {}, pct(doc.stack_quality.complete) + ' of the stacks reach a known root.'));
+	const quality = doc.stack_quality;
+	for (const u of (quality && quality.unnamed_starts) || [])
+		items.push(h('li', {}, u.sentence));
+	if (quality && quality.sentence)
+		items.push(h('li', {}, quality.sentence));
 	const past = doc.mappings_left_to_frame_pointers;
 	if (past && past.mappings)
 		items.push(h('li', {}, past.sentence));
