@@ -14,17 +14,27 @@ struct answer_group analysis_group__answer(const struct analysis_group *g)
 				      .where = g->top_function };
 }
 
-/* The answer naming the two largest groups by the main value, in sentence's words. */
-char *analysis__answer_largest(const struct analysis *a, answer_sentence *sentence)
+void analysis__largest_groups(const struct analysis *a, struct answer_largest *out)
 {
-	const struct prof_header *h = &a->profile->header;
-	struct answer_group first, next;
 	bool any = a->ngroups && a->total > 0;
 	bool more = any && a->ngroups > 1 && a->groups[1].value > 0;
 
-	if (any)
-		first = analysis_group__answer(&a->groups[0]);
-	if (more)
-		next = analysis_group__answer(&a->groups[1]);
-	return sentence(h->duration_ns, any ? &first : NULL, more ? &next : NULL);
+	out->first = out->next = NULL;
+	if (any) {
+		out->buf[0] = analysis_group__answer(&a->groups[0]);
+		out->first = &out->buf[0];
+	}
+	if (more) {
+		out->buf[1] = analysis_group__answer(&a->groups[1]);
+		out->next = &out->buf[1];
+	}
+}
+
+/* The answer naming the two largest groups by the main value, in sentence's words. */
+char *analysis__answer_largest(const struct analysis *a, answer_sentence *sentence)
+{
+	struct answer_largest g;
+
+	analysis__largest_groups(a, &g);
+	return sentence(a->profile->header.duration_ns, g.first, g.next);
 }

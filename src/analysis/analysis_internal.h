@@ -95,6 +95,13 @@ struct answer_group analysis_group__answer(const struct analysis_group *g);
 /* An answer sentence of answer.h naming the first group and the next (NULL: none). */
 typedef char *answer_sentence(uint64_t duration_ns, const struct answer_group *first,
 			      const struct answer_group *next);
+/* The two largest groups by the main value as an answer names them, in buf: *first
+ * and *next point into it, or are NULL when there is no such group. */
+struct answer_largest {
+	struct answer_group buf[2];
+	const struct answer_group *first, *next;
+};
+void analysis__largest_groups(const struct analysis *a, struct answer_largest *out);
 /* The answer naming the two largest groups by the main value, in sentence's words. */
 char *analysis__answer_largest(const struct analysis *a, answer_sentence *sentence);
 

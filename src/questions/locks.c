@@ -394,16 +394,10 @@ static const char *locks__standing_holder(const struct analysis *a)
 
 static char *locks_answer(const struct analysis *a)
 {
-	const struct prof_header *h = &a->profile->header;
-	struct answer_group first, next;
-	bool any = a->ngroups && a->total > 0;
-	bool more = any && a->ngroups > 1 && a->groups[1].value > 0;
+	struct answer_largest g;
 
-	if (any)
-		first = analysis_group__answer(&a->groups[0]);
-	if (more)
-		next = analysis_group__answer(&a->groups[1]);
-	return answer__locks_held(h->duration_ns, any ? &first : NULL, more ? &next : NULL,
+	analysis__largest_groups(a, &g);
+	return answer__locks_held(a->profile->header.duration_ns, g.first, g.next,
 				  locks__standing_holder(a));
 }
 
