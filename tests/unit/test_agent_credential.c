@@ -19,25 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "helpers/fixture.h"
 #include "agent/credential.h"
-
-static char *make_dir(void)
-{
-	char tmpl[] = "/tmp/slideops-agent-data.XXXXXX";
-	char *dir = mkdtemp(tmpl);
-
-	assert_non_null(dir);
-	return strdup(dir);
-}
-
-static void remove_dir(char *dir)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-	free(dir);
-}
 
 static const struct agent_credential sample = {
 	.server_id = "srv-1",
@@ -47,7 +30,9 @@ static const struct agent_credential sample = {
 
 static void test_saved_0600_and_read_back(void **state)
 {
-	char *dir = make_dir(), path[512];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char path[512];
 	struct agent_credential got;
 	struct stat st;
 
@@ -69,12 +54,16 @@ static void test_saved_0600_and_read_back(void **state)
 	assert_int_equal(credential__delete(dir), 0);
 	assert_int_equal(credential__load(dir, &got), -ENOENT);
 	assert_int_equal(credential__delete(dir), 0);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_symlink_credential_refused(void **state)
 {
-	char *dir = make_dir(), *elsewhere = make_dir(), path[512];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	struct fixture *fx_elsewhere = fixture__new();
+	const char *elsewhere = fixture__dir(fx_elsewhere);
+	char path[512];
 	struct agent_credential got;
 
 	(void)state;
@@ -89,13 +78,15 @@ static void test_symlink_credential_refused(void **state)
 	}
 	assert_int_equal(credential__load(dir, &got), -ELOOP);
 	assert_string_equal(got.credential, "");
-	remove_dir(dir);
-	remove_dir(elsewhere);
+	fixture__free(fx);
+	fixture__free(fx_elsewhere);
 }
 
 static void test_open_mode_refused(void **state)
 {
-	char *dir = make_dir(), path[512];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char path[512];
 	struct agent_credential got;
 
 	(void)state;
@@ -107,12 +98,14 @@ static void test_open_mode_refused(void **state)
 	assert_int_equal(credential__load(dir, &got), -EPERM);
 	assert_int_equal(chmod(path, 0600), 0);
 	assert_int_equal(credential__load(dir, &got), 0);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_not_ours_refused(void **state)
 {
-	char *dir = make_dir(), path[512];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char path[512];
 	struct agent_credential got;
 	int fd;
 
@@ -123,12 +116,14 @@ static void test_not_ours_refused(void **state)
 	assert_int_equal(write(fd, "{\"server_id\": \"x\"}", 18), 18);
 	close(fd);
 	assert_int_equal(credential__load(dir, &got), -EBADMSG);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_data_dir_checked(void **state)
 {
-	char *dir = make_dir(), sub[512], link[512];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char sub[512], link[512];
 	struct stat st;
 
 	(void)state;
@@ -147,7 +142,7 @@ static void test_data_dir_checked(void **state)
 	assert_int_equal(agent_data__prepare(sub), -EPERM);
 	assert_int_equal(chmod(sub, 0755), 0);
 	assert_int_equal(agent_data__prepare(sub), 0);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_identity(void **state)

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers/fixture.h"
 #include "agent/spool.h"
 
 #define BOOT "0b5e7a3c-1111-4222-8333-944455556666"
@@ -40,24 +41,6 @@ static void count_drop(void *ctx, const char *name, const char *why)
 		d->age++;
 	else
 		d->refused++;
-}
-
-static char *make_dir(void)
-{
-	char tmpl[] = "/tmp/slideops-spool.XXXXXX";
-	char *dir = mkdtemp(tmpl);
-
-	assert_non_null(dir);
-	return strdup(dir);
-}
-
-static void remove_dir(char *dir)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-	free(dir);
 }
 
 /* Puts a batch of len bytes filled with fill, as the runner does; returns its sequence. */
@@ -107,7 +90,9 @@ static char oldest_fill(struct spool *sp, char name[SPOOL_NAME_MAX])
 
 static void test_oldest_first_and_delivered_once(void **state)
 {
-	char *dir = make_dir(), spool_dir[512], name[SPOOL_NAME_MAX];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char spool_dir[512], name[SPOOL_NAME_MAX];
 	struct spool *sp;
 
 	(void)state;
@@ -126,12 +111,14 @@ static void test_oldest_first_and_delivered_once(void **state)
 	assert_int_equal(spool__remove(sp, name), 0);
 	assert_int_equal(oldest_fill(sp, name), 0);
 	spool__close(sp);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_byte_cap_drops_oldest_and_counts(void **state)
 {
-	char *dir = make_dir(), name[SPOOL_NAME_MAX];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char name[SPOOL_NAME_MAX];
 	struct drops drops = { 0 };
 	struct spool_limits lim = { .max_bytes = 1000, .dropped = count_drop, .ctx = &drops };
 	uint64_t seq, dropped, bytes;
@@ -171,12 +158,14 @@ static void test_byte_cap_drops_oldest_and_counts(void **state)
 	assert_int_equal(dropped, 3);
 	assert_int_equal(oldest_fill(sp, name), 'e');
 	spool__close(sp);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_age_cap_drops_and_counts(void **state)
 {
-	char *dir = make_dir(), name[SPOOL_NAME_MAX];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char name[SPOOL_NAME_MAX];
 	struct drops drops = { 0 };
 	struct spool_limits lim = { .max_age_s = 3600, .dropped = count_drop, .ctx = &drops };
 	uint64_t dropped, bytes;
@@ -196,14 +185,16 @@ static void test_age_cap_drops_and_counts(void **state)
 	assert_int_equal(dropped, 1);
 	assert_int_equal(drops.age, 1);
 	spool__close(sp);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 /* What a crash mid-write leaves (the temporary, cut short) is never a batch, and the
  * next open removes it; the batches written whole before it are all there. */
 static void test_leftover_temporary_is_ignored(void **state)
 {
-	char *dir = make_dir(), path[512], name[SPOOL_NAME_MAX];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char path[512], name[SPOOL_NAME_MAX];
 	uint64_t dropped, bytes;
 	struct spool *sp;
 	size_t n;
@@ -230,12 +221,13 @@ static void test_leftover_temporary_is_ignored(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(errno, ENOENT);
 	spool__close(sp);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_sequence_persists_across_restarts(void **state)
 {
-	char *dir = make_dir();
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
 	uint64_t seq, dropped;
 	struct spool *sp;
 
@@ -259,12 +251,14 @@ static void test_sequence_persists_across_restarts(void **state)
 	assert_int_equal(spool__reserve(sp, &seq, &dropped), 0);
 	assert_int_equal(seq, 1);
 	spool__close(sp);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_refused_batch_is_dropped_and_counted(void **state)
 {
-	char *dir = make_dir(), name[SPOOL_NAME_MAX];
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char name[SPOOL_NAME_MAX];
 	struct drops drops = { 0 };
 	struct spool_limits lim = { .dropped = count_drop, .ctx = &drops };
 	uint64_t dropped, bytes;
@@ -285,18 +279,19 @@ static void test_refused_batch_is_dropped_and_counted(void **state)
 	assert_int_equal(spool__remove(sp, "../credential"), -EINVAL);
 	assert_int_equal(spool__drop(sp, "state"), -EINVAL);
 	spool__close(sp);
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 static void test_bad_boot_id_refused(void **state)
 {
-	char *dir = make_dir();
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
 
 	(void)state;
 	assert_null(spool__open(dir, NULL, "../../etc"));
 	assert_int_equal(errno, EINVAL);
 	assert_null(spool__open(dir, NULL, ""));
-	remove_dir(dir);
+	fixture__free(fx);
 }
 
 int main(void)
