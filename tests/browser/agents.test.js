@@ -12,35 +12,20 @@
 // tab checks, captures (its profile names the workload's function) and the Profiles
 // page filters by it; Remove this server stops its agent.
 'use strict';
-const { chromium } = require('playwright-core');
+const session = require('./session');
 const { spawn } = require('child_process');
 const assert = require('assert');
-const path = require('path');
-const fs = require('fs');
 
 const url = process.env.SLIDEOPS_URL;
 const artifacts = process.env.ARTIFACTS;
 const agentBin = process.env.AGENT;
 const agentName = 'web-agent';
-fs.mkdirSync(artifacts, { recursive: true });
-for (const f of fs.readdirSync(artifacts))
-	if (f.endsWith('.png'))
-		fs.unlinkSync(path.join(artifacts, f));
 
 let step = 'start';
-const errors = [];
+let s = null; // the browser session (./session.js)
 let agent = null;
 
-async function shot(page, name) {
-	await page.screenshot({ path: path.join(artifacts, name + '.png'), fullPage: true });
-}
-
-async function noInjectedScript(page) {
-	assert.strictEqual(await page.evaluate(() => document.querySelectorAll('script').length), 1,
-		'a name became a <script> element');
-	assert.strictEqual(await page.evaluate(() => window.__injected === undefined), true,
-		'a name ran as markup');
-}
+const shot = (page, name) => s.shot(page, name);
 
 // The Servers page until the row of name says status (the agent polls in its own time).
 async function waitForStatus(page, name, status) {
@@ -57,12 +42,8 @@ async function waitForStatus(page, name, status) {
 }
 
 (async () => {
-	const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
-		args: ['--no-sandbox'] });
-	const page = await browser.newPage({ viewport: { width: 1366, height: 860 } });
-	page.on('pageerror', e => errors.push(e.message));
-	page.on('dialog', d => d.accept());
-	page.setDefaultTimeout(30000);
+	s = await session.open(artifacts, 30000);
+	const page = s.page;
 	try {
 		step = 'the Servers page';
 		await page.goto(url);
@@ -72,7 +53,7 @@ async function waitForStatus(page, name, status) {
 			['Server', 'Status', 'Last seen', 'Kernel', 'Profiled by']);
 		// The crafted server's name is text, not markup.
 		await page.getByRole('link', { name: process.env.FAKE_NAME, exact: true }).waitFor();
-		await noInjectedScript(page);
+		await session.noInjectedScript(page);
 
 		step = 'Add a server';
 		await page.getByRole('button', { name: 'Add a server' }).click();
@@ -88,8 +69,7 @@ async function waitForStatus(page, name, status) {
 
 		if (!agentBin) {
 			console.log('ok (no agent command in this build: Add a server only)');
-			assert.deepStrictEqual(errors, [], 'the page threw');
-			await browser.close();
+			await session.passed(s);
 			return;
 		}
 
@@ -123,7 +103,7 @@ async function waitForStatus(page, name, status) {
 		await shot(page, '04-agent-capturing');
 		await page.waitForURL(/\/profiles\/[^/]+$/, { timeout: 90000 });
 		await page.getByText(process.env.WORKLOAD_FN).first().waitFor();
-		await noInjectedScript(page);
+		await session.noInjectedScript(page);
 		await shot(page, '05-agent-profile');
 
 		step = 'Profiles, filtered by the agent\'s server';
@@ -152,20 +132,10 @@ async function waitForStatus(page, name, status) {
 		await waitForStatus(page, agentName, 'removed');
 		await shot(page, '07-agent-removed');
 
-		assert.deepStrictEqual(errors, [], 'the page threw');
-		console.log('ok: ' + fs.readdirSync(artifacts).length + ' screenshots in ' + artifacts);
-		await browser.close();
+		await session.passed(s);
 	} catch (e) {
-		console.error('FAIL at "' + step + '": ' + e.message);
-		if (errors.length)
-			console.error('page errors: ' + errors.join('; '));
-		const said = await page.locator('.error').allTextContents().catch(() => []);
-		if (said.length)
-			console.error('the page said: ' + said.join('; '));
-		await shot(page, 'failed').catch(() => {});
-		await browser.close();
 		if (agent)
 			agent.kill('SIGTERM');
-		process.exit(1);
+		await session.failed(s, step, e);
 	}
 })();

@@ -9,44 +9,24 @@
 //   THREADS_PROFILE  the id of a threads profile (empty: this machine cannot capture one)
 //   ARTIFACTS      where screenshots go
 'use strict';
-const { chromium } = require('playwright-core');
+const session = require('./session');
 const assert = require('assert');
 const path = require('path');
-const fs = require('fs');
 
 const url = process.env.SLIDEOPS_URL;
 const artifacts = process.env.ARTIFACTS;
 const debugFile = process.env.UPLOAD_FILE;
 const workload = process.env.WORKLOAD;
 const workloadName = path.basename(workload);
-fs.mkdirSync(artifacts, { recursive: true });
-for (const f of fs.readdirSync(artifacts))
-	if (f.endsWith('.png'))
-		fs.unlinkSync(path.join(artifacts, f));
 
 let step = 'start';
-const errors = [];
+let s = null; // the browser session (./session.js)
 
-async function shot(page, name) {
-	await page.screenshot({ path: path.join(artifacts, name + '.png'), fullPage: true });
-}
-
-// No element came from a name: the page holds only its own one script.
-async function noInjectedScript(page) {
-	const n = await page.evaluate(() => document.querySelectorAll('script').length);
-	assert.strictEqual(n, 1, 'a name became a <script> element');
-	assert.strictEqual(await page.evaluate(() => window.__injected === undefined), true);
-	const text = await page.evaluate(() => document.body.innerText);
-	assert.ok(!/\[object |^null$/m.test(text), 'the page shows a value where an element belongs');
-}
+const shot = (page, name) => s.shot(page, name);
 
 (async () => {
-	const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
-		args: ['--no-sandbox'] });
-	const page = await browser.newPage({ viewport: { width: 1366, height: 860 } });
-	page.on('pageerror', e => errors.push(e.message));
-	page.on('dialog', d => d.accept());
-	page.setDefaultTimeout(20000);
+	s = await session.open(artifacts, 20000);
+	const page = s.page;
 	try {
 		step = 'open the printed URL';
 		await page.goto(url);
@@ -90,7 +70,7 @@ async function noInjectedScript(page) {
 		const card = page.locator('#stripped');
 		await card.getByText(workloadName).waitFor();
 		await page.locator('#groups').getByText('Unit web-billing.service').waitFor();
-		await noInjectedScript(page);
+		await session.noInjectedScript(page);
 		await shot(page, '04-profile');
 
 		step = 'the flame graph keeps a bounded height beside deep stacks';
@@ -148,7 +128,7 @@ async function noInjectedScript(page) {
 		const panel = page.locator('#symbols');
 		const row = panel.locator('tr', { hasText: '<script>app.debug' });
 		await row.waitFor();
-		await noInjectedScript(page);
+		await session.noInjectedScript(page);
 		await shot(page, '07-debug-symbols');
 		await row.getByRole('button', { name: 'Delete' }).click();
 		await row.waitFor({ state: 'detached' });
@@ -217,7 +197,7 @@ async function noInjectedScript(page) {
 			await first.locator('td.holders').getByText('ledger_post').waitFor();
 			// The process's name holds "<script>": text, in the owner and waiter cells.
 			await first.getByText(/^<script>lock \[\d+\]$/).first().waitFor();
-			await noInjectedScript(page);
+			await session.noInjectedScript(page);
 			await shot(page, '09c-locks-by-address');
 		}
 
@@ -250,18 +230,8 @@ async function noInjectedScript(page) {
 		await page.getByText('Kept the workspace: profiles, Services and debug symbols.').waitFor();
 		await shot(page, '10-removed');
 
-		assert.deepStrictEqual(errors, [], 'the page threw');
-		console.log('ok: ' + fs.readdirSync(artifacts).length + ' screenshots in ' + artifacts);
-		await browser.close();
+		await session.passed(s);
 	} catch (e) {
-		console.error('FAIL at "' + step + '": ' + e.message);
-		if (errors.length)
-			console.error('page errors: ' + errors.join('; '));
-		const said = await page.locator('.error').allTextContents().catch(() => []);
-		if (said.length)
-			console.error('the page said: ' + said.join('; '));
-		await shot(page, 'failed').catch(() => {});
-		await browser.close();
-		process.exit(1);
+		await session.failed(s, step, e);
 	}
 })();
