@@ -276,8 +276,7 @@ bool hub__unqueue(struct slot *s, const char *command_id)
 /* How long a call waits for the reply to a command of this kind. */
 static int64_t reply_wait_ns(enum agent_command kind)
 {
-	(void)kind; /* one wait for all, today */
-	return AGENT_REPLY_WAIT_NS;
+	return kind == AGENT_CHECK ? AGENT_CHECK_WAIT_NS : AGENT_REPLY_WAIT_NS;
 }
 
 /* Waits for the call's reply, up to wait_ns. Under the lock. */

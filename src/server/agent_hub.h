@@ -35,6 +35,10 @@ struct server_entry;
  * answers its commands in turn, so a Performance tab's check and top, asked at once, may
  * take that long together. */
 #define AGENT_REPLY_WAIT_NS (45 * 1000000000LL)
+/* An agent's first check verifies a program of every question, as this server's own
+ * check does with no limit: on a loaded server (a load of 20 on 2 CPUs) more than 45 s.
+ * It answers later checks from what it found. */
+#define AGENT_CHECK_WAIT_NS (150 * 1000000000LL)
 /* The longest a poll is held open. */
 #define AGENT_POLL_WAIT_MAX_MS 30000
 

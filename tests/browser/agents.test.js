@@ -88,9 +88,10 @@ async function waitForStatus(page, name, status) {
 		step = 'its Performance tab';
 		await row.getByRole('link', { name: agentName }).click();
 		await page.getByRole('tab', { name: 'Performance' }).waitFor();
-		// Through the agent, which answers in turn: check loads every question's programs
-		// (seconds on a loaded machine); the API waits up to 45 s for each.
-		await page.getByText('This server can be profiled.').waitFor({ timeout: 100000 });
+		// Through the agent, which answers in turn: its first check loads every question's
+		// programs (seconds on a quiet machine, a minute on a loaded one); the API waits
+		// up to 150 s for a check and 45 s for top.
+		await page.getByText('This server can be profiled.').waitFor({ timeout: 200000 });
 		await page.getByText('These figures are averages since each process started')
 			.waitFor({ timeout: 100000 });
 		await shot(page, '03-agent-performance');
