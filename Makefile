@@ -57,7 +57,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
 	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
 	curl libcurl4-openssl-dev openssl libpq-dev postgresql-15 qemu-system-x86 busybox-static \
-	systemd
+	systemd libfuse3-dev
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.

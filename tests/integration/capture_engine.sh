@@ -10,8 +10,9 @@
 # The capture must end and be saved (before the engine, the same capture took from 25 s
 # to more than 10 minutes), list both binaries as not read with their reason, and still
 # answer for the ordinary service, naming its function.
-# Then: SIGTERM during a long capture saves what was sampled; a second signal stops at
-# once, leaving no BPF program attached and no profile half-written.
+# Then: SIGTERM during a long capture saves what was sampled; a second signal, sent while
+# the capture reads what it sampled (held there by a FUSE file system until it is sent),
+# stops at once, leaving no BPF program attached and no profile half-written.
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -23,7 +24,12 @@ build_c worker -O1 -fno-omit-frame-pointer <<'C'
 #include <string.h>
 #include <time.h>
 
+#ifndef VARIANT
+#define VARIANT 0
+#endif
+
 volatile uint64_t sink;
+volatile int variant = VARIANT; /* -DVARIANT=N: a copy of another build id */
 
 __attribute__((noinline)) void burn_normal(void)
 {
@@ -84,6 +90,7 @@ d = json.load(open(sys.argv[1]))
 many, huge, tag = sys.argv[2], sys.argv[3], sys.argv[4]
 not_read = {e['path']: e['reason'] for e in d['not_read']}
 print('not read:', not_read)
+print('groups:', [g['label'] for g in d['groups']])
 assert many in not_read, 'the binary with 60,000 sections is not listed as not read'
 assert 'sections' in not_read[many], not_read[many]
 assert huge in not_read, 'the binary with 200 huge symbol tables is not listed as not read'
@@ -102,8 +109,12 @@ assert d['answer'].startswith(f"Over 2 seconds, {first['label']} used "), d['ans
 if first['label'] == normal:
     assert 'most of it in burn_normal' in d['answer'], d['answer']
 PY
-"$SLIDEOPS" show "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$WORK/capture.json")" \
-	| grep -q "Binaries not read" || fail "show does not say which binaries were not read"
+# Into a file, not a pipe: grep -q ends at the first match, and show, still writing, would
+# end with SIGPIPE (a failure under pipefail) on a machine that ran grep first.
+"$SLIDEOPS" show "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' \
+	"$WORK/capture.json")" > "$WORK/show.out" || fail "show failed on the capture"
+grep -q "Binaries not read" "$WORK/show.out" ||
+	fail "show does not say which binaries were not read"
 
 echo "== SIGTERM during a long capture keeps what was sampled"
 before=$("$SLIDEOPS" profiles --json | json 'len(d["profiles"])')
@@ -123,18 +134,56 @@ seconds=$("$SLIDEOPS" profiles --json | json 'd["profiles"][0]["seconds"]')
 assert_unloaded "SIGTERM" "$progs"
 
 echo "== a second signal stops at once, leaving nothing attached"
-# The first ends sampling; the second lands while the capture reads huge-symtab (a
-# second of its budget), before anything is saved.
+# The first signal ends sampling; the second must land while the capture works on what it
+# sampled, before anything is saved, however fast or loaded the machine. That work is held
+# where it starts: a copy of huge-symtab of its own build (no table of it is kept, so its
+# symbols are read) runs from a FUSE file system (tests/tools/gated_file.c) that holds the
+# capture's main thread at its read of the section headers (at 1 GB) until the test opens
+# the gate. That thread reads binaries only once it has stopped sampling (the thread that
+# reads build ids for unwind tables while it samples is let through).
+gcc -O1 -fno-omit-frame-pointer -DVARIANT=1 -o "$WORK/worker-1" "$WORK/worker.c"
+mkdir "$WORK/gated" "$WORK/gate" "$WORK/mnt"
+make_hostile "$WORK/worker-1" "$WORK/gated/huge-symtab-1" 200
+# shellcheck disable=SC2046 # pkg-config's flags are words
+gcc -O1 -o "$WORK/gated_file" "$(dirname "$0")/../tools/gated_file.c" \
+	$(pkg-config --cflags --libs fuse3)
+"$WORK/gated_file" "$WORK/gated/huge-symtab-1" "$WORK/mnt" $((1 << 30)) "$WORK/gate" \
+	2> "$WORK/gated_file.err" &
+fs_pid=$!
+defer "touch '$WORK/gate/open'; kill -9 $fs_pid 2>/dev/null; umount -l '$WORK/mnt' 2>/dev/null"
+for _ in $(seq 200); do
+	[ -x "$WORK/mnt/huge-symtab-1" ] && break
+	sleep 0.05
+done
+[ -x "$WORK/mnt/huge-symtab-1" ] ||
+	fail "the gated file system did not mount: $(cat "$WORK/gated_file.err")"
+# Busy, not light: sampled on any machine.
+"$WORK/mnt/huge-symtab-1" &
+defer "kill -9 $! 2>/dev/null"
+
 before=$("$SLIDEOPS" profiles --json | json 'len(d["profiles"])')
-"$SLIDEOPS" capture cpu -d 120 > /dev/null 2>&1 &
+"$SLIDEOPS" capture cpu -d 120 > /dev/null 2> "$WORK/second.err" &
 pid=$!
+echo "$pid" > "$WORK/gate/pid"
 defer "kill -9 $pid 2>/dev/null"
 wait_attached "$pid" || fail "the capture never started sampling"
 progs=$(held_programs "$pid")
 sleep 2
 kill -TERM "$pid"
-sleep 0.3
+# It never gets past the gate alone.
+for _ in $(seq 1200); do
+	[ -e "$WORK/gate/reached" ] && break
+	[ -e "/proc/$pid" ] || break
+	sleep 0.05
+done
+[ -e "$WORK/gate/reached" ] ||
+	fail "the capture did not read huge-symtab-1 after SIGTERM: $(cat "$WORK/second.err")"
+# The first signal was taken, so a second one is not merged with it: SIGTERM (bit 14 of
+# the mask) is no longer caught.
+caught=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$pid/status")
+(( (0x$caught & 0x4000) == 0 )) || fail "the capture still catches SIGTERM after the first"
 kill -TERM "$pid"
+touch "$WORK/gate/open"
 rc=0; wait "$pid" || rc=$?
 echo "exit status $rc"
 [ "$rc" = 143 ] || fail "a second signal did not stop the capture at once (exit status $rc)"

@@ -15,11 +15,13 @@ WORK=$(mktemp -d /tmp/slideops-make-deps.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# What a fresh machine must get from `make deps`: tools, then the -dev package of each
-# library linked (LIBRARY_PACKAGES, checked against the Makefile's -l flags below).
+# What a fresh machine must get from `make deps`: tools (libfuse3-dev: for the FUSE file
+# system capture_engine.sh builds), then the -dev package of each library linked
+# (LIBRARY_PACKAGES, checked against the Makefile's -l flags below).
 TOOL_PACKAGES="make gcc clang llvm lld bpftool protobuf-c-compiler libclang-rt-14-dev
 	binutils elfutils procps file python3 jq curl openssl sqlite3 golang-go libc6-dbg
-	chromium nodejs npm postgresql-15 qemu-system-x86 busybox-static systemd"
+	chromium nodejs npm postgresql-15 qemu-system-x86 busybox-static systemd
+	libfuse3-dev"
 declare -A LIBRARY_PACKAGES=(
 	[bpf]=libbpf-dev [elf]=libelf-dev [dw]=libdw-dev [z]=zlib1g-dev [lz4]=liblz4-dev
 	[sqlite3]=libsqlite3-dev [jansson]=libjansson-dev [protobuf-c]=libprotobuf-c-dev
