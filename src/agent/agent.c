@@ -97,20 +97,42 @@ const char *agent__error_text(const struct http_reply *r, json_t **doc)
 	return text ? text : (r->body ? r->body : "");
 }
 
-bool agent__reply_allows(struct agent *a, const struct http_reply *r)
+/* Every loop ends: true for the first thread to say so, which decides how. */
+static bool end_first(struct agent *a, bool removed)
 {
 	bool first;
-	json_t *doc;
 
-	if (r->status != 401 && r->status != 426)
-		return true;
 	pthread_mutex_lock(&a->lock);
 	first = !a->fatal;
-	a->fatal = 1;
-	a->exit_code = EXIT_REFUSED; /* a restart would be refused again */
+	if (first) {
+		a->fatal = 1;
+		a->removed = removed;
+		if (!removed)
+			a->exit_code = EXIT_REFUSED; /* a restart would be refused again */
+	}
+	pthread_cond_signal(&a->wake);
 	pthread_mutex_unlock(&a->lock);
+	/* The poll's wait and the sender's post end now. */
 	*a->quit = 1;
-	if (!first)
+	return first;
+}
+
+void agent__server_removed(struct agent *a)
+{
+	end_first(a, true);
+}
+
+bool agent__reply_allows(struct agent *a, const struct http_reply *r)
+{
+	json_t *doc;
+
+	if (r->status == 410) {
+		agent__server_removed(a);
+		return false;
+	}
+	if (r->status != 401 && r->status != 426)
+		return true;
+	if (!end_first(a, false))
 		return false;
 	if (r->status == 401)
 		msg_error(MSG_AGENT_UNAUTHORIZED, a->opts->workspace, agent__error_text(r, &doc),
@@ -252,7 +274,8 @@ static json_t *do_remove(struct agent *a, int *status)
 	return doc;
 }
 
-/* One command of a poll. True when the server was removed. */
+/* One command of a poll. True when the server was removed (a workspace of version 1
+ * says so by REMOVED; this one by 410). */
 static bool do_command(struct agent *a, struct transport *t, const Slideops__Agent__Command *c)
 {
 	json_t *doc = NULL;
@@ -277,6 +300,7 @@ static bool do_command(struct agent *a, struct transport *t, const Slideops__Age
 		doc = do_remove(a, &status);
 		break;
 	case SLIDEOPS__AGENT__COMMAND__KIND__REMOVED:
+		agent__server_removed(a);
 		return true;
 	case SLIDEOPS__AGENT__COMMAND__KIND__NONE:
 		return false;
@@ -291,8 +315,8 @@ static bool do_command(struct agent *a, struct transport *t, const Slideops__Age
 
 /* ---- the poll loop ---- */
 
-/* Polls until told to end; true when the server was removed. */
-static bool poll_loop(struct agent *a, struct transport *t)
+/* Polls until told to end (a signal, or a->fatal: refused, or the server removed). */
+static void poll_loop(struct agent *a, struct transport *t)
 {
 	struct backoff backoff;
 	bool failing = false, removed = false;
@@ -365,7 +389,6 @@ static bool poll_loop(struct agent *a, struct transport *t)
 			removed = do_command(a, t, reply->commands[i]);
 		slideops__agent__poll_reply__free_unpacked(reply, NULL);
 	}
-	return removed;
 }
 
 static void spool_dropped(void *ctx, const char *name, const char *why)
@@ -468,7 +491,7 @@ int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit)
 	sender_started = true;
 	msg_fprint(stderr, MSG_AGENT_STARTED, a.cred.name, opts->workspace, opts->data);
 
-	removed = poll_loop(&a, t);
+	poll_loop(&a, t);
 
 	/* A running capture stops; its result is spooled before the sender ends. */
 	runner__stop(&a, NULL);
@@ -479,16 +502,23 @@ int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit)
 	pthread_mutex_unlock(&a.lock);
 	pthread_join(sender, NULL);
 	sender_started = false;
+	if (!a.fatal) {
+		/* One last try for what waits (a capture SIGTERM stopped), cut short by a
+		 * second signal; what does not go now goes at the next start. The workspace
+		 * may answer it that the server was removed. */
+		*quit = 0;
+		sender__flush(&a, t);
+	}
+	/* Only this thread is left: whoever heard it first, the removal is done once. */
+	pthread_mutex_lock(&a.lock);
+	removed = a.removed;
+	pthread_mutex_unlock(&a.lock);
 	if (removed) {
 		a.exit_code = clean_up_removed(&a);
 	} else if (!a.fatal) {
-		/* One last try for what waits (a capture SIGTERM stopped), cut short by a
-		 * second signal; what does not go now goes at the next start. */
 		size_t waiting;
 		uint64_t bytes, dropped;
 
-		*quit = 0;
-		sender__flush(&a, t);
 		spool__stats(a.spool, &waiting, &bytes, &dropped);
 		if (waiting)
 			msg_fprint(stderr, MSG_AGENT_STOPPED_SPOOLED, (unsigned long long)waiting,

@@ -19,7 +19,7 @@
 #include "agent/credential.h"
 #include "profile/profile.h"
 
-#define AGENT_PROTOCOL_VERSION 1
+#define AGENT_PROTOCOL_VERSION 2
 #define AGENT_ID_MAX 128
 #define AGENT_TEXT_MAX 512
 /* Polls (and enrolment) after a failure: first within a second, at most every 40 s, so
@@ -40,8 +40,11 @@ struct agent {
 	struct agent_profiler *profiler;
 	struct spool *spool;
 	volatile sig_atomic_t *quit;       /* the signal handlers' */
-	volatile sig_atomic_t fatal;       /* a thread met a 401/426: every loop ends */
+	/* A thread met a 401, 426 or 410 (or the poll REMOVED): every loop ends. The first
+	 * to set it (under lock) decides how the agent ends: exit_code, or removed. */
+	volatile sig_atomic_t fatal;
 	int exit_code;                     /* under lock: what agent__run returns */
+	bool removed;                      /* under lock: the server was removed (410) */
 
 	pthread_mutex_t lock;
 	pthread_cond_t wake;               /* the sender's */
@@ -100,8 +103,12 @@ int agent__workspace_keeps(void *ctx, const char *build_id);
 void agent__progress(struct agent *a, const char *capture_id, const char *phase,
 		     uint64_t done, uint64_t total, const char *error, const char *note);
 /* The reply of any request says the agent may go on: 401 and 426 end it (said, with the
- * exit code kept). True when it may go on. */
+ * exit code kept), 410 too (agent__server_removed). True when it may go on. */
 bool agent__reply_allows(struct agent *a, const struct http_reply *r);
+/* The workspace said this server was removed (410, or REMOVED in a poll), whichever
+ * thread heard it first: every loop ends, and once they have, agent__run removes the
+ * profiler, the spool and the credential and exits 0. */
+void agent__server_removed(struct agent *a);
 /* The "error" of an error document, or the body itself when it is not one; *doc is the
  * parsed document, for the caller to release. */
 const char *agent__error_text(const struct http_reply *r, json_t **doc);

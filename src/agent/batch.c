@@ -79,7 +79,8 @@ static void ask_wanted(struct transport *t, struct agent *a, const struct pipeli
 	free(body);
 	if (err)
 		return;
-	if (hr.status != 200 || !agent__reply_allows(a, &hr)) {
+	/* 401, 410, 426 end the agent whichever request meets them first. */
+	if (!agent__reply_allows(a, &hr) || hr.status != 200) {
 		http_reply__release(&hr);
 		return;
 	}

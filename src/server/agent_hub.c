@@ -78,7 +78,8 @@ static void resume(struct request *req)
 	MHD_resume_connection(req->conn);
 }
 
-/* The PollReply of what is queued (all of it, taken off the queue) into r. */
+/* The PollReply of what is queued (all of it, taken off the queue) into r; REMOVED
+ * alone when removed. */
 static void poll_reply(struct slot *s, struct reply *r, bool removed)
 {
 	Slideops__Agent__PollReply reply = SLIDEOPS__AGENT__POLL_REPLY__INIT;
@@ -123,13 +124,27 @@ static void poll_reply(struct slot *s, struct reply *r, bool removed)
 	}
 }
 
-void agent_hub__removed_reply(struct request *req)
+void agent_hub__removed_reply(struct reply *r, uint32_t version)
 {
-	poll_reply(NULL, &req->reply, true);
+	if (version >= AGENT_PROTOCOL_GONE)
+		reply__msg(r, 410, MSG_AGENT_SERVER_GONE);
+	else
+		poll_reply(NULL, r, true);
+}
+
+/* The reply of a poll of version: what is queued, or the removed server's (a version
+ * before AGENT_PROTOCOL_GONE: REMOVED first, as it always was). */
+static void answer_poll(struct slot *s, struct reply *r, uint32_t version)
+{
+	if (s->removed && version >= AGENT_PROTOCOL_GONE)
+		reply__msg(r, 410, MSG_AGENT_SERVER_GONE);
+	else
+		poll_reply(s, r, s->removed);
 }
 
 bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
-		     const char *running_capture, uint32_t wait_ms, struct request *req)
+		     const char *running_capture, uint32_t wait_ms, uint32_t version,
+		     struct request *req)
 {
 	int64_t now = clock__monotonic_ns();
 	struct slot *s;
@@ -152,11 +167,12 @@ bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
 		s->parked = NULL;
 	}
 	if (s->removed || s->head || h->stopping || wait_ms == 0) {
-		poll_reply(s, &req->reply, s->removed);
+		answer_poll(s, &req->reply, version);
 	} else {
 		if (wait_ms > AGENT_POLL_WAIT_MAX_MS)
 			wait_ms = AGENT_POLL_WAIT_MAX_MS;
 		s->parked = req;
+		s->parked_version = version;
 		s->deadline_ns = now + (int64_t)wait_ms * 1000000LL;
 		parked = true;
 	}
@@ -169,7 +185,7 @@ void hub__wake(struct slot *s)
 {
 	if (!s->parked)
 		return;
-	poll_reply(s, &s->parked->reply, s->removed);
+	answer_poll(s, &s->parked->reply, s->parked_version);
 	resume(s->parked);
 	s->parked = NULL;
 }

@@ -22,12 +22,16 @@
 #include "views/views.h"
 
 struct agent_hub;
+struct reply;
 struct request;
 struct server_entry;
 
 /* The protocol version this workspace speaks, and the oldest it accepts. */
-#define AGENT_PROTOCOL_VERSION 1
+#define AGENT_PROTOCOL_VERSION 2
 #define AGENT_PROTOCOL_OLDEST 1
+/* From this version on, a removed server's credential gets 410 on every path; before it,
+ * 401, and REMOVED in its poll. */
+#define AGENT_PROTOCOL_GONE 2
 /* An agent not heard from for this long is unreachable. */
 #define AGENT_UNREACHABLE_NS (90 * 1000000000LL)
 /* How long an API request waits for an agent's reply to a command. Check loads every
@@ -60,15 +64,17 @@ void agent_hub__free(struct agent_hub *h);
 void agent_hub__sweep(struct agent_hub *h, int64_t now_ns);
 
 /*
- * A poll from the server srv (authenticated). When commands wait (or the server was
- * removed), req's reply is written and false returned; else req is parked, to be
- * answered and resumed later by the hub, and true returned: the caller must not touch
- * req again. running_capture: the capture the agent runs now ("" none).
+ * A poll from the server srv (authenticated), of protocol version. When commands wait
+ * (or the server was removed), req's reply is written and false returned; else req is
+ * parked, to be answered and resumed later by the hub, and true returned: the caller
+ * must not touch req again. running_capture: the capture the agent runs now ("" none).
  */
 bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
-		     const char *running_capture, uint32_t wait_ms, struct request *req);
-/* The reply to a removed server's poll: REMOVED. */
-void agent_hub__removed_reply(struct request *req);
+		     const char *running_capture, uint32_t wait_ms, uint32_t version,
+		     struct request *req);
+/* The reply to a removed server's poll of protocol version: 410 and why, or REMOVED for
+ * a version before AGENT_PROTOCOL_GONE. */
+void agent_hub__removed_reply(struct reply *r, uint32_t version);
 
 /*
  * Queues a CHECK, TOP (of top processes) or REMOVE_PROFILER for server id and waits (up to
@@ -102,7 +108,8 @@ void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char
  * the captures its spool dropped. */
 void agent_hub__state(struct agent_hub *h, const char *server_id, bool *polling,
 		      bool *capturing, uint64_t *spool_dropped);
-/* The server was removed: a parked poll gets REMOVED now, waiting calls fail. */
+/* The server was removed: a parked poll gets its removed reply now, waiting calls
+ * fail. */
 void agent_hub__remove(struct agent_hub *h, const char *server_id);
 
 #endif

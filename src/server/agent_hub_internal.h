@@ -60,6 +60,7 @@ struct slot {
 	char name[NAME_LEN];
 	struct command *head, *tail;
 	struct request *parked;
+	uint32_t parked_version;  /* the parked poll's protocol version */
 	int64_t deadline_ns;      /* monotonic: when the parked poll is answered empty */
 	int64_t polled_ns;        /* monotonic: the last poll; 0 none */
 	bool removed;

@@ -121,12 +121,21 @@ static const char *credential(struct MHD_Connection *conn)
 	return h + 6 + strspn(h + 6, " \t");
 }
 
-/* The server whose agent sends this request: 0 and *out; -EKEYREVOKED its server was
- * removed (nothing replied); else -1 with the refusal replied. */
-static int authenticate(struct agent_call *a, struct store *s, struct server_entry **out)
+/*
+ * The server whose agent sends this request, of protocol version: 0 and *out; else -1
+ * with the refusal replied. A removed server's credential gets one answer on every path:
+ * 410. A version before AGENT_PROTOCOL_GONE knew only 401 for it (and REMOVED in its
+ * poll): that is replied, and -EKEYREVOKED returned for the poll to replace it.
+ */
+static int authenticate(struct agent_call *a, struct store *s, uint32_t version,
+			struct server_entry **out)
 {
 	int err = store__authenticate(s, credential(a->conn), out);
 
+	if (err == -EKEYREVOKED && version >= AGENT_PROTOCOL_GONE) {
+		reply__msg(a->r, 410, MSG_AGENT_SERVER_GONE);
+		return -1;
+	}
 	if (err == -EACCES || err == -EKEYREVOKED) {
 		reply__msg(a->r, 401, MSG_AGENT_BAD_CREDENTIAL);
 		return err == -EKEYREVOKED ? err : -1;
@@ -222,10 +231,10 @@ static bool agent_poll(struct agent_call *a)
 	s = open_store(a);
 	if (!s)
 		goto out;
-	err = authenticate(a, s, &srv);
+	err = authenticate(a, s, m->protocol_version, &srv);
 	if (err == -EKEYREVOKED) {
 		/* The server was removed: its agent removes the profiler and exits. */
-		agent_hub__removed_reply(a->req);
+		agent_hub__removed_reply(a->r, m->protocol_version);
 		store__close(s);
 		goto out;
 	}
@@ -239,7 +248,8 @@ static bool agent_poll(struct agent_call *a)
 	/* Heard from: best effort, a poll is answered even when this cannot be kept. */
 	store__server_seen(s, srv->id, kernel, version, boot);
 	store__close(s);
-	parked = agent_hub__poll(a->srv->hub, srv, m->capture_id, m->wait_ms, a->req);
+	parked = agent_hub__poll(a->srv->hub, srv, m->capture_id, m->wait_ms,
+				 m->protocol_version, a->req);
 out:
 	free(kernel);
 	free(version);
@@ -257,15 +267,16 @@ static void ack(struct agent_call *a)
 	reply__message(a->r, 200, &reply.base);
 }
 
-/* The server of an authenticated request, s closed after: 0, or -1 replied. */
-static int who(struct agent_call *a, struct server_entry **srv)
+/* The server of an authenticated request of protocol version, s closed after: 0, or -1
+ * replied. */
+static int who(struct agent_call *a, uint32_t version, struct server_entry **srv)
 {
 	struct store *s = open_store(a);
 	int err;
 
 	if (!s)
 		return -1;
-	err = authenticate(a, s, srv);
+	err = authenticate(a, s, version, srv);
 	store__close(s);
 	return err ? -1 : 0;
 }
@@ -278,7 +289,7 @@ static void progress(struct agent_call *a)
 	m = (void *)unpack(a, &slideops__agent__progress__descriptor, "Progress");
 	if (!m)
 		return;
-	if (version_ok(a, m->protocol_version) && who(a, &srv) == 0) {
+	if (version_ok(a, m->protocol_version) && who(a, m->protocol_version, &srv) == 0) {
 		agent_hub__progress(a->srv->hub, srv->id, m->capture_id, m->phase, m->done,
 				    m->total, m->error, m->note);
 		ack(a);
@@ -295,7 +306,7 @@ static void command_reply(struct agent_call *a)
 	m = (void *)unpack(a, &slideops__agent__command_reply__descriptor, "CommandReply");
 	if (!m)
 		return;
-	if (!version_ok(a, m->protocol_version) || who(a, &srv))
+	if (!version_ok(a, m->protocol_version) || who(a, m->protocol_version, &srv))
 		goto out;
 	if (m->http_status < 200 || m->http_status > 599)
 		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "CommandReply", "http_status",
@@ -331,7 +342,7 @@ static void symbols_wanted(struct agent_call *a)
 	m = (void *)unpack(a, &slideops__agent__symbols_wanted__descriptor, "SymbolsWanted");
 	if (!m)
 		return;
-	if (!version_ok(a, m->protocol_version) || who(a, &srv))
+	if (!version_ok(a, m->protocol_version) || who(a, m->protocol_version, &srv))
 		goto out;
 	if (m->n_build_ids > WANTED_MAX) {
 		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "SymbolsWanted", "build_ids",
@@ -508,7 +519,7 @@ static void batch(struct agent_call *a)
 	s = open_store(a);
 	if (!s)
 		goto out;
-	if (authenticate(a, s, &srv))
+	if (authenticate(a, s, m->protocol_version, &srv))
 		goto out;
 	key = (struct batch_key){ .server_id = srv->id, .boot_id = m->boot_id,
 				  .sequence = m->sequence };

@@ -6,7 +6,10 @@
 # (SIGKILL) while an agent samples and while it uploads, and down for 30 s: each profile
 # arrives once; a replayed batch is stored once; a reused enrolment token is refused; an
 # agent killed mid-capture leaves nothing of its pid attached after its next start; a
-# deleted server's agent removes its profiler and exits.
+# deleted server's agent removes its profiler, its spool and its credential and exits 0,
+# whether its poll or its sender (a capture in its spool) meets the removal first, also
+# when it starts after the removal; an unknown credential stops the agent with exit 2
+# saying why, keeping its data.
 # The machine is shared with other profilers: BPF state is only ever looked at by pid.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/serve-lib.bash"
@@ -290,11 +293,116 @@ done
 [ -z "$(held_links "${AGENT_PID[alpha]}")" ] ||
 	fail "the agent started again holds links while not capturing: $(held_links "${AGENT_PID[alpha]}")"
 
+# An unknown credential (of its form, never given by this workspace): the agent stops
+# with exit 2 and says what to do; its credential and the capture in its spool stay.
+mkdir -m 700 "$WORK/unknown" "$WORK/unknown/spool"
+printf '{"server_id":"s0","credential":"%064d","name":"unknown"}' 7 > "$WORK/unknown/credential"
+chmod 600 "$WORK/unknown/credential"
+cp "$WORK/replay.pb" "$WORK/unknown/spool/batch-copied-00000000000000000001.pb"
+rc=0
+timeout 120 "$SLIDEOPS" agent --workspace "$BASE" --data "$WORK/unknown" \
+	>"$WORK/unknown.out" 2>"$WORK/unknown.err" || rc=$?
+[ "$rc" = 2 ] || fail "an agent with an unknown credential exited $rc: $(cat "$WORK/unknown.err")"
+grep -q "does not accept this agent's credential.*enrol again with a new token" \
+	"$WORK/unknown.err" || fail "the unknown credential's refusal said: $(cat "$WORK/unknown.err")"
+[ -e "$WORK/unknown/credential" ] &&
+	[ -e "$WORK/unknown/spool/batch-copied-00000000000000000001.pb" ] ||
+	fail "a refused agent did not keep its data: $(ls -R "$WORK/unknown")"
+
+# copy_beta DIR: a copy of beta's data directory (its credential, the profiler its
+# captures installed) whose spool holds one finished capture.
+copy_beta() {
+	rm -rf "${WORK:?}/$1"
+	cp -a "$WORK/beta" "$WORK/$1"
+	rm -f "$WORK/$1"/spool/batch-*.pb
+	cp "$WORK/replay.pb" "$WORK/$1/spool/batch-copied-00000000000000000001.pb"
+	[ -d "$WORK/$1/profiler" ] || fail "beta has no profiler directory to copy"
+}
+# stand_in STATUS: a stand-in workspace on loopback (its port in STAND_IN) that holds
+# every poll for 40 s (the agent waits 45) and answers a batch with STATUS and an error
+# document, so that the agent's sender, delivering its spool, meets that answer before
+# its poll does, however loaded the machine. (What the workspace answers is asserted in
+# serve_agents.sh.)
+stand_in() {
+	local i
+	: > "$WORK/stand-in.log"
+	python3 - "$1" >"$WORK/stand-in.port" 2>"$WORK/stand-in.log" <<'PY' &
+import http.server, json, sys, time
+status = int(sys.argv[1])
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get('Content-Length') or 0))
+        code, kind, body = 200, 'application/x-protobuf', b''
+        if self.path == '/agent/poll':
+            time.sleep(40)
+        elif self.path == '/agent/batch':
+            code, kind = status, 'application/json'
+            body = json.dumps({'error': 'the stand-in answers %d' % status, 'hint': None}).encode()
+        self.send_response(code)
+        self.send_header('Content-Type', kind)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+    def log_message(self, fmt, *args):
+        sys.stderr.write(self.requestline + ' -> %s\n' % (args[1] if len(args) > 1 else ''))
+        sys.stderr.flush()
+http.server.ThreadingHTTPServer.daemon_threads = True
+server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+PY
+	STAND_IN_PID=$!
+	defer "kill $STAND_IN_PID 2>/dev/null; wait $STAND_IN_PID 2>/dev/null"
+	for i in $(seq 100); do
+		STAND_IN=$(cat "$WORK/stand-in.port")
+		[ -n "$STAND_IN" ] && return 0
+		sleep 0.1
+	done
+	fail "the stand-in workspace did not start: $(cat "$WORK/stand-in.log")"
+}
+# stand_in_run DIR STATUS: the agent of DIR against the stand-in, whose batch met STATUS;
+# its exit status in RC.
+stand_in_run() {
+	RC=0
+	timeout 120 "$SLIDEOPS" agent --workspace "http://127.0.0.1:$STAND_IN" --data "$WORK/$1" \
+		>"$WORK/$1.out" 2>"$WORK/$1.err" || RC=$?
+	kill "$STAND_IN_PID" 2>/dev/null; wait "$STAND_IN_PID" 2>/dev/null || true
+	grep -q "POST /agent/batch HTTP/1.1 -> $2" "$WORK/stand-in.log" ||
+		fail "the agent's sender did not meet $2: the stand-in saw $(cat "$WORK/stand-in.log")"
+}
+
+# The sender meets 410 (the server was removed) first: the agent removes the profiler,
+# the spool and the credential and exits 0, as when its poll meets it.
+copy_beta removed-first
+stand_in 410
+stand_in_run removed-first 410
+[ "$RC" = 0 ] || fail "an agent whose batch met 410 exited $RC: $(cat "$WORK/removed-first.err")"
+grep -q "was removed from the workspace" "$WORK/removed-first.out" ||
+	fail "the agent whose batch met 410 did not say it was removed: $(cat "$WORK/removed-first".*)"
+for gone in profiler spool credential; do
+	[ ! -e "$WORK/removed-first/$gone" ] || fail "an agent whose batch met 410 kept its $gone"
+done
+# The sender meets 401 first: exit 2, saying why; its data stays.
+copy_beta refused-first
+stand_in 401
+stand_in_run refused-first 401
+[ "$RC" = 2 ] || fail "an agent whose batch met 401 exited $RC: $(cat "$WORK/refused-first.err")"
+grep -q "does not accept this agent's credential (the stand-in answers 401)" \
+	"$WORK/refused-first.err" ||
+	fail "the agent whose batch met 401 said: $(cat "$WORK/refused-first.err")"
+[ -d "$WORK/refused-first/profiler" ] && [ -e "$WORK/refused-first/credential" ] &&
+	[ -e "$WORK/refused-first/spool/batch-copied-00000000000000000001.pb" ] ||
+	fail "an agent whose batch met 401 did not keep its data: $(ls "$WORK/refused-first")"
+
 # A deleted server: its agent removes the profiler, its spool and its credential, and
 # exits 0 saying so.
 expect 202 POST "/api/servers/$SID_beta/capture" -d '{"question": "cpu", "seconds": 1}'
 wait_capture_done "$SID_beta"
 [ -d "$WORK/beta/profiler" ] || fail "beta has no profiler directory after a capture"
+copy_beta beta-later
+before=$(profiles_total beta)
 expect 200 DELETE "/api/servers/$SID_beta"
 rc=0
 for i in $(seq 600); do kill -0 "${AGENT_PID[beta]}" 2>/dev/null || break; sleep 0.1; done
@@ -304,6 +412,20 @@ grep -q "was removed from the workspace" "$WORK/beta.out" || fail "beta did not 
 [ ! -e "$WORK/beta/profiler" ] || fail "the deleted server's profiler directory is still there"
 [ ! -e "$WORK/beta/credential" ] || fail "the deleted server's credential is still there"
 [ "$(server_field beta status)" = removed ] || fail "beta shows as $(server_field beta status)"
+# Its agent started after the removal, a capture in its spool: its poll and its sender
+# both meet the removal at once; whichever is first, it cleans up once and exits 0, and
+# the capture is not stored.
+rc=0
+timeout 120 "$SLIDEOPS" agent --workspace "$BASE" --data "$WORK/beta-later" \
+	>"$WORK/beta-later.out" 2>"$WORK/beta-later.err" || rc=$?
+[ "$rc" = 0 ] ||
+	fail "the deleted server's agent started again exited $rc: $(cat "$WORK/beta-later.err")"
+[ "$(grep -c "was removed from the workspace" "$WORK/beta-later.out")" = 1 ] ||
+	fail "the agent started after its removal did not say so once: $(cat "$WORK/beta-later.out")"
+for gone in profiler spool credential; do
+	[ ! -e "$WORK/beta-later/$gone" ] || fail "the agent started after its removal kept its $gone"
+done
+[ "$(profiles_total beta)" = "$before" ] || fail "a removed server's spooled capture was stored"
 
 # alpha is unaffected, and ends cleanly on SIGTERM.
 [ "$(server_field alpha status)" = connected ] || fail "alpha shows as $(server_field alpha status)"

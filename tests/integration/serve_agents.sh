@@ -7,8 +7,9 @@
 # named by the symbol table it carried; top is answered by the agent, or 504 when it
 # does not answer; Stop reaches the poll; a capture its restarted agent no longer runs
 # fails; a server not heard from for 90 s is unreachable (503 at once); Remove the
-# profiler waits for the capture (409); a deleted server's credential
-# gets 401 at once and its poll REMOVED;
+# profiler waits for the capture (409); a deleted server's credential gets 410 and why on
+# every path (a poll held open too) from a version 2 agent, 401 and REMOVED in its poll
+# from a version 1 agent, while an unknown credential gets 401;
 # the UI token is no agent credential and an agent's credential opens no /api path;
 # an unknown protocol version gets 426; a damaged profile is refused, keeping nothing;
 # serve killed with SIGKILL mid-batch keeps nothing of it, and the batch sent again after
@@ -83,7 +84,7 @@ code=$(curl -s -o "$WORK/body" -w '%{http_code}' -X POST -H "Origin: $BASE" \
 [ "$code" = 403 ] || fail "a browser's request (Origin) reached /agent/poll (HTTP $code)"
 "$MSG" encode PollRequest protocol_version=99 > "$WORK/v99.bin"
 expect_agent 426 /agent/poll "$CRED" "$WORK/v99.bin"
-grep -q "accepts 1 to 1" "$WORK/reply" || fail "426 does not say the versions: $(cat "$WORK/reply")"
+grep -q "accepts 1 to 2" "$WORK/reply" || fail "426 does not say the versions: $(cat "$WORK/reply")"
 
 # ---- a capture through the poll ----
 agent /agent/poll "$CRED" "$WORK/poll.bin" PollReply > "$WORK/poll.code" &
@@ -253,25 +254,59 @@ expect 200 GET /api/profiles
 [ "$(jq .total "$WORK/body")" = 3 ] || fail "the batch after the restart: $(cat "$WORK/body")"
 
 # ---- the server removed ----
-agent /agent/poll "$CRED" "$WORK/poll.bin" PollReply > "$WORK/poll.code" &
+# Version 2: one answer on every path, 410 saying the server was removed; the poll held
+# open when it is removed gets it at once.
+"$MSG" encode PollRequest protocol_version=2 boot_id=boot-1 wait_ms=20000 > "$WORK/poll2.bin"
+"$MSG" encode PollRequest protocol_version=2 boot_id=boot-1 wait_ms=1000 > "$WORK/short2.bin"
+"$MSG" encode Progress protocol_version=2 capture_id=k phase=sampling > "$WORK/progress2v.bin"
+"$MSG" encode CommandReply protocol_version=2 command_id=c http_status=200 \
+	document_json='{}' > "$WORK/reply2v.bin"
+"$MSG" encode SymbolsWanted protocol_version=2 build_ids=b00c0ffee0 > "$WORK/wanted2v.bin"
+"$MSG" batch boot-1 4 "" "$WORK/profile.pb.gz" 'work' 2 > "$WORK/batch4v2.bin"
+# Before: a version 2 agent is served as any (its batch stored), and an unknown
+# credential gets 401.
+expect_agent 200 /agent/batch "$CRED" "$WORK/batch4v2.bin" BatchReply
+jq -e '.duplicate == false' "$WORK/reply" >/dev/null || fail "a version 2 batch: $(cat "$WORK/reply")"
+UNKNOWN=$(printf '%064d' 7)
+for sent in /agent/poll:short2 /agent/batch:batch4v2; do
+	expect_agent 401 "${sent%%:*}" "$UNKNOWN" "$WORK/${sent#*:}.bin"
+	grep -q "credential is not valid here" "$WORK/reply" ||
+		fail "an unknown credential's 401 on ${sent%%:*}: $(cat "$WORK/reply")"
+done
+agent /agent/poll "$CRED" "$WORK/poll2.bin" > "$WORK/poll.code" &
 POLL=$!
 sleep 0.5
 expect 200 DELETE "/api/servers/$SID"
 wait "$POLL"
-jq -e '.commands[0].kind == "REMOVED"' "$WORK/reply" >/dev/null ||
-	fail "the held poll did not get REMOVED: $(cat "$WORK/reply")"
+[ "$(cat "$WORK/poll.code")" = 410 ] && grep -q "this server was removed from the workspace" \
+	"$WORK/reply" || fail "the held version 2 poll: HTTP $(cat "$WORK/poll.code"): $(cat "$WORK/reply")"
+gone() { # gone PATH FILE: a version 2 request of the removed server gets 410 and why
+	expect_agent 410 "$1" "$CRED" "$2"
+	jq -e '(.error | contains("this server was removed from the workspace")) and
+		(.error | contains("Add a server"))' "$WORK/reply" >/dev/null ||
+		fail "410 on $1 is not the error document saying why: $(cat "$WORK/reply")"
+}
+gone /agent/poll "$WORK/short2.bin"
+gone /agent/progress "$WORK/progress2v.bin"
+gone /agent/reply "$WORK/reply2v.bin"
+gone /agent/symbols-wanted "$WORK/wanted2v.bin"
+gone /agent/batch "$WORK/batch4v2.bin"
+# A batch that would be new is refused too, and nothing is stored.
+"$MSG" batch boot-1 5 "" "$WORK/profile.pb.gz" 'work' 2 > "$WORK/batch5v2.bin"
+gone /agent/batch "$WORK/batch5v2.bin"
+# Version 1 (still accepted): 401 on every path, and REMOVED in its poll.
 expect_agent 401 /agent/progress "$CRED" "$WORK/progress.bin"
 expect_agent 401 /agent/batch "$CRED" "$WORK/batch2.bin"
 expect_agent 200 /agent/poll "$CRED" "$WORK/poll.bin" PollReply
 jq -e '.commands[0].kind == "REMOVED"' "$WORK/reply" >/dev/null ||
-	fail "a removed server's next poll: $(cat "$WORK/reply")"
+	fail "a removed server's next version 1 poll: $(cat "$WORK/reply")"
 expect 200 GET /api/servers
 jq -e --arg id "$SID" '.servers[] | select(.id == $id) | .status == "removed"' "$WORK/body" \
 	>/dev/null || fail "the removed server is not listed as removed: $(cat "$WORK/body")"
 expect 410 POST "/api/servers/$SID/capture" -d '{"question": "cpu", "seconds": 5}'
-# Its profiles stay.
+# Its profiles stay (the version 2 batch before the removal is the fourth).
 expect 200 GET /api/profiles
-[ "$(jq .total "$WORK/body")" = 3 ] || fail "a removed server's profiles went: $(cat "$WORK/body")"
+[ "$(jq .total "$WORK/body")" = 4 ] || fail "a removed server's profiles went: $(cat "$WORK/body")"
 expect 409 DELETE /api/servers/local
 
 stop_serve
@@ -306,5 +341,7 @@ expect_agent 401 /agent/batch "$CRED" "$WORK/batch.bin"
 expect_agent 200 /agent/poll "$CRED" "$WORK/short.bin" PollReply
 jq -e '.commands[0].kind == "REMOVED"' "$WORK/reply" >/dev/null ||
 	fail "PostgreSQL: a removed server's poll: $(cat "$WORK/reply")"
+gone /agent/batch "$WORK/batch4v2.bin"
+gone /agent/poll "$WORK/short2.bin"
 stop_serve
 echo ok

@@ -10,9 +10,10 @@
  *   agent_msg profile HOST > file.pb.gz              a stored profile from HOST: one
  *                                                    mapping (build id b00c...) and a
  *                                                    sample at 0x1100
- *   agent_msg batch BOOT SEQ CAPTURE PROFILE NAME > body
+ *   agent_msg batch BOOT SEQ CAPTURE PROFILE NAME [VERSION] > body
  *                                                    a Batch of PROFILE, with a symbol
- *                                                    table naming 0x1000+0x200 NAME
+ *                                                    table naming 0x1000+0x200 NAME, of
+ *                                                    protocol VERSION (default 1)
  *
  * TYPE is the message's name (EnrolRequest, PollRequest, ...).
  */
@@ -263,13 +264,13 @@ static int make_profile(const char *host)
 	return 0;
 }
 
-static int make_batch(char **argv)
+static int make_batch(int argc, char **argv)
 {
 	Slideops__Agent__Batch b = SLIDEOPS__AGENT__BATCH__INIT;
 	Slideops__Agent__SymbolTable t = SLIDEOPS__AGENT__SYMBOL_TABLE__INIT, *tp = &t;
 	Slideops__Agent__Symbol sym = SLIDEOPS__AGENT__SYMBOL__INIT, *sp = &sym;
 
-	b.protocol_version = 1;
+	b.protocol_version = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 0) : 1;
 	b.boot_id = argv[0];
 	b.sequence = strtoull(argv[1], NULL, 0);
 	b.capture_id = argv[2];
@@ -318,9 +319,9 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && strcmp(argv[1], "profile") == 0)
 		return make_profile(argv[2]);
-	if (argc == 7 && strcmp(argv[1], "batch") == 0)
-		return make_batch(argv + 2);
+	if ((argc == 7 || argc == 8) && strcmp(argv[1], "batch") == 0)
+		return make_batch(argc - 2, argv + 2);
 	fprintf(stderr, "usage: agent_msg encode|decode TYPE [FIELD=VALUE]... | profile HOST |"
-			" batch BOOT SEQ CAPTURE PROFILE NAME\n");
+			" batch BOOT SEQ CAPTURE PROFILE NAME [VERSION]\n");
 	return 2;
 }
