@@ -6,6 +6,8 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "util/clock.h"
 
@@ -18,6 +20,7 @@ struct workers {
 	struct request *head, *tail;
 	bool stopping;
 	struct server *srv;
+	int nice;
 	unsigned n;
 	pthread_t threads[];
 };
@@ -29,6 +32,9 @@ static void *workers__main(void *arg)
 	int64_t started;
 	bool stopping;
 
+	/* On Linux a thread's nice is its own (it is a process to the scheduler). */
+	if (w->nice)
+		setpriority(PRIO_PROCESS, (id_t)gettid(), w->nice);
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
 		while (!w->head && !w->stopping)
@@ -61,7 +67,7 @@ static void *workers__main(void *arg)
 	}
 }
 
-struct workers *workers__start(struct server *srv, unsigned n)
+struct workers *workers__start(struct server *srv, unsigned n, int nice)
 {
 	struct workers *w = calloc(1, sizeof(*w) + n * sizeof(pthread_t));
 	int err;
@@ -69,6 +75,7 @@ struct workers *workers__start(struct server *srv, unsigned n)
 	if (!w)
 		return NULL;
 	w->srv = srv;
+	w->nice = nice;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	for (; w->n < n; w->n++) {
