@@ -469,7 +469,7 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 		snprintf(dir, sizeof(dir), "%s/profiler", srv->data_dir);
 		srv->profiler = profiler__new(dir);
 	}
-	srv->hub = agent_hub__new();
+	srv->hub = agent_hub__new(srv->data_dir);
 	if (!srv->hub || !srv->profiler ||
 	    capture_job__init(&srv->job, srv->data_dir, srv->hostname, srv->profiler)) {
 		msg_error(MSG_OUT_OF_MEMORY);
