@@ -100,8 +100,8 @@ for which in A B; do
 		fail "$which does not list the profile $id: $(head -c 600 "$WORK/body")"
 	on "$which" 200 GET "/api/profiles/$id"
 	jq -e '[.functions[].name] | index("shared_spin_workload") != null' "$WORK/body" \
-		>/dev/null || fail "$which: the profile does not name the workload:" \
-		"$(jq -c '[.functions[].name][:12]' "$WORK/body")"
+		>/dev/null || fail "$which: the profile does not name the workload: its names with" \
+		"spin: $(jq -c '[.functions[].name | select(test("spin"))]' "$WORK/body")"
 done
 
 # ---- top asked through B, answered by the agent through A ----
