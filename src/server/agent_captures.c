@@ -18,16 +18,17 @@
 
 int hub__capture_put(struct store *st, const char *server_id, const struct capture *cap)
 {
-	json_t *j = json_pack("{s:b, s:b, s:b, s:I, s:s, s:s, s:i, s:i, s:I, s:s, s:I, s:I,"
-			      " s:s, s:s, s:s, s:b}",
+	/* What the agent said (phase, error, note) as valid UTF-8 whatever it sent. */
+	json_t *j = json_pack("{s:b, s:b, s:b, s:I, s:s, s:s, s:i, s:i, s:I, s:o, s:I, s:I,"
+			      " s:s, s:o, s:o, s:b}",
 			      "started", cap->started, "running", cap->running, "heard",
 			      cap->heard, "heard_ns", (json_int_t)cap->heard_ns, "id", cap->id,
 			      "command_id", cap->command_id, "question", (int)cap->question,
 			      "seconds", (int)cap->seconds, "started_at_ns",
-			      (json_int_t)cap->started_at_ns, "phase", cap->phase, "done",
-			      (json_int_t)cap->done, "total", (json_int_t)cap->total,
-			      "profile_id", cap->profile_id, "error", cap->error, "note",
-			      cap->note, "stopping", cap->stopping);
+			      (json_int_t)cap->started_at_ns, "phase", json_text(cap->phase),
+			      "done", (json_int_t)cap->done, "total", (json_int_t)cap->total,
+			      "profile_id", cap->profile_id, "error", json_text(cap->error),
+			      "note", json_text(cap->note), "stopping", cap->stopping);
 	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	int err = text ? store__put_agent_capture(st, server_id, text) : -ENOMEM;
 
