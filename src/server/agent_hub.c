@@ -533,6 +533,10 @@ void agent_hub__remove(struct agent_hub *h, const char *server_id)
 		cap.running = false;
 		hub__capture_put(st, server_id, &cap);
 	}
+	/* For a poll another process holds: REMOVED at its next look at the store, not
+	 * when the poll's wait ends. */
+	if (st)
+		hub__queue(h, st, server_id, &(struct command){ .kind = AGENT_REMOVED });
 	store__close(st);
 	hub__wake(h, server_id);
 }
