@@ -57,10 +57,10 @@
 #define API_WORKERS 4
 /* Agents' requests have workers of their own, so that fifty agents' batches queued (each
  * a profile to read, name and store) never stand between the UI and its answer; a poll
- * takes none while it is held open (parked by the hub). Their threads run at a lower
- * priority: a batch can wait a few milliseconds for a page, a person should not. */
+ * takes none while it is held open (parked by the hub). At a lower priority (nice 5)
+ * they stored half as many captures a second on a loaded machine, and the list's p99
+ * was no better (bench/agent/README.md): the queue of their own is what matters. */
 #define AGENT_WORKERS 3
-#define AGENT_WORKERS_NICE 5
 /* glibc's malloc arenas: one per thread by default, each keeping what its busiest
  * moment took; a profile's page under 32 connections grew serve to ~115 MB and kept it. */
 #define MALLOC_ARENAS 2
@@ -478,8 +478,8 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	mallopt(M_ARENA_MAX, MALLOC_ARENAS);
 	h->guard = conn_guard__new(&guard);
 	if (h->guard) {
-		h->workers = workers__start(srv, API_WORKERS, 0);
-		h->agent_workers = workers__start(srv, AGENT_WORKERS, AGENT_WORKERS_NICE);
+		h->workers = workers__start(srv, API_WORKERS);
+		h->agent_workers = workers__start(srv, AGENT_WORKERS);
 	}
 	if (!h->guard || !h->workers || !h->agent_workers) {
 		msg_error(MSG_OUT_OF_MEMORY);

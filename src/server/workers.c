@@ -6,8 +6,6 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "util/clock.h"
 
@@ -20,7 +18,6 @@ struct workers {
 	struct request *head, *tail;
 	bool stopping;
 	struct server *srv;
-	int nice;
 	unsigned n;
 	pthread_t threads[];
 };
@@ -32,9 +29,6 @@ static void *workers__main(void *arg)
 	int64_t started;
 	bool stopping;
 
-	/* On Linux a thread's nice is its own (it is a process to the scheduler). */
-	if (w->nice)
-		setpriority(PRIO_PROCESS, (id_t)gettid(), w->nice);
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
 		while (!w->head && !w->stopping)
@@ -67,7 +61,7 @@ static void *workers__main(void *arg)
 	}
 }
 
-struct workers *workers__start(struct server *srv, unsigned n, int nice)
+struct workers *workers__start(struct server *srv, unsigned n)
 {
 	struct workers *w = calloc(1, sizeof(*w) + n * sizeof(pthread_t));
 	int err;
@@ -75,7 +69,6 @@ struct workers *workers__start(struct server *srv, unsigned n, int nice)
 	if (!w)
 		return NULL;
 	w->srv = srv;
-	w->nice = nice;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	for (; w->n < n; w->n++) {

@@ -14,9 +14,8 @@
 
 struct workers;
 
-/* n threads answering for srv, each at nice (0: the process's; higher: yields to it; best
- * effort); NULL with errno set. */
-struct workers *workers__start(struct server *srv, unsigned n, int nice);
+/* n threads answering for srv; NULL with errno set. */
+struct workers *workers__start(struct server *srv, unsigned n);
 /* Answers what is queued with 503 (stopping), waits for what runs, ends the threads: every
  * suspended connection has been resumed when it returns. NULL is a no-op. */
 void workers__stop(struct workers *w);
