@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Captures on agents' servers (agent_hub.h): asked for through the poll, followed by
  * the agent's progress, ended by its batch; the same progress document as a capture on
- * this server (capture_job.h). */
+ * this server (capture_job.h). Each server's last capture is kept in the store, so that
+ * every process of a shared workspace follows it, whichever one the agent reaches. */
 #include "server/agent_hub_internal.h"
 
 #include <errno.h>
@@ -13,74 +14,151 @@
 #include "util/clock.h"
 #include "util/json_text.h"
 
+/* ---- the capture as the store keeps it ---- */
+
+int hub__capture_put(struct store *st, const char *server_id, const struct capture *cap)
+{
+	/* What the agent said (phase, error, note) as valid UTF-8 whatever it sent. */
+	json_t *j = json_pack("{s:b, s:b, s:b, s:I, s:s, s:s, s:i, s:i, s:I, s:o, s:I, s:I,"
+			      " s:s, s:o, s:o, s:b}",
+			      "started", cap->started, "running", cap->running, "heard",
+			      cap->heard, "heard_ns", (json_int_t)cap->heard_ns, "id", cap->id,
+			      "command_id", cap->command_id, "question", (int)cap->question,
+			      "seconds", (int)cap->seconds, "started_at_ns",
+			      (json_int_t)cap->started_at_ns, "phase", json_text(cap->phase),
+			      "done", (json_int_t)cap->done, "total", (json_int_t)cap->total,
+			      "profile_id", cap->profile_id, "error", json_text(cap->error),
+			      "note", json_text(cap->note), "stopping", cap->stopping);
+	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	int err = text ? store__put_agent_capture(st, server_id, text) : -ENOMEM;
+
+	free(text);
+	json_decref(j);
+	return err;
+}
+
+#define COPY(field, from) snprintf((field), sizeof(field), "%s", (from))
+
+int hub__capture_get(struct store *st, const char *server_id, struct capture *cap)
+{
+	json_int_t heard_ns = 0, started_at_ns = 0, done = 0, total = 0;
+	const char *id = "", *command_id = "", *phase = "", *profile_id = "", *error = "",
+		   *note = "";
+	int started = 0, running = 0, heard = 0, stopping = 0, question = 0, seconds = 0;
+	char *text = NULL;
+	json_t *j;
+	int err;
+
+	*cap = (struct capture){ 0 };
+	err = store__get_agent_capture(st, server_id, &text);
+	if (err)
+		return err;
+	j = json_loads(text, 0, NULL);
+	free(text);
+	if (!j || json_unpack(j, "{s:b, s:b, s:b, s:I, s:s, s:s, s:i, s:i, s:I, s:s, s:I, s:I,"
+			      " s:s, s:s, s:s, s:b}",
+			      "started", &started, "running", &running, "heard", &heard,
+			      "heard_ns", &heard_ns, "id", &id, "command_id", &command_id,
+			      "question", &question, "seconds", &seconds, "started_at_ns",
+			      &started_at_ns, "phase", &phase, "done", &done, "total", &total,
+			      "profile_id", &profile_id, "error", &error, "note", &note,
+			      "stopping", &stopping)) {
+		json_decref(j);
+		return -EBADMSG;
+	}
+	cap->started = started;
+	cap->running = running;
+	cap->heard = heard;
+	cap->heard_ns = heard_ns;
+	COPY(cap->id, id);
+	COPY(cap->command_id, command_id);
+	cap->question = (enum question)question;
+	cap->seconds = (unsigned)seconds;
+	cap->started_at_ns = started_at_ns;
+	COPY(cap->phase, phase);
+	cap->done = (uint64_t)done;
+	cap->total = (uint64_t)total;
+	COPY(cap->profile_id, profile_id);
+	COPY(cap->error, error);
+	COPY(cap->note, note);
+	cap->stopping = stopping;
+	json_decref(j);
+	return 0;
+}
+
+/* Progress or a reply came: whoever waits here reads the store again. */
+static void changed(struct agent_hub *h)
+{
+	pthread_mutex_lock(&h->lock);
+	pthread_cond_broadcast(&h->changed);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* ---- what the API asks ---- */
+
 int agent_hub__capture(struct agent_hub *h, const struct server_entry *srv, enum question q,
 		       unsigned seconds, unsigned hz, json_t **status, struct view_error *e)
 {
-	struct capture *cap;
-	struct command *c;
-	struct slot *s;
+	int64_t deadline = clock__monotonic_ns() + AGENT_REPLY_WAIT_NS;
+	struct command c = { .kind = AGENT_CAPTURE, .question = q, .seconds = seconds,
+			     .hz = hz };
+	struct capture cap;
+	struct store *st;
 	char when[32], *doc = NULL;
 	int code = 0, err;
 
 	*status = NULL;
-	pthread_mutex_lock(&h->lock);
-	s = hub__slot_of(h, srv->id, srv->name);
-	if (!s) {
-		pthread_mutex_unlock(&h->lock);
-		view_error__set(e, 500, MSG_OUT_OF_MEMORY);
+	st = hub__store(h, e);
+	if (!st)
 		return -1;
-	}
-	cap = &s->cap;
-	if (cap->running) {
-		views__format_time(cap->started_at_ns, when);
+	if (hub__capture_get(st, srv->id, &cap) == 0 && cap.running) {
+		store__close(st);
+		views__format_time(cap.started_at_ns, when);
 		view_error__set(e, 409, MSG_API_CAPTURE_BUSY, srv->name,
-				question__title(cap->question), when);
-		pthread_mutex_unlock(&h->lock);
+				question__title(cap.question), when);
 		return -1;
 	}
-	if (!hub__reachable(s, srv)) {
-		pthread_mutex_unlock(&h->lock);
+	if (!hub__reachable(h, srv)) {
+		store__close(st);
 		hub__unreachable(e, srv);
 		return -1;
 	}
-	c = hub__queue(s, AGENT_CAPTURE);
-	if (!c) {
-		pthread_mutex_unlock(&h->lock);
-		view_error__set(e, 500, MSG_OUT_OF_MEMORY);
+	hub__new_id('k', c.capture_id);
+	hub__new_id('c', c.id);
+	cap = (struct capture){ .started = true, .running = true, .question = q,
+				.seconds = seconds, .started_at_ns = clock__realtime_ns(),
+				.total = question__is_snapshot(q) ? 0 : (uint64_t)seconds * 1000 };
+	COPY(cap.id, c.capture_id);
+	COPY(cap.command_id, c.id);
+	COPY(cap.phase, "sampling");
+	/* The capture first, then its command: its progress may come at once. */
+	err = hub__capture_put(st, srv->id, &cap);
+	if (!err)
+		err = hub__queue(h, st, srv->id, &c);
+	if (err) {
+		cap.running = false;
+		cap.started = false;
+		hub__capture_put(st, srv->id, &cap);
+		store__close(st);
+		view_error__set(e, 500, MSG_AGENT_COMMAND_NOT_KEPT, srv->name, strerror(-err));
 		return -1;
 	}
-	c->question = q;
-	c->seconds = seconds;
-	c->hz = hz;
-	hub__new_id('k', c->capture_id);
-	*cap = (struct capture){ .started = true, .running = true, .question = q,
-				 .seconds = seconds, .started_at_ns = clock__realtime_ns(),
-				 .total = question__is_snapshot(q) ?
-						  0 : (uint64_t)seconds * 1000 };
-	snprintf(cap->id, sizeof(cap->id), "%s", c->capture_id);
-	snprintf(cap->command_id, sizeof(cap->command_id), "%s", c->id);
-	snprintf(cap->phase, sizeof(cap->phase), "sampling");
+	hub__wake(h, srv->id);
 	/* Answered at the agent's first progress (it began) or its refusal (the same as
 	 * this server's), or after AGENT_REPLY_WAIT_NS. */
-	{
-		struct call w = { .next = h->calls };
-		struct timespec until;
-		int64_t end = clock__monotonic_ns() + AGENT_REPLY_WAIT_NS;
-
-		snprintf(w.server_id, sizeof(w.server_id), "%s", s->id);
-		snprintf(w.command_id, sizeof(w.command_id), "%s", c->id);
-		h->calls = &w;
-		hub__wake(s);
-		until.tv_sec = end / 1000000000LL;
-		until.tv_nsec = end % 1000000000LL;
-		while (!w.answered && !cap->heard && !h->stopping && cap->running &&
-		       strcmp(cap->command_id, w.command_id) == 0)
-			if (pthread_cond_timedwait(&h->replied, &h->lock, &until) == ETIMEDOUT)
-				break;
-		hub__call_unlink(h, &w);
-		code = w.answered ? w.status : 0;
-		doc = w.doc;
-	}
+	pthread_mutex_lock(&h->lock);
+	do {
+		pthread_mutex_unlock(&h->lock);
+		free(doc);
+		doc = NULL;
+		if (store__command_reply(st, srv->id, c.id, &code, &doc))
+			code = 0;
+		if (hub__capture_get(st, srv->id, &cap))
+			cap.running = false;
+		pthread_mutex_lock(&h->lock);
+	} while (!code && !cap.heard && cap.running && strcmp(cap.command_id, c.id) == 0 &&
+		 hub__wait(h, deadline));
+	pthread_mutex_unlock(&h->lock);
 	err = 0;
 	if (code && code != 200) {
 		json_t *j = doc ? json_loads(doc, 0, NULL) : NULL;
@@ -89,20 +167,25 @@ int agent_hub__capture(struct agent_hub *h, const struct server_entry *srv, enum
 		view_error__set(e, code >= 400 && code < 600 ? code : 502, MSG_AGENT_SAYS,
 				text ? text : "refused");
 		json_decref(j);
-		cap->running = false;
+		if (strcmp(cap.command_id, c.id) == 0 && cap.running) {
+			cap.running = false;
+			hub__capture_put(st, srv->id, &cap);
+		}
 		err = -1;
-	} else if (!cap->heard && !code && cap->running && hub__unqueue(s, cap->command_id)) {
+	} else if (!cap.heard && !code && cap.running && strcmp(cap.command_id, c.id) == 0 &&
+		   store__unqueue_command(st, srv->id, c.id) == 0) {
 		/* The agent did not even take the command: it is taken back, nothing runs. A
 		 * command it took and has not reported on yet (a first capture loads the
 		 * profiler) is running: its progress will come. */
 		view_error__set(e, 504, MSG_AGENT_NO_ANSWER, srv->name,
 				(int)(AGENT_REPLY_WAIT_NS / 1000000000LL));
-		cap->started = false;
-		cap->running = false;
+		cap.started = false;
+		cap.running = false;
+		hub__capture_put(st, srv->id, &cap);
 		err = -1;
 	}
 	free(doc);
-	pthread_mutex_unlock(&h->lock);
+	store__close(st);
 	if (!err)
 		*status = agent_hub__capture_status(h, srv->id);
 	return err;
@@ -111,56 +194,55 @@ int agent_hub__capture(struct agent_hub *h, const struct server_entry *srv, enum
 int agent_hub__stop_capture(struct agent_hub *h, const struct server_entry *srv,
 			    struct view_error *e)
 {
-	struct command *c;
-	struct slot *s;
+	struct command c = { .kind = AGENT_STOP };
+	struct capture cap;
+	struct store *st = hub__store(h, e);
 	int ret = 0;
 
-	pthread_mutex_lock(&h->lock);
-	s = hub__slot_find(h, srv->id);
-	if (!s || !s->cap.running) {
+	if (!st)
+		return -1;
+	if (hub__capture_get(st, srv->id, &cap) || !cap.running) {
 		view_error__set(e, 409, MSG_API_CAPTURE_NONE, srv->name);
 		ret = -1;
-	} else if (!s->cap.stopping && strcmp(s->cap.phase, "sampling") == 0) {
-		c = hub__queue(s, AGENT_STOP);
-		if (c) {
-			snprintf(c->capture_id, sizeof(c->capture_id), "%s", s->cap.id);
-			s->cap.stopping = true;
-			hub__wake(s);
+	} else if (!cap.stopping && strcmp(cap.phase, "sampling") == 0) {
+		COPY(c.capture_id, cap.id);
+		if (hub__queue(h, st, srv->id, &c) == 0) {
+			cap.stopping = true;
+			hub__capture_put(st, srv->id, &cap);
 		}
 	}
-	pthread_mutex_unlock(&h->lock);
+	store__close(st);
+	if (!ret)
+		hub__wake(h, srv->id);
 	return ret;
 }
 
 json_t *agent_hub__capture_status(struct agent_hub *h, const char *server_id)
 {
-	struct capture *cap;
-	struct slot *s;
-	json_t *doc;
+	struct store *st = hub__store(h, NULL);
+	struct capture cap;
 	char when[32];
+	int err;
 
-	pthread_mutex_lock(&h->lock);
-	s = hub__slot_find(h, server_id);
-	if (!s || !s->cap.started) {
-		pthread_mutex_unlock(&h->lock);
+	err = st ? hub__capture_get(st, server_id, &cap) : -EIO;
+	store__close(st);
+	if (err || !cap.started)
 		return json_pack("{s:b, s:n}", "running", 0, "phase");
-	}
-	cap = &s->cap;
-	views__format_time(cap->started_at_ns, when);
+	views__format_time(cap.started_at_ns, when);
 	/* installing: the agent's note says what this capture does first (it loads the
 	 * profiler: the first after the agent starts or after Remove the profiler). */
-	doc = json_pack("{s:b, s:s, s:I, s:I, s:s?, s:s, s:s, s:I, s:s, s:b, s:o, s:b, s:o}",
-			"running", cap->running, "phase", cap->phase, "done",
-			(json_int_t)cap->done, "total", (json_int_t)cap->total, "profile_id",
-			cap->profile_id[0] ? cap->profile_id : NULL, "question",
-			question__id(cap->question), "title", question__title(cap->question),
-			"seconds", (json_int_t)cap->seconds, "started_at", when, "stopping",
-			cap->stopping, "error", cap->error[0] ? json_text(cap->error) : json_null(),
-			"installing", cap->note[0] != '\0',
-			"note", cap->note[0] ? json_text(cap->note) : json_null());
-	pthread_mutex_unlock(&h->lock);
-	return doc;
+	return json_pack("{s:b, s:s, s:I, s:I, s:s?, s:s, s:s, s:I, s:s, s:b, s:o, s:b, s:o}",
+			 "running", cap.running, "phase", cap.phase, "done",
+			 (json_int_t)cap.done, "total", (json_int_t)cap.total, "profile_id",
+			 cap.profile_id[0] ? cap.profile_id : NULL, "question",
+			 question__id(cap.question), "title", question__title(cap.question),
+			 "seconds", (json_int_t)cap.seconds, "started_at", when, "stopping",
+			 cap.stopping, "error", cap.error[0] ? json_text(cap.error) : json_null(),
+			 "installing", cap.note[0] != '\0',
+			 "note", cap.note[0] ? json_text(cap.note) : json_null());
 }
+
+/* ---- what the agent says ---- */
 
 static bool phase_ok(const char *phase)
 {
@@ -176,73 +258,81 @@ void agent_hub__progress(struct agent_hub *h, const char *server_id, const char 
 			 const char *phase, uint64_t done, uint64_t total, const char *error,
 			 const char *note)
 {
-	struct slot *s;
-	struct capture *cap;
+	struct store *st = hub__store(h, NULL);
+	struct capture cap;
 
-	pthread_mutex_lock(&h->lock);
-	s = hub__slot_find(h, server_id);
-	cap = s ? &s->cap : NULL;
-	if (!cap || !cap->started || strcmp(cap->id, capture_id) != 0 || !phase_ok(phase) ||
-	    (!cap->running && cap->heard)) {
-		pthread_mutex_unlock(&h->lock);
+	if (!st)
+		return;
+	if (hub__capture_get(st, server_id, &cap) || !cap.started ||
+	    strcmp(cap.id, capture_id) != 0 || !phase_ok(phase) || (!cap.running && cap.heard)) {
+		store__close(st);
 		return;
 	}
-	cap->heard = true;
-	cap->heard_ns = clock__monotonic_ns();
-	cap->done = done;
-	cap->total = total;
+	cap.heard = true;
+	cap.heard_ns = clock__realtime_ns();
+	cap.done = done;
+	cap.total = total;
 	if (note && *note)
-		snprintf(cap->note, sizeof(cap->note), "%s", note);
+		COPY(cap.note, note);
 	if (strcmp(phase, "failed") == 0) {
-		cap->running = false;
-		snprintf(cap->error, sizeof(cap->error), "%s", error && *error ? error : "failed");
+		cap.running = false;
+		COPY(cap.error, error && *error ? error : "failed");
 	}
 	/* Done on the agent is saving here until its batch is stored. */
-	if (cap->running && !cap->profile_id[0])
-		snprintf(cap->phase, sizeof(cap->phase), "%s",
-			 strcmp(phase, "done") == 0 ? "saving" : phase);
-	else if (!cap->running)
-		snprintf(cap->phase, sizeof(cap->phase), "%s", phase);
-	pthread_cond_broadcast(&h->replied);
-	pthread_mutex_unlock(&h->lock);
+	if (cap.running && !cap.profile_id[0])
+		COPY(cap.phase, strcmp(phase, "done") == 0 ? "saving" : phase);
+	else if (!cap.running)
+		COPY(cap.phase, phase);
+	hub__capture_put(st, server_id, &cap);
+	store__close(st);
+	changed(h);
 }
 
 void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char *capture_id,
 			  const char *profile_id, uint64_t spool_dropped)
 {
+	struct capture cap;
+	struct store *st;
 	struct slot *s;
 
 	pthread_mutex_lock(&h->lock);
 	s = hub__slot_of(h, server_id, NULL);
-	if (s) {
+	if (s)
 		s->spool_dropped += spool_dropped;
-		if (capture_id && *capture_id && s->cap.started &&
-		    strcmp(s->cap.id, capture_id) == 0) {
-			s->cap.running = false;
-			s->cap.heard = true;
-			s->cap.done = s->cap.total;
-			snprintf(s->cap.phase, sizeof(s->cap.phase), "done");
-			snprintf(s->cap.profile_id, sizeof(s->cap.profile_id), "%s", profile_id);
-			pthread_cond_broadcast(&h->replied);
-		}
-	}
 	pthread_mutex_unlock(&h->lock);
+	if (!capture_id || !*capture_id)
+		return;
+	st = hub__store(h, NULL);
+	if (st && hub__capture_get(st, server_id, &cap) == 0 && cap.started &&
+	    strcmp(cap.id, capture_id) == 0) {
+		cap.running = false;
+		cap.heard = true;
+		cap.done = cap.total;
+		COPY(cap.phase, "done");
+		COPY(cap.profile_id, profile_id);
+		hub__capture_put(st, server_id, &cap);
+	}
+	store__close(st);
+	changed(h);
 }
 
-void hub__capture_polled(struct slot *s, const char *running_capture)
+void hub__capture_polled(struct store *st, const struct server_entry *srv,
+			 const char *running_capture)
 {
-	struct capture *cap = &s->cap;
+	struct capture cap;
 	struct view_error e;
 
 	/* Sampling or reading, by its last progress, while its agent says it runs none (or
 	 * another): the agent was restarted meanwhile, and this capture is gone. A capture
 	 * that is saving waits for its batch, which the agent's spool keeps. */
-	if (!cap->running || !cap->heard || strcmp(running_capture, cap->id) == 0 ||
-	    (strcmp(cap->phase, "sampling") != 0 && strcmp(cap->phase, "reading") != 0) ||
-	    clock__monotonic_ns() - cap->heard_ns < CAPTURE_LOST_AFTER_NS)
+	if (hub__capture_get(st, srv->id, &cap) || !cap.running || !cap.heard ||
+	    strcmp(running_capture, cap.id) == 0 ||
+	    (strcmp(cap.phase, "sampling") != 0 && strcmp(cap.phase, "reading") != 0) ||
+	    clock__realtime_ns() - cap.heard_ns < CAPTURE_LOST_AFTER_NS)
 		return;
-	cap->running = false;
-	snprintf(cap->phase, sizeof(cap->phase), "failed");
-	view_error__set(&e, 500, MSG_AGENT_CAPTURE_LOST, s->name);
-	snprintf(cap->error, sizeof(cap->error), "%s", e.text);
+	cap.running = false;
+	COPY(cap.phase, "failed");
+	view_error__set(&e, 500, MSG_AGENT_CAPTURE_LOST, srv->name);
+	COPY(cap.error, e.text);
+	hub__capture_put(st, srv->id, &cap);
 }

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the workspace keeps in memory of its agents (docs/protocol.md): for each agent's
- * server, the commands waiting for its next poll, the poll it holds open (parked: its
- * connection suspended, no thread waiting with it), the API requests waiting for a
- * command's reply, and its capture's progress, in the same document a capture on this
- * server has (capture_job.h).
+ * The workspace's side of its agents (docs/protocol.md): for each agent's server, the
+ * commands waiting for its next poll, their replies, and its capture's progress (in the
+ * same document a capture on this server has, capture_job.h) are kept in the store, so
+ * that every process of a shared workspace sees them; the poll an agent holds open is
+ * kept in memory by the process it reached (parked: its connection suspended, no thread
+ * waiting with it).
  *
- * A poll is parked until a command is queued for its server or its wait ends (the main
- * loop sweeps about once a second); then its reply is written and its connection
- * resumed, from whichever thread got there. What is kept here is lost with the process:
- * an agent polls again, a capture's batch waits in its spool.
+ * A poll is parked until a command is queued for its server or its wait ends: a command
+ * queued by this process wakes it at once; one queued by another process is found by
+ * the main loop's sweep, about once a second. Then its reply is written and its
+ * connection resumed, from whichever thread got there. An API request waiting for an
+ * agent's reply or progress is woken when it comes to this process, and reads the store
+ * five times a second for what comes to another.
  */
 #ifndef SLIDEOPS_SERVER_AGENT_HUB_H
 #define SLIDEOPS_SERVER_AGENT_HUB_H
@@ -55,7 +58,8 @@ enum agent_command {
 	AGENT_REMOVED = 6,
 };
 
-struct agent_hub *agent_hub__new(void);
+/* The hub of the workspace at data_dir (or store__url's). */
+struct agent_hub *agent_hub__new(const char *data_dir);
 /* Answers every parked poll (empty) and every waiting call (503): before the HTTP
  * daemon stops. */
 void agent_hub__stop(struct agent_hub *h);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Inside the hub (agent_hub.h): agent_hub.c keeps polls, commands and calls,
- * agent_captures.c the captures. Everything here is used under the hub's lock. */
+ * agent_captures.c the captures. The slots are used under the hub's lock; commands and
+ * captures are in the store, read and written without it. */
 #ifndef SLIDEOPS_SERVER_AGENT_HUB_INTERNAL_H
 #define SLIDEOPS_SERVER_AGENT_HUB_INTERNAL_H
 
+#include <limits.h>
 #include <pthread.h>
 
 #include "server/agent_hub.h"
@@ -17,6 +19,7 @@
 /* A reply document an agent sends: the check and top documents are a few kB. */
 #define REPLY_DOC_MAX (1u << 20)
 
+/* A command as it waits in the store (store__queue_command): its JSON text. */
 struct command {
 	enum agent_command kind;
 	char id[ID_LEN];
@@ -24,24 +27,15 @@ struct command {
 	enum question question;
 	unsigned seconds, hz;
 	unsigned top;
-	struct command *next;
 };
 
-/* An API request waiting for a command's reply. */
-struct call {
-	char server_id[STORE_ID_MAX];
-	char command_id[ID_LEN];
-	bool answered;
-	int status;
-	char *doc;
-	struct call *next;
-};
-
+/* A server's last capture on its agent, as the store keeps it (store__put_agent_capture)
+ * for every process of the workspace. Times are realtime. */
 struct capture {
-	bool started;             /* one was asked for since serve started */
+	bool started;             /* one was asked for */
 	bool running;
 	bool heard;               /* the agent sent progress (or refused) */
-	int64_t heard_ns;         /* monotonic: its last progress */
+	int64_t heard_ns;         /* its last progress */
 	char id[ID_LEN];
 	char command_id[ID_LEN];
 	enum question question;
@@ -55,47 +49,55 @@ struct capture {
 	bool stopping;
 };
 
+/* What this process keeps of a server: the poll it holds open. */
 struct slot {
 	char id[STORE_ID_MAX];
 	char name[NAME_LEN];
-	struct command *head, *tail;
 	struct request *parked;
 	uint32_t parked_version;  /* the parked poll's protocol version */
 	int64_t deadline_ns;      /* monotonic: when the parked poll is answered empty */
-	int64_t polled_ns;        /* monotonic: the last poll; 0 none */
+	int64_t polled_ns;        /* monotonic: the last poll here; 0 none */
 	bool removed;
 	uint64_t spool_dropped;
-	struct capture cap;
 	struct slot *next;
 };
 
 struct agent_hub {
 	pthread_mutex_t lock;
-	pthread_cond_t replied;
+	pthread_cond_t changed;   /* a reply or progress came to this process */
 	struct slot *slots;
-	struct call *calls;
+	char data_dir[PATH_MAX];
 	bool stopping;
 };
 
 /* An id of ours: prefix and 16 hex digits. */
 void hub__new_id(char prefix, char out[ID_LEN]);
-/* The server's slot, made on first use (name: kept when not NULL). */
+/* The server's slot, made on first use (name: kept when not NULL). Under the lock. */
 struct slot *hub__slot_of(struct agent_hub *h, const char *id, const char *name);
 struct slot *hub__slot_find(struct agent_hub *h, const char *id);
-/* Wakes the server's parked poll with what is queued. */
-void hub__wake(struct slot *s);
-/* Queues a command for the slot (hub__wake sends it). */
-struct command *hub__queue(struct slot *s, enum agent_command kind);
-/* Takes a command not yet delivered off the queue: true when it was there. */
-bool hub__unqueue(struct slot *s, const char *command_id);
-/* True when the agent polls now or did within AGENT_UNREACHABLE_NS. */
-bool hub__reachable(const struct slot *s, const struct server_entry *srv);
+/* The workspace, opened for the hub's own work: NULL with e set (may be NULL). */
+struct store *hub__store(struct agent_hub *h, struct view_error *e);
+/* Queues c for server_id in the store (its id made here unless given): 0 or -errno. The
+ * caller then wakes the server's poll (hub__wake), if this process holds it. */
+int hub__queue(struct agent_hub *h, struct store *st, const char *server_id,
+	       struct command *c);
+/* Answers the server's poll held here, if any, with what waits in the store. */
+void hub__wake(struct agent_hub *h, const char *server_id);
+/* Waits for a reply or progress here, a little: false when deadline_ns (monotonic)
+ * passed or the hub stops. Under the lock. */
+bool hub__wait(struct agent_hub *h, int64_t deadline_ns);
+/* True when the agent polls here now, or was heard by any process within
+ * AGENT_UNREACHABLE_NS. */
+bool hub__reachable(struct agent_hub *h, const struct server_entry *srv);
 /* The 503 of an agent not heard from. */
 void hub__unreachable(struct view_error *e, const struct server_entry *srv);
-void hub__call_unlink(struct agent_hub *h, struct call *call);
+/* The server's capture from the store: 0, or -ENOENT (zeroed: none asked for yet). */
+int hub__capture_get(struct store *st, const char *server_id, struct capture *cap);
+int hub__capture_put(struct store *st, const char *server_id, const struct capture *cap);
 /* A poll saying which capture its agent runs now: a capture the agent no longer runs,
  * though it was sampling, failed (CAPTURE_LOST_AFTER_NS after its last progress). */
 #define CAPTURE_LOST_AFTER_NS (3 * 1000000000LL)
-void hub__capture_polled(struct slot *s, const char *running_capture);
+void hub__capture_polled(struct store *st, const struct server_entry *srv,
+			 const char *running_capture);
 
 #endif

@@ -14,7 +14,8 @@
 struct http {
 	struct server srv;
 	struct conn_guard *guard;
-	struct workers *workers;
+	struct workers *workers;        /* /api/: the UI and the CLI */
+	struct workers *agent_workers;  /* /agent/: agents' batches, progress, replies */
 	const char *allowed_hosts[SERVER_ALLOWED_HOSTS_MAX];
 	int nallowed_hosts;
 	/* libmicrohttpd's first complaint while starting: why it did not start. */

@@ -344,4 +344,37 @@ int store__find_batch(struct store *s, const struct batch_key *key, char id[STOR
 int store__save_batch(struct store *s, const struct profile *p, const char *answer,
 		      const char *server, const struct batch_key *key, char id[STORE_ID_MAX]);
 
+/*
+ * Agents' commands and their captures' progress, in the workspace, so that every
+ * process of a shared workspace sees them: a command asked through one is delivered to
+ * the agent polling another, and its reply and the capture's progress are read by the
+ * one that asked. A command and a capture's state are the hub's JSON text
+ * (agent_hub.h); the store keeps them as they are. Commands are forgotten an hour after
+ * they were queued. Each: 0 or -errno.
+ */
+#define STORE_COMMAND_ID_MAX 24
+#define STORE_COMMANDS_KEPT_NS (3600 * 1000000000LL)
+int store__queue_command(struct store *s, const char *server_id, const char *id,
+			 const char *body);
+/* At most max commands queued for server_id and not yet delivered, oldest first, marked
+ * delivered at once (two processes never deliver one twice): their bodies, a malloc'd
+ * array of malloc'd strings (store__free_strings). */
+int store__take_commands(struct store *s, const char *server_id, size_t max, char ***bodies,
+			 size_t *n);
+/* Takes back a command not yet delivered: 0; -ENOENT it was delivered (or is unknown). */
+int store__unqueue_command(struct store *s, const char *server_id, const char *id);
+/* The agent's reply to a command of its server (the first one counts): status and its
+ * document (JSON text). -ENOENT no such command of that server. */
+int store__reply_command(struct store *s, const char *server_id, const char *id, int status,
+			 const char *doc);
+/* 0 and the reply (*doc malloc'd); -EAGAIN none yet; -ENOENT no such command. */
+int store__command_reply(struct store *s, const char *server_id, const char *id, int *status,
+			 char **doc);
+/* The servers that have commands waiting to be delivered. */
+int store__servers_waiting(struct store *s, char ***ids, size_t *n);
+void store__free_strings(char **v, size_t n);
+/* A server's last capture on its agent: put replaces it; get: -ENOENT none. */
+int store__put_agent_capture(struct store *s, const char *server_id, const char *state);
+int store__get_agent_capture(struct store *s, const char *server_id, char **state);
+
 #endif

@@ -93,6 +93,22 @@ struct store_ops {
 			   const char *agent_version, const char *boot_id);
 	int (*remove_server)(struct store *s, const char *id, int64_t now_ns);
 	int (*find_batch)(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
+
+	/* Agents' commands and captures (store_commands.c). queue_command also forgets
+	 * commands queued before forget_before_ns. */
+	int (*queue_command)(struct store *s, const char *server_id, const char *id,
+			     const char *body, int64_t now_ns, int64_t forget_before_ns);
+	int (*take_commands)(struct store *s, const char *server_id, int64_t now_ns,
+			     size_t max, char ***bodies, size_t *n);
+	int (*unqueue_command)(struct store *s, const char *server_id, const char *id);
+	int (*reply_command)(struct store *s, const char *server_id, const char *id,
+			     int status, const char *doc);
+	int (*command_reply)(struct store *s, const char *server_id, const char *id,
+			     int *status, char **doc);
+	int (*servers_waiting)(struct store *s, char ***ids, size_t *n);
+	int (*put_agent_capture)(struct store *s, const char *server_id, const char *state,
+				 int64_t now_ns);
+	int (*get_agent_capture)(struct store *s, const char *server_id, char **state);
 };
 
 struct store {

@@ -186,4 +186,12 @@ const struct store_ops store_lite_ops = {
 	.server_seen = lite__server_seen,
 	.remove_server = lite__remove_server,
 	.find_batch = lite__find_batch,
+	.queue_command = lite__queue_command,
+	.take_commands = lite__take_commands,
+	.unqueue_command = lite__unqueue_command,
+	.reply_command = lite__reply_command,
+	.command_reply = lite__command_reply,
+	.servers_waiting = lite__servers_waiting,
+	.put_agent_capture = lite__put_agent_capture,
+	.get_agent_capture = lite__get_agent_capture,
 };

@@ -16,7 +16,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in lite__migrate whenever the schema changes. */
-#define LITE_SCHEMA_VERSION 6
+#define LITE_SCHEMA_VERSION 7
 #define LITE_BUSY_TIMEOUT_MS 10000
 #define LITE_BLOB_SUFFIX ".pb.gz"
 
@@ -93,6 +93,19 @@ int lite__authenticate(struct store *s, const char *credential_hash,
 int lite__server_seen(struct store *s, const char *id, int64_t now_ns, const char *kernel,
 		      const char *agent_version, const char *boot_id);
 int lite__remove_server(struct store *s, const char *id, int64_t now_ns);
+int lite__queue_command(struct store *s, const char *server_id, const char *id,
+			const char *body, int64_t now_ns, int64_t forget_before_ns);
+int lite__take_commands(struct store *s, const char *server_id, int64_t now_ns, size_t max,
+			char ***bodies, size_t *n);
+int lite__unqueue_command(struct store *s, const char *server_id, const char *id);
+int lite__reply_command(struct store *s, const char *server_id, const char *id, int status,
+			const char *doc);
+int lite__command_reply(struct store *s, const char *server_id, const char *id, int *status,
+			char **doc);
+int lite__servers_waiting(struct store *s, char ***ids, size_t *n);
+int lite__put_agent_capture(struct store *s, const char *server_id, const char *state,
+			    int64_t now_ns);
+int lite__get_agent_capture(struct store *s, const char *server_id, char **state);
 int lite__find_batch(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
 /* Keeps a batch's key for profile id, in the caller's transaction: -EALREADY when kept. */
 int lite__keep_batch(struct store *s, const struct batch_key *key, const char *id,

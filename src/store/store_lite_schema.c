@@ -106,6 +106,25 @@ static const char schema_v6[] =
 	"  stored_at_ns INTEGER NOT NULL,"
 	"  PRIMARY KEY (server_id, boot_id, sequence));";
 
+/* v7: agents' commands waiting for their poll (or delivered, and their replies), and
+ * each server's last capture on its agent, so that every process of the workspace can
+ * hand a command over and follow its capture. */
+static const char schema_v7[] =
+	"CREATE TABLE agent_commands ("
+	"  id TEXT PRIMARY KEY,"
+	"  server_id TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  queued_at_ns INTEGER NOT NULL,"
+	"  delivered_at_ns INTEGER NOT NULL DEFAULT 0,"
+	"  status INTEGER NOT NULL DEFAULT 0,"
+	"  reply BLOB);"
+	"CREATE INDEX agent_commands_waiting ON agent_commands (server_id, queued_at_ns)"
+	"  WHERE delivered_at_ns = 0;"
+	"CREATE TABLE agent_captures ("
+	"  server_id TEXT PRIMARY KEY,"
+	"  state TEXT NOT NULL,"
+	"  updated_at_ns INTEGER NOT NULL);";
+
 /* Creates the schema, or brings an older one up to date; refuses one a newer slideops
  * made, and an empty index beside profile blobs (it was emptied or replaced). */
 int lite__migrate(struct store *s, bool write, size_t blobs)
@@ -157,6 +176,8 @@ int lite__migrate(struct store *s, bool write, size_t blobs)
 		err = lite__exec(s, schema_v5);
 	if (!err && version < 6)
 		err = lite__exec(s, schema_v6);
+	if (!err && version < 7)
+		err = lite__exec(s, schema_v7);
 	if (!err) {
 		char sql[64];
 

@@ -483,4 +483,12 @@ const struct store_ops store_pg_ops = {
 	.server_seen = pg__server_seen,
 	.remove_server = pg__remove_server,
 	.find_batch = pg__find_batch,
+	.queue_command = pg__queue_command,
+	.take_commands = pg__take_commands,
+	.unqueue_command = pg__unqueue_command,
+	.reply_command = pg__reply_command,
+	.command_reply = pg__command_reply,
+	.servers_waiting = pg__servers_waiting,
+	.put_agent_capture = pg__put_agent_capture,
+	.get_agent_capture = pg__get_agent_capture,
 };

@@ -19,7 +19,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in store_pg_schema.c whenever the schema changes. */
-#define PG_SCHEMA_VERSION 4
+#define PG_SCHEMA_VERSION 5
 #define PG_ARGS_MAX 10
 
 /* The parameters of one statement, in binary. */
@@ -111,6 +111,19 @@ int pg__authenticate(struct store *s, const char *credential_hash,
 int pg__server_seen(struct store *s, const char *id, int64_t now_ns, const char *kernel,
 		    const char *agent_version, const char *boot_id);
 int pg__remove_server(struct store *s, const char *id, int64_t now_ns);
+int pg__queue_command(struct store *s, const char *server_id, const char *id,
+		      const char *body, int64_t now_ns, int64_t forget_before_ns);
+int pg__take_commands(struct store *s, const char *server_id, int64_t now_ns, size_t max,
+		      char ***bodies, size_t *n);
+int pg__unqueue_command(struct store *s, const char *server_id, const char *id);
+int pg__reply_command(struct store *s, const char *server_id, const char *id, int status,
+		      const char *doc);
+int pg__command_reply(struct store *s, const char *server_id, const char *id, int *status,
+		      char **doc);
+int pg__servers_waiting(struct store *s, char ***ids, size_t *n);
+int pg__put_agent_capture(struct store *s, const char *server_id, const char *state,
+			  int64_t now_ns);
+int pg__get_agent_capture(struct store *s, const char *server_id, char **state);
 int pg__find_batch(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
 /* Keeps a batch's key for profile id, in the caller's transaction: -EALREADY when kept. */
 int pg__keep_batch(struct store *s, const struct batch_key *key, const char *id,

@@ -133,7 +133,27 @@ static const char schema_v4[] =
 	"  stored_at_ns bigint NOT NULL,"
 	"  PRIMARY KEY (server_id, boot_id, sequence));";
 
-static const char *const migrations[] = { NULL, schema_v1, schema_v2, schema_v3, schema_v4 };
+/* v5: agents' commands waiting for their poll (or delivered, and their replies), and
+ * each server's last capture on its agent, so that every process of the workspace can
+ * hand a command over and follow its capture. */
+static const char schema_v5[] =
+	"CREATE TABLE agent_commands ("
+	"  id text COLLATE \"C\" PRIMARY KEY,"
+	"  server_id bytea NOT NULL,"
+	"  body bytea NOT NULL,"
+	"  queued_at_ns bigint NOT NULL,"
+	"  delivered_at_ns bigint NOT NULL DEFAULT 0,"
+	"  status integer NOT NULL DEFAULT 0,"
+	"  reply bytea);"
+	"CREATE INDEX agent_commands_waiting ON agent_commands (server_id, queued_at_ns)"
+	"  WHERE delivered_at_ns = 0;"
+	"CREATE TABLE agent_captures ("
+	"  server_id bytea PRIMARY KEY,"
+	"  state bytea NOT NULL,"
+	"  updated_at_ns bigint NOT NULL);";
+
+static const char *const migrations[] = { NULL,	     schema_v1, schema_v2,
+					  schema_v3, schema_v4, schema_v5 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == PG_SCHEMA_VERSION + 1,
 	       "a migration for every schema version");

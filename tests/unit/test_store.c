@@ -191,7 +191,7 @@ static void test_open_makes_a_versioned_private_workspace(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 6);
+	assert_int_equal(sqlite3_column_int(st, 0), 7);
 	sqlite3_finalize(st);
 	/* A rollback journal: readers need no shared-memory file, so a read-only or full
 	 * workspace can still be read. */
@@ -1213,7 +1213,8 @@ static void test_previous_schema_is_upgraded(void **state)
 	assert_int_equal(sqlite3_exec(db, "DROP INDEX profiles_by_server; DROP INDEX"
 					  " profiles_by_question; DROP TABLE settings;"
 					  " DROP TABLE enrolments; DROP TABLE credentials;"
-					  " DROP TABLE batches;"
+					  " DROP TABLE batches; DROP TABLE agent_commands;"
+					  " DROP TABLE agent_captures;"
 					  " ALTER TABLE servers DROP COLUMN name;"
 					  " ALTER TABLE servers DROP COLUMN machine_id;"
 					  " ALTER TABLE servers DROP COLUMN kernel;"
@@ -1243,7 +1244,7 @@ static void test_previous_schema_is_upgraded(void **state)
 					    -1, &st, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 6);
+	assert_int_equal(sqlite3_column_int(st, 0), 7);
 	assert_int_equal(sqlite3_column_int(st, 1), 2);
 	sqlite3_finalize(st);
 	sqlite3_close(db);

@@ -6,7 +6,9 @@
  * credential stops working at once; names stay unique among the servers not removed; a
  * delivered batch is stored once however often it is sent, listed under its server's
  * name; a workspace from before agents opens, lists its servers, and is brought up to
- * date.
+ * date. Agents' commands queued through one open of the workspace are taken through
+ * another (as two workspace processes do), in order, once; their replies and a
+ * capture's progress are read back through the first.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -414,6 +416,8 @@ static void test_workspace_before_agents(void **state)
 	sql1(f, "DROP TABLE enrolments");
 	sql1(f, "DROP TABLE credentials");
 	sql1(f, "DROP TABLE batches");
+	sql1(f, "DROP TABLE agent_commands");
+	sql1(f, "DROP TABLE agent_captures");
 	for (const char *const *c = (const char *const[]){ "name", "machine_id", "kernel",
 			"agent_version", "boot_id", "cpus", "last_seen_ns", "removed_at_ns",
 			NULL }; *c; c++) {
@@ -432,7 +436,10 @@ static void test_workspace_before_agents(void **state)
 	store__close(f->s);
 	f->s = store__open(f->dir);
 	assert_non_null(f->s);
-	assert_string_equal(sql1(f, "PRAGMA user_version"), "6");
+	assert_string_equal(sql1(f, "PRAGMA user_version"), "7");
+	/* What v7 added: agents' commands and captures, none yet. */
+	assert_string_equal(sql1(f, "SELECT count(*) FROM agent_commands"), "0");
+	assert_string_equal(sql1(f, "SELECT count(*) FROM agent_captures"), "0");
 	assert_int_equal(store__list_servers(f->s, &e, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(e[0].name, "old-host");
@@ -472,6 +479,82 @@ static void test_database_before_agents(void **state)
 	store__close(s);
 }
 
+/* Another process of the workspace: its own open of the store. */
+static struct store *open_other(struct fixture *f)
+{
+	struct store *s = f->url ? store__open_url(f->url, f->dir) : store__open(f->dir);
+
+	assert_non_null(s);
+	return s;
+}
+
+static void test_commands_handed_over(void **state)
+{
+	struct fixture *f = *state;
+	char id[STORE_ID_MAX], other_id[STORE_ID_MAX], cred[STORE_SECRET_HEX + 1], name[64];
+	struct store *b = open_other(f);
+	char **texts, **waiting, *doc, *state_text;
+	size_t n;
+	int status;
+
+	enrol(f, "web-1", id, cred, name);
+	enrol(f, "web-2", other_id, cred, name);
+	/* Queued through one open... */
+	assert_int_equal(store__queue_command(f->s, id, "c1", "{\"kind\":1}"), 0);
+	assert_int_equal(store__queue_command(f->s, id, "c2", "{\"kind\":4}"), 0);
+	assert_int_equal(store__queue_command(f->s, other_id, "c3", "{\"kind\":3}"), 0);
+	assert_int_equal(store__queue_command(f->s, id, "c1", "{}"), -EEXIST);
+	assert_int_equal(store__servers_waiting(b, &waiting, &n), 0);
+	assert_int_equal(n, 2);
+	store__free_strings(waiting, n);
+	/* ...taken through the other, oldest first, at most as many as asked, once. */
+	assert_int_equal(store__take_commands(b, id, 1, &texts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(texts[0], "{\"kind\":1}");
+	store__free_strings(texts, n);
+	assert_int_equal(store__take_commands(b, id, 16, &texts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(texts[0], "{\"kind\":4}");
+	store__free_strings(texts, n);
+	assert_int_equal(store__take_commands(f->s, id, 16, &texts, &n), 0);
+	assert_int_equal(n, 0);
+	store__free_strings(texts, n);
+	/* Only the other server's waits now. */
+	assert_int_equal(store__servers_waiting(f->s, &waiting, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(waiting[0], other_id);
+	store__free_strings(waiting, n);
+	/* A delivered command is not taken back; one waiting is, and is then gone. */
+	assert_int_equal(store__unqueue_command(f->s, id, "c1"), -ENOENT);
+	assert_int_equal(store__unqueue_command(f->s, id, "c3"), -ENOENT);
+	assert_int_equal(store__unqueue_command(f->s, other_id, "c3"), 0);
+	assert_int_equal(store__take_commands(b, other_id, 16, &texts, &n), 0);
+	assert_int_equal(n, 0);
+	store__free_strings(texts, n);
+
+	/* The reply comes to the other open; the first reads it. Another server's agent
+	 * cannot answer it, and the first answer counts. */
+	assert_int_equal(store__command_reply(f->s, id, "c2", &status, &doc), -EAGAIN);
+	assert_int_equal(store__reply_command(b, other_id, "c2", 200, "{}"), -ENOENT);
+	assert_int_equal(store__reply_command(b, id, "c2", 200, "{\"top\":[]}"), 0);
+	assert_int_equal(store__reply_command(b, id, "c2", 500, "{}"), -ENOENT);
+	assert_int_equal(store__command_reply(f->s, id, "c2", &status, &doc), 0);
+	assert_int_equal(status, 200);
+	assert_string_equal(doc, "{\"top\":[]}");
+	free(doc);
+	assert_int_equal(store__command_reply(f->s, id, "nope", &status, &doc), -ENOENT);
+
+	/* A capture's state, replaced and read back through either open. */
+	assert_int_equal(store__get_agent_capture(f->s, id, &state_text), -ENOENT);
+	assert_int_equal(store__put_agent_capture(f->s, id, "{\"phase\":\"sampling\"}"), 0);
+	assert_int_equal(store__put_agent_capture(b, id, "{\"phase\":\"done\"}"), 0);
+	assert_int_equal(store__get_agent_capture(f->s, id, &state_text), 0);
+	assert_string_equal(state_text, "{\"phase\":\"done\"}");
+	free(state_text);
+	assert_int_equal(store__get_agent_capture(b, other_id, &state_text), -ENOENT);
+	store__close(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +566,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_names_unique_and_listing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_stored_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workspace_before_agents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commands_handed_over, setup, teardown),
 	};
 	const struct CMUnitTest on_postgresql[] = {
 		cmocka_unit_test_setup_teardown(test_enrolment_token_works_once, setup_pg,
@@ -494,6 +578,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_names_unique_and_listing, setup_pg, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_stored_once, setup_pg, teardown),
 		cmocka_unit_test(test_database_before_agents),
+		cmocka_unit_test_setup_teardown(test_commands_handed_over, setup_pg, teardown),
 	};
 	int failed = cmocka_run_group_tests_name("postgresql", on_postgresql, group_setup_pg,
 						 group_teardown_pg);
