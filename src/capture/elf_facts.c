@@ -20,6 +20,7 @@ struct file_key {
 struct file_facts {
 	struct file_key key;
 	int err;               /* the outcome: 0, or one the file alone decides */
+	bool scanned;          /* by elf_info__read_limited; false: elf_info__read_identity */
 	struct elf_info info;  /* when err is 0 */
 };
 
@@ -89,10 +90,19 @@ static void elf_facts__forget(struct elf_facts *f)
 }
 
 static void elf_facts__keep(struct elf_facts *f, const struct file_key *key, uint64_t hash,
-			    int err, const struct elf_info *info)
+			    int err, bool scanned, const struct elf_info *info)
 {
-	if (hashmap__find(f->index, hash, key, file_key__equal, f) != HASHMAP_NONE)
-		return; /* another thread read it meanwhile */
+	uint32_t id = hashmap__find(f->index, hash, key, file_key__equal, f);
+
+	if (id != HASHMAP_NONE) {
+		/* Known without its tables looked into: now with them. */
+		if (scanned && !f->items[id].scanned) {
+			f->items[id].err = err;
+			f->items[id].scanned = true;
+			f->items[id].info = *info;
+		}
+		return;
+	}
 	if (f->n >= ELF_FACTS_MAX) {
 		elf_facts__forget(f);
 		if (f->n)
@@ -112,13 +122,20 @@ static void elf_facts__keep(struct elf_facts *f, const struct file_key *key, uin
 	}
 	f->items[f->n].key = *key;
 	f->items[f->n].err = err;
+	f->items[f->n].scanned = scanned;
 	f->items[f->n].info = *info;
 	if (hashmap__insert(f->index, hash, f->n) == 0)
 		f->n++;
 }
 
-int elf_facts__read(struct elf_facts *f, int fd, struct elf_limits *limits,
-		    struct elf_info *info)
+static int read_file(int fd, struct elf_limits *limits, struct elf_info *info, bool scan)
+{
+	return scan ? elf_info__read_limited(fd, limits, info) :
+		      elf_info__read_identity(fd, limits, info);
+}
+
+static int elf_facts__get(struct elf_facts *f, int fd, struct elf_limits *limits,
+			  struct elf_info *info, bool scan)
 {
 	struct file_key key;
 	struct stat st;
@@ -127,7 +144,7 @@ int elf_facts__read(struct elf_facts *f, int fd, struct elf_limits *limits,
 	int err;
 
 	if (!f || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return elf_info__read_limited(fd, limits, info);
+		return read_file(fd, limits, info, scan);
 	memset(&key, 0, sizeof(key));
 	key.dev = st.st_dev;
 	key.ino = st.st_ino;
@@ -140,7 +157,7 @@ int elf_facts__read(struct elf_facts *f, int fd, struct elf_limits *limits,
 
 	pthread_mutex_lock(&f->lock);
 	id = hashmap__find(f->index, hash, &key, file_key__equal, f);
-	if (id != HASHMAP_NONE) {
+	if (id != HASHMAP_NONE && (f->items[id].scanned || !scan)) {
 		err = f->items[id].err;
 		if (err)
 			memset(info, 0, sizeof(*info));
@@ -154,16 +171,28 @@ int elf_facts__read(struct elf_facts *f, int fd, struct elf_limits *limits,
 	pthread_mutex_unlock(&f->lock);
 
 	/* Read without the lock: a large file takes up to its time cap. */
-	err = elf_info__read_limited(fd, limits, info);
+	err = read_file(fd, limits, info, scan);
 	/* Kept only when the file did not change while it was read. */
 	if (outcome_kept(err) && fstat(fd, &st) == 0 && (uint64_t)st.st_size == key.size &&
 	    st.st_mtim.tv_sec == key.mtime_s && st.st_mtim.tv_nsec == key.mtime_ns &&
 	    st.st_ctim.tv_sec == key.ctime_s && st.st_ctim.tv_nsec == key.ctime_ns) {
 		pthread_mutex_lock(&f->lock);
-		elf_facts__keep(f, &key, hash, err, info);
+		elf_facts__keep(f, &key, hash, err, scan, info);
 		pthread_mutex_unlock(&f->lock);
 	}
 	return err;
+}
+
+int elf_facts__read(struct elf_facts *f, int fd, struct elf_limits *limits,
+		    struct elf_info *info)
+{
+	return elf_facts__get(f, fd, limits, info, true);
+}
+
+int elf_facts__read_identity(struct elf_facts *f, int fd, struct elf_limits *limits,
+			     struct elf_info *info)
+{
+	return elf_facts__get(f, fd, limits, info, false);
 }
 
 void elf_facts__stats(struct elf_facts *f, struct elf_facts_stats *out)

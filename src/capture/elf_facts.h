@@ -37,6 +37,10 @@ void elf_facts__free(struct elf_facts *f);
  * f NULL: read. */
 int elf_facts__read(struct elf_facts *f, int fd, struct elf_limits *limits,
 		    struct elf_info *info);
+/* elf_info__read_identity (build id and segments; has_symtab and has_dynsym are false
+ * unless the file was read whole before), from f the same way. */
+int elf_facts__read_identity(struct elf_facts *f, int fd, struct elf_limits *limits,
+			     struct elf_info *info);
 
 /* What f did (for tests and the debug line): files read, outcomes given from memory. */
 struct elf_facts_stats {

@@ -110,7 +110,9 @@ static void known__read(struct unwinding *u, struct known *k, int fd)
 
 	if (fd < 0 || u->spent_ns >= WORKER_BUDGET_NS)
 		goto out;
-	if (elf_facts__read(u->facts, fd, &limits, &k->info) != 0 || !k->info.build_id[0])
+	/* The build id and segments: whether it has symbols is the reading's question. */
+	if (elf_facts__read_identity(u->facts, fd, &limits, &k->info) != 0 ||
+	    !k->info.build_id[0])
 		goto out;
 	k->ok = true;
 	if (!u->owns_maps && unwind_maps__loaded(u->maps, k->info.build_id)) {

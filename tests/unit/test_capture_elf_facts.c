@@ -4,7 +4,8 @@
  * real files: a file read once is not read again while it stays the same; a file
  * rewritten in place (same inode, even with its modification time put back) is read
  * again and gives the new build's facts; a file that was not ELF and becomes one is read
- * as one; past the bound everything is forgotten, and what is kept stays within it.
+ * as one; the unwind worker's read of build id and segments alone does not stand for
+ * a whole one; past the bound everything is forgotten, and what is kept stays within it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,8 +24,9 @@
 
 #include "capture/elf_facts.h"
 
-/* A real build, from the distribution. */
+/* Real builds, from the distribution; the library defines functions in its .dynsym. */
 #define FIRST_ELF "/bin/true"
+#define LIBRARY_ELF "/lib/x86_64-linux-gnu/libc.so.6"
 
 static char *make_dir(void)
 {
@@ -186,6 +188,47 @@ static void test_not_elf_then_elf(void **state)
 	free(dir);
 }
 
+/* The unwind worker's read (build id, segments) does not stand for a whole one. */
+static void test_identity_then_whole(void **state)
+{
+	char *dir = make_dir(), path[256];
+	struct elf_info direct, identity, whole, again;
+	struct elf_facts_stats st;
+	struct elf_facts *f = elf_facts__new();
+	int fd;
+
+	(void)state;
+	assert_non_null(f);
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	copy_over(LIBRARY_ELF, path);
+	assert_int_equal(facts_of(NULL, path, &direct), 0);
+	assert_true(direct.has_dynsym);
+
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_facts__read_identity(f, fd, NULL, &identity), 0);
+	assert_string_equal(identity.build_id, direct.build_id);
+	assert_int_equal(identity.nsegments, direct.nsegments);
+	assert_false(identity.has_dynsym);
+	assert_int_equal(elf_facts__read(f, fd, NULL, &whole), 0);
+	assert_memory_equal(&whole, &direct, sizeof(direct));
+	/* Both kinds of read are answered from memory now. */
+	assert_int_equal(elf_facts__read(f, fd, NULL, &again), 0);
+	assert_memory_equal(&again, &direct, sizeof(direct));
+	assert_int_equal(elf_facts__read_identity(f, fd, NULL, &again), 0);
+	assert_string_equal(again.build_id, direct.build_id);
+	close(fd);
+	elf_facts__stats(f, &st);
+	assert_int_equal(st.read, 2);
+	assert_int_equal(st.remembered, 2);
+	assert_int_equal(st.kept, 1);
+
+	elf_facts__free(f);
+	unlink(path);
+	rmdir(dir);
+	free(dir);
+}
+
 static void test_bounded(void **state)
 {
 	char *dir = make_dir(), path[256];
@@ -227,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_same_file_is_not_read_again),
 		cmocka_unit_test(test_rewritten_in_place_is_read_again),
 		cmocka_unit_test(test_not_elf_then_elf),
+		cmocka_unit_test(test_identity_then_whole),
 		cmocka_unit_test(test_bounded),
 	};
 
