@@ -111,7 +111,8 @@ pid=$(start_in_cgroup "$cg" "$WORK/rebuilt")
 capture 2
 wait_done
 profile_functions > "$WORK/names"
-grep -qx rebuilt_spin_old "$WORK/names" || fail "the first build is not named: $(head -12 "$WORK/names" | paste -sd' ')"
+grep -qx rebuilt_spin_old "$WORK/names" ||
+	fail "the first build is not named: $(head -12 "$WORK/names" | paste -sd' ')"
 kill -9 "$pid"
 while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 ino=$(stat -c %i "$WORK/rebuilt")
