@@ -100,7 +100,7 @@ __attribute__((noinline)) void $1(volatile unsigned long *x) { for (;;) (*x)++; 
 int main(void) { volatile unsigned long x = 0; $1(&x); }
 C
 }
-# Named FUNCTION / not named FUNCTION in the profile just captured.
+# The names of the functions in the profile just captured, one a line.
 profile_functions() {
 	expect 200 GET "/api/profiles/$(jq -r .profile_id "$WORK/body")"
 	jq -r '.functions[].name' "$WORK/body"
