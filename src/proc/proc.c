@@ -110,7 +110,8 @@ static void parse_cgroup(char *buf, char *out, size_t size)
 	snprintf(out, size, "%s", unified ? unified : "");
 }
 
-int proc__read(const char *root, int pid, struct proc_info *out)
+static int proc__read_some(const char *root, int pid, bool exe, bool cgroup,
+			   struct proc_info *out)
 {
 	char path[PATH_MAX], buf[4096];
 	ssize_t n;
@@ -128,9 +129,13 @@ int proc__read(const char *root, int pid, struct proc_info *out)
 		return err;
 
 	/* Unreadable for kernel threads (no mm) and, without privileges, for others'. */
-	snprintf(path, sizeof(path), "%s/%d/exe", root, pid);
-	n = readlink(path, out->exe, sizeof(out->exe) - 1);
-	out->exe[n > 0 ? n : 0] = '\0';
+	if (exe) {
+		snprintf(path, sizeof(path), "%s/%d/exe", root, pid);
+		n = readlink(path, out->exe, sizeof(out->exe) - 1);
+		out->exe[n > 0 ? n : 0] = '\0';
+	}
+	if (!cgroup)
+		return 0;
 
 	snprintf(path, sizeof(path), "%s/%d/cgroup", root, pid);
 	n = read_small(path, buf, sizeof(buf));
@@ -143,6 +148,16 @@ int proc__read(const char *root, int pid, struct proc_info *out)
 			return -ENOENT;
 	}
 	return 0;
+}
+
+int proc__read(const char *root, int pid, struct proc_info *out)
+{
+	return proc__read_some(root, pid, true, true, out);
+}
+
+int proc__read_stat(const char *root, int pid, bool exe, struct proc_info *out)
+{
+	return proc__read_some(root, pid, exe, false, out);
 }
 
 static int cmp_int(const void *a, const void *b)

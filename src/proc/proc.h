@@ -24,6 +24,10 @@ struct proc_info {
 
 /* 0, -ENOENT when the process is gone, -errno. root: "/proc" normally. */
 int proc__read(const char *root, int pid, struct proc_info *out);
+/* The same from its stat alone, and its exe when exe: cgroup left empty, exe too when not
+ * asked (an ancestor in the process tree needs neither, unless services are known by
+ * their executables). */
+int proc__read_stat(const char *root, int pid, bool exe, struct proc_info *out);
 /* Every pid now, ascending. */
 int proc__list_pids(const char *root, int **pids, size_t *n);
 /* As ps: CPU time since start / time since start, in percent (can exceed 100). */
