@@ -468,10 +468,11 @@ static int flamegraph__put_data(const struct tree *t, const struct order *o,
 			fputs(r ? ",\"" : "\"", out);
 			fputs(profile_wait_reasons[r], out);
 			fputs("\":[", out);
-			for (uint32_t i = 0; i < o->n; i++)
-				fprintf(out, i ? ",%lld" : "%lld",
-					(long long)t->waiting[(size_t)o->ids[i] * PROFILE_WAIT_REASONS +
-							      (size_t)r]);
+			for (uint32_t i = 0; i < o->n; i++) {
+				size_t at = (size_t)o->ids[i] * PROFILE_WAIT_REASONS + (size_t)r;
+
+				fprintf(out, i ? ",%lld" : "%lld", (long long)t->waiting[at]);
+			}
 			putc(']', out);
 		}
 		putc('}', out);
