@@ -18,7 +18,9 @@ idle_re='^Over ([0-9]+) seconds?, this server was nearly idle: ([0-9]+\.[0-9]%|<
 busy_re='^Over ([0-9]+) seconds?, (.+) used ([0-9]+%|<1%) of the CPU time on this server(, most of it in [^ ]+)?\.( Next was .+, at ([0-9]+%|<1%)\.)?$'
 
 # The CPUs' busy share from /proc/stat's first line: (all - idle - iowait) / all.
-stat_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $5 + $6 }' /proc/stat; }
+stat_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $5 + $6 }' /proc/stat
+}
 
 # capture NAME: a 3 s cpu capture into $WORK/NAME.json; prints /proc/stat's busy share of
 # the same seconds.
@@ -47,7 +49,8 @@ if [[ $answer =~ $idle_re ]]; then
 		fail "called idle at $used of the server: $answer"
 	pct=${BASH_REMATCH[2]%\%}
 	[ "$pct" = "<0.1" ] ||
-		awk -v p="$pct" -v u="$used" 'BEGIN { d = p - u * 100; exit !(d <= 0.051 && d >= -0.051) }' ||
+		awk -v p="$pct" -v u="$used" \
+			'BEGIN { d = p - u * 100; exit !(d <= 0.051 && d >= -0.051) }' ||
 		fail "the answer says $pct%, the groups add up to $used: $answer"
 	[ "${BASH_REMATCH[3]%%, in *}" = "$(jq -r '.groups[0].label' "$WORK/quiet.json")" ] ||
 		fail "the idle answer does not name the largest group: $answer"
@@ -80,9 +83,12 @@ busy=$(capture busy)
 cg_kill "$cg"
 answer=$(jq -r .answer "$WORK/busy.json")
 echo "/proc/stat: $busy busy; the profile: $(used busy) of the server; $answer"
-[[ $answer =~ $busy_re ]] || fail "a server with a spinning workload is not answered in the spec's form: $answer"
-[[ $answer != *"nearly idle"* ]] || fail "a server with a spinning workload was called idle: $answer"
+[[ $answer =~ $busy_re ]] ||
+	fail "a server with a spinning workload is not answered in the spec's form: $answer"
+[[ $answer != *"nearly idle"* ]] ||
+	fail "a server with a spinning workload was called idle: $answer"
 jq -e 'any(.groups[]; .label == "Unit slideops-test-cpu-busy.service" and
 	.top_function == "spin_all_day")' "$WORK/busy.json" >/dev/null ||
-	fail "the spinner is not among the groups: $(jq -c '[.groups[] | {label, share}]' "$WORK/busy.json")"
+	fail "the spinner is not among the groups: $(jq -c '[.groups[] | {label, share}]' \
+		"$WORK/busy.json")"
 echo "ok"
