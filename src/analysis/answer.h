@@ -31,6 +31,11 @@ struct answer_group {
  */
 char *answer__cpu(uint64_t duration_ns, const struct answer_group *first,
 		  const struct answer_group *next);
+/* cpu on a nearly idle server (the plug-in decides when): "Over 10 seconds, this server
+ * was nearly idle: 0.8% of its CPU time was used. Most of it was System, in F." used: the
+ * share of the server's CPU time all samples took; first: the largest group (NULL: the
+ * first sentence alone). */
+char *answer__cpu_idle(uint64_t duration_ns, double used, const struct answer_group *first);
 char *answer__wall(uint64_t duration_ns, const struct answer_group *first,
 		   const struct answer_group *next);
 char *answer__locks(uint64_t duration_ns, const struct answer_group *first,

@@ -56,6 +56,10 @@ struct tree {
 	struct hashmap *index;  /* (parent, kind, name) -> node */
 	uint32_t *groups;       /* label string id per group index */
 	uint32_t ngroups;
+	/* Some sample says why it waited (its wait_reason label, wall's); then waiting holds,
+	 * per node, PROFILE_WAIT_REASONS apiece: its waiting by why. */
+	bool by_reason;
+	int64_t *waiting;
 };
 
 static const char *const colour_names[] = {
@@ -115,11 +119,22 @@ static uint32_t tree__child(struct tree *t, uint32_t parent, enum node_kind kind
 		if (!nn)
 			return NONE;
 		t->nodes = nn;
+		if (t->by_reason) {
+			int64_t *nw = realloc(t->waiting,
+					      sizeof(*nw) * PROFILE_WAIT_REASONS * ncap);
+
+			if (!nw)
+				return NONE;
+			t->waiting = nw;
+		}
 		t->cap = ncap;
 	}
 	id = t->n;
 	if (hashmap__insert(t->index, h, id))
 		return NONE;
+	if (t->by_reason)
+		memset(&t->waiting[(size_t)id * PROFILE_WAIT_REASONS], 0,
+		       sizeof(*t->waiting) * PROFILE_WAIT_REASONS);
 	n = &t->nodes[t->n++];
 	*n = (struct node){ .name = name, .parent = parent, .first_child = NONE,
 			    .next_sibling = NONE, .group = group, .kind = (uint8_t)kind,
@@ -148,6 +163,21 @@ static uint8_t *system_mappings(const struct profile *p)
 	return sys;
 }
 
+/* Why the sample waited: an index of profile_wait_reasons, or -1 (it ran, or says not). */
+static int sample__wait_reason(const struct profile *p, const struct prof_sample *s)
+{
+	if (!s->labels.wait_reason || strcmp(profile__str(p, s->labels.state), "running") == 0)
+		return -1;
+	return wait_reason__parse(profile__str(p, s->labels.wait_reason));
+}
+
+/* Adds v waited for reason r to node (nothing for r -1). */
+static void tree__add_waiting(struct tree *t, uint32_t node, int r, int64_t v)
+{
+	if (t->by_reason && r >= 0)
+		t->waiting[(size_t)node * PROFILE_WAIT_REASONS + (size_t)r] += v;
+}
+
 static int tree__build(struct tree *t, int64_t root_value)
 {
 	const struct profile *p = t->p;
@@ -163,6 +193,9 @@ static int tree__build(struct tree *t, int64_t root_value)
 		goto out_free;
 	for (uint32_t i = 0; i < nstr; i++)
 		group_of[i] = NONE;
+	/* Each node's waiting by why, where the samples say why (tree__child grows it). */
+	for (uint32_t i = 0; i < p->nsamples && !t->by_reason; i++)
+		t->by_reason = sample__wait_reason(p, &p->samples[i]) >= 0;
 	/* The root's name is a word of ours, not a string of the profile: kept as NONE. */
 	if (tree__child(t, NONE, NODE_ROOT, NONE, NO_LANGUAGE, NONE) != 0)
 		goto out_free;
@@ -174,9 +207,11 @@ static int tree__build(struct tree *t, int64_t root_value)
 		uint32_t label = s->labels.group < nstr ? s->labels.group : 0;
 		uint32_t g = group_of[label], node, depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
+		int why = sample__wait_reason(p, s);
 
 		if (v <= 0 || !sample__counts(p, s))
 			continue;
+		tree__add_waiting(t, 0, why, v);
 		if (g == NONE) {
 			g = group_of[label] = t->ngroups;
 			t->groups[t->ngroups++] = label;
@@ -185,10 +220,12 @@ static int tree__build(struct tree *t, int64_t root_value)
 		if (node == NONE)
 			goto out_free;
 		t->nodes[node].value += v;
+		tree__add_waiting(t, node, why, v);
 		node = tree__child(t, node, NODE_PROCESS, s->labels.comm, NO_LANGUAGE, g);
 		if (node == NONE)
 			goto out_free;
 		t->nodes[node].value += v;
+		tree__add_waiting(t, node, why, v);
 		for (uint32_t d = depth; d-- > 0;) {
 			const struct prof_location *l = &p->locations[locs[d]];
 
@@ -197,6 +234,7 @@ static int tree__build(struct tree *t, int64_t root_value)
 			if (node == NONE)
 				goto out_free;
 			t->nodes[node].value += v;
+			tree__add_waiting(t, node, why, v);
 			t->nodes[node].system = !l->file && l->mapping < p->nmappings &&
 						sys[l->mapping];
 		}
@@ -213,6 +251,7 @@ static void tree__free(struct tree *t)
 {
 	free(t->nodes);
 	free(t->groups);
+	free(t->waiting);
 	hashmap__free(t->index);
 }
 
@@ -421,7 +460,24 @@ static int flamegraph__put_data(const struct tree *t, const struct order *o,
 	for (uint32_t i = 0; i < o->n; i++)
 		fputs(i ? (t->nodes[o->ids[i]].system ? ",1" : ",0") :
 			  (t->nodes[o->ids[i]].system ? "1" : "0"), out);
-	fputs("]}", out);
+	fputc(']', out);
+	if (t->by_reason) {
+		/* Each reason's waiting per node, as value is: the node's and its callees'. */
+		fputs(",\"waiting_by_reason\":{", out);
+		for (int r = 0; r < PROFILE_WAIT_REASONS; r++) {
+			fputs(r ? ",\"" : "\"", out);
+			fputs(profile_wait_reasons[r], out);
+			fputs("\":[", out);
+			for (uint32_t i = 0; i < o->n; i++) {
+				size_t at = (size_t)o->ids[i] * PROFILE_WAIT_REASONS + (size_t)r;
+
+				fprintf(out, i ? ",%lld" : "%lld", (long long)t->waiting[at]);
+			}
+			putc(']', out);
+		}
+		putc('}', out);
+	}
+	putc('}', out);
 	free(name_index);
 	return 0;
 }

@@ -25,7 +25,9 @@ int flamegraph_colour__parse(const char *name);
 int flamegraph__write(const struct profile *p, FILE *out, enum flamegraph_colour colour);
 /* Only the tree, as the JSON document the page reads (the web UI's /flamegraph):
  * {"question", "answer", "unit", "total", "languages", "groups", "names", "name",
- * "depth", "value", "lang", "group"}, nodes in pre-order. 0 or -errno. */
+ * "depth", "value", "lang", "group", "system"}, nodes in pre-order, and where samples
+ * say why they waited (wall) "waiting_by_reason": {"runqueue": [v], ...}, each node's
+ * waiting by why as value is its total. 0 or -errno. */
 int flamegraph__write_data(const struct profile *p, FILE *out, enum flamegraph_colour colour);
 /* Written beside path and renamed into place; "-" is standard output. */
 int flamegraph__write_file(const struct profile *p, const char *path,

@@ -4,7 +4,7 @@
  * on_tick, which sends each non-idle tick's stacks with the CPU time it stands for. The
  * engine (src/capture/session.c) does the rest. Its samples count ticks and the CPU time
  * they stand for; its shares are of the server's CPU time; the answer names the two
- * groups that used the most.
+ * groups that used the most, or says first that the server was nearly idle.
  */
 #include <errno.h>
 #include <string.h>
@@ -86,9 +86,30 @@ static const struct capture_question capture = {
 
 /* ---- the analysis ---- */
 
+/*
+ * Under 5% of the server's CPU time used, all groups together, the server is nearly idle
+ * and the answer says that first. Why 5%: an idle server is never at 0 (timer ticks,
+ * kernel threads, agents and this profiler's own sampling take some), and below 5% no
+ * group holds enough to act on: the largest is at most 1/20 of the server,
+ * which could take twenty times its load. "System used <1%, most of it in
+ * __cond_resched" read as if that were the problem; "nearly idle" says there is none.
+ */
+#define CPU_IDLE_SHARE 0.05
+
 static char *cpu_answer(const struct analysis *a)
 {
-	return analysis__answer_largest(a, answer__cpu);
+	const struct prof_header *h = &a->profile->header;
+	struct answer_group first;
+	double used;
+
+	/* Without its CPUs and duration (another tool's pprof) the server's time is unknown. */
+	if (!h->ncpus || !h->duration_ns || a->total <= 0 || !a->ngroups)
+		return analysis__answer_largest(a, answer__cpu);
+	used = (double)a->total / ((double)h->ncpus * (double)h->duration_ns);
+	if (used >= CPU_IDLE_SHARE)
+		return analysis__answer_largest(a, answer__cpu);
+	first = analysis_group__answer(&a->groups[0]);
+	return answer__cpu_idle(h->duration_ns, used, &first);
 }
 
 /* ---- the question ---- */

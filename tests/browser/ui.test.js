@@ -7,6 +7,9 @@
 //   LOCKS_PROFILE  the id of a locks profile of threads contending one mutex in
 //                  ledger_post (empty: this machine cannot capture locks)
 //   THREADS_PROFILE  the id of a threads profile (empty: this machine cannot capture one)
+//   WALL_PROFILE   the id of a wall profile of threads spinning in spin_forever, three a
+//                  CPU, and threads napping in nap_between_work (empty: this machine
+//                  cannot capture wall)
 //   ARTIFACTS      where screenshots go
 'use strict';
 const session = require('./session');
@@ -23,6 +26,50 @@ let step = 'start';
 let s = null; // the browser session (./session.js)
 
 const shot = (page, name) => s.shot(page, name);
+
+// The canvas pixels the search paints (its highlight, #e040fb), every one inside a box.
+async function highlighted(page) {
+	return page.evaluate(() => {
+		const c = document.querySelector('#flamegraph canvas');
+		const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+		const at = [];
+		for (let k = 0; k < px.length; k += 4)
+			if (px[k] === 0xe0 && px[k + 1] === 0x40 && px[k + 2] === 0xfb &&
+				px[k + 3] === 255)
+				at.push(k);
+		return at;
+	});
+}
+
+// Of those pixels, the share now drawn in the legend's colour of that key.
+async function shareInLegendColour(page, at, key) {
+	return page.evaluate(([at, key]) => {
+		const swatch = document.querySelector('#flamegraph .legend span[data-key="' + key +
+			'"] i');
+		if (!swatch)
+			return -1;
+		const want = getComputedStyle(swatch).backgroundColor.match(/\d+/g).map(Number);
+		const c = document.querySelector('#flamegraph canvas');
+		const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+		const same = at.filter(k => px[k] === want[0] && px[k + 1] === want[1] &&
+			px[k + 2] === want[2]).length;
+		return at.length ? same / at.length : 0;
+	}, [at, key]);
+}
+
+// The boxes of the functions re matches, drawn in the colour the legend gives key.
+async function boxesInColour(page, re, key) {
+	await page.getByLabel('Search').fill(re);
+	await page.waitForSelector('#flamegraph[data-matched]');
+	const at = await highlighted(page);
+	assert.ok(at.length > 100, 'no box of ' + re + ' in the flame graph');
+	await page.getByLabel('Search').fill('');
+	await page.waitForFunction(() => !document.querySelector('#flamegraph').dataset.matched);
+	const share = await shareInLegendColour(page, at, key);
+	assert.ok(share >= 0, 'the legend has no ' + key);
+	assert.ok(share >= 0.9, 'only ' + Math.round(share * 100) + '% of the boxes of ' + re +
+		' are drawn in the colour of ' + key);
+}
 
 (async () => {
 	s = await session.open(artifacts, 20000);
@@ -219,6 +266,32 @@ const shot = (page, name) => s.shot(page, name);
 			assert.strictEqual(await page.locator('#running, #locks').count(), 0,
 				'the threads page shows another question\'s view');
 			await shot(page, '09d-threads');
+		}
+
+		if (process.env.WALL_PROFILE) {
+			step = 'a wall profile: Colour by Why it waited';
+			const wall = '/profiles/' + encodeURIComponent(process.env.WALL_PROFILE);
+			await page.goto(new URL(wall, page.url()).href);
+			await page.waitForSelector(
+				'#flamegraph[data-ready="1"][data-colour="language"]');
+			const legend = page.locator('#flamegraph .legend');
+			await legend.getByText(/^C\/C\+\+ /).waitFor();
+			await page.getByLabel('Colour by').selectOption({ label: 'Why it waited' });
+			await page.waitForSelector('#flamegraph[data-colour="reason"]');
+			await legend.getByText(/^waited for a CPU \d/).waitFor();
+			await legend.getByText(/^asleep \d/).waitFor();
+			await legend.getByText(/^ran on a CPU \d/).waitFor();
+			await shot(page, '09e-wall-why-it-waited');
+			step = 'the oversubscribed spinners take the colour of waiting for a CPU';
+			await boxesInColour(page, '^spin_forever$', 'runqueue');
+			step = 'the nappers take the colour of sleep';
+			await boxesInColour(page, '^nap_between_work$', 'sleep');
+			step = 'back to Language';
+			await page.getByLabel('Colour by').selectOption('language');
+			await page.waitForSelector('#flamegraph[data-colour="language"]');
+			await legend.getByText(/^C\/C\+\+ /).waitFor();
+			assert.strictEqual(await legend.getByText(/^waited for a CPU/).count(), 0,
+				'the legend of Language still shows why threads waited');
 		}
 
 		step = 'remove the profiler';

@@ -9,6 +9,10 @@
 #   web-deep.service     300 frames of recursion: the flame graph keeps a bounded height
 #   web-ledger.service   four threads contending one pthread mutex, captured as a locks
 #                        profile: its page shows the lock by address
+#   web-crowd.service    six threads spinning in spin_forever on this machine's CPUs, and
+#                        four napping in nap_between_work (1 ms of work, 20 ms asleep),
+#                        captured as a wall profile: Colour by Why it waited draws
+#                        spin_forever in the colour of waiting for a CPU
 # and a threads profile (a snapshot), whose page shows the thread dump.
 # The names of the workloads and of the debug file contain "<script>": they must show as
 # text. Screenshots of each page are kept in $ARTIFACTS (default build/artifacts/browser).
@@ -144,6 +148,72 @@ if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.locks' >/dev/null; t
 		fail "the locks profile does not name the mutex's waiters and holder: $(jq -c '.locks[:3]' locks.json)"
 fi
 cg_kill "$lock_cg"
+# A wall profile of threads that wait for a CPU and threads that sleep. Six spinners on
+# this machine's CPUs (three a CPU on 2) run at most a third of the time each: the rest
+# they wait for a CPU, however loaded the machine is besides.
+cat > crowd.c <<'C'
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile uint64_t sink;
+
+__attribute__((noinline)) void *spin_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		for (int i = 0; i < 1000000; i++)
+			sink += (uint64_t)i * i;
+	return NULL;
+}
+
+__attribute__((noinline)) void *nap_between_work(void *arg)
+{
+	struct timespec ts = { 0, 20000000 }, t0, t;
+
+	(void)arg;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			for (int i = 0; i < 1000; i++)
+				sink += (uint64_t)i * i;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	long spinners = 3 * sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_t t;
+
+	for (long i = 0; i < spinners; i++)
+		pthread_create(&t, NULL, spin_forever, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t, NULL, nap_between_work, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+C
+gcc -O1 -g -fno-omit-frame-pointer -pthread -o crowd crowd.c
+WALL=
+if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.wall' >/dev/null; then
+	crowd_cg=$(make_cgroup "system.slice/web-crowd.service")
+	start_in_cgroup "$crowd_cg" "$WORK/crowd" >/dev/null
+	sleep 0.3
+	"$SLIDEOPS" capture wall -d 2 --json > wall.json 2>/dev/null ||
+		fail "the wall capture failed"
+	cg_kill "$crowd_cg"
+	WALL=$(jq -r .id wall.json)
+	jq -e '[.groups[] | select(.label == "Unit web-crowd.service")][0].waiting_by_reason |
+		.runqueue > 0 and .sleep > 0' wall.json >/dev/null ||
+		fail "the crowd waited neither for a CPU nor asleep: $(jq -c .groups wall.json)"
+else
+	echo "no wall profile, so no Why it waited: $("$SLIDEOPS" check 2>&1 | grep -i wall)" >&2
+fi
 # A threads profile: a snapshot, whose page shows the thread dump.
 THREADS=
 if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.threads' >/dev/null; then
@@ -163,6 +233,7 @@ start_serve
 
 SLIDEOPS_URL=$(grep -o 'http://[^ ]*' "$WORK/serve.out") UPLOAD_FILE="$WORK/<script>app.debug" \
 	WORKLOAD="$workload" LOCKS_PROFILE="$LOCKS" THREADS_PROFILE="$THREADS" \
+	WALL_PROFILE="$WALL" \
 	ARTIFACTS=${ARTIFACTS:-$top/build/artifacts/browser} \
 	NODE_PATH="$top/tests/browser/node_modules" node "$top/tests/browser/ui.test.js" ||
 	fail "the browser test failed (screenshots in ${ARTIFACTS:-$top/build/artifacts/browser})"

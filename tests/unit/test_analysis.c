@@ -231,7 +231,7 @@ static void test_most_of_it_in_skips_python_libraries(void **state)
 
 static void test_cpu_answer_edge_cases(void **state)
 {
-	struct profile *p = pb_new(QUESTION_CPU, 4, 1400 * MS);
+	struct profile *p = pb_new(QUESTION_CPU, 1, 1400 * MS);
 	uint32_t app = pb_mapping(p, "/srv/app/app", "dd", MAPPING_EXE, true);
 	uint32_t f = pb_frame(p, app, 0x10, "spin", true, LANGUAGE_C);
 	struct analysis *a;
@@ -242,16 +242,96 @@ static void test_cpu_answer_edge_cases(void **state)
 	a = analysis__new(p);
 	assert_non_null(a);
 	assert_string_equal(a->answer,
-			    "Over 1 second, System used 4% of the CPU time on this server.");
+			    "Over 1 second, System used 14% of the CPU time on this server.");
 	assert_null(a->groups[0].top_function);
 	analysis__free(a);
 
 	/* A next group under 1% reads "<1%". */
-	pb_sample(p, &cron, 20 * MS, 0, 1, f);
+	pb_sample(p, &cron, 10 * MS, 0, 1, f);
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_string_equal(a->answer, "Over 1 second, System used 4% of the CPU time on this "
+	assert_string_equal(a->answer, "Over 1 second, System used 14% of the CPU time on this "
 				       "server. Next was Other processes, at <1%.");
+	analysis__free(a);
+	profile__free(p);
+}
+
+/* The issue's idle server: 2 CPUs for 10 s (20 s of CPU time), all of it together under
+ * 5% of that. The answer says it was nearly idle first, then where the little went. */
+static struct profile *quiet_server(int64_t system_ns, int64_t cron_ns)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 2, 10 * SEC);
+	uint32_t k = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t resched = pb_frame(p, k, 0xffffffff81006000, "__cond_resched", true,
+				    LANGUAGE_KERNEL);
+	uint32_t work = pb_frame(p, k, 0xffffffff81005000, "process_one_work", true,
+				 LANGUAGE_KERNEL);
+	uint32_t libc = pb_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", "aa", MAPPING_LIB,
+				   true);
+	uint32_t nanosleep_ = pb_frame(p, libc, 0x300, "nanosleep", true, LANGUAGE_C);
+
+	pb_sample(p, &kworker, system_ns, 0, 2, resched, work);
+	if (cron_ns)
+		pb_sample(p, &cron, cron_ns, 0, 1, nanosleep_);
+	return p;
+}
+
+static void test_cpu_answer_says_a_quiet_server_was_nearly_idle(void **state)
+{
+	struct profile *p = quiet_server(120 * MS, 40 * MS);
+	struct analysis *a = analysis__new(p);
+
+	(void)state;
+	assert_non_null(a);
+	/* 160 ms of 20 s: 0.8%. The groups and their shares are as ever. */
+	assert_string_equal(a->answer, "Over 10 seconds, this server was nearly idle: 0.8% of its "
+				       "CPU time was used. Most of it was System, in "
+				       "__cond_resched.");
+	assert_int_equal(a->ngroups, 2);
+	assert_float_equal(a->groups[0].share, 0.006, 1e-9);
+	analysis__free(a);
+	profile__free(p);
+
+	/* Almost nothing. */
+	p = quiet_server(5 * MS, 0);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 10 seconds, this server was nearly idle: <0.1% of its "
+				       "CPU time was used. Most of it was System, in "
+				       "__cond_resched.");
+	analysis__free(a);
+	profile__free(p);
+
+	/* Just under the line: 4.9%. */
+	p = quiet_server(900 * MS, 80 * MS);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 10 seconds, this server was nearly idle: 4.9% of its "
+				       "CPU time was used. Most of it was System, in "
+				       "__cond_resched.");
+	analysis__free(a);
+	profile__free(p);
+}
+
+static void test_cpu_answer_of_a_busy_server_keeps_its_form(void **state)
+{
+	/* 5% exactly (1 s of 20 s) is not idle: the answer names the groups as ever. */
+	struct profile *p = quiet_server(800 * MS, 200 * MS);
+	struct analysis *a = analysis__new(p);
+
+	(void)state;
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 10 seconds, System used 4% of the CPU time on this "
+				       "server, most of it in __cond_resched. Next was Other "
+				       "processes, at 1%.");
+	analysis__free(a);
+	profile__free(p);
+
+	/* The spec's server, 54% and 14%, is far from idle. */
+	p = spec_server();
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_null(strstr(a->answer, "idle"));
 	analysis__free(a);
 	profile__free(p);
 }
@@ -1286,6 +1366,8 @@ int main(void)
 		cmocka_unit_test(test_most_of_it_in_weighs_by_value),
 		cmocka_unit_test(test_most_of_it_in_skips_python_libraries),
 		cmocka_unit_test(test_cpu_answer_edge_cases),
+		cmocka_unit_test(test_cpu_answer_says_a_quiet_server_was_nearly_idle),
+		cmocka_unit_test(test_cpu_answer_of_a_busy_server_keeps_its_form),
 		cmocka_unit_test(test_no_samples_says_so),
 		cmocka_unit_test(test_functions_self_and_total_count_recursion_once),
 		cmocka_unit_test(test_card_lists_our_stripped_binaries),

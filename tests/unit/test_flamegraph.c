@@ -325,6 +325,110 @@ static char *sorted_lines(char *text)
 	return out;
 }
 
+/* The tree as the web UI reads it (GET /api/profiles/ID/flamegraph). */
+static json_t *tree_data(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_error_t err;
+	json_t *doc;
+
+	assert_non_null(f);
+	assert_int_equal(flamegraph__write_data(p, f, FLAMEGRAPH_COLOUR_LANGUAGE), 0);
+	fclose(f);
+	doc = json_loads(buf, 0, &err);
+	if (!doc)
+		fail_msg("the tree is not JSON: %s", err.text);
+	free(buf);
+	return doc;
+}
+
+/* The node at this path ("a;b;c", names from the root's first child down); -1: none. */
+static long node_at(json_t *d, const char *want)
+{
+	json_t *names = json_object_get(d, "names"), *name = json_object_get(d, "name"),
+	       *depth = json_object_get(d, "depth");
+	const char *path[64];
+	char buf[512];
+
+	for (size_t i = 1; i < json_array_size(depth); i++) {
+		int64_t dep = jint(depth, i);
+		size_t n = 0;
+
+		path[dep] = json_string_value(json_array_get(names, (size_t)jint(name, i)));
+		for (int64_t k = 1; k <= dep; k++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", k > 1 ? ";" : "",
+					      path[k]);
+		if (strcmp(buf, want) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+static int64_t waited(json_t *d, const char *reason, long node)
+{
+	return jint(json_object_get(json_object_get(d, "waiting_by_reason"), reason),
+		    (size_t)node);
+}
+
+/* A wall profile's tree carries each node's waiting by why, as value is its total: the
+ * oversubscribed spin waits for a CPU, the napper sleeps, and running counts in none. */
+static void test_tree_carries_the_waiting_by_reason(void **state)
+{
+	struct profile *p = pb_new(QUESTION_WALL, 2, 10 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/crowd/crowd", "dd", MAPPING_EXE, true);
+	uint32_t k = pb_mapping(p, "[kernel.kallsyms]", "", MAPPING_KERNEL, true);
+	uint32_t main_ = pb_frame(p, app, 0x10, "main", true, LANGUAGE_C);
+	uint32_t spin = pb_frame(p, app, 0x20, "spin_forever", true, LANGUAGE_C);
+	uint32_t nap = pb_frame(p, app, 0x30, "nap", true, LANGUAGE_C);
+	uint32_t preempt = pb_frame(p, k, 0xffffffff81000000, "preempt_schedule_irq", true,
+				    LANGUAGE_KERNEL);
+	uint32_t sleep_ = pb_frame(p, k, 0xffffffff81000100, "hrtimer_nanosleep", true,
+				   LANGUAGE_KERNEL);
+	struct pb_who run = { "Unit crowd.service", GROUP_UNIT, 70, "crowd", "running" };
+	struct pb_who queued = { "Unit crowd.service", GROUP_UNIT, 70, "crowd", "waiting",
+				 "runqueue" };
+	struct pb_who asleep = { "Unit crowd.service", GROUP_UNIT, 70, "crowd", "waiting",
+				 "sleep" };
+	json_t *d;
+	long root = 0, crowd, spinning, napping;
+
+	(void)state;
+	pb_sample(p, &run, 2 * SEC, 71, 2, spin, main_);
+	pb_sample(p, &queued, 6 * SEC, 71, 3, preempt, spin, main_);
+	pb_sample(p, &asleep, 3 * SEC, 72, 3, sleep_, nap, main_);
+	d = tree_data(p);
+	crowd = node_at(d, "Unit crowd.service");
+	spinning = node_at(d, "Unit crowd.service;crowd;main;spin_forever");
+	napping = node_at(d, "Unit crowd.service;crowd;main;nap");
+	assert_true(crowd > 0 && spinning > 0 && napping > 0);
+	assert_int_equal(jint(json_object_get(d, "value"), (size_t)spinning), 8 * SEC);
+	assert_int_equal(waited(d, "runqueue", spinning), 6 * SEC);
+	assert_int_equal(waited(d, "sleep", spinning), 0);
+	assert_int_equal(waited(d, "sleep", napping), 3 * SEC);
+	assert_int_equal(waited(d, "runqueue", napping), 0);
+	for (long n = root; n <= crowd; n += crowd - root) {
+		assert_int_equal(waited(d, "runqueue", n), 6 * SEC);
+		assert_int_equal(waited(d, "sleep", n), 3 * SEC);
+		assert_int_equal(waited(d, "io", n), 0);
+		assert_int_equal(waited(d, "lock", n), 0);
+		assert_int_equal(waited(d, "other", n), 0);
+	}
+	assert_int_equal(json_array_size(json_object_get(json_object_get(d, "waiting_by_reason"),
+							 "other")),
+			 json_array_size(json_object_get(d, "value")));
+	json_decref(d);
+	profile__free(p);
+
+	/* A cpu profile's samples say nothing of waiting: no reasons. */
+	p = small_server();
+	d = tree_data(p);
+	assert_null(json_object_get(d, "waiting_by_reason"));
+	json_decref(d);
+	profile__free(p);
+}
+
 static void test_folded_one_line_per_distinct_stack_in_samples(void **state)
 {
 	struct profile *p = small_server();
@@ -370,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_languages_keep_their_colours),
 		cmocka_unit_test(test_file_is_put_in_place_whole),
 		cmocka_unit_test(test_large_profile),
+		cmocka_unit_test(test_tree_carries_the_waiting_by_reason),
 		cmocka_unit_test(test_folded_one_line_per_distinct_stack_in_samples),
 		cmocka_unit_test(test_folded_uses_the_questions_unit),
 	};

@@ -5,8 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { amountFn, diffChange, foldSystem, largestBox, layout, legendShares, mergeDiff,
-	sandwich, searchMatches, searchPattern } from '../../web/ui/flame_model.js';
+import { WAIT_KINDS, amountFn, diffChange, foldSystem, largestBox, layout, legendShares,
+	mergeDiff, sandwich, searchMatches, searchPattern, waitLegend,
+	waitMix } from '../../web/ui/flame_model.js';
 
 const LANGUAGES = [['Kernel', '#e8a33d'], ['C/C++', '#7aa6da'], ['Python', '#6cc66c'],
 	['Other', '#b0b0b0']];
@@ -14,26 +15,36 @@ const LANG = { Kernel: 0, C: 1, Python: 2 };
 
 /*
  * A tree in the API's shape (GET /api/profiles/ID/flamegraph) from stacks, each
- * [[group, process, outermost frame, ..., running frame], value]. opts.system: names of
- * runtime and system-library frames; opts.lang: a frame's language (default C);
- * opts.share_of and opts.samples as the API sends them.
+ * [[group, process, outermost frame, ..., running frame], value, why]. opts.system:
+ * names of runtime and system-library frames; opts.lang: a frame's language (default C);
+ * opts.share_of and opts.samples as the API sends them; opts.wall: the tree carries
+ * waiting_by_reason as a wall profile's does, each stack's why its reason (none: it ran).
  */
+const REASONS = ['runqueue', 'io', 'lock', 'sleep', 'other'];
 function tree(stacks, opts = {}) {
 	const system = new Set(opts.system || []);
-	const root = { name: 'all', kids: new Map(), value: 0 };
-	for (const [path, v] of stacks) {
+	const waiting = () => Object.fromEntries(REASONS.map(r => [r, 0]));
+	const root = { name: 'all', kids: new Map(), value: 0, waiting: waiting() };
+	for (const [path, v, why] of stacks) {
 		root.value += v;
+		if (why)
+			root.waiting[why] += v;
 		let n = root;
 		for (const name of path) {
 			if (!n.kids.has(name))
-				n.kids.set(name, { name, kids: new Map(), value: 0 });
+				n.kids.set(name, { name, kids: new Map(), value: 0,
+					waiting: waiting() });
 			n = n.kids.get(name);
 			n.value += v;
+			if (why)
+				n.waiting[why] += v;
 		}
 	}
 	const out = { unit: opts.unit || 'nanoseconds', share_of: opts.share_of || 0,
 		samples: opts.samples || 0, languages: LANGUAGES, groups: [], names: [], name: [],
 		depth: [], value: [], lang: [], group: [], system: [] };
+	if (opts.wall)
+		out.waiting_by_reason = Object.fromEntries(REASONS.map(r => [r, []]));
 	const intern = (list, s) => {
 		const k = list.indexOf(s);
 		return k >= 0 ? k : list.push(s) - 1;
@@ -47,6 +58,8 @@ function tree(stacks, opts = {}) {
 		out.lang.push(d >= 3 ? LANG[(opts.lang || {})[n.name] || 'C'] : -1);
 		out.group.push(g);
 		out.system.push(d >= 3 && system.has(n.name) ? 1 : 0);
+		if (opts.wall)
+			REASONS.forEach(r => out.waiting_by_reason[r].push(n.waiting[r]));
 		for (const k of n.kids.values())
 			walk(k, d + 1, g);
 	};
@@ -153,6 +166,62 @@ test('Hide system code keeps groups and processes, whatever they are marked', ()
 	const data = tree([[['svc', 'app', 'main'], 10]]);
 	data.system = data.depth.map(() => 1);
 	assert.deepEqual(boxes(foldSystem(data)), { svc: 10, 'svc;app': 10 });
+});
+
+// A wall profile: spin_forever has 8 threads on 2 CPUs (a quarter of its time on a CPU,
+// the rest waiting for one); nap sleeps; read_log waits on I/O, then parses a little.
+function wallTree() {
+	return tree([
+		[['svc', 'crowd', 'main', 'spin_forever'], 20],
+		[['svc', 'crowd', 'main', 'spin_forever', 'preempt_schedule_irq'], 60, 'runqueue'],
+		[['svc', 'crowd', 'main', 'nap', 'hrtimer_nanosleep'], 50, 'sleep'],
+		[['svc', 'crowd', 'main', 'read_log', 'io_schedule'], 15, 'io'],
+		[['svc', 'crowd', 'main', 'read_log', 'parse'], 10],
+		[['svc', 'crowd', 'main', 'read_log', 'pthread_mutex_lock'], 5, 'lock'],
+	], { wall: true, system: ['pthread_mutex_lock'] });
+}
+
+const kind = name => WAIT_KINDS.indexOf(name);
+
+test('why it waited: each box takes the kind of time that holds most of it', () => {
+	const data = wallTree(), w = waitMix(data);
+	const at = path => indexOf(data, path);
+	assert.equal(w.dominant[at('svc;crowd;main;spin_forever')], kind('runqueue'));
+	assert.equal(w.dominant[at('svc;crowd;main;spin_forever;preempt_schedule_irq')],
+		kind('runqueue'));
+	assert.equal(w.dominant[at('svc;crowd;main;nap')], kind('sleep'));
+	assert.equal(w.dominant[at('svc;crowd;main;read_log')], kind('io'));
+	assert.equal(w.dominant[at('svc;crowd;main;read_log;parse')], kind('running'));
+	// main's time is all of them: runqueue 60 leads sleep 50.
+	assert.equal(w.dominant[at('svc;crowd;main')], kind('runqueue'));
+	// The mix: running is what the box's waiting leaves of its time.
+	const spin = at('svc;crowd;main;spin_forever');
+	assert.deepEqual(Array.from(w.mix.subarray(spin * w.K, spin * w.K + w.K)),
+		[20, 60, 0, 0, 0, 0]);
+	const read = at('svc;crowd;main;read_log');
+	assert.deepEqual(Array.from(w.mix.subarray(read * w.K, read * w.K + w.K)),
+		[10, 0, 15, 5, 0, 0]);
+});
+
+test('why it waited: the legend is the whole profile\'s, largest first', () => {
+	const w = waitMix(wallTree());
+	assert.deepEqual(waitLegend(w).map(([k, v]) => [WAIT_KINDS[k], v]),
+		[['runqueue', 60], ['sleep', 50], ['running', 30], ['io', 15], ['lock', 5]]);
+});
+
+test('why it waited: a profile that says nothing of waiting has no such colouring', () => {
+	assert.equal(waitMix(tree([[['svc', 'app', 'main'], 10]])), null);
+});
+
+test('why it waited survives Hide system code, and Compare drops it', () => {
+	const data = wallTree(), folded = foldSystem(data), w = waitMix(folded);
+	const read = indexOf(folded, 'svc;crowd;main;read_log');
+	// pthread_mutex_lock folded into read_log: its lock wait stays read_log's.
+	assert.deepEqual(Array.from(w.mix.subarray(read * w.K, read * w.K + w.K)),
+		[10, 0, 15, 5, 0, 0]);
+	assert.ok(!Object.keys(boxes(folded)).some(p => p.includes('pthread_mutex_lock')));
+	assert.equal(w.dominant[indexOf(folded, 'svc;crowd;main;spin_forever')], kind('runqueue'));
+	assert.equal(waitMix(mergeDiff(data, data)), null);
 });
 
 test('the sandwich of a function totals its callers and its callees', () => {

@@ -1,6 +1,7 @@
 // The flame graph of the web UI, drawn: a canvas from the tree the API sends, with zoom,
 // search (regex, every match highlighted with their total share), tooltips (share of
-// the total and of the parent), Colour by: Language | Group with a legend, and a diff
+// the total and of the parent), Colour by: Language | Group | Why it waited (a wall
+// profile's: each box by the kind of time that holds most of it) with a legend, and a diff
 // mode for Compare (the union of both profiles' frames). What it draws is computed by
 // flame_model.js (layout, diff, Hide system code, search totals), which is tested
 // without a browser; this module only draws and listens. The standalone page `show
@@ -8,10 +9,22 @@
 // canvas or set as textContent: a function called <script> is only ever text.
 
 import { h, pct } from './dom.js';
-import { amountFn, diffChange, foldSystem, largestBox, layout, legendShares, mergeDiff,
-	searchMatches, searchPattern } from './flame_model.js';
+import { WAIT_KINDS, amountFn, diffChange, foldSystem, largestBox, layout, legendShares,
+	mergeDiff, searchMatches, searchPattern, waitLegend, waitMix } from './flame_model.js';
 
 const ROW = 18;
+
+// Why it waited: each kind of time (flame_model.js's WAIT_KINDS) in words and its colour,
+// drawn flat (no jitter), so a box reads as its legend's colour. Waiting for a CPU is the
+// one that alarms.
+const WAIT_LOOKS = {
+	running: ['ran on a CPU', '#86bf6b'],
+	runqueue: ['waited for a CPU', '#e4572e'],
+	io: ['waited on I/O', '#4a8fd8'],
+	lock: ['waited on a lock', '#9b59c6'],
+	sleep: ['asleep', '#c5d0da'],
+	other: ['waited on other events', '#d9b36c'],
+};
 
 function hash(s) {
 	let v = 2166136261;
@@ -51,6 +64,10 @@ export function flameGraph(el, full, opts = {}) {
 	const groupHue = data.groups.map(g => hash(g) % 360);
 	let zoom = 0, matches = null, mode = opts.diff ? 'change' : opts.colour || 'language';
 	let colours = new Array(N), hits = [], charWidth = 7;
+	// Why each box waited, when the profile says (a wall profile's); none in Compare.
+	const why = opts.diff ? null : waitMix(data);
+	if (mode === 'reason' && !why)
+		mode = 'language';
 
 	// ---- diff: the change in share of the server per node, and whether it is noise ----
 	let change = null, noise = null, gone = null;
@@ -72,6 +89,8 @@ export function flameGraph(el, full, opts = {}) {
 	const colourSel = h('select', { 'aria-label': 'Colour by', id: id('colour') },
 		h('option', { value: 'language' }, 'Language'),
 		h('option', { value: 'group' }, 'Group'));
+	if (why)
+		colourSel.append(h('option', { value: 'reason' }, 'Why it waited'));
 	const controls = h('div', { class: 'fg-controls' },
 		h('label', {}, 'Search ', search), matched, reset);
 	if (!opts.diff) {
@@ -106,6 +125,10 @@ export function flameGraph(el, full, opts = {}) {
 			const l = Math.round(85 - 35 * c);
 			return change[i] > 0 ? 'hsl(4,75%,' + l + '%)' : 'hsl(215,70%,' + l + '%)';
 		}
+		if (mode === 'reason') {
+			const k = why.dominant[i];
+			return k >= 0 ? WAIT_LOOKS[WAIT_KINDS[k]][1] : '#d9dce1';
+		}
 		if (mode === 'group') {
 			const hue = groupHue[group[i]];
 			if (d <= 2)
@@ -131,6 +154,13 @@ export function flameGraph(el, full, opts = {}) {
 				'gone');
 			legendEl.lastChild.firstChild.classList.add('gone');
 			item('#c9cdd2', 'no change beyond sampling error', 'same');
+			return;
+		}
+		if (mode === 'reason') {
+			waitLegend(why).forEach(([k, v]) => {
+				const [words, colour] = WAIT_LOOKS[WAIT_KINDS[k]];
+				item(colour, words + ' ' + pct(v / total), WAIT_KINDS[k]);
+			});
 			return;
 		}
 		legendShares(t, mode).forEach(([k, v]) => {
@@ -307,6 +337,13 @@ export function flameGraph(el, full, opts = {}) {
 			lines.push(h('div', {}, amount(value[i]) + ', ' + pct(value[i] / (total || 1)) +
 				' of total' + (p >= 0 ? ', ' + pct(value[i] / (value[p] || 1)) + ' of ' +
 				nameAt(p) : '')));
+		}
+		if (mode === 'reason' && value[i] > 0) {
+			// The box's mix, largest first: "waited for a CPU 75%, ran on a CPU 25%".
+			const mix = WAIT_KINDS.map((kind, k) => [kind, why.mix[i * why.K + k]])
+				.filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+			lines.push(h('div', { class: 'why' }, mix.map(([kind, v]) =>
+				WAIT_LOOKS[kind][0] + ' ' + pct(v / value[i])).join(', ')));
 		}
 		tip.textContent = '';
 		tip.append(...lines);

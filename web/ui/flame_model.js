@@ -2,8 +2,9 @@
 // no canvas), so tests/web/flame_model.test.mjs checks it with `node --test`. From the
 // tree the API sends (GET /api/profiles/ID/flamegraph: nodes in pre-order with their
 // depth): the layout, Hide system code, the diff of two profiles for Compare, search
-// totals, the legend's shares, the sandwich view's callers and callees, and amounts in
-// words. flame.js draws what these compute; the standalone page inlines both
+// totals, the legend's shares, why each box waited, the sandwich view's callers and
+// callees, and amounts in words.
+// flame.js draws what these compute; the standalone page inlines both
 // (web/bundle.py), so no name here may also be a top-level name of another module.
 
 // Positions from the pre-order: each node starts where its previous sibling ended,
@@ -67,8 +68,9 @@ export function amountFn(data) {
  */
 export function foldSystem(data) {
 	const t = layout(data);
+	const why = data.waiting_by_reason ? Object.keys(data.waiting_by_reason) : [];
 	const root = { name: data.name[0], lang: data.lang[0], group: data.group[0], value: 0,
-		kids: new Map() };
+		waited: why.map(r => data.waiting_by_reason[r][0]), kids: new Map() };
 	const at = new Array(t.N);
 	for (let i = 0; i < t.N; i++) {
 		if (i === 0) {
@@ -84,13 +86,16 @@ export function foldSystem(data) {
 		let n = target.kids.get(t.nameOf[i]);
 		if (!n) {
 			n = { name: t.nameOf[i], lang: t.lang[i], group: t.group[i], value: 0,
-				kids: new Map() };
+				waited: why.map(() => 0), kids: new Map() };
 			target.kids.set(t.nameOf[i], n);
 		}
 		n.value += t.value[i];
+		why.forEach((r, k) => { n.waited[k] += data.waiting_by_reason[r][i]; });
 		at[i] = n;
 	}
 	const out = { ...data, name: [], depth: [], value: [], lang: [], group: [], system: [] };
+	if (why.length)
+		out.waiting_by_reason = Object.fromEntries(why.map(r => [r, []]));
 	const stack = [[root, 0]];
 	while (stack.length) {
 		const [n, d] = stack.pop();
@@ -100,6 +105,7 @@ export function foldSystem(data) {
 		out.lang.push(n.lang);
 		out.group.push(n.group);
 		out.system.push(0);
+		why.forEach((r, k) => out.waiting_by_reason[r].push(n.waited[k]));
 		const kids = [...n.kids.values()].sort((a, b) => a.value - b.value);
 		for (const k of kids)
 			stack.push([k, d + 1]);
@@ -171,7 +177,7 @@ export function mergeDiff(after, before) {
 	width(root);
 	const names = [], nameIndex = new Map();
 	const out = { ...after, groups, names, name: [], depth: [], value: [], lang: [], group: [],
-		system: [], after: [], before: [], gone: [] };
+		system: [], after: [], before: [], gone: [], waiting_by_reason: undefined };
 	const stack = [[root, 0]];
 	while (stack.length) {
 		const [n, d] = stack.pop();
@@ -291,6 +297,50 @@ export function legendShares(t, by) {
 		}
 	}
 	return [...share.entries()].sort((a, b) => b[1] - a[1]);
+}
+
+/*
+ * "Colour by: Why it waited". The kinds of time a box is split into: running (on a CPU),
+ * then the reasons the API gives a wall profile's waiting (data.waiting_by_reason:
+ * runqueue, waiting for a CPU; io; lock; sleep; other).
+ */
+export const WAIT_KINDS = ['running', 'runqueue', 'io', 'lock', 'sleep', 'other'];
+
+/*
+ * Why each box's time went, from the tree (null when the profile says nothing of why
+ * its threads waited): mix[i * K + k], box i's time of kind WAIT_KINDS[k] (K of them;
+ * running is what its value leaves after its waiting), and dominant[i], the kind that
+ * holds the most of it (-1: none); totals[k], the whole profile's (the root's).
+ */
+export function waitMix(data) {
+	const by = data.waiting_by_reason;
+	if (!by)
+		return null;
+	const N = data.value.length, K = WAIT_KINDS.length;
+	const mix = new Float64Array(N * K), dominant = new Int8Array(N).fill(-1);
+	const columns = WAIT_KINDS.map(kind => by[kind]);
+	for (let i = 0; i < N; i++) {
+		let waited = 0;
+		for (let k = 1; k < K; k++) {
+			const v = columns[k] ? Math.max(Number(columns[k][i]) || 0, 0) : 0;
+			mix[i * K + k] = v;
+			waited += v;
+		}
+		mix[i * K] = Math.max(data.value[i] - waited, 0);
+		let best = -1;
+		for (let k = 0; k < K; k++)
+			if (mix[i * K + k] > 0 && (best < 0 || mix[i * K + k] > mix[i * K + best]))
+				best = k;
+		dominant[i] = best;
+	}
+	const totals = N ? Array.from(mix.subarray(0, K)) : WAIT_KINDS.map(() => 0);
+	return { mix, dominant, totals, K };
+}
+
+// The legend of Why it waited: [kind index, time] of each kind the profile has, largest
+// first.
+export function waitLegend(w) {
+	return w.totals.map((v, k) => [k, v]).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
 }
 
 // The largest box of that name (-1: none), where a link's zoom=NAME goes.

@@ -5,7 +5,8 @@
 // file opens offline from file:// (where a module cannot load another file).
 //
 // A link may carry a colouring, a zoom and a search:
-// FILE.html#colour=group&zoom=build_report&search=memcpy (zoom: the largest box of that
+// FILE.html#colour=group&zoom=build_report&search=memcpy (colour: language, group, or
+// reason for Why it waited where the profile says; zoom: the largest box of that
 // name).
 
 import { flameGraph } from './flame.js';
@@ -14,7 +15,8 @@ import { amountFn } from './flame_model.js';
 function standalonePage() {
 	const data = JSON.parse(document.getElementById('profile').textContent);
 	const hash = new URLSearchParams(location.hash.slice(1));
-	const colour = ['language', 'group'].includes(hash.get('colour')) ? hash.get('colour') :
+	const colours = ['language', 'group', 'reason'];
+	const colour = colours.includes(hash.get('colour')) ? hash.get('colour') :
 		data.colour === 'group' ? 'group' : 'language';
 	const total = data.value.length ? data.value[0] : 0;
 
