@@ -46,8 +46,10 @@ int memory_owners__sum(struct profile *p, struct memory_snapshot *start,
 {
 	size_t i = 0, j = 0;
 
-	qsort(start->procs, start->n, sizeof(*start->procs), process__cmp);
-	qsort(end->procs, end->n, sizeof(*end->procs), process__cmp);
+	if (start->n)
+		qsort(start->procs, start->n, sizeof(*start->procs), process__cmp);
+	if (end->n)
+		qsort(end->procs, end->n, sizeof(*end->procs), process__cmp);
 	/* A merge of the two by process: in both, at the start only, at the end only. */
 	while (i < start->n || j < end->n) {
 		const struct memory_process *s = i < start->n ? &start->procs[i] : NULL;
