@@ -35,6 +35,13 @@ struct analysis_group {
 	int64_t running, waiting;
 	int64_t contentions, longest; /* locks: how many waits, the longest (ns) */
 	int64_t net_bytes, file_bytes;
+	/* memory: the group's resident memory when the capture started and its change by the
+	 * end, anonymous and shared (rss) and file-backed apart, and its processes that
+	 * started and exited meanwhile; owner_memory false: not read (another question, an
+	 * older capture). */
+	bool owner_memory;
+	int64_t rss_start, rss_grown, file_start, file_grown;
+	int64_t processes_started, processes_exited;
 	/* wall: waiting split by why (profile_wait_reasons' order, profile.h); waiting
 	 * without a reason (profiles from before reasons) is in none of them. */
 	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];

@@ -223,6 +223,21 @@ char *answer__memory(uint64_t duration_ns, const struct answer_group *first,
 			      MSG_ANSWER_MEMORY, MSG_ANSWER_MEMORY_NEXT, format_bytes);
 }
 
+char *answer__memory_rss(uint64_t duration_ns, const struct answer_group *first,
+			 const struct answer_group *next)
+{
+	char *clause, *out;
+
+	clause = first ? answer__where(MSG_ANSWER_MEMORY_ALLOCATED_IN, first->where) : NULL;
+	if (first && !clause)
+		return NULL;
+	out = answer__amount_clause(duration_ns, first, next, MSG_ANSWER_MEMORY_NONE,
+				    MSG_ANSWER_MEMORY_RSS, MSG_ANSWER_MEMORY_NEXT, format_bytes,
+				    clause ? clause : "");
+	free(clause);
+	return out;
+}
+
 char *answer__threads(const struct answer_threads *t)
 {
 	char count[FORMAT_MAX], *lead, *tail;

@@ -46,6 +46,10 @@ char *answer__locks_held(uint64_t duration_ns, const struct answer_group *first,
 			 const struct answer_group *next, const char *holder);
 char *answer__memory(uint64_t duration_ns, const struct answer_group *first,
 		     const struct answer_group *next);
+/* The same by the owners' resident memory from start to end (value: bytes grown), where
+ * is where most of what the stacks saw grow was allocated. */
+char *answer__memory_rss(uint64_t duration_ns, const struct answer_group *first,
+			 const struct answer_group *next);
 
 struct answer_threads {
 	int64_t threads, running, waiting;

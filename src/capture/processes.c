@@ -435,3 +435,13 @@ int processes__finish(struct processes *ps)
 			err = process__flush(ps, ps->items[i]);
 	return err;
 }
+
+const char *processes__proc_root(const struct processes *ps)
+{
+	return ps->proc_root;
+}
+
+void processes__owner(struct processes *ps, const struct proc_info *info, struct owner *out)
+{
+	owner_resolver__classify(ps->owners, info, out);
+}

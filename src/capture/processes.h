@@ -83,4 +83,11 @@ int processes__finish(struct processes *ps);
 
 const struct processes_stats *processes__stats(const struct processes *ps);
 
+/* Where processes are read from ("/proc"), and the owner of a process read there, as its
+ * samples' group labels have it. */
+struct proc_info;
+struct owner;
+const char *processes__proc_root(const struct processes *ps);
+void processes__owner(struct processes *ps, const struct proc_info *info, struct owner *out);
+
 #endif

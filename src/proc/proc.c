@@ -158,6 +158,50 @@ int proc__read(const char *root, int pid, struct proc_info *out)
 int proc__read_stat(const char *root, int pid, bool exe, struct proc_info *out)
 {
 	return proc__read_some(root, pid, exe, false, out);
+/* "Name:\t   1234 kB" lines; a line it lacks reads as -1. */
+static long long status_kb(const char *status, const char *name)
+{
+	size_t len = strlen(name);
+
+	const char *line = status;
+
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		long long kb;
+
+		if (strncmp(line, name, len) == 0 && line[len] == ':' &&
+		    sscanf(line + len + 1, "%lld kB", &kb) == 1 && kb >= 0)
+			return kb;
+		if (!end)
+			break;
+		line = end + 1;
+	}
+	return -1;
+}
+
+int proc__parse_rss(const char *status, uint64_t *anon_shmem, uint64_t *file)
+{
+	long long anon = status_kb(status, "RssAnon"), shmem = status_kb(status, "RssShmem");
+	long long file_kb = status_kb(status, "RssFile");
+
+	/* Kernel threads and zombies have no Rss lines: no memory of their own. */
+	if (anon < 0 || shmem < 0 || file_kb < 0)
+		return -ENODATA;
+	*anon_shmem = ((uint64_t)anon + (uint64_t)shmem) << 10;
+	*file = (uint64_t)file_kb << 10;
+	return 0;
+}
+
+int proc__read_rss(const char *root, int pid, uint64_t *anon_shmem, uint64_t *file)
+{
+	char path[PATH_MAX], buf[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/status", root, pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	return proc__parse_rss(buf, anon_shmem, file);
 }
 
 static int cmp_int(const void *a, const void *b)

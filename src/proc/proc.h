@@ -28,6 +28,12 @@ int proc__read(const char *root, int pid, struct proc_info *out);
  * asked (an ancestor in the process tree needs neither, unless services are known by
  * their executables). */
 int proc__read_stat(const char *root, int pid, bool exe, struct proc_info *out);
+/* A process's resident memory in bytes, from ROOT/PID/status: anonymous and shared
+ * (RssAnon + RssShmem) and file-backed (RssFile). 0, -ENOENT when the process is gone,
+ * -ENODATA when it has no memory of its own (a kernel thread, a zombie), -errno. */
+int proc__read_rss(const char *root, int pid, uint64_t *anon_shmem, uint64_t *file);
+/* The same from the text of a status file. 0 or -ENODATA. */
+int proc__parse_rss(const char *status, uint64_t *anon_shmem, uint64_t *file);
 /* Every pid now, ascending. */
 int proc__list_pids(const char *root, int **pids, size_t *n);
 /* As ps: CPU time since start / time since start, in percent (can exceed 100). */

@@ -250,6 +250,25 @@ static int dec__header(struct decoder *d)
 				ph->stack_exits[kind] = se->count;
 			ph->stack_exits_recorded = true;
 		}
+		for (size_t i = 0; i < h->n_owner_memory; i++) {
+			const PbOwnerMemory *om = h->owner_memory[i];
+			struct prof_owner_memory *out;
+			int kind = str_ok(d, om->group_kind) ?
+					   group_kind__parse(pb_str(d, om->group_kind)) : -1;
+
+			/* A damaged entry is left out: the rest of the profile stands. */
+			if (!str_ok(d, om->group) || kind < 0)
+				continue;
+			out = profile__owner_memory(d->p, pb->string_table[om->group], kind);
+			if (!out)
+				return -ENOMEM;
+			out->rss_start = om->rss_start_bytes;
+			out->rss_end = om->rss_end_bytes;
+			out->file_start = om->file_start_bytes;
+			out->file_end = om->file_end_bytes;
+			out->started = om->processes_started;
+			out->exited = om->processes_exited;
+		}
 		return 0;
 	}
 	ph->started_at_ns = pb->time_nanos;

@@ -26,6 +26,7 @@ typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__SlideopsHeader PbHeader;
 typedef Perftools__Profiles__NotRead PbNotRead;
 typedef Perftools__Profiles__StackExit PbStackExit;
+typedef Perftools__Profiles__OwnerMemory PbOwnerMemory;
 
 /*
  * The budget for inflating a blob: never more than PPROF_MAX_RAW, and never more than

@@ -8,13 +8,22 @@
  * fields in the views.
  */
 #include <bpf/libbpf.h>
+#include <errno.h>
 #include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "analysis/analysis_internal.h"
 #include "analysis/answer.h"
 #include "capture/capture_internal.h"
+#include "capture/processes.h"
 #include "memory.skel.h"
+#include "proc/owner.h"
+#include "proc/proc.h"
+#include "questions/memory_owners.h"
 #include "questions/question.h"
+#include "util/clock.h"
 #include "util/format.h"
 #include "util/messages.h"
 
@@ -51,12 +60,99 @@ static uint64_t memory_events_per_cpu(const struct capture_config *c)
 	return 2048;
 }
 
+/* The owners' resident memory at the start and at the end (memory_owners.h). */
+struct memory_state {
+	struct memory_snapshot start, end;
+};
+
+/* Each end's read of every process stops after this long: then the capture keeps no
+ * owners' memory (a sum of some processes would mislead), only its stacks. */
+#define MEMORY_OWNERS_READ_NS (2ll * 1000000000ll)
+
+/* Every process's resident memory now, with its owner. The process taking the capture is
+ * left out: its memory grows with what it takes, which is no owner's growth. Kernel
+ * threads and zombies own none. 0 or -ENOMEM. */
+static int memory_read_owners(struct capture_session *s, struct memory_snapshot *snap)
+{
+	struct processes *ps = capture_session__processes(s);
+	struct profile *p = capture_session__profile(s);
+	const char *root = processes__proc_root(ps);
+	int64_t deadline = clock__monotonic_ns() + MEMORY_OWNERS_READ_NS;
+	int *pids = NULL, self = getpid(), err;
+	size_t n = 0, i;
+
+	err = proc__list_pids(root, &pids, &n);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	for (i = 0; i < n && clock__monotonic_ns() < deadline; i++) {
+		struct memory_process proc = { .pid = pids[i] };
+		struct proc_info info;
+		struct owner owner;
+
+		if (pids[i] == self || proc__read(root, pids[i], &info) || info.kthread ||
+		    proc__read_rss(root, pids[i], &proc.rss, &proc.file))
+			continue;
+		processes__owner(ps, &info, &owner);
+		proc.start_ticks = info.start_ticks;
+		proc.group = profile__intern(p, owner.label);
+		proc.kind = owner.kind;
+		if (proc.group == UINT32_MAX || memory_snapshot__add(snap, &proc)) {
+			free(pids);
+			return -ENOMEM;
+		}
+	}
+	snap->complete = i == n;
+	free(pids);
+	return 0;
+}
+
 static int memory_attach(struct capture_session *s, const struct bpf_loaded *l,
 			 const int *cpus, int ncpus)
 {
+	void **state = capture_session__state(s);
+	struct memory_state *m;
+	int err;
+
 	(void)cpus;
 	(void)ncpus;
-	return capture_session__attach_tracing(s, l, programs_here(), 1);
+	err = capture_session__attach_tracing(s, l, programs_here(), 1);
+	if (err)
+		return err;
+	/* Out of memory here only costs the owners' growth: the stacks still come. */
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return 0;
+	*state = m;
+	if (memory_read_owners(s, &m->start))
+		m->start.complete = false;
+	return 0;
+}
+
+/* Sampling is over: the owners' memory at the end, and the growth of each into the
+ * profile when both ends were read whole. */
+static int memory_sweep(struct capture_session *s, const struct bpf_loaded *l)
+{
+	struct memory_state *m = *capture_session__state(s);
+	int err;
+
+	(void)l;
+	if (!m || !m->start.complete)
+		return 0;
+	err = memory_read_owners(s, &m->end);
+	if (err || !m->end.complete)
+		return err;
+	return memory_owners__sum(capture_session__profile(s), &m->start, &m->end);
+}
+
+static void memory_free_state(void *state)
+{
+	struct memory_state *m = state;
+
+	if (!m)
+		return;
+	memory_snapshot__free(&m->start);
+	memory_snapshot__free(&m->end);
+	free(m);
 }
 
 static int memory_probe(const struct bpf_loaded *l, char *detail, size_t size)
@@ -71,6 +167,8 @@ static const struct capture_question capture = {
 	.events_per_cpu = memory_events_per_cpu,
 	.attach = memory_attach,
 	.probe = memory_probe,
+	.sweep = memory_sweep,
+	.free_state = memory_free_state,
 };
 
 /* ---- the analysis ---- */
@@ -86,13 +184,93 @@ static void memory_group_add(const struct profile *p, uint32_t main, struct anal
 	}
 }
 
-/* memory: the two groups that grew the most, net of what they gave back. */
+/* The owners' resident memory from start to end (the header's) onto their groups; an
+ * owner whose memory changed without a sample of its own is a group of its own, 0 by
+ * the stacks. 0 or -ENOMEM. */
+static int memory_analyse(struct ctx *c, struct analysis *a)
+{
+	const struct prof_header *h = &c->p->header;
+	struct analysis_group *more;
+
+	(void)a;
+	if (!h->nowner_memory)
+		return 0;
+	more = realloc(c->groups, (c->ngroups + h->nowner_memory) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	c->groups = more;
+	for (uint32_t i = 0; i < h->nowner_memory; i++) {
+		const struct prof_owner_memory *om = &h->owner_memory[i];
+		const char *label = profile__str(c->p, om->group);
+		struct analysis_group *g = NULL;
+
+		for (uint32_t k = 0; k < c->ngroups && !g; k++)
+			if (strcmp(c->groups[k].label, label) == 0)
+				g = &c->groups[k];
+		if (!g) {
+			if (om->rss_start == om->rss_end && om->file_start == om->file_end)
+				continue;
+			g = &c->groups[c->ngroups++];
+			*g = (struct analysis_group){ .label = label, .kind = om->kind };
+			g->name = label;
+			if ((om->kind == GROUP_SERVICE || om->kind == GROUP_CONTAINER ||
+			     om->kind == GROUP_UNIT) && strchr(label, ' '))
+				g->name = strchr(label, ' ') + 1;
+		}
+		g->owner_memory = true;
+		g->rss_start = (int64_t)om->rss_start;
+		g->rss_grown = (int64_t)(om->rss_end - om->rss_start);
+		g->file_start = (int64_t)om->file_start;
+		g->file_grown = (int64_t)(om->file_end - om->file_start);
+		g->processes_started = om->started;
+		g->processes_exited = om->exited;
+	}
+	return 0;
+}
+
+/* The two owners whose resident memory (anonymous and shared) grew the most from the
+ * capture's start to its end. false: the profile has no owners' memory, or none grew. */
+static bool memory_answer_rss(const struct analysis *a, struct answer_group *first,
+			      struct answer_group *next, bool *has_next)
+{
+	const struct analysis_group *best[2] = { NULL, NULL };
+
+	for (size_t g = 0; g < a->ngroups; g++) {
+		const struct analysis_group *x = &a->groups[g];
+
+		if (!x->owner_memory || x->rss_grown <= 0)
+			continue;
+		if (!best[0] || x->rss_grown > best[0]->rss_grown) {
+			best[1] = best[0];
+			best[0] = x;
+		} else if (!best[1] || x->rss_grown > best[1]->rss_grown) {
+			best[1] = x;
+		}
+	}
+	if (!best[0])
+		return false;
+	*first = analysis_group__answer(best[0]);
+	first->value = best[0]->rss_grown;
+	*has_next = best[1] != NULL;
+	if (best[1]) {
+		*next = analysis_group__answer(best[1]);
+		next->value = best[1]->rss_grown;
+	}
+	return true;
+}
+
+/* memory: the owner whose resident memory grew the most and the next, with where most of
+ * what the stacks saw of it was allocated; without owners' memory (an older profile), the
+ * two groups that grew the most by the stacks, net of what they gave back. */
 static char *memory_answer(const struct analysis *a)
 {
 	const struct prof_header *h = &a->profile->header;
 	const struct analysis_group *best[2] = { NULL, NULL };
 	struct answer_group first, next;
+	bool has_next;
 
+	if (memory_answer_rss(a, &first, &next, &has_next))
+		return answer__memory_rss(h->duration_ns, &first, has_next ? &next : NULL);
 	for (size_t g = 0; g < a->ngroups; g++) {
 		const struct analysis_group *x = &a->groups[g];
 
@@ -121,6 +299,14 @@ static void memory_group_json(json_t *o, const struct analysis_group *g, int *er
 {
 	question__json_set(o, "net_bytes", json_integer(g->net_bytes), err);
 	question__json_set(o, "file_bytes", json_integer(g->file_bytes), err);
+	if (!g->owner_memory)
+		return;
+	question__json_set(o, "rss_start_bytes", json_integer(g->rss_start), err);
+	question__json_set(o, "rss_grown_bytes", json_integer(g->rss_grown), err);
+	question__json_set(o, "file_start_bytes", json_integer(g->file_start), err);
+	question__json_set(o, "file_grown_bytes", json_integer(g->file_grown), err);
+	question__json_set(o, "processes_started", json_integer(g->processes_started), err);
+	question__json_set(o, "processes_exited", json_integer(g->processes_exited), err);
 }
 
 static void memory_group_text(const struct analysis_group *g, FILE *out)
@@ -131,6 +317,18 @@ static void memory_group_text(const struct analysis_group *g, FILE *out)
 	format_bytes(g->file_bytes, file, sizeof(file));
 	msg_fprint(out, g->net_bytes < 0 ? MSG_SHOW_GROUP_MEMORY_SHRANK : MSG_SHOW_GROUP_MEMORY, net,
 		   file);
+	if (g->owner_memory) {
+		char rss[FORMAT_MAX], rss_start[FORMAT_MAX], file_start[FORMAT_MAX];
+
+		format_bytes(g->rss_grown < 0 ? -g->rss_grown : g->rss_grown, rss, sizeof(rss));
+		format_bytes(g->rss_start, rss_start, sizeof(rss_start));
+		format_bytes(g->file_grown < 0 ? -g->file_grown : g->file_grown, file,
+			     sizeof(file));
+		format_bytes(g->file_start, file_start, sizeof(file_start));
+		msg_fprint(out, MSG_SHOW_GROUP_MEMORY_OWNER, g->rss_grown < 0 ? "-" : "+", rss,
+			   rss_start, g->file_grown < 0 ? "-" : "+", file, file_start,
+			   (long long)g->processes_started, (long long)g->processes_exited);
+	}
 }
 
 /* ---- the question ---- */
@@ -155,10 +353,11 @@ const struct question_plugin question_memory = {
 	.title = "Where memory grows",
 	.value_types = { { "grown", "bytes" }, { "file", "bytes" }, { "freed", "bytes" } },
 	.max_value = -1,
-	.views = { "groups", "flamegraph", "functions" },
+	.views = { "groups", "owner_growth", "flamegraph", "functions" },
 	.pprof_match = memory_pprof_match,
 	.capture = &capture,
 	.group_add = memory_group_add,
+	.analyse = memory_analyse,
 	.answer = memory_answer,
 	.group_json = memory_group_json,
 	.group_text = memory_group_text,

@@ -10,6 +10,8 @@
 //   WALL_PROFILE   the id of a wall profile of threads spinning in spin_forever, three a
 //                  CPU, and threads napping in nap_between_work (empty: this machine
 //                  cannot capture wall)
+//   MEMORY_PROFILE  the id of a memory profile (empty: this machine cannot capture one),
+//                   MEMORY_OWNERS its groups with an owner's growth
 //   ARTIFACTS      where screenshots go
 'use strict';
 const session = require('./session');
@@ -292,6 +294,29 @@ async function boxesInColour(page, re, key) {
 			await legend.getByText(/^C\/C\+\+ /).waitFor();
 			assert.strictEqual(await legend.getByText(/^waited for a CPU/).count(), 0,
 				'the legend of Language still shows why threads waited');
+		}
+
+		if (process.env.MEMORY_PROFILE) {
+			step = 'a memory profile: growth by owner after the groups, before the flame graph';
+			const memory = '/profiles/' + encodeURIComponent(process.env.MEMORY_PROFILE);
+			await page.goto(new URL(memory, page.url()).href);
+			await page.getByRole('heading', { name: 'Where memory grows' }).waitFor();
+			const owners = page.locator('#owner-growth');
+			await owners.getByRole('heading', { name: 'Growth by owner, from start to end' }).waitFor();
+			await owners.locator('thead th', { hasText: 'RSS grown' }).waitFor();
+			await owners.locator('thead th', { hasText: 'File-backed grown' }).waitFor();
+			assert.strictEqual(await owners.locator('tbody tr').count(),
+				Number(process.env.MEMORY_OWNERS), 'not one row per owner of the document');
+			assert.match(await owners.locator('tbody tr td.num').first().innerText(),
+				/^[+\u2212]\d/, 'an owner\'s growth is not signed');
+			await page.waitForSelector('#flamegraph[data-ready="1"]');
+			const order = await page.evaluate(() =>
+				['groups', 'owner-growth', 'flamegraph', 'functions'].map(id => document.getElementById(id))
+					.every((el, k, all) => el && (k === 0 || all[k - 1]
+						.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)));
+			assert.ok(order, 'the memory page does not show groups, growth by owner, flame ' +
+				'graph, functions in that order');
+			await shot(page, '09f-memory-owners');
 		}
 
 		step = 'remove the profiler';

@@ -6,7 +6,8 @@
 #   mapper  reads a file through a mapping in map_file: file-backed growth only
 # The capture must name grower's group and function, report its net growth close to
 # what it touched, keep churner's net near zero however much it grew, report mapper's
-# growth as file_bytes apart, and word the answer as architecture.md does.
+# growth as file_bytes apart, and word the answer as architecture.md does (led by the owner
+# whose resident memory grew the most).
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -119,11 +120,11 @@ m=$(group mapper)
 	fail "mapper's file-backed growth is not reported apart: $m"
 
 answer=$(jq -r .answer "$doc")
-re='^Over ([0-9]+) seconds, (.+) grew by ([0-9.]+ [kMG]?B)(, most of it in ([^ ]+))?\.( Next was .+)?$'
+re='^Over ([0-9]+) seconds, (.+) grew by ([0-9.]+ [kMG]?B) \(RSS\)(, most of it allocated in ([^ ]+))?\.( Next was .+)?$'
 [[ $answer =~ $re ]] || fail "the answer is not in architecture.md's form: $answer"
-# It names the group that grew the most: on a quiet machine the grower (on a shared one,
-# another process may have grown more).
-most_grown=$(jq -r '[.groups[] | select(.net_bytes > 0)] | max_by(.net_bytes) | .label' "$doc")
+# It names the owner whose resident memory grew the most: on a quiet machine the grower
+# (on a shared one, another process may have grown more).
+most_grown=$(jq -r '[.groups[] | select(.rss_grown_bytes > 0)] | max_by(.rss_grown_bytes) | .label' "$doc")
 [ "${BASH_REMATCH[2]}" = "$most_grown" ] ||
 	fail "the answer does not name the group that grew the most ($most_grown): $answer"
 if [ "${BASH_REMATCH[2]}" = "Unit slideops-test-grower.service" ]; then

@@ -221,6 +221,16 @@ if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.threads' >/dev/null;
 		fail "the threads capture failed"
 	THREADS=$(jq -r .id threads.json)
 fi
+# A memory profile, whose page shows each owner's growth from start to end.
+MEMORY=
+MEMORY_OWNERS=0
+if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.memory' >/dev/null; then
+	"$SLIDEOPS" capture memory -d 2 --json > memory.json 2>/dev/null ||
+		fail "the memory capture failed"
+	MEMORY=$(jq -r .id memory.json)
+	MEMORY_OWNERS=$(jq '[.groups[] | select(has("rss_grown_bytes"))] | length' memory.json)
+	[ "$MEMORY_OWNERS" -gt 0 ] || fail "the memory profile has no owner's growth: $(jq -c .groups memory.json)"
+fi
 # 60 more rows in the index, older than the rest, so that Profiles comes in pages.
 first=$("$SLIDEOPS" profiles --json | jq -r '.profiles[-1].id')
 sqlite3 "$SLIDEOPS_DATA/workspace.db" <<SQL || fail "could not add index rows"
@@ -234,6 +244,7 @@ start_serve
 SLIDEOPS_URL=$(grep -o 'http://[^ ]*' "$WORK/serve.out") UPLOAD_FILE="$WORK/<script>app.debug" \
 	WORKLOAD="$workload" LOCKS_PROFILE="$LOCKS" THREADS_PROFILE="$THREADS" \
 	WALL_PROFILE="$WALL" \
+	MEMORY_PROFILE="$MEMORY" MEMORY_OWNERS="$MEMORY_OWNERS" \
 	ARTIFACTS=${ARTIFACTS:-$top/build/artifacts/browser} \
 	NODE_PATH="$top/tests/browser/node_modules" node "$top/tests/browser/ui.test.js" ||
 	fail "the browser test failed (screenshots in ${ARTIFACTS:-$top/build/artifacts/browser})"

@@ -1228,6 +1228,107 @@ static void test_memory_answer_is_net_growth(void **state)
 	profile__free(p);
 }
 
+/* An owner's resident memory from start to end leads the answer, whatever its stacks: a
+ * leak through many stacks reads as the owner's growth. An owner whose memory changed
+ * without a sample is a group of its own. */
+static void test_memory_answer_leads_with_owner_growth(void **state)
+{
+	struct profile *p = pb_new(QUESTION_MEMORY, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t leak = pb_frame(p, app, 0x10, "leak_cache", true, LANGUAGE_C);
+	uint32_t fill = pb_frame(p, app, 0x20, "fill_index", true, LANGUAGE_C);
+	uint32_t load = pb_frame(p, app, 0x30, "load_dataset", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x40, "main", true, LANGUAGE_C);
+	struct prof_owner_memory *billing, *ng, *redis;
+	const struct analysis_group *gone = NULL;
+	struct analysis *a;
+	json_t *doc, *g;
+
+	(void)state;
+	/* billing's stacks saw 120 MB grow, nginx's 300 MB (its workers gave it back by
+	 * exiting: they are no stack's frees); by their resident memory billing grew by
+	 * 212 MB, nginx by 12 MB, and redis, unsampled, shrank by 40 MB. */
+	add_full(p, &gunicorn, 1, (int64_t[]){ 70LL << 20, 0, 0 }, NULL, NULL, leak, main_);
+	add_full(p, &gunicorn, 1, (int64_t[]){ 50LL << 20, 0, 0 }, NULL, NULL, fill, main_);
+	add_full(p, &nginx, 2, (int64_t[]){ 300LL << 20, 0, 0 }, NULL, NULL, load, main_);
+	billing = profile__owner_memory(p, "Service billing", GROUP_SERVICE);
+	assert_non_null(billing);
+	*billing = (struct prof_owner_memory){ billing->group, GROUP_SERVICE, 100LL << 20,
+					       312LL << 20, 8LL << 20, 11LL << 20, 0, 0 };
+	ng = profile__owner_memory(p, "Unit nginx.service", GROUP_UNIT);
+	assert_non_null(ng);
+	*ng = (struct prof_owner_memory){ ng->group, GROUP_UNIT, 40LL << 20, 52LL << 20, 0, 0,
+					  1, 3 };
+	redis = profile__owner_memory(p, "Container redis", GROUP_CONTAINER);
+	assert_non_null(redis);
+	*redis = (struct prof_owner_memory){ redis->group, GROUP_CONTAINER, 40LL << 20, 0,
+					     1LL << 20, 0, 0, 1 };
+	assert_ptr_equal(profile__owner_memory(p, "Service billing", GROUP_SERVICE), billing);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 30 seconds, Service billing grew by 212 MB (RSS), "
+				       "most of it allocated in leak_cache. Next was Unit "
+				       "nginx.service, 12 MB.");
+	assert_int_equal(a->ngroups, 3);
+	for (size_t i = 0; i < a->ngroups; i++)
+		if (strcmp(a->groups[i].label, "Container redis") == 0)
+			gone = &a->groups[i];
+	assert_non_null(gone);
+	assert_string_equal(gone->name, "redis");
+	assert_int_equal(gone->value, 0);
+	assert_int_equal(gone->rss_grown, -(40LL << 20));
+	assert_int_equal(gone->file_grown, -(1LL << 20));
+	assert_int_equal(gone->processes_exited, 1);
+
+	doc = analysis__to_json(a, NULL);
+	assert_non_null(doc);
+	g = json_array_get(json_object_get(doc, "groups"), 1); /* by the stacks: billing 2nd */
+	assert_string_equal(json_string_value(json_object_get(g, "label")), "Service billing");
+	assert_int_equal(json_integer_value(json_object_get(g, "rss_start_bytes")), 100LL << 20);
+	assert_int_equal(json_integer_value(json_object_get(g, "rss_grown_bytes")), 212LL << 20);
+	assert_int_equal(json_integer_value(json_object_get(g, "file_start_bytes")), 8LL << 20);
+	assert_int_equal(json_integer_value(json_object_get(g, "file_grown_bytes")), 3LL << 20);
+	assert_int_equal(json_integer_value(json_object_get(g, "processes_started")), 0);
+	json_decref(doc);
+	analysis__free(a);
+	profile__free(p);
+}
+
+/* An older profile, or one where no owner grew: the answer by the stacks, as before. */
+static void test_memory_answer_without_owner_growth(void **state)
+{
+	struct profile *p = pb_new(QUESTION_MEMORY, 2, 30 * SEC);
+	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
+	uint32_t load = pb_frame(p, app, 0x20, "load_dataset", true, LANGUAGE_C);
+	uint32_t main_ = pb_frame(p, app, 0x40, "main", true, LANGUAGE_C);
+	struct prof_owner_memory *om;
+	struct analysis *a;
+	json_t *doc;
+
+	(void)state;
+	add_full(p, &nginx, 2, (int64_t[]){ 20LL << 20, 0, 0 }, NULL, NULL, load, main_);
+	om = profile__owner_memory(p, "Unit nginx.service", GROUP_UNIT);
+	assert_non_null(om);
+	om->rss_start = om->rss_end = 40LL << 20;
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->answer, "Over 30 seconds, Unit nginx.service grew by 20 MB, most "
+				       "of it in load_dataset.");
+	analysis__free(a);
+	/* Without the header's owners: no growth fields at all. */
+	p->header.nowner_memory = 0;
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_false(a->groups[0].owner_memory);
+	doc = analysis__to_json(a, NULL);
+	assert_non_null(doc);
+	assert_null(json_object_get(json_array_get(json_object_get(doc, "groups"), 0),
+				    "rss_grown_bytes"));
+	json_decref(doc);
+	analysis__free(a);
+	profile__free(p);
+}
+
 /* wall: threads that never ran are kept but out of the groups and the answer. */
 static void test_wall_leaves_out_threads_that_never_ran(void **state)
 {
@@ -1388,6 +1489,8 @@ int main(void)
 		cmocka_unit_test(test_lock_holders),
 		cmocka_unit_test(test_lock_holders_none_stands_out),
 		cmocka_unit_test(test_memory_answer_is_net_growth),
+		cmocka_unit_test(test_memory_answer_leads_with_owner_growth),
+		cmocka_unit_test(test_memory_answer_without_owner_growth),
 		cmocka_unit_test(test_wall_leaves_out_threads_that_never_ran),
 		cmocka_unit_test(test_thread_sets),
 		cmocka_unit_test(test_answer_templates_directly),

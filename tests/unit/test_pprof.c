@@ -177,6 +177,19 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 	assert_int_equal(ha->mappings_past_limit, hb->mappings_past_limit);
 	assert_int_equal(ha->processes_past_limit, hb->processes_past_limit);
 	assert_int_equal(ha->mappings_limit, hb->mappings_limit);
+	assert_int_equal(ha->nowner_memory, hb->nowner_memory);
+	for (uint32_t i = 0; i < ha->nowner_memory; i++) {
+		const struct prof_owner_memory *x = &ha->owner_memory[i], *y = &hb->owner_memory[i];
+
+		assert_str_id_equal(a, x->group, b, y->group);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->rss_start, y->rss_start);
+		assert_int_equal(x->rss_end, y->rss_end);
+		assert_int_equal(x->file_start, y->file_start);
+		assert_int_equal(x->file_end, y->file_end);
+		assert_int_equal(x->started, y->started);
+		assert_int_equal(x->exited, y->exited);
+	}
 
 	assert_int_equal(a->nvalues, b->nvalues);
 	for (uint32_t i = 0; i < a->nvalues; i++) {
@@ -290,6 +303,20 @@ static void test_round_trip_every_question(void **state)
 		l = location(p, m, 0x10, NULL, NULL, 0);
 		st = profile__add_stack(p, &l, 1);
 		assert_int_equal(profile__add_sample(p, st, v, &lb), 0);
+		if (qi == QUESTION_MEMORY) {
+			/* Each owner's resident memory at the start and the end. */
+			struct prof_owner_memory *om =
+				profile__owner_memory(p, "Service billing", GROUP_SERVICE);
+
+			assert_non_null(om);
+			om->rss_start = 100 << 20;
+			om->rss_end = 312ull << 20;
+			om->file_start = 1 << 20;
+			om->file_end = 4 << 20;
+			om->started = 2;
+			om->exited = 1;
+			assert_non_null(profile__owner_memory(p, "System", GROUP_SYSTEM));
+		}
 		assert_int_equal(pprof__encode(p, false, &data, &len), 0);
 		assert_int_equal(pprof__decode(data, len, &q), 0);
 		assert_int_equal(q->header.question, qi);

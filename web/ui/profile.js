@@ -1,7 +1,8 @@
 // A profile's page: its answer, the card of stripped binaries (with the upload that
 // names them), then the views its question lists (GET /api/questions): groups, its own
-// (running and waiting, the thread dump, locks by address), the flame graph, functions
-// with the sandwich view of one; what the capture could not see; export and delete.
+// (running and waiting, the thread dump, locks by address, memory's growth by owner), the
+// flame graph, functions with the sandwich view of one; what the capture could not see;
+// export and delete.
 // Every name (process, function, file, upload file name) is set as text: elements are
 // made with h() (dom.js), which only ever makes text nodes from strings.
 // Nothing here assigns innerHTML.
@@ -183,6 +184,34 @@ function runningWaiting(doc) {
 			h('td', { class: 'num' }, valueWords('nanoseconds', g.waiting_ns || 0)))))));
 }
 
+// memory: each owner's resident memory from the capture's start to its end (RSS:
+// anonymous and shared; file-backed apart), the most grown first, with the processes
+// that started and exited meanwhile. Profiles taken before it was read have none.
+function ownerGrowth(doc) {
+	const owners = doc.groups.filter(g => g.rss_grown_bytes !== undefined);
+	if (!owners.length)
+		return null;
+	owners.sort((a, b) => b.rss_grown_bytes - a.rss_grown_bytes || (a.label < b.label ? -1 : 1));
+	const bytes = v => valueWords('bytes', Math.abs(v));
+	const signed = v => (v < 0 ? '\u2212' : '+') + bytes(v);
+	return h('section', { id: 'owner-growth' }, h('h2', {}, 'Growth by owner, from start to end'),
+		h('table', { class: 'list owner-growth' }, h('thead', {}, h('tr', {}, h('th', {}, 'Group'),
+			h('th', { class: 'num' }, 'RSS grown'), h('th', { class: 'num' }, 'RSS at the start'),
+			h('th', { class: 'num' }, 'File-backed grown'), h('th', { class: 'num' }, 'File-backed at the start'),
+			h('th', { class: 'num' }, 'Processes started'), h('th', { class: 'num' }, 'Exited'))),
+		h('tbody', {}, owners.map(g => h('tr', { 'data-label': g.label }, h('td', {}, g.label),
+			h('td', { class: 'num' }, signed(g.rss_grown_bytes)),
+			h('td', { class: 'num' }, bytes(g.rss_start_bytes)),
+			h('td', { class: 'num' }, signed(g.file_grown_bytes)),
+			h('td', { class: 'num' }, bytes(g.file_start_bytes)),
+			h('td', { class: 'num' }, g.processes_started),
+			h('td', { class: 'num' }, g.processes_exited))))),
+		h('p', { class: 'note' }, 'Each owner\'s resident memory, read from every process when ' +
+			'the capture started and when it ended: RSS is anonymous and shared memory, what ' +
+			'a leak holds; file-backed memory (mapped files) is apart. A process gone by the ' +
+			'end shrank to 0; one new at the end grew from 0.'));
+}
+
 function couldNotSee(doc) {
 	const items = [];
 	items.push(h('li', {}, doc.lost ? doc.lost + ' events were lost: the kernel produced them ' +
@@ -227,6 +256,7 @@ export async function profilePage(m, id) {
 		groups: () => h('section', { id: 'groups' }, h('h2', {}, 'Groups'),
 			groupsTable(doc, question && question.share_of_server)),
 		running_waiting: () => runningWaiting(doc),
+		owner_growth: () => ownerGrowth(doc),
 		thread_sets: () => threadSets(doc),
 		locks: () => doc.locks ? locksTable(doc.locks) : null,
 		flamegraph: () => h('section', {}, h('h2', {}, 'Flame graph'), fg),
