@@ -147,8 +147,10 @@ run() {
 		# The peer at work: the share of the service's samples with a Python function
 		# (py::NAME, from the maps the trampoline wrote). perf script is where
 		# --call-graph dwarf unwinds: that is part of its cost.
-		/usr/bin/time -f "%U %S" -o "$dir/script.time" perf script -i "$dir/perf.data" \
-			2>/dev/null | awk -v comm="$(basename "$PYTHON")" '
+		# (perf script may stop at a record it cannot read, "failed to process type":
+		# what it read still counts)
+		{ /usr/bin/time -f "%U %S" -o "$dir/script.time" perf script -i "$dir/perf.data" \
+			2>/dev/null || true; } | awk -v comm="$(basename "$PYTHON")" '
 				/^[^ \t]/ { cur = $1 == comm; if (cur) n++; next }
 				cur && /py::/ && !seen[n]++ { hit++ }
 				END { printf "%.1f\n", n ? 100 * hit / n : 0 }' > "$dir/perf.named"
