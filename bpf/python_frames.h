@@ -116,6 +116,15 @@ static __always_inline __u32 python__seen_slot(__u32 tgid, __u64 code)
 	return python__bound((__u32)h, PYTHON_SEEN_SLOTS - 1);
 }
 
+static __always_inline void python__seen(struct python_frames_scratch *sc, __u32 tgid,
+					 __u64 code)
+{
+	struct python_seen_code *seen = &sc->seen[python__seen_slot(tgid, code)];
+
+	seen->code = code;
+	seen->tgid = tgid;
+}
+
 /* Frame i's code object: its names, when not sent for this process yet. */
 static __always_inline long python_frames__code_body(struct python_frames_names *w, __u32 i,
 						     const struct python_reader *rd)
@@ -125,6 +134,9 @@ static __always_inline long python_frames__code_body(struct python_frames_names 
 	struct python_seen_code *seen;
 	__u8 one = 1;
 
+	/* seen is found again after each helper call, not kept across it: a register
+	 * spilled there would cost stack, and wall's programs on 6.1 are at its limit. */
+
 	k.code = w->sc->stack.frames[i & (PYTHON_MAX_FRAMES - 1)].code;
 	if (!k.code)
 		return 0;
@@ -132,8 +144,7 @@ static __always_inline long python_frames__code_body(struct python_frames_names 
 	if (seen->code == k.code && seen->tgid == w->tgid)
 		return 0;
 	if (bpf_map_lookup_elem(&python_codes, &k)) {
-		seen->code = k.code;
-		seen->tgid = w->tgid;
+		python__seen(w->sc, k.tgid, k.code);
 		return 0;
 	}
 	r->kind = RECORD_PYTHON_CODE;
@@ -144,8 +155,7 @@ static __always_inline long python_frames__code_body(struct python_frames_names 
 		return 1;
 	}
 	bpf_map_update_elem(&python_codes, &k, &one, BPF_ANY);
-	seen->code = k.code;
-	seen->tgid = w->tgid;
+	python__seen(w->sc, k.tgid, k.code);
 	return 0;
 }
 
@@ -171,7 +181,7 @@ static __always_inline int python_frames__walk(struct stack_sample *s, __u32 tgi
 					       const struct python_reader *rd)
 {
 	struct python_frames_names w = { .tgid = tgid, .rd = rd };
-	__u64 pthread_id = 0, *hint, last = 0;
+	__u64 pthread_id = 0, *hint;
 	__u32 zero = 0, n, size;
 
 	if (!s)
@@ -188,17 +198,16 @@ static __always_inline int python_frames__walk(struct stack_sample *s, __u32 tgi
 	/* pthread_self(): 3.8-3.10 know their threads only by it. */
 	pthread_id = BPF_CORE_READ(task, thread.fsbase);
 #endif
-	if (w.sc->last.tid == tid && w.sc->last.tstate) {
-		last = w.sc->last.tstate;
-	} else {
+	/* The hint lives in the scratch, not on the stack (wall's programs on 6.1 are at
+	 * the stack's limit). */
+	if (w.sc->last.tid != tid || !w.sc->last.tstate) {
 		hint = bpf_map_lookup_elem(&python_threads, &tid);
-		if (hint)
-			last = *hint;
+		w.sc->last.tid = tid;
+		w.sc->last.tstate = hint ? *hint : 0;
 	}
-	python_walk(rd, w.p, tid, pthread_id, last, &w.sc->win, &w.sc->stack);
-	if (w.sc->stack.tstate && last != w.sc->stack.tstate)
+	python_walk(rd, w.p, tid, pthread_id, w.sc->last.tstate, &w.sc->win, &w.sc->stack);
+	if (w.sc->stack.tstate && w.sc->last.tstate != w.sc->stack.tstate)
 		bpf_map_update_elem(&python_threads, &tid, &w.sc->stack.tstate, BPF_ANY);
-	w.sc->last.tid = tid;
 	w.sc->last.tstate = w.sc->stack.tstate;
 	s->pystack_exit = w.sc->stack.exit;
 	if (w.sc->stack.exit >= PYTHON_EXIT_NO_THREAD && w.sc->stack.exit < PYTHON_EXIT__COUNT)
