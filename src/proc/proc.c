@@ -158,6 +158,8 @@ int proc__read(const char *root, int pid, struct proc_info *out)
 int proc__read_stat(const char *root, int pid, bool exe, struct proc_info *out)
 {
 	return proc__read_some(root, pid, exe, false, out);
+}
+
 /* "Name:\t   1234 kB" lines; a line it lacks reads as -1. */
 static long long status_kb(const char *status, const char *name)
 {
