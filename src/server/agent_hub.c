@@ -201,20 +201,23 @@ static void poll_reply(struct reply *r, char **texts, size_t n_texts, bool remov
 static bool answer(struct agent_hub *h, const char *server_id, struct request *req,
 		   bool removed, bool answer_empty, uint32_t version)
 {
-	struct store *st = removed ? NULL : hub__store(h, NULL);
+	struct store *st;
 	char **texts = NULL;
 	size_t n = 0;
 
+	if (removed) {
+		agent_hub__removed_reply(&req->reply, version);
+		return true;
+	}
 	/* Unreadable now: answered empty, what waits stays for the next poll. */
+	st = hub__store(h, NULL);
 	if (st)
 		store__take_commands(st, server_id, POLL_COMMANDS_MAX, &texts, &n);
 	store__close(st);
-	if (removed && version >= AGENT_PROTOCOL_GONE)
-		reply__msg(&req->reply, 410, MSG_AGENT_SERVER_GONE);
-	else if (n || removed || answer_empty)
-		poll_reply(&req->reply, texts, n, removed);
+	if (n || answer_empty)
+		poll_reply(&req->reply, texts, n, false);
 	store__free_strings(texts, n);
-	return n || removed || answer_empty;
+	return n || answer_empty;
 }
 
 void agent_hub__removed_reply(struct reply *r, uint32_t version)
