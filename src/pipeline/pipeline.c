@@ -175,8 +175,12 @@ void pipeline__stop(struct pipeline *pl)
 	capture_session__stop(pl->session);
 }
 
-/* Names: the caller's tables first (an upload names a build before its own .symtab),
- * then the tables this capture just read, which are the caller's to keep afterwards. */
+/*
+ * Names: the tables this capture just read, which are the caller's to keep afterwards,
+ * then the caller's. A build is read only when the caller keeps no upload and no
+ * .symtab for it, so what was read is at least as good as anything kept: a stripped
+ * build's kept .dynsym must not hide the .symtab of the same build unstripped.
+ */
 struct names {
 	const struct symbol_lookup *kept;
 	const struct binary_symbols *fresh;
@@ -186,20 +190,16 @@ struct names {
 static int names_get(void *ctx, const char *build_id, struct symtab **out)
 {
 	const struct names *n = ctx;
-	int err = -ENOENT;
 
-	if (n->kept) {
-		err = n->kept->get(n->kept->ctx, build_id, out);
-		if (err != -ENOENT)
-			return err;
-	}
 	for (size_t i = 0; i < n->nfresh; i++) {
 		if (strcmp(n->fresh[i].build_id, build_id) == 0) {
 			*out = n->fresh[i].tab;
 			return 0;
 		}
 	}
-	return err;
+	if (n->kept)
+		return n->kept->get(n->kept->ctx, build_id, out);
+	return -ENOENT;
 }
 
 static void names_release(void *ctx, struct symtab *tab)
