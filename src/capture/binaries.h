@@ -19,6 +19,7 @@
 #include "elf/elf_file.h"
 #include "profile/profile.h"
 
+struct elf_facts;
 struct line_table;
 struct lines_caps;
 struct packages;
@@ -134,6 +135,9 @@ struct binaries_read_options {
 	/* Which files the distribution installed (proc/packages.h), kept by the caller
 	 * across reads; NULL: read for this read alone. */
 	struct packages *packages;
+	/* The ELF facts of files read before, kept by the caller across reads
+	 * (capture/elf_facts.h); NULL: each file's are read. */
+	struct elf_facts *facts;
 	/* After each binary: done of total. May be NULL. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

@@ -7,6 +7,7 @@
  */
 #include "capture/binaries.h"
 #include "capture/binaries_internal.h"
+#include "capture/elf_facts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -239,7 +240,7 @@ static int reading__facts(struct reading *rd, struct binary *bin)
 	if (clock_budget__over(&rd->deadline))
 		return binary__not_read(bin, rd->p, rd->budget, -ETIMEDOUT, true);
 	limits__init(&limits, rd->budget, rd->deadline);
-	err = elf_info__read_limited(bin->fd, &limits, &bin->info);
+	err = elf_facts__read(rd->o->facts, bin->fd, &limits, &bin->info);
 	if (err == -ENOMEM)
 		return err;
 	if (err)

@@ -115,8 +115,15 @@ int vma_list__read(struct vma_list *l, const char *proc_root, int pid)
 	if (!f)
 		return errno == ESRCH ? -ENOENT : -errno;
 	while (getline(&line, &size, f) > 0) {
+		const char *perms = strchr(line, ' ');
 		struct vma v;
-		int r = vma__parse_line(line, &v);
+		int r;
+
+		/* Most mappings are not executable: skipped before they are parsed, as
+		 * vma__parse_line would (0, or -EINVAL for a line that is not one). */
+		if (!perms || strlen(perms) < 5 || perms[3] != 'x')
+			continue;
+		r = vma__parse_line(line, &v);
 
 		if (r == -ENOMEM) {
 			err = r;

@@ -31,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture/capture_internal.h"
+#include "capture/elf_facts.h"
 #include "capture/profiler_internal.h"
 #include "proc/packages.h"
 #include "symbols/lines.h"
@@ -62,6 +63,7 @@ struct profiler *profiler__new(const char *dir)
 		goto out_nomem;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->memo_lock, NULL);
+	p->facts = elf_facts__new(); /* NULL: every capture reads every binary's facts */
 	for (int i = 0; i < QUESTION__COUNT; i++)
 		bpf_loaded__close(&p->q[i].bpf); /* its empty state: no descriptors */
 	return p;
@@ -393,6 +395,7 @@ void profiler__free(struct profiler *p)
 	profiler__unload_locked(p);
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->memo_lock);
+	elf_facts__free(p->facts);
 	free(p->dir);
 	free(p->unwind_dir);
 	free(p->captures_dir);

@@ -93,6 +93,11 @@ int profiler__read_lines(void *profiler, const char *build_id, bool debug_file, 
  * ENOMEM. */
 struct packages *profiler__packages(struct profiler *p);
 
+/* The ELF facts of the files its captures read (capture/elf_facts.h), kept while the
+ * files stay the same; NULL when memory was refused. */
+struct elf_facts;
+struct elf_facts *profiler__facts(struct profiler *p);
+
 /* Unloads and frees; no capture may be running. NULL is a no-op. */
 void profiler__free(struct profiler *p);
 

@@ -18,6 +18,7 @@
 struct lines_dwarf;
 struct packages;
 struct ksym_bpf;
+struct elf_facts;
 
 /* Addresses whose lines are remembered, of every build (8 bytes each): past it, all are
  * forgotten and remembered again from the next capture on. */
@@ -61,6 +62,7 @@ struct profiler {
 	struct ksym_bpf *ksym;
 	bool ksym_failed;              /* the program cannot run here: not tried again */
 	struct packages *packages;     /* under memo_lock */
+	struct elf_facts *facts;       /* binaries' ELF facts (its own lock); NULL: ENOMEM */
 	struct dwarf_kept {
 		char build_id[BUILD_ID_HEX_MAX + 1];
 		bool debug_file;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/elf_facts.h"
 #include "capture/profiler_internal.h"
 #include "proc/packages.h"
 #include "symbols/lines.h"
@@ -32,11 +33,19 @@ void profiler__forget_builds(struct profiler *p)
 	p->nmemos = p->cap_memos = p->memo_addrs = 0;
 	packages__free(p->packages);
 	p->packages = NULL;
+	/* No capture runs (unloading and Remove refuse while one does). */
+	elf_facts__free(p->facts);
+	p->facts = elf_facts__new();
 	for (int i = 0; i < DWARF_KEPT; i++) {
 		lines_dwarf__close(p->dwarf[i].d);
 		memset(&p->dwarf[i], 0, sizeof(p->dwarf[i]));
 	}
 	pthread_mutex_unlock(&p->memo_lock);
+}
+
+struct elf_facts *profiler__facts(struct profiler *p)
+{
+	return p->facts;
 }
 
 /* ---- what was read of each build and kept ---- */

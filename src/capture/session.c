@@ -340,6 +340,8 @@ static void capture_session__start_unwinding(struct capture_session *s)
 		report__error(s->config.report, MSG_CAPTURE_UNWIND_FAILED, strerror(errno));
 		return;
 	}
+	if (s->held)
+		unwinding__set_facts(s->unwinding, profiler__facts(s->config.profiler));
 	processes__set_unwinding(s->processes, s->unwinding);
 	capture_session__start_python(s);
 }

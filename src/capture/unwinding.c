@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "capture/binaries.h"
+#include "capture/elf_facts.h"
 #include "capture/python_procs.h"
 #include "elf/elf_file.h"
 #include "elf/elf_reader.h"
@@ -76,6 +77,7 @@ struct unwinding {
 	uint64_t spent_ns;
 	struct unwinding_stats stats;
 	struct python_procs *python; /* set before any job (under lock), then the worker's */
+	struct elf_facts *facts;  /* a resident profiler's, or NULL; set before any job */
 };
 
 int unwinding__plan(uint64_t budget, struct unwind_maps_plan *plan)
@@ -108,7 +110,9 @@ static void known__read(struct unwinding *u, struct known *k, int fd)
 
 	if (fd < 0 || u->spent_ns >= WORKER_BUDGET_NS)
 		goto out;
-	if (elf_info__read_limited(fd, &limits, &k->info) != 0 || !k->info.build_id[0])
+	/* The build id and segments: whether it has symbols is the reading's question. */
+	if (elf_facts__read_identity(u->facts, fd, &limits, &k->info) != 0 ||
+	    !k->info.build_id[0])
 		goto out;
 	k->ok = true;
 	if (!u->owns_maps && unwind_maps__loaded(u->maps, k->info.build_id)) {
@@ -457,6 +461,13 @@ void unwinding__set_python(struct unwinding *u, struct python_procs *pp)
 {
 	pthread_mutex_lock(&u->lock);
 	u->python = pp;
+	pthread_mutex_unlock(&u->lock);
+}
+
+void unwinding__set_facts(struct unwinding *u, struct elf_facts *facts)
+{
+	pthread_mutex_lock(&u->lock);
+	u->facts = facts;
 	pthread_mutex_unlock(&u->lock);
 }
 

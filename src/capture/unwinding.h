@@ -72,6 +72,11 @@ int unwinding__remove_process(struct unwinding *u, int pid);
 struct python_procs;
 void unwinding__set_python(struct unwinding *u, struct python_procs *pp);
 
+/* Where the worker takes the ELF facts of binaries read before (a resident profiler's:
+ * capture/elf_facts.h), before the first process is queued. NULL: each is read. */
+struct elf_facts;
+void unwinding__set_facts(struct unwinding *u, struct elf_facts *facts);
+
 /*
  * Waits until the worker has run everything queued (tables loaded, or left to frame
  * pointers by its caps), or until deadline_ns (CLOCK_MONOTONIC): 0, or -ETIMEDOUT with

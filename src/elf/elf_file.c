@@ -110,7 +110,7 @@ static int has_function(const struct elf_reader *r, uint32_t index, bool *has)
 	return err < 0 ? err : 0;
 }
 
-static int read_sections(const struct elf_reader *r, struct elf_info *info)
+static int read_sections(const struct elf_reader *r, struct elf_info *info, bool scan_tables)
 {
 	bool has_text = false, exec_nobits = false, exec_progbits = false;
 	int err;
@@ -140,7 +140,7 @@ static int read_sections(const struct elf_reader *r, struct elf_info *info)
 		/* One function is enough to know: the rest of a table (or another table of
 		 * the kind) is for reading names, within that step's caps. */
 		case SHT_SYMTAB:
-			if (info->has_symtab)
+			if (info->has_symtab || !scan_tables)
 				break;
 			err = has_function(r, i, &has);
 			if (err)
@@ -148,7 +148,7 @@ static int read_sections(const struct elf_reader *r, struct elf_info *info)
 			info->has_symtab = has;
 			break;
 		case SHT_DYNSYM:
-			if (info->has_dynsym)
+			if (info->has_dynsym || !scan_tables)
 				break;
 			err = has_function(r, i, &has);
 			if (err)
@@ -200,7 +200,8 @@ int elf_info__read(int fd, struct elf_info *info)
 	return elf_info__read_limited(fd, NULL, info);
 }
 
-int elf_info__read_limited(int fd, struct elf_limits *limits, struct elf_info *info)
+static int elf_info__read_some(int fd, struct elf_limits *limits, struct elf_info *info,
+			       bool scan_tables)
 {
 	struct elf_reader r;
 	int err;
@@ -210,7 +211,7 @@ int elf_info__read_limited(int fd, struct elf_limits *limits, struct elf_info *i
 	if (err)
 		return err;
 	info->type = r.type;
-	err = read_sections(&r, info);
+	err = read_sections(&r, info, scan_tables);
 	if (err)
 		goto out_close;
 	err = read_segments(&r, info);
@@ -223,6 +224,16 @@ out_close:
 	if (err)
 		memset(info, 0, sizeof(*info));
 	return err;
+}
+
+int elf_info__read_limited(int fd, struct elf_limits *limits, struct elf_info *info)
+{
+	return elf_info__read_some(fd, limits, info, true);
+}
+
+int elf_info__read_identity(int fd, struct elf_limits *limits, struct elf_info *info)
+{
+	return elf_info__read_some(fd, limits, info, false);
 }
 
 bool elf_info__offset_to_vaddr(const struct elf_info *info, uint64_t offset, uint64_t *vaddr)

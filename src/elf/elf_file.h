@@ -40,6 +40,10 @@ struct elf_info {
 int elf_info__read(int fd, struct elf_info *info);
 /* The same within limits (elf_reader.h; NULL: none), with their errors. */
 int elf_info__read_limited(int fd, struct elf_limits *limits, struct elf_info *info);
+/* The same but for has_symtab and has_dynsym, left false: the symbol tables are not
+ * looked into (a table of a million symbols and no function is read whole to say so).
+ * For what needs only the build id and segments (the unwind worker). */
+int elf_info__read_identity(int fd, struct elf_limits *limits, struct elf_info *info);
 
 /* The ELF virtual address of a file offset inside a PT_LOAD segment. false when none. */
 bool elf_info__offset_to_vaddr(const struct elf_info *info, uint64_t offset, uint64_t *vaddr);

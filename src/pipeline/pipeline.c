@@ -290,6 +290,7 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 		ro.read_lines = profiler__read_lines;
 		ro.lines_ctx = resident;
 		ro.packages = profiler__packages(resident);
+		ro.facts = profiler__facts(resident);
 	}
 	err = binaries__read(capture_session__binaries(pl->session), p, &ro, &read);
 	if (err)

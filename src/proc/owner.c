@@ -46,7 +46,7 @@ static int node_fill(struct owner_resolver *r, struct pnode *n, int pid)
 	p = malloc(sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	err = proc__read(r->proc_root, pid, p);
+	err = proc__read_stat(r->proc_root, pid, r->exe_services, p);
 	if (err)
 		goto out_free;
 	free(n->exe);

@@ -3,8 +3,9 @@
  * Line tables from DWARF with libdw. See lines.h.
  *
  * An exact read asks libdw per address (dwarf_addrdie, dwarf_getsrc_die, and the
- * enclosing function's declaration line from dwarf_getscopes): a capture samples a few
- * thousand addresses per binary. A ranges read walks every CU's line program once.
+ * enclosing function's declaration line from a walk of the CU's scopes, from the last
+ * address's function when the next one is in it too): a capture samples a few thousand
+ * addresses per binary. A ranges read walks every CU's line program once.
  * Both check the clock every few hundred steps, so a huge or hostile file costs at most
  * caps->max_ns.
  *
@@ -132,9 +133,117 @@ static uint32_t function_start(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Addr *lo, Dwa
 	return line > 0 ? (uint32_t)line : 0;
 }
 
+/* DIEs whose children may hold code: scopes with addresses of their own, and the
+ * containers that C++ and other languages nest definitions in, which have none. */
+static bool holds_scopes(int tag, bool *has_pc)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_entry_point:
+		*has_pc = true;
+		return true;
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		*has_pc = false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Scopes nest no deeper than this in any real program; a hostile file's are cut. */
+#define SCOPE_DEPTH_MAX 64
+
+/*
+ * The innermost subprogram or inlined subroutine among die's descendants that contains
+ * pc, into *fn, and the outermost one into *outer (NULL: not wanted): the chain
+ * dwarf_getscopes finds, but without the second walk it makes for an inlined instance's
+ * abstract origin, which function_start does not need (dwarf_decl_line follows it).
+ */
+static bool innermost_function(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *fn, Dwarf_Die *outer,
+			       int depth)
+{
+	Dwarf_Die child;
+
+	if (depth >= SCOPE_DEPTH_MAX || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		bool has_pc, is_fn;
+
+		if (!holds_scopes(tag, &has_pc) || (has_pc && dwarf_haspc(&child, pc) != 1))
+			continue;
+		is_fn = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+		if (innermost_function(&child, pc, fn, is_fn ? NULL : outer, depth + 1)) {
+			if (is_fn && outer)
+				*outer = child;
+			return true;
+		}
+		if (is_fn) {
+			*fn = child;
+			if (outer)
+				*outer = child;
+			return true;
+		}
+		/* A block or container around pc with no function inside: its siblings. */
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* What function_start says of fn, the innermost function found. */
+static uint32_t function_start_of(Dwarf_Die *fn, Dwarf_Addr *lo, Dwarf_Addr *hi)
+{
+	int line = 0;
+
+	*lo = *hi = 0;
+	if (dwarf_decl_line(fn, &line) != 0)
+		line = 0;
+	if (dwarf_tag(fn) == DW_TAG_subprogram && (dwarf_lowpc(fn, lo) || dwarf_highpc(fn, hi)))
+		*lo = *hi = 0;
+	return line > 0 ? (uint32_t)line : 0;
+}
+
+/* The outermost function of the last address looked up, in its CU: sorted addresses
+ * fall in it one after the other, and are looked for inside it, not from the CU. */
+struct scope_memo {
+	bool valid;
+	Dwarf_Off cu;
+	Dwarf_Die outer;
+};
+
+/* function_start, from memo's function when pc is in it. */
+static uint32_t function_start_memo(struct scope_memo *memo, Dwarf_Die *cu, Dwarf_Addr pc,
+				    Dwarf_Addr *lo, Dwarf_Addr *hi)
+{
+	Dwarf_Die fn, outer;
+
+	*lo = *hi = 0;
+	if (memo->valid && memo->cu == dwarf_dieoffset(cu) && dwarf_haspc(&memo->outer, pc) == 1) {
+		if (!innermost_function(&memo->outer, pc, &fn, NULL, 1))
+			fn = memo->outer;
+		return function_start_of(&fn, lo, hi);
+	}
+	memo->valid = false;
+	if (!innermost_function(cu, pc, &fn, &outer, 0))
+		return 0;
+	memo->valid = true;
+	memo->cu = dwarf_dieoffset(cu);
+	memo->outer = outer;
+	return function_start_of(&fn, lo, hi);
+}
+
 static int read_exact(Dwarf *dbg, const uint64_t *addrs, size_t n, const struct lines_caps *caps,
 		      const struct clock_budget *deadline, struct line_table *t)
 {
+	struct scope_memo memo = { 0 };
 	size_t cap = 0;
 
 	for (size_t i = 0; i < n && t->n < caps->max_rows; i++) {
@@ -161,7 +270,7 @@ static int read_exact(Dwarf *dbg, const uint64_t *addrs, size_t n, const struct 
 		{
 			Dwarf_Addr lo, hi;
 
-			r.start_line = function_start(&cu, addrs[i], &lo, &hi);
+			r.start_line = function_start_memo(&memo, &cu, addrs[i], &lo, &hi);
 		}
 		if (table__push(t, &cap, &r))
 			return -ENOMEM;

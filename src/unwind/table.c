@@ -87,6 +87,76 @@ static int cmp_tmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A run of rows already in order: one FDE's, as the parser emits them. */
+struct run {
+	size_t first, n;
+};
+
+static int cmp_run(const void *a, const void *b, void *rows)
+{
+	const struct run *x = a, *y = b;
+	const struct tmp_row *r = rows;
+
+	return x->first == y->first ? 0 : cmp_tmp(&r[x->first], &r[y->first]);
+}
+
+/*
+ * b's rows in cmp_tmp's order, which is total (seq is unique): the same order a sort of
+ * them all gives. The parser emits each FDE's rows in order and a linker lays out most
+ * FDEs in address order, so the rows are a few runs in order that do not overlap: then
+ * the runs alone are sorted, and put end to end. Else (runs that overlap: a hostile or
+ * odd file), all rows are sorted.
+ */
+static void sort_rows(struct unwind_build *b)
+{
+	struct run *runs = NULL;
+	struct tmp_row *sorted = NULL;
+	size_t nruns = 0, cap = 0, at = 0;
+	bool disjoint = true;
+
+	for (size_t i = 0; i < b->ntmp; i++) {
+		if (i > 0 && cmp_tmp(&b->tmp[i - 1], &b->tmp[i]) < 0)
+			continue;
+		if (nruns == cap) {
+			size_t grown_cap = cap ? cap * 2 : 64;
+			struct run *grown = realloc(runs, grown_cap * sizeof(*runs));
+
+			if (!grown)
+				goto out_sort_all;
+			runs = grown;
+			cap = grown_cap;
+		}
+		if (nruns)
+			runs[nruns - 1].n = i - runs[nruns - 1].first;
+		runs[nruns++] = (struct run){ i, 0 };
+	}
+	if (nruns <= 1)
+		goto out;
+	runs[nruns - 1].n = b->ntmp - runs[nruns - 1].first;
+	qsort_r(runs, nruns, sizeof(*runs), cmp_run, b->tmp);
+	for (size_t r = 1; r < nruns && disjoint; r++)
+		disjoint = cmp_tmp(&b->tmp[runs[r - 1].first + runs[r - 1].n - 1],
+				   &b->tmp[runs[r].first]) < 0;
+	if (!disjoint)
+		goto out_sort_all;
+	sorted = malloc(b->ntmp * sizeof(*sorted));
+	if (!sorted)
+		goto out_sort_all;
+	for (size_t r = 0; r < nruns; r++) {
+		memcpy(&sorted[at], &b->tmp[runs[r].first], runs[r].n * sizeof(*sorted));
+		at += runs[r].n;
+	}
+	free(b->tmp);
+	b->tmp = sorted;
+	b->cap = b->ntmp;
+	goto out;
+
+out_sort_all:
+	qsort(b->tmp, b->ntmp, sizeof(*b->tmp), cmp_tmp);
+out:
+	free(runs);
+}
+
 static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
 {
 	return a->kind == b->kind && a->cfa_off == b->cfa_off && a->rbp_off == b->rbp_off;
@@ -100,7 +170,7 @@ static int finish(struct unwind_build *b)
 
 	if (b->ntmp == 0)
 		return unwind_build__fail(b, UNWIND_NO_FRAME_INFO, -ENOENT);
-	qsort(b->tmp, b->ntmp, sizeof(*b->tmp), cmp_tmp);
+	sort_rows(b);
 	/* In place: the last row at each address wins, equal neighbours merge. */
 	for (size_t i = 0; i < b->ntmp; i++) {
 		if (i + 1 < b->ntmp && b->tmp[i + 1].pc == b->tmp[i].pc)

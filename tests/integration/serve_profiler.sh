@@ -3,7 +3,9 @@
 # progress says so, the next finds the same programs loaded and says nothing; between
 # captures the programs stay loaded but nothing of them is attached (no link, no perf
 # event: nothing samples); Remove the profiler unloads them, deletes DATA/profiler and
-# says so, and the next capture installs it again; serve killed with SIGKILL while it
+# says so, and the next capture installs it again; a program rebuilt in place between
+# captures (the same inode and size, its modification time put back) is named as the new
+# build, not from what the profiler remembers of the old; serve killed with SIGKILL while it
 # samples leaves nothing loaded or attached, and a new serve starts clean.
 # Other engineers' profilers run on this machine too: everything here is this serve's
 # (its pid's descriptors, its programs' ids), never the machine's.
@@ -87,6 +89,45 @@ wait_done
 ! grep -q '"installing":true' "$WORK/progress" || fail "the second capture said it installs"
 assert_named "the second capture (tables kept in the maps)"
 [ "$(attached_fds)" = 0 ] || fail "serve holds links or perf events after the second capture"
+
+# ---- a binary rebuilt in place between captures: the new build's names ----
+# Two builds of one layout (names of one length) whose function names differ: what the profiler
+# keeps of a file (its ELF facts, by identity and change times) must not name the second
+# build with the first's build id, whose names the workspace keeps.
+rebuilt_src() {
+	cat <<C
+__attribute__((noinline)) void $1(volatile unsigned long *x) { for (;;) (*x)++; }
+int main(void) { volatile unsigned long x = 0; $1(&x); }
+C
+}
+# The names of the functions in the profile just captured, one a line.
+profile_functions() {
+	expect 200 GET "/api/profiles/$(jq -r .profile_id "$WORK/body")"
+	jq -r '.functions[].name' "$WORK/body"
+}
+rebuilt_src rebuilt_spin_old | build_c rebuilt -O1 -fno-inline
+rebuilt_src rebuilt_spin_new | build_c rebuilt-new -O1 -fno-inline
+pid=$(start_in_cgroup "$cg" "$WORK/rebuilt")
+capture 2
+wait_done
+profile_functions > "$WORK/names"
+grep -qx rebuilt_spin_old "$WORK/names" ||
+	fail "the first build is not named: $(head -12 "$WORK/names" | paste -sd' ')"
+kill -9 "$pid"
+while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+ino=$(stat -c %i "$WORK/rebuilt")
+touch -r "$WORK/rebuilt" "$WORK/mtime"
+cat "$WORK/rebuilt-new" > "$WORK/rebuilt"
+touch -r "$WORK/mtime" "$WORK/rebuilt"
+[ "$(stat -c %i "$WORK/rebuilt")" = "$ino" ] || fail "the rebuild made another inode"
+start_in_cgroup "$cg" "$WORK/rebuilt" >/dev/null
+capture 2
+wait_done
+profile_functions > "$WORK/names"
+grep -qx rebuilt_spin_new "$WORK/names" ||
+	fail "the rebuilt program is not named as the new build: $(head -12 "$WORK/names" | paste -sd' ')"
+! grep -qx rebuilt_spin_old "$WORK/names" ||
+	fail "the rebuilt program is named from the old build"
 
 # ---- Remove the profiler: unloaded, deleted, said; the next capture installs again ----
 [ -d "$SLIDEOPS_DATA/profiler" ] || fail "no DATA/profiler after two captures"
