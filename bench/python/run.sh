@@ -24,17 +24,20 @@
 # native one). perf's work lost includes the trampoline's own cost, which is part of
 # profiling Python with perf.
 #
-#   sudo bench/python/run.sh                          3 rounds of 20 s
+#   sudo bench/python/run.sh                          3 rounds of 30 s (capture's default -d)
 #   ROUNDS=1 SECONDS_RUN=10 sudo bench/python/run.sh
 #   PYTHON=/usr/bin/python3.11 sudo bench/python/run.sh   (no perf: it has no -X perf)
+#   RESULTS=bench/python/results.tsv sudo bench/python/run.sh   also appends the medians
 #
-# Not a test: the figures move with whatever else the machine runs.
+# Not a test: the figures move with whatever else the machine runs (the load average at
+# the start and end is printed, and kept with the results).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
 ROUNDS=${ROUNDS:-3}
-SECONDS_RUN=${SECONDS_RUN:-20}
+SECONDS_RUN=${SECONDS_RUN:-30}
+RESULTS=${RESULTS:-}
 NCPUS=$(getconf _NPROCESSORS_ONLN)
 WORKERS=${WORKERS:-$NCPUS}
 PYTHON=${PYTHON:-$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null |
@@ -144,8 +147,10 @@ run() {
 		# The peer at work: the share of the service's samples with a Python function
 		# (py::NAME, from the maps the trampoline wrote). perf script is where
 		# --call-graph dwarf unwinds: that is part of its cost.
-		/usr/bin/time -f "%U %S" -o "$dir/script.time" perf script -i "$dir/perf.data" \
-			2>/dev/null | awk -v comm="$(basename "$PYTHON")" '
+		# (perf script may stop at a record it cannot read, "failed to process type":
+		# what it read still counts)
+		{ /usr/bin/time -f "%U %S" -o "$dir/script.time" perf script -i "$dir/perf.data" \
+			2>/dev/null || true; } | awk -v comm="$(basename "$PYTHON")" '
 				/^[^ \t]/ { cur = $1 == comm; if (cur) n++; next }
 				cur && /py::/ && !seen[n]++ { hit++ }
 				END { printf "%.1f\n", n ? 100 * hit / n : 0 }' > "$dir/perf.named"
@@ -166,7 +171,11 @@ run() {
 
 echo "Python frames' cost: $WORKERS processes of each workload, $SECONDS_RUN s a run," \
 	"$ROUNDS rounds, $HZ Hz, $PYTHON"
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 bench_rounds run "${modes[@]}"
+load_end=$(cut -d' ' -f1 /proc/loadavg)
+echo "load average (1 min) at the start $load_start, at the end $load_end, on $NCPUS CPUs"
+rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 echo
 # Work lost is taken within each round (against that round's run of the same workload
@@ -174,11 +183,15 @@ echo
 # second of the workload (what the profiler costs the workload in its own time: steadier
 # where neighbours' load comes and goes, but blind to the CPU the profiler takes, which is
 # its cpu s/run).
-awk -v secs="$SECONDS_RUN" '
+awk -v secs="$SECONDS_RUN" -v results="$RESULTS" -v rev="$rev" -v rounds="$ROUNDS" \
+	-v load="$load_start-$load_end" -v ncpus="$NCPUS" -v today="$(date -u +%F)" '
+	# median(a, key): the median of a[round, key] over the rounds; lo and hi: the least
+	# and greatest (the spread).
 	function median(a, key,    i, j, k, n, t, v) {
 		n = 0
 		for (k in a) { split(k, p, SUBSEP); if (p[2] == key) v[++n] = a[k] }
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		lo = v[1]; hi = v[n]
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
 	{ m = $2 ":" $3; u[$1, m] = $4; e[$1, m] = $5 > 0 ? $4 / $5 : 0; n[m]++; units[m] += $4
@@ -209,12 +222,34 @@ awk -v secs="$SECONDS_RUN" '
 		if (per["native:slideops"] > 0)
 			printf "Python / native, slideops BPF time per sample: %.2fx (target <= 2x)\n",
 				per["python:slideops"] / per["native:slideops"]
-		printf "work lost by the Python service (units; units a CPU second), target <= 1%%:\n"
+		printf "work lost by the Python service, target <= 1%%: units (least .. most over" \
+			" the rounds); units a CPU second (least .. most)\n"
 		split("slideops perf perf-dwarf", who, " ")
-		for (k = 1; k <= 3; k++)
-			if (n["python:" who[k]])
-				printf "  %-10s %6.2f%%  %6.2f%%\n", who[k], 100 * L["python:" who[k]],
-					100 * CL["python:" who[k]]
+		for (k = 1; k <= 3; k++) {
+			m = "python:" who[k]
+			if (!n[m])
+				continue
+			median(loss, m); ulo[m] = lo; uhi[m] = hi
+			median(closs, m); clo[m] = lo; chi[m] = hi
+			printf "  %-10s %6.2f%% (%.2f .. %.2f)  %6.2f%% (%.2f .. %.2f)\n", who[k],
+				100 * L[m], 100 * ulo[m], 100 * uhi[m], 100 * CL[m], 100 * clo[m],
+				100 * chi[m]
+		}
+		# date commit seconds rounds load, then per profiler: work lost (median, least,
+		# most), the same a CPU second, and BPF ns a sample (Python, native).
+		if (results != "") {
+			line = today "\t" rev "\t" secs "\t" rounds "\t" load "/" ncpus
+			for (k = 1; k <= 3; k++) {
+				m = "python:" who[k]
+				if (!n[m]) { line = line "\t-\t-"; continue }
+				line = line sprintf("\t%.2f%% (%.2f..%.2f)\t%.2f%% (%.2f..%.2f)",
+					100 * L[m], 100 * ulo[m], 100 * uhi[m], 100 * CL[m],
+					100 * clo[m], 100 * chi[m])
+			}
+			line = line sprintf("\t%.0f\t%.0f", per["python:slideops"],
+				per["native:slideops"])
+			print line >> results
+		}
 		if (C["python:perf"] > 0 && R["python:perf"] > 0)
 			printf "slideops / perf record -a -g, -X perf: cpu %.2fx   peak rss %.2fx\n",
 				C["python:slideops"] / C["python:perf"], R["python:slideops"] / R["python:perf"]
