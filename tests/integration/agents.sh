@@ -144,7 +144,7 @@ agent_refused 1 "others may write it" --workspace "$BASE" --data "$WORK/open"
 printf '{"server_id":"s","credential":"c","name":"n"}' > "$WORK/real/credential"
 chmod 644 "$WORK/real/credential"
 agent_refused 2 "others may read or write it" --workspace "$BASE" --data "$WORK/real"
-"$SLIDEOPS" agent --help | grep -q -- "--enrol-token TOKEN" || fail "agent --help does not show --enrol-token"
+"$SLIDEOPS" agent --help | has -- "--enrol-token TOKEN" || fail "agent --help does not show --enrol-token"
 
 for name in alpha beta; do
 	# Enrolment: once, with the token; the credential kept 0600.

@@ -23,7 +23,7 @@ jq -e '.kernel_supports.cpu == true and (.question_details | map_values(length >
 	"$WORK/root.json" >/dev/null || fail "per-question probes: $(jq -c '{kernel_supports, question_details}' "$WORK/root.json")"
 
 "$SLIDEOPS" check > "$WORK/root.txt" || fail "text check as root failed"
-head -1 "$WORK/root.txt" | grep -q "^This server can be profiled" ||
+head -1 "$WORK/root.txt" | has "^This server can be profiled" ||
 	fail "the text check does not say so first: $(cat "$WORK/root.txt")"
 
 # tracefs is mounted when missing (mount it back if the test took it away).
@@ -52,7 +52,7 @@ jq -e '.question_details.cpu | test("privileges")' "$WORK/nobody.json" >/dev/nul
 	fail "the cpu question does not say why: $(jq -c .question_details "$WORK/nobody.json")"
 
 as_nobody check > "$WORK/nobody.txt" 2>&1 && fail "text check as uid 65534 exits 0"
-head -1 "$WORK/nobody.txt" | grep -q "^This server cannot be profiled yet" ||
+head -1 "$WORK/nobody.txt" | has "^This server cannot be profiled yet" ||
 	fail "the text check does not say it plainly: $(cat "$WORK/nobody.txt")"
 grep -qE "^  MISSING +privileges +running as uid 65534 without CAP_BPF and CAP_PERFMON" "$WORK/nobody.txt" ||
 	fail "the missing privileges are not listed: $(cat "$WORK/nobody.txt")"

@@ -43,7 +43,7 @@ grep -q "$ESC" "$WORK/show.txt" && fail "show printed a raw escape sequence"
 grep -qF '\x1b[31mred\x0ax' "$WORK/show.txt" || fail "show does not name the process as text: $(cat "$WORK/show.txt")"
 # JSON: valid, the name whole.
 "$SLIDEOPS" --json show "$ID" >"$WORK/show.json" || fail "show --json failed"
-json '[p["comm"] for g in d["groups"] for p in g["processes"]]' <"$WORK/show.json" | grep -qF "\\x1b[31mred\\nx" ||
+json '[p["comm"] for g in d["groups"] for p in g["processes"]]' <"$WORK/show.json" | has -F "\\x1b[31mred\\nx" ||
 	fail "show --json lost the process name"
 
 # Special files: written in place, never replaced.
@@ -76,8 +76,8 @@ grep -qE "hot_loop .*hot\.c:[0-9]+" "$WORK/lines.txt" || fail "pprof -lines has 
 (cd "$WORK" && go tool pprof -list hot_loop cpu.pb.gz) >"$WORK/list.txt" 2>&1 || fail "pprof -list"
 grep -q "sink += i \* 7" "$WORK/list.txt" || fail "pprof -list shows no source: $(head -20 "$WORK/list.txt")"
 (cd "$WORK" && go tool pprof -raw cpu.pb.gz) >"$WORK/raw.txt" 2>&1 || fail "pprof -raw"
-sed -n '/^Mappings/,$p' "$WORK/raw.txt" | grep -q "0x0/0x0/0x0" && fail "a mapping has no range"
-sed -n '/^Mappings/{n;p;}' "$WORK/raw.txt" | grep -q "kernel" && fail "the first mapping is the kernel"
+sed -n '/^Mappings/,$p' "$WORK/raw.txt" | has "0x0/0x0/0x0" && fail "a mapping has no range"
+sed -n '/^Mappings/{n;p;}' "$WORK/raw.txt" | has "kernel" && fail "the first mapping is the kernel"
 
 # An upload's file name: an escape sequence, a bell and a byte that is not UTF-8.
 BAD=$'app\e]0;owned\a\xff.debug'
@@ -88,7 +88,7 @@ grep -q "$ESC" "$WORK/up2.txt" && fail "upload printed a raw escape sequence"
 grep -q "$ESC" "$WORK/list2.txt" && fail "symbols list printed a raw escape sequence"
 grep -qF 'app\x1b]0;owned\x07\xff.debug' "$WORK/list2.txt" || fail "symbols list: $(cat "$WORK/list2.txt")"
 "$SLIDEOPS" --json symbols list >"$WORK/list2.json" || fail "symbols list --json exited $?"
-json '[u["file_name"] for u in d["uploads"]]' <"$WORK/list2.json" | grep -qF '\\xff.debug' ||
+json '[u["file_name"] for u in d["uploads"]]' <"$WORK/list2.json" | has -F '\\xff.debug' ||
 	fail "symbols list --json: $(cat "$WORK/list2.json")"
 
 # A read-only workspace can be listed and shown.
@@ -149,10 +149,10 @@ done
 set +e
 "$SLIDEOPS" --json --data "$E" profiles >"$WORK/err.json" 2>/dev/null
 set -e
-json 'd["error"]' <"$WORK/err.json" | grep -q "index" || fail "--json error: $(cat "$WORK/err.json")"
+json 'd["error"]' <"$WORK/err.json" | has "index" || fail "--json error: $(cat "$WORK/err.json")"
 
 # Deleting one profile: its entry and its file.
 "$SLIDEOPS" profiles delete "$ID" >/dev/null || fail "profiles delete"
-"$SLIDEOPS" profiles | grep -q "$ID" && fail "$ID still listed after delete"
+"$SLIDEOPS" profiles | has "$ID" && fail "$ID still listed after delete"
 [ ! -e "$D/profiles/$ID.pb.gz" ] || fail "$ID's file is still there"
 echo pass

@@ -37,6 +37,10 @@ make_cgroup() {
 	defer "cg_kill '$dir'; rmdir '$dir' 2>/dev/null; rmdir \"\$(dirname '$dir')\" 2>/dev/null"
 	echo "$dir"
 }
+# cmd | has [GREP-OPTIONS] PATTERN: grep -q that reads all of its input first. Under
+# pipefail, grep -q's early exit makes a writer still writing die of SIGPIPE, and the
+# whole pipe fail although the pattern matched.
+has() { local input; input=$(cat); grep -q "$@" <<<"$input"; }
 cg_kill() { local p; for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; sleep 0.2; }
 
 # start_in_cgroup DIR CMD...: starts CMD with its pid already in DIR; prints the pid.

@@ -81,7 +81,7 @@ fi
 id=$(jq -r .id "$doc")
 "$SLIDEOPS" show "$id" > "$WORK/show.txt" 2>&1 || fail "show failed: $(cat "$WORK/show.txt")"
 want="$dropped executable mappings in $procs"
-grep -F "$want" "$WORK/show.txt" | grep -q "frame pointers" ||
+grep -F "$want" "$WORK/show.txt" | has "frame pointers" ||
 	fail "show does not say '$want ... frame pointers': $(cat "$WORK/show.txt")"
 "$SLIDEOPS" show "$id" --json | jq -e --argjson n "$dropped" \
 	'.mappings_left_to_frame_pointers.mappings == $n' >/dev/null ||

@@ -200,7 +200,7 @@ fi
 # The text report says each owner's growth; a stored profile keeps it.
 id=$(jq -r .id "$doc")
 "$SLIDEOPS" show "$id" > "$WORK/show.txt" || fail "show failed"
-grep -A3 'Unit slideops-test-leaker.service' "$WORK/show.txt" | grep -q 'resident +[0-9]' ||
+grep -A3 'Unit slideops-test-leaker.service' "$WORK/show.txt" | has 'resident +[0-9]' ||
 	fail "the text report does not say the leaker's growth: $(cat "$WORK/show.txt")"
 [ "$("$SLIDEOPS" show "$id" --json | jq -c "$(printf '.groups[] | select(.label == "%s")' \
 	'Unit slideops-test-leaker.service')")" = "$l" ] || fail "the stored profile's group differs"

@@ -46,7 +46,7 @@ expect_error 1 "is listed, but its file is gone" show 20261202-150405-cpu-dead
 rc=0
 "$SLIDEOPS" --json show 20261202-150405-cpu-dead >"$WORK/out.json" 2>/dev/null || rc=$?
 [ $rc = 1 ] || fail "show --json of a missing file: exit $rc"
-json 'd["error"]' <"$WORK/out.json" | grep -q "its file is gone" || fail "--json error: $(cat "$WORK/out.json")"
+json 'd["error"]' <"$WORK/out.json" | has "its file is gone" || fail "--json error: $(cat "$WORK/out.json")"
 "$SLIDEOPS" profiles delete 20261202-150405-cpu-dead >/dev/null || fail "profiles delete of a damaged profile"
 expect_error 1 "no profile has the id" show 20261202-150405-cpu-dead
 

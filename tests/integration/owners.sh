@@ -180,7 +180,7 @@ top_json
 
 # ---- Services ----
 S() { "$SLIDEOPS" services "$@"; }
-S list --json | json 'len(d["services"])' | grep -qx 0 || fail "a fresh workspace has Services"
+S list --json | json 'len(d["services"])' | has -x 0 || fail "a fresh workspace has Services"
 S add web --unit slideops-test-web >/dev/null || fail "services add --unit"
 S add cache --container slideops-redis >/dev/null || fail "services add --container"
 S add pods --container "${ID_CRI:0:16}" >/dev/null || fail "services add --container ID"
@@ -207,7 +207,7 @@ want = {"web": ("unit", "slideops-test-web"), "cache": ("container", "slideops-r
         "scoped": ("unit", "session-9999.scope")}
 assert got == want, got
 EOF
-S list | grep -q "slideops-test-web" || fail "services list does not show the unit"
+S list | has "slideops-test-web" || fail "services list does not show the unit"
 
 top_json
 expect_group "a Service over its unit" "${PID[web]}" "Service web"
@@ -221,7 +221,7 @@ grep -Eq "^ *${PID[web]}  slo-web [0-9<]+% CPU  Service web$" "$WORK/top.txt" ||
 	fail "top's text does not say 'slo-web N% CPU  Service web': $(grep -a slo-web "$WORK/top.txt")"
 
 S remove web >/dev/null || fail "services remove"
-S --json remove cache | json 'd["removed"]["name"]' | grep -qx cache || fail "services remove --json"
+S --json remove cache | json 'd["removed"]["name"]' | has -x cache || fail "services remove --json"
 top_json
 expect_group "its unit again once the Service is removed" "${PID[web]}" "Unit slideops-test-web.service"
 expect_group "its container again once the Service is removed" "${PID[redis]}" "Container slideops-redis"

@@ -38,7 +38,7 @@ jq -e '.deleted == 1' "$WORK/prune.json" >/dev/null || fail "3s pruned $(cat "$W
 # The workspace's retention: said, set, kept, turned off; a bad age refused.
 "$SLIDEOPS" --json profiles retention | jq -e '.retention_seconds == null' >/dev/null ||
 	fail "a new workspace has a retention"
-"$SLIDEOPS" profiles retention 30d | grep -q "^Profiles are kept for 30d" ||
+"$SLIDEOPS" profiles retention 30d | has "^Profiles are kept for 30d" ||
 	fail "retention 30d was not said"
 "$SLIDEOPS" --json profiles retention | jq -e '.retention_seconds == 2592000' >/dev/null ||
 	fail "retention 30d was not kept"

@@ -197,7 +197,7 @@ fi
 for name in pythreads38 pythreads312; do
 	[[ " ${started[*]} " == *" $name "* ]] || continue
 	for f in build_report 'Worker\.crunch|crunch'; do
-		stacks "$name" | grep -qE "(^|;)($f)(;| )" ||
+		stacks "$name" | has -E "(^|;)($f)(;| )" ||
 			fail "$name: the thread running $f is not named: $(stacks "$name" | head -3)"
 	done
 	echo "$name: build_report and crunch, one in each thread, named"
@@ -214,15 +214,15 @@ fi
 jit() {
 	local name=$1 frame=$2 lang=$3
 	[[ " ${started[*]} " == *" $name "* ]] || return 0
-	stacks "$name" | grep -qF "$frame" ||
+	stacks "$name" | has -F "$frame" ||
 		fail "$name: no $frame frame: $(stacks "$name" | head -3)"
 	jq -e --arg f "$frame" --arg l "$lang" '[.functions[] | select(.name == $f and .language == $l)] | length == 1' \
 		"$doc" >/dev/null || fail "$frame is not a $lang function: $(jq -c --arg f "$frame" '[.functions[] | select(.name == $f)]' "$doc")"
-	stacks "$name" | grep -qF "$frame;$frame" &&
+	stacks "$name" | has -F "$frame;$frame" &&
 		fail "$name: a run of $frame frames is not one: $(stacks "$name" | grep -F "$frame;$frame" | head -1)"
-	stacks "$name" | grep -qE "\\[[A-Za-z]+\\]\\+0x|;\\[anon\\]" &&
+	stacks "$name" | has -E "\\[[A-Za-z]+\\]\\+0x|;\\[anon\\]" &&
 		fail "$name: JIT code left as raw addresses: $(stacks "$name" | grep -E '\[anon\]' | head -2)"
-	stacks "$name" | tr ';' '\n' | grep -vE '^\[|\+0x' | grep -qE '^[A-Za-z_]' ||
+	stacks "$name" | tr ';' '\n' | grep -vE '^\[|\+0x' | has -E '^[A-Za-z_]' ||
 		fail "$name: no named native frame"
 	echo "$name: $frame frames in $lang"
 }

@@ -45,7 +45,7 @@ EOF
 [ -f "$D/profiles/notes.tmp-0123456789abcdef" ] && [ -f "$D/report.tmp-0123456789abcdef" ] ||
 	fail "remove deleted files the workspace's index does not name"
 [ -f "$D/workspace.db" ] || fail "remove deleted the workspace index"
-"$SLIDEOPS" services list --json | json '[s["name"] for s in d["services"]]' | grep -qx "\['billing'\]" ||
+"$SLIDEOPS" services list --json | json '[s["name"] for s in d["services"]]' | has -x "\['billing'\]" ||
 	fail "remove lost the Services"
 
 # Again: nothing left to remove, and it says so.
@@ -54,7 +54,7 @@ grep -q "nothing to remove" <<<"$out" || fail "second remove said: $out"
 n=$("$SLIDEOPS" remove --json | json 'len(d["removed"])')
 [ "$n" = 0 ] || fail "a second remove --json removed $n things"
 
-"$SLIDEOPS" remove --help | grep -q "DATA/profiler/" || fail "remove --help does not say what it removes"
+"$SLIDEOPS" remove --help | has "DATA/profiler/" || fail "remove --help does not say what it removes"
 set +e
 "$SLIDEOPS" remove now >/dev/null 2>&1; rc=$?
 set -e

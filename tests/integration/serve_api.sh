@@ -46,8 +46,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/?token=$WRONG")
 curl -s -D "$WORK/headers" -o /dev/null -c "$WORK/jar" "$BASE/?token=$TOKEN"
 grep -qi '^HTTP/1.1 303' "$WORK/headers" || fail "the URL did not redirect: $(head -1 "$WORK/headers")"
 grep -qi '^Location: /\s*$' "$WORK/headers" || fail "the URL redirects elsewhere than /"
-grep -i '^Set-Cookie:' "$WORK/headers" | grep -qi 'HttpOnly' || fail "the cookie is not HttpOnly"
-grep -i '^Set-Cookie:' "$WORK/headers" | grep -qi 'SameSite=Strict' || fail "the cookie is not SameSite=Strict"
+grep -i '^Set-Cookie:' "$WORK/headers" | has -i 'HttpOnly' || fail "the cookie is not HttpOnly"
+grep -i '^Set-Cookie:' "$WORK/headers" | has -i 'SameSite=Strict' || fail "the cookie is not SameSite=Strict"
 code=$(curl -s -o "$WORK/page" -w '%{http_code}' -b "$WORK/jar" "$BASE/")
 [ "$code" = 200 ] && grep -q '<script type="module" src="/app.js">' "$WORK/page" ||
 	fail "the cookie does not open the page (HTTP $code)"

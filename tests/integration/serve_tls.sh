@@ -70,7 +70,7 @@ code=$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token"
 	-H "Origin: https://127.0.0.1:$port" -X DELETE "https://127.0.0.1:$port/api/symbols/000000000000")
 [ "$code" = 404 ] || fail "this server's own https Origin was refused (HTTP $code)"
 curl -sk -D "$WORK/headers" -o /dev/null "https://127.0.0.1:$port/?token=$token"
-grep -i '^Set-Cookie:' "$WORK/headers" | grep -qi '; Secure' || fail "the cookie over TLS is not Secure"
+grep -i '^Set-Cookie:' "$WORK/headers" | has -i '; Secure' || fail "the cookie over TLS is not Secure"
 for path in "/?token=$token" /api/servers /app.js /nothing.txt; do
 	curl -sk -D "$WORK/headers" -o /dev/null -H "Authorization: Bearer $token" "https://127.0.0.1:$port$path"
 	grep -qi '^Strict-Transport-Security: max-age=[1-9]' "$WORK/headers" || fail "$path over TLS has no HSTS"

@@ -83,6 +83,6 @@ echo "serve peak RSS through two 1 GB uploads: $((peak / 1024)) MB"
 [ "$peak" -le "$RSS_MAX_KB" ] || fail "serve's peak RSS was ${peak} kB, over $RSS_MAX_KB kB: the upload was held in memory"
 # The file is not kept: nothing new in the workspace, nothing left open.
 [ "$(ls -A "$SLIDEOPS_DATA" | sort)" = "$before" ] || fail "an upload left a file in the workspace: $(ls -A "$SLIDEOPS_DATA")"
-! ls -l "/proc/$SERVE_PID/fd" 2>/dev/null | grep -q '(deleted)' || fail "serve still holds an upload open"
+! ls -l "/proc/$SERVE_PID/fd" 2>/dev/null | has '(deleted)' || fail "serve still holds an upload open"
 stop_serve
 echo "ok"

@@ -159,7 +159,7 @@ gcc -O2 -fomit-frame-pointer -no-pie -fno-pie -o "$WORK/nofp-nopie" "$WORK/work.
 gcc -O2 -fno-omit-frame-pointer -o "$WORK/fp" "$WORK/work.c" -ldl
 gcc -O2 -fomit-frame-pointer -fPIC -shared -o "$WORK/libplugin.so" "$WORK/plugin.c"
 for n in memcpy qsort pipe plugin; do cp "$WORK/fp" "$WORK/$n"; done
-file "$WORK/nofp-nopie" | grep -q "LSB executable" || fail "nofp-nopie is PIE: $(file "$WORK/nofp-nopie")"
+file "$WORK/nofp-nopie" | has "LSB executable" || fail "nofp-nopie is PIE: $(file "$WORK/nofp-nopie")"
 
 # name: the chain each sample of the group must hold, root first (contiguous), and the
 # function its "most of it in" must name.
@@ -240,7 +240,7 @@ jq -e '.stack_quality.complete > 0 and (.stack_quality.exits | has("no_table") a
 	fail "stack_quality: $(jq -c .stack_quality "$doc")"
 "$SLIDEOPS" show "$id" --json | jq -e --argjson q "$(jq -c .stack_quality "$doc")" '.stack_quality == $q' \
 	>/dev/null || fail "show --json's stack_quality is not the capture's: $("$SLIDEOPS" show "$id" --json | jq -c .stack_quality)"
-"$SLIDEOPS" show "$id" | grep -q "^Stacks: [0-9<]*% of user stacks are whole" ||
+"$SLIDEOPS" show "$id" | has "^Stacks: [0-9<]*% of user stacks are whole" ||
 	fail "the text report has no stack quality line: $("$SLIDEOPS" show "$id" | head -5)"
 # A [truncated] frame is a frame of its own kind, never a function of a group.
 jq -e '[.groups[].top_function] | index("[truncated]") | not' "$doc" >/dev/null ||

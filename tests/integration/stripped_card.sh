@@ -120,6 +120,6 @@ start_in_cgroup "$cg" "$WORK/nobuildid" >/dev/null
 jq -e --arg p "$WORK/nobuildid" '.stripped | map(select(.path == $p)) | length == 1
 	and .[0].has_build_id == false' "$WORK/noid.json" >/dev/null ||
 	fail "the binary without a build id is not on the card: $(jq -c .stripped "$WORK/noid.json")"
-"$SLIDEOPS" show "$(jq -r .id "$WORK/noid.json")" | grep -q -- "--build-id" ||
+"$SLIDEOPS" show "$(jq -r .id "$WORK/noid.json")" | has -- "--build-id" ||
 	fail "the card does not say how to add a build id"
 echo "stripped card: ok"

@@ -90,7 +90,7 @@ jq -e '.uploads | length == 4' list.json >/dev/null ||
 jq -e '.uploads | all(has("file_name") and has("functions") and has("build_id") and has("uploaded_at"))
 	and all(.uploaded_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))' \
 	list.json >/dev/null || fail "list entries miss fields: $(jq -c . list.json)"
-"$SLIDEOPS" symbols list | grep -q "app-z.debug" || fail "the text list does not show app-z.debug"
+"$SLIDEOPS" symbols list | has "app-z.debug" || fail "the text list does not show app-z.debug"
 
 # ---- the same build again replaces its upload ----
 upload app > up.json
@@ -171,7 +171,7 @@ rc=0; "$SLIDEOPS" symbols delete aabbccddeeff 2>err || rc=$?
 	fail "the wrong twin was deleted"
 
 # ---- usage ----
-"$SLIDEOPS" symbols --help | grep -q "upload FILE" || fail "symbols --help"
+"$SLIDEOPS" symbols --help | has "upload FILE" || fail "symbols --help"
 rc=0; "$SLIDEOPS" symbols 2>/dev/null || rc=$?; [ "$rc" = 2 ] || fail "symbols alone: exit $rc"
 rc=0; "$SLIDEOPS" symbols frob 2>/dev/null || rc=$?; [ "$rc" = 2 ] || fail "symbols frob: exit $rc"
 rc=0; "$SLIDEOPS" symbols upload 2>/dev/null || rc=$?; [ "$rc" = 2 ] || fail "upload without FILE: exit $rc"

@@ -123,7 +123,7 @@ for args in "-n 0" "-n abc" "-n" "--frob" "extra"; do
 	[ $rc = 2 ] || fail "top $args: exit $rc, want 2"
 	[[ $err == slideops:* ]] || fail "top $args: no 'slideops: ...' message: $err"
 done
-"$SLIDEOPS" top --help | grep -q "as ps reports it" || fail "top --help does not say what %CPU is"
+"$SLIDEOPS" top --help | has "as ps reports it" || fail "top --help does not say what %CPU is"
 
 # Without privileges: still every process, with a group (other users' executables are
 # unreadable then; the workspace may be too).
