@@ -289,17 +289,11 @@ void agent_hub__progress(struct agent_hub *h, const char *server_id, const char 
 }
 
 void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char *capture_id,
-			  const char *profile_id, uint64_t spool_dropped)
+			  const char *profile_id)
 {
 	struct capture cap;
 	struct store *st;
-	struct slot *s;
 
-	pthread_mutex_lock(&h->lock);
-	s = hub__slot_of(h, server_id, NULL);
-	if (s)
-		s->spool_dropped += spool_dropped;
-	pthread_mutex_unlock(&h->lock);
 	if (!capture_id || !*capture_id)
 		return;
 	st = hub__store(h, NULL);

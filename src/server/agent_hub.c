@@ -512,7 +512,7 @@ void agent_hub__reply(struct agent_hub *h, const char *server_id, const char *co
 }
 
 void agent_hub__state(struct agent_hub *h, const char *server_id, bool *polling,
-		      bool *capturing, uint64_t *spool_dropped)
+		      bool *capturing)
 {
 	struct capture cap;
 	struct store *st;
@@ -521,7 +521,6 @@ void agent_hub__state(struct agent_hub *h, const char *server_id, bool *polling,
 	pthread_mutex_lock(&h->lock);
 	s = hub__slot_find(h, server_id);
 	*polling = s && s->parked;
-	*spool_dropped = s ? s->spool_dropped : 0;
 	pthread_mutex_unlock(&h->lock);
 	st = hub__store(h, NULL);
 	*capturing = st && hub__capture_get(st, server_id, &cap) == 0 && cap.running;

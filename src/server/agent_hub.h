@@ -105,13 +105,13 @@ json_t *agent_hub__capture_status(struct agent_hub *h, const char *server_id);
 void agent_hub__progress(struct agent_hub *h, const char *server_id, const char *capture_id,
 			 const char *phase, uint64_t done, uint64_t total, const char *error,
 			 const char *note);
-/* capture_id's batch was stored as profile_id. spool_dropped: as the batch said. */
+/* capture_id's batch was stored as profile_id (its spool drops are counted in the store,
+ * with the batch). */
 void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char *capture_id,
-			  const char *profile_id, uint64_t spool_dropped);
-/* What the hub knows of a server for its listing: polling now, a capture running, and
- * the captures its spool dropped. */
+			  const char *profile_id);
+/* What the hub knows of a server for its listing: polling now, a capture running. */
 void agent_hub__state(struct agent_hub *h, const char *server_id, bool *polling,
-		      bool *capturing, uint64_t *spool_dropped);
+		      bool *capturing);
 /* The server was removed: a parked poll gets its removed reply now, waiting calls
  * fail. */
 void agent_hub__remove(struct agent_hub *h, const char *server_id);

@@ -58,7 +58,6 @@ struct slot {
 	int64_t deadline_ns;      /* monotonic: when the parked poll is answered empty */
 	int64_t polled_ns;        /* monotonic: the last poll here; 0 none */
 	bool removed;
-	uint64_t spool_dropped;
 	struct slot *next;
 };
 

@@ -522,8 +522,9 @@ static void batch(struct agent_call *a)
 	if (authenticate(a, s, m->protocol_version, &srv))
 		goto out;
 	key = (struct batch_key){ .server_id = srv->id, .boot_id = m->boot_id,
-				  .sequence = m->sequence };
-	/* Seen before: its profile, nothing stored (the reply to the first was lost). */
+				  .sequence = m->sequence, .spool_dropped = m->spool_dropped };
+	/* Seen before: its profile, nothing stored and its spool drops not counted again
+	 * (the reply to the first was lost). */
 	if (store__find_batch(s, &key, id) == 0)
 		goto reply;
 	err = pprof__decode(m->profile.data, m->profile.len, &p);
@@ -557,11 +558,11 @@ static void batch(struct agent_call *a)
 	}
 	reply.duplicate = err == 1;
 	if (err == 0)
-		agent_hub__delivered(a->srv->hub, srv->id, m->capture_id, id, m->spool_dropped);
+		agent_hub__delivered(a->srv->hub, srv->id, m->capture_id, id);
 	goto reply_now;
 reply:
 	reply.duplicate = true;
-	agent_hub__delivered(a->srv->hub, srv->id, m->capture_id, id, 0);
+	agent_hub__delivered(a->srv->hub, srv->id, m->capture_id, id);
 reply_now:
 	reply.protocol_version = AGENT_PROTOCOL_VERSION;
 	reply.profile_id = id;

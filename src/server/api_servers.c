@@ -49,7 +49,6 @@ static const char *status_of(const struct server_entry *e, bool polling)
 static json_t *server_json(struct call *c, const struct server_entry *e)
 {
 	bool polling = false, capturing = false;
-	uint64_t dropped = 0;
 	struct utsname u;
 	const char *kernel = e->kernel ? e->kernel : "";
 	const char *version = e->agent_version ? e->agent_version : "";
@@ -63,7 +62,7 @@ static json_t *server_json(struct call *c, const struct server_entry *e)
 		capturing = capture_job__running(&c->srv->job);
 		cpus = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (uint32_t)sysconf(_SC_NPROCESSORS_ONLN) : 0;
 	} else {
-		agent_hub__state(c->srv->hub, e->id, &polling, &capturing, &dropped);
+		agent_hub__state(c->srv->hub, e->id, &polling, &capturing);
 	}
 	/* The name its profiles carry: this server's are by its hostname, as ever. */
 	return json_pack("{s:o, s:o, s:o, s:b, s:o, s:s, s:o, s:o, s:o, s:I, s:o, s:b, s:I, s:o}",
@@ -75,7 +74,7 @@ static json_t *server_json(struct call *c, const struct server_entry *e)
 			 "agent_version", json_text(version), "cpus", (json_int_t)cpus,
 			 "profiles_server",
 			 json_text(e->this_server ? (e->hostname ? e->hostname : "") : e->name),
-			 "capturing", capturing, "spool_dropped", (json_int_t)dropped,
+			 "capturing", capturing, "spool_dropped", (json_int_t)e->spool_dropped,
 			 "removed_at", time_json(e->removed_at_ns));
 }
 

@@ -284,6 +284,7 @@ struct server_entry {
 	int64_t added_at_ns;
 	int64_t last_seen_ns;    /* the agent's last poll; 0: never */
 	int64_t removed_at_ns;   /* 0: not removed */
+	uint64_t spool_dropped;  /* captures its agent's spool dropped, as its batches said */
 };
 
 /* Adds the server, or updates its hostname (and name: the hostname when NULL). */
@@ -331,15 +332,19 @@ struct batch_key {
 	const char *server_id;
 	const char *boot_id;
 	uint64_t sequence;
+	/* Not part of the name: the captures the agent's spool dropped since its last batch,
+	 * as this one says; added to its server's spool_dropped when the batch is stored. */
+	uint64_t spool_dropped;
 };
 
 /* 0 and the profile a batch was stored as, or -ENOENT when it was not. */
 int store__find_batch(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
 /*
  * store__save_profile of a server's delivered batch: the profile is listed with server
- * (its server's name), and the profile and the batch's key are committed together, so a
- * workspace killed meanwhile has stored both or neither. 0 and the new id; 1 when the
- * batch was stored before (id: that profile's; nothing stored); -errno.
+ * (its server's name), and the profile, the batch's key and its spool drops (added to its
+ * server's count) are committed together, so a workspace killed meanwhile has stored all
+ * or none, and counted the drops once. 0 and the new id; 1 when the batch was stored
+ * before (id: that profile's; nothing stored, nothing counted); -errno.
  */
 int store__save_batch(struct store *s, const struct profile *p, const char *answer,
 		      const char *server, const struct batch_key *key, char id[STORE_ID_MAX]);

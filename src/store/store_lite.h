@@ -16,7 +16,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in lite__migrate whenever the schema changes. */
-#define LITE_SCHEMA_VERSION 7
+#define LITE_SCHEMA_VERSION 8
 #define LITE_BUSY_TIMEOUT_MS 10000
 #define LITE_BLOB_SUFFIX ".pb.gz"
 

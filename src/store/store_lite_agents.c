@@ -3,6 +3,8 @@
 #include "store/store_lite.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,9 @@ static int server_row(sqlite3_stmt *st, void *row)
 		e->last_seen_ns = sqlite3_column_int64(st, 10);
 		e->removed_at_ns = sqlite3_column_int64(st, 11);
 	}
+	/* A reader of a workspace from before the count (v8): none counted. */
+	if (sqlite3_column_count(st) > 12)
+		e->spool_dropped = (uint64_t)sqlite3_column_int64(st, 12);
 	return e->hostname && e->name && e->machine_id && e->kernel && e->agent_version &&
 			       e->boot_id ? 1 : -ENOMEM;
 }
@@ -65,8 +70,24 @@ static void server_rows__free(void *rows, size_t n)
 	server_entries__free(rows, n);
 }
 
+/* Whether servers has the column (a reader may read a workspace from before it). */
+static bool servers_have(struct store *s, const char *column)
+{
+	sqlite3_stmt *st;
+	bool found;
+
+	if (lite__prepare(s, "SELECT 1 FROM pragma_table_info('servers') WHERE name = ?", &st))
+		return false;
+	sqlite3_bind_text(st, 1, column, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
 int lite__list_servers(struct store *s, struct server_entry **out, size_t *n)
 {
+	const char *sql;
+
 	/* A reader of a workspace from before servers: none. */
 	if (!lite__table_exists(s, "servers"))
 		return 0;
@@ -75,9 +96,13 @@ int lite__list_servers(struct store *s, struct server_entry **out, size_t *n)
 					    " FROM servers ORDER BY this_server DESC, hostname",
 					 sizeof(**out), server_row, server_rows__free,
 					 (void **)out, n);
-	return lite__select_rows(s, "SELECT " SERVER_COLUMNS " FROM servers"
-				    " ORDER BY this_server DESC, removed_at_ns <> 0, name, id",
-				 sizeof(**out), server_row, server_rows__free, (void **)out, n);
+	sql = servers_have(s, "spool_dropped") ?
+		"SELECT " SERVER_COLUMNS ", spool_dropped FROM servers"
+		" ORDER BY this_server DESC, removed_at_ns <> 0, name, id" :
+		"SELECT " SERVER_COLUMNS " FROM servers"
+		" ORDER BY this_server DESC, removed_at_ns <> 0, name, id";
+	return lite__select_rows(s, sql, sizeof(**out), server_row, server_rows__free,
+				 (void **)out, n);
 }
 
 /* ---- enrolment ---- */
@@ -350,5 +375,18 @@ int lite__keep_batch(struct store *s, const struct batch_key *key, const char *i
 	sqlite3_bind_text(st, 4, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, now_ns);
 	err = lite__run(s, st);
-	return err == -EEXIST ? -EALREADY : err;
+	if (err)
+		return err == -EEXIST ? -EALREADY : err;
+	if (!key->spool_dropped)
+		return 0;
+	/* Counted with the batch, in its transaction; a count an agent overstates stops at
+	 * the largest the column holds rather than failing the batch. */
+	err = lite__prepare(s, "UPDATE servers SET spool_dropped = min(spool_dropped,"
+			       " 9223372036854775807 - ?1) + ?1 WHERE id = ?2", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, key->spool_dropped > INT64_MAX ? INT64_MAX :
+				  (int64_t)key->spool_dropped);
+	sqlite3_bind_text(st, 2, key->server_id, -1, SQLITE_STATIC);
+	return lite__run(s, st);
 }

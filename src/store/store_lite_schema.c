@@ -125,6 +125,12 @@ static const char schema_v7[] =
 	"  state TEXT NOT NULL,"
 	"  updated_at_ns INTEGER NOT NULL);";
 
+/* v8: the captures each server's agent said its spool dropped, counted in the
+ * transaction that stores each batch, so the count outlives serve and every process of
+ * the workspace shows it. */
+static const char schema_v8[] =
+	"ALTER TABLE servers ADD COLUMN spool_dropped INTEGER NOT NULL DEFAULT 0;";
+
 /* Creates the schema, or brings an older one up to date; refuses one a newer slideops
  * made, and an empty index beside profile blobs (it was emptied or replaced). */
 int lite__migrate(struct store *s, bool write, size_t blobs)
@@ -178,6 +184,8 @@ int lite__migrate(struct store *s, bool write, size_t blobs)
 		err = lite__exec(s, schema_v6);
 	if (!err && version < 7)
 		err = lite__exec(s, schema_v7);
+	if (!err && version < 8)
+		err = lite__exec(s, schema_v8);
 	if (!err) {
 		char sql[64];
 

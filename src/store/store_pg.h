@@ -19,7 +19,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in store_pg_schema.c whenever the schema changes. */
-#define PG_SCHEMA_VERSION 5
+#define PG_SCHEMA_VERSION 6
 #define PG_ARGS_MAX 10
 
 /* The parameters of one statement, in binary. */

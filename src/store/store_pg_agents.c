@@ -3,6 +3,7 @@
 #include "store/store_pg.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,8 @@ int pg__put_server(struct store *s, const struct server_entry *srv, int64_t now_
 #define SERVER_COLUMNS "id, hostname, this_server, added_at_ns, name, machine_id, kernel," \
 		       " agent_version, boot_id, cpus, last_seen_ns, removed_at_ns"
 
-/* The servers of a result of SERVER_COLUMNS (or, from before agents, its first four). */
+/* The servers of a result of SERVER_COLUMNS (or, from before agents, its first four),
+ * and spool_dropped after them from v6 on. */
 static int server_rows(PGresult *res, struct server_entry **out, size_t *n)
 {
 	int rows = PQntuples(res);
@@ -59,6 +61,8 @@ static int server_rows(PGresult *res, struct server_entry **out, size_t *n)
 			x->last_seen_ns = pg__int64(res, r, 10);
 			x->removed_at_ns = pg__int64(res, r, 11);
 		}
+		if (PQnfields(res) > 12)
+			x->spool_dropped = (uint64_t)pg__int64(res, r, 12);
 		if (!x->hostname || !x->name || !x->machine_id || !x->kernel ||
 		    !x->agent_version || !x->boot_id) {
 			server_entries__free(e, count);
@@ -81,8 +85,11 @@ int pg__list_servers(struct store *s, struct server_entry **out, size_t *n)
 	if (s->pg_version < 4)
 		err = pg__exec(s, "SELECT id, hostname, this_server, added_at_ns FROM servers"
 				  " ORDER BY this_server DESC, hostname", NULL, &res);
-	else
+	else if (s->pg_version < 6)
 		err = pg__exec(s, "SELECT " SERVER_COLUMNS " FROM servers ORDER BY"
+				  " this_server DESC, removed_at_ns <> 0, name, id", NULL, &res);
+	else
+		err = pg__exec(s, "SELECT " SERVER_COLUMNS ", spool_dropped FROM servers ORDER BY"
 				  " this_server DESC, removed_at_ns <> 0, name, id", NULL, &res);
 	if (err)
 		return err;
@@ -313,5 +320,16 @@ int pg__keep_batch(struct store *s, const struct batch_key *key, const char *id,
 	pg_args__int64(&a, now_ns);
 	err = pg__exec(s, "INSERT INTO batches (server_id, boot_id, sequence, profile_id,"
 			  " stored_at_ns) VALUES ($1, $2, $3, $4, $5)", &a, NULL);
-	return err == -EEXIST ? -EALREADY : err;
+	if (err)
+		return err == -EEXIST ? -EALREADY : err;
+	if (!key->spool_dropped)
+		return 0;
+	/* Counted with the batch, in its transaction; a count an agent overstates stops at
+	 * the largest the column holds rather than failing the batch. */
+	a = (struct pg_args){ 0 };
+	pg_args__int64(&a, key->spool_dropped > INT64_MAX ? INT64_MAX :
+			   (int64_t)key->spool_dropped);
+	pg_args__str(&a, key->server_id);
+	return pg__exec(s, "UPDATE servers SET spool_dropped = least(spool_dropped,"
+			   " 9223372036854775807 - $1) + $1 WHERE id = $2", &a, NULL);
 }

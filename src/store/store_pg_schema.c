@@ -152,8 +152,14 @@ static const char schema_v5[] =
 	"  state bytea NOT NULL,"
 	"  updated_at_ns bigint NOT NULL);";
 
-static const char *const migrations[] = { NULL,	     schema_v1, schema_v2,
-					  schema_v3, schema_v4, schema_v5 };
+/* v6: the captures each server's agent said its spool dropped, counted in the
+ * transaction that stores each batch, so the count outlives serve and every process of
+ * the workspace shows it. */
+static const char schema_v6[] =
+	"ALTER TABLE servers ADD COLUMN spool_dropped bigint NOT NULL DEFAULT 0;";
+
+static const char *const migrations[] = { NULL,	     schema_v1, schema_v2, schema_v3,
+					  schema_v4, schema_v5, schema_v6 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == PG_SCHEMA_VERSION + 1,
 	       "a migration for every schema version");

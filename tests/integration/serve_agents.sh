@@ -4,7 +4,8 @@
 # and a one-use token (used again: 401); the enrolled server is listed connected; a
 # capture asked for in the API reaches the agent's poll (held open) as CAPTURE, its
 # progress is the API's, its batch sent twice is stored once, under the server's name,
-# named by the symbol table it carried; top is answered by the agent, or 504 when it
+# named by the symbol table it carried, and the spool drops it reports are listed once
+# (a refused batch's not at all); top is answered by the agent, or 504 when it
 # does not answer; Stop reaches the poll; a capture its restarted agent no longer runs
 # fails; a server not heard from for 90 s is unreachable (503 at once); Remove the
 # profiler waits for the capture (409); a deleted server's credential gets 410 and why on
@@ -12,8 +13,10 @@
 # from a version 1 agent, while an unknown credential gets 401;
 # the UI token is no agent credential and an agent's credential opens no /api path;
 # an unknown protocol version gets 426; a damaged profile is refused, keeping nothing;
-# serve killed with SIGKILL mid-batch keeps nothing of it, and the batch sent again after
-# is stored once. Then enrolment, a batch twice and removal on a PostgreSQL workspace.
+# serve killed with SIGKILL mid-batch keeps nothing of it (its drops not counted), and the
+# batch sent again after is stored once, the drops counted before still listed. Then
+# enrolment, a batch twice and removal on a PostgreSQL workspace, its drops listed once by
+# a second serve on the same database and by the first started again.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/serve-lib.bash"
 
@@ -44,6 +47,14 @@ expect_agent() { # expect_agent STATUS PATH CREDENTIAL FILE [TYPE]
 	got=$(agent "$@")
 	[ "$got" = "$want" ] || fail "POST $1: HTTP $got, want $want: $(head -c 400 "$WORK/reply")"
 }
+# dropped_is SERVER-ID N WHEN: the servers' list says the server's agent dropped N
+# captures from its spool (as its stored batches reported).
+dropped_is() {
+	expect 200 GET /api/servers
+	jq -e --arg id "$1" --argjson n "$2" '.servers[] | select(.id == $id) |
+		.spool_dropped == $n' "$WORK/body" >/dev/null ||
+		fail "$3: the list's spool_dropped of $1 is not $2: $(cat "$WORK/body")"
+}
 
 # ---- Add a server ----
 expect 201 POST /api/enrolments
@@ -69,7 +80,7 @@ expect 200 GET /api/servers
 jq -e --arg id "$SID" --arg n "$NAME" '(.servers | length) == 2 and .servers[0].this_server
 	and (.servers[] | select(.id == $id) | .name == $n and .status == "connected"
 	     and .kernel == "6.18.0-test" and .agent_version == "0.1.0" and .last_seen != null
-	     and .this_server == false)' "$WORK/body" >/dev/null ||
+	     and .this_server == false and .spool_dropped == 0)' "$WORK/body" >/dev/null ||
 	fail "the new server is not listed connected: $(cat "$WORK/body")"
 
 # ---- who may use which paths ----
@@ -123,15 +134,18 @@ jq -e --arg k "$KID" '.commands[0].kind == "STOP" and .commands[0].capture_id ==
 	"$WORK/reply" >/dev/null || fail "the poll did not bring Stop: $(cat "$WORK/reply")"
 
 # ---- its batch, twice ----
+# It reports 3 captures its agent's spool dropped: counted when it is stored, not again.
 "$MSG" profile db-host > "$WORK/profile.pb.gz"
-"$MSG" batch boot-1 1 "$KID" "$WORK/profile.pb.gz" 'work_<script>' > "$WORK/batch.bin"
+"$MSG" batch boot-1 1 "$KID" "$WORK/profile.pb.gz" 'work_<script>' 1 3 > "$WORK/batch.bin"
 expect_agent 200 /agent/batch "$CRED" "$WORK/batch.bin" BatchReply
 jq -e '.duplicate == false and .profile_id != ""' "$WORK/reply" >/dev/null ||
 	fail "the batch was not stored: $(cat "$WORK/reply")"
 PID1=$(jq -r .profile_id "$WORK/reply")
+dropped_is "$SID" 3 "a batch reporting 3 spool drops"
 expect_agent 200 /agent/batch "$CRED" "$WORK/batch.bin" BatchReply
 jq -e --arg p "$PID1" '.duplicate == true and .profile_id == $p' "$WORK/reply" >/dev/null ||
 	fail "the batch sent again was not told apart: $(cat "$WORK/reply")"
+dropped_is "$SID" 3 "the batch sent again"
 expect 200 GET "/api/profiles?server=$(jq -rn --arg n "$NAME" '$n | @uri')"
 jq -e --arg p "$PID1" --arg n "$NAME" '.total == 1 and .profiles[0].id == $p
 	and .profiles[0].server == $n and (.profiles[0].answer | contains("work_<script>"))' \
@@ -149,22 +163,29 @@ expect 201 POST /api/enrolments
 	name=web-2 hostname=web-host kernel=6.18.0 agent_version=0.1.0 boot_id=b2 > "$WORK/enrol2.bin"
 expect_agent 200 /agent/enrol "" "$WORK/enrol2.bin" EnrolReply
 CRED2=$(jq -r .credential "$WORK/reply")
+SID2=$(jq -r .server_id "$WORK/reply")
 expect_agent 200 /agent/batch "$CRED2" "$WORK/batch.bin" BatchReply
 PID2=$(jq -r .profile_id "$WORK/reply")
 [ "$PID2" != "$PID1" ] || fail "one batch of two servers was stored as one"
+# Each server's drops are its own.
+dropped_is "$SID2" 3 "web-2's batch"
+dropped_is "$SID" 3 "web-2's batch, as db's"
 expect 200 GET "/api/compare?a=$PID1&b=$PID2"
 jq -e --arg n "$NAME" '.before.server == $n and .after.server == "web-2"' "$WORK/body" >/dev/null ||
 	fail "compare across servers: $(head -c 600 "$WORK/body")"
 expect 200 DELETE "/api/profiles/$PID2"
-# The next sequence is a new capture; a damaged profile keeps nothing.
+# The next sequence is a new capture; a damaged profile keeps nothing (nor counts the
+# drops it reports); the next batch's drops add to the server's.
 head -c $(($(stat -c %s "$WORK/profile.pb.gz") / 2)) "$WORK/profile.pb.gz" > "$WORK/cut.pb.gz"
-"$MSG" batch boot-1 2 "" "$WORK/cut.pb.gz" 'work' > "$WORK/cut.bin"
+"$MSG" batch boot-1 2 "" "$WORK/cut.pb.gz" 'work' 1 50 > "$WORK/cut.bin"
 expect_agent 400 /agent/batch "$CRED" "$WORK/cut.bin"
 grep -q "not a whole profile" "$WORK/reply" || fail "a cut profile: $(cat "$WORK/reply")"
-"$MSG" batch boot-1 2 "" "$WORK/profile.pb.gz" 'work' > "$WORK/batch2.bin"
+dropped_is "$SID" 3 "a refused batch"
+"$MSG" batch boot-1 2 "" "$WORK/profile.pb.gz" 'work' 1 2 > "$WORK/batch2.bin"
 expect_agent 200 /agent/batch "$CRED" "$WORK/batch2.bin" BatchReply
 expect 200 GET /api/profiles
 [ "$(jq .total "$WORK/body")" = 2 ] || fail "the next batch: $(cat "$WORK/body")"
+dropped_is "$SID" 5 "the next batch, reporting 2"
 
 # ---- check and top through the agent ----
 agent /agent/poll "$CRED" "$WORK/poll.bin" PollReply > "$WORK/poll.code" &
@@ -228,7 +249,7 @@ jq -e '.running == false and .phase == "failed" and (.error | contains("restarte
 	"$WORK/body" >/dev/null || fail "a capture its agent lost still runs: $(cat "$WORK/body")"
 
 # ---- serve killed mid-batch: nothing kept; sent again after a restart, stored once ----
-"$MSG" batch boot-1 3 "" "$WORK/profile.pb.gz" 'work' > "$WORK/batch3.bin"
+"$MSG" batch boot-1 3 "" "$WORK/profile.pb.gz" 'work' 1 7 > "$WORK/batch3.bin"
 python3 - "$PORT" "$CRED" "$WORK/batch3.bin" > "$WORK/half.out" <<'PY' &
 import socket, sys, time
 port, cred, body = int(sys.argv[1]), sys.argv[2], open(sys.argv[3], 'rb').read()
@@ -247,11 +268,15 @@ kill "$HALF" 2>/dev/null || true
 start_serve
 expect 200 GET /api/profiles
 [ "$(jq .total "$WORK/body")" = 2 ] || fail "a batch cut by a kill was kept: $(cat "$WORK/body")"
+# The drops counted before the restart are kept; the cut batch's are not counted.
+dropped_is "$SID" 5 "serve started again"
+dropped_is "$SID2" 3 "serve started again (web-2)"
 expect_agent 200 /agent/batch "$CRED" "$WORK/batch3.bin" BatchReply
 expect_agent 200 /agent/batch "$CRED" "$WORK/batch3.bin" BatchReply
 jq -e '.duplicate' "$WORK/reply" >/dev/null || fail "the batch after the restart: $(cat "$WORK/reply")"
 expect 200 GET /api/profiles
 [ "$(jq .total "$WORK/body")" = 3 ] || fail "the batch after the restart: $(cat "$WORK/body")"
+dropped_is "$SID" 12 "the cut batch sent again twice after the restart, reporting 7"
 
 # ---- the server removed ----
 # Version 2: one answer on every path, 410 saying the server was removed; the poll held
@@ -304,9 +329,11 @@ expect 200 GET /api/servers
 jq -e --arg id "$SID" '.servers[] | select(.id == $id) | .status == "removed"' "$WORK/body" \
 	>/dev/null || fail "the removed server is not listed as removed: $(cat "$WORK/body")"
 expect 410 POST "/api/servers/$SID/capture" -d '{"question": "cpu", "seconds": 5}'
-# Its profiles stay (the version 2 batch before the removal is the fourth).
+# Its profiles stay (the version 2 batch before the removal is the fourth), and the count
+# of its spool drops.
 expect 200 GET /api/profiles
 [ "$(jq .total "$WORK/body")" = 4 ] || fail "a removed server's profiles went: $(cat "$WORK/body")"
+dropped_is "$SID" 12 "the server removed"
 expect 409 DELETE /api/servers/local
 
 stop_serve
@@ -336,6 +363,28 @@ for i in 1 2; do expect_agent 200 /agent/batch "$CRED" "$WORK/batch.bin" BatchRe
 jq -e '.duplicate' "$WORK/reply" >/dev/null || fail "PostgreSQL: a batch sent again: $(cat "$WORK/reply")"
 expect 200 GET "/api/profiles?server=$(jq -rn --arg n "$NAME" '$n | @uri')"
 [ "$(jq .total "$WORK/body")" = 1 ] || fail "PostgreSQL: the batch: $(cat "$WORK/body")"
+dropped_is "$SID" 3 "PostgreSQL: a batch reporting 3, sent twice"
+# A second serve on the database (its own data directory), as in a shared workspace: it
+# lists the same count; a batch stored through it, sent again through either, adds once
+# for both; the first serve started again still lists it.
+PID_A=$SERVE_PID BASE_A=$BASE TOKEN_A=$TOKEN
+mkdir "$WORK/b"
+SERVE_ARGS="--store $(cat "$PG/url")/workspace" SLIDEOPS_DATA=$WORK/data-b WORK=$WORK/b \
+	start_serve
+PID_B=$SERVE_PID
+dropped_is "$SID" 3 "PostgreSQL: the second serve"
+"$MSG" batch b 2 "" "$WORK/profile.pb.gz" 'work' 1 4 > "$WORK/pg2.bin"
+for i in 1 2; do expect_agent 200 /agent/batch "$CRED" "$WORK/pg2.bin" BatchReply; done
+jq -e '.duplicate' "$WORK/reply" >/dev/null || fail "PostgreSQL: B, a batch sent again: $(cat "$WORK/reply")"
+dropped_is "$SID" 7 "PostgreSQL: a batch reporting 4 through the second serve"
+SERVE_PID=$PID_B WORK=$WORK/b stop_serve
+BASE=$BASE_A SERVE_PID=$PID_A TOKEN=$TOKEN_A
+expect_agent 200 /agent/batch "$CRED" "$WORK/pg2.bin" BatchReply
+jq -e '.duplicate' "$WORK/reply" >/dev/null || fail "PostgreSQL: A, B's batch sent again: $(cat "$WORK/reply")"
+dropped_is "$SID" 7 "PostgreSQL: the first serve, after the second's batch"
+stop_serve
+SERVE_ARGS="--store $(cat "$PG/url")/workspace" start_serve
+dropped_is "$SID" 7 "PostgreSQL: serve started again"
 expect 200 DELETE "/api/servers/$SID"
 expect_agent 401 /agent/batch "$CRED" "$WORK/batch.bin"
 expect_agent 200 /agent/poll "$CRED" "$WORK/short.bin" PollReply

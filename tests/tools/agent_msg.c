@@ -10,10 +10,11 @@
  *   agent_msg profile HOST > file.pb.gz              a stored profile from HOST: one
  *                                                    mapping (build id b00c...) and a
  *                                                    sample at 0x1100
- *   agent_msg batch BOOT SEQ CAPTURE PROFILE NAME [VERSION] > body
+ *   agent_msg batch BOOT SEQ CAPTURE PROFILE NAME [VERSION [DROPPED]] > body
  *                                                    a Batch of PROFILE, with a symbol
  *                                                    table naming 0x1000+0x200 NAME, of
- *                                                    protocol VERSION (default 1)
+ *                                                    protocol VERSION (default 1),
+ *                                                    reporting DROPPED spool drops (0)
  *
  * TYPE is the message's name (EnrolRequest, PollRequest, ...).
  */
@@ -275,6 +276,7 @@ static int make_batch(int argc, char **argv)
 	b.sequence = strtoull(argv[1], NULL, 0);
 	b.capture_id = argv[2];
 	b.profile.data = read_file(argv[3], &b.profile.len);
+	b.spool_dropped = argc > 6 ? strtoull(argv[6], NULL, 0) : 0;
 	sym.address = 0x1000;
 	sym.size = 0x200;
 	sym.name = argv[4];
@@ -319,9 +321,9 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && strcmp(argv[1], "profile") == 0)
 		return make_profile(argv[2]);
-	if ((argc == 7 || argc == 8) && strcmp(argv[1], "batch") == 0)
+	if (argc >= 7 && argc <= 9 && strcmp(argv[1], "batch") == 0)
 		return make_batch(argc - 2, argv + 2);
 	fprintf(stderr, "usage: agent_msg encode|decode TYPE [FIELD=VALUE]... | profile HOST |"
-			" batch BOOT SEQ CAPTURE PROFILE NAME [VERSION]\n");
+			" batch BOOT SEQ CAPTURE PROFILE NAME [VERSION [DROPPED]]\n");
 	return 2;
 }

@@ -191,7 +191,7 @@ static void test_open_makes_a_versioned_private_workspace(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 7);
+	assert_int_equal(sqlite3_column_int(st, 0), 8);
 	sqlite3_finalize(st);
 	/* A rollback journal: readers need no shared-memory file, so a read-only or full
 	 * workspace can still be read. */
@@ -1223,6 +1223,7 @@ static void test_previous_schema_is_upgraded(void **state)
 					  " ALTER TABLE servers DROP COLUMN cpus;"
 					  " ALTER TABLE servers DROP COLUMN last_seen_ns;"
 					  " ALTER TABLE servers DROP COLUMN removed_at_ns;"
+					  " ALTER TABLE servers DROP COLUMN spool_dropped;"
 					  " PRAGMA user_version = 3",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -1244,7 +1245,7 @@ static void test_previous_schema_is_upgraded(void **state)
 					    -1, &st, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 7);
+	assert_int_equal(sqlite3_column_int(st, 0), 8);
 	assert_int_equal(sqlite3_column_int(st, 1), 2);
 	sqlite3_finalize(st);
 	sqlite3_close(db);

@@ -5,8 +5,9 @@
  * after it expires; tokens and credentials are kept only as hashes; a removed server's
  * credential stops working at once; names stay unique among the servers not removed; a
  * delivered batch is stored once however often it is sent, listed under its server's
- * name; a workspace from before agents opens, lists its servers, and is brought up to
- * date. Agents' commands queued through one open of the workspace are taken through
+ * name, and the spool drops it reports counted once with it, read the same through
+ * another open; a workspace from before agents opens, lists its servers, and is brought up
+ * to date. Agents' commands queued through one open of the workspace are taken through
  * another (as two workspace processes do), in order, once; their replies and a
  * capture's progress are read back through the first.
  */
@@ -401,6 +402,71 @@ static void test_batch_stored_once(void **state)
 	profile__free(p);
 }
 
+/* The spool drops server id's stored batches reported, as s lists them. */
+static uint64_t spool_dropped_of(struct store *s, const char *id)
+{
+	struct server_entry *e;
+	uint64_t n;
+
+	assert_int_equal(store__get_server(s, id, &e), 0);
+	n = e->spool_dropped;
+	server_entries__free(e, 1);
+	return n;
+}
+
+/* The drops a batch reports are counted once, with the batch: not again when it is sent
+ * again (however it meets the batch kept before), not when the batch is not stored, and
+ * kept in the workspace, so another open of it (another workspace process, or serve
+ * started again) reads the same total. An overstated count stops at the largest kept. */
+static void test_batch_spool_drops_counted_once(void **state)
+{
+	struct fixture *f = *state;
+	char id[STORE_ID_MAX], other_id[STORE_ID_MAX], cred[STORE_SECRET_HEX + 1], name[64];
+	char first[STORE_ID_MAX], again[STORE_ID_MAX], other_name[64];
+	struct profile *p = make_profile("agent-host", 1796220000);
+	struct batch_key key;
+	struct store *b;
+
+	enrol(f, "web-1", id, cred, name);
+	enrol(f, "web-2", other_id, cred, other_name);
+	assert_int_equal(spool_dropped_of(f->s, id), 0);
+	key = (struct batch_key){ .server_id = id, .boot_id = "boot-1", .sequence = 1,
+				  .spool_dropped = 3 };
+	assert_int_equal(store__save_batch(f->s, p, "answer", name, &key, first), 0);
+	assert_int_equal(spool_dropped_of(f->s, id), 3);
+	/* Sent again: the same profile, the drops not counted twice. */
+	assert_int_equal(store__save_batch(f->s, p, "answer", name, &key, again), 1);
+	assert_string_equal(again, first);
+	/* A retry racing the first, past its check: nothing kept, nothing counted. */
+	assert_int_equal(store__save_row(f->s, p, "answer", name, &key, again), -EALREADY);
+	assert_int_equal(spool_dropped_of(f->s, id), 3);
+	/* Another open of the workspace reads the same total, and adds to it. */
+	b = f->url ? store__open_url(f->url, f->dir) : store__open(f->dir);
+	assert_non_null(b);
+	assert_int_equal(spool_dropped_of(b, id), 3);
+	key.sequence = 2;
+	key.spool_dropped = 4;
+	assert_int_equal(store__save_batch(b, p, "answer", name, &key, again), 0);
+	store__close(b);
+	assert_int_equal(spool_dropped_of(f->s, id), 7);
+	/* Each server its own; a batch reporting none changes nothing. */
+	assert_int_equal(spool_dropped_of(f->s, other_id), 0);
+	key = (struct batch_key){ .server_id = other_id, .boot_id = "b", .sequence = 1 };
+	assert_int_equal(store__save_batch(f->s, p, "answer", other_name, &key, again), 0);
+	assert_int_equal(spool_dropped_of(f->s, other_id), 0);
+	/* Hostile: a count no spool could reach stops at the largest kept, and the batch is
+	 * stored rather than refused for ever. */
+	key.sequence = 2;
+	key.spool_dropped = UINT64_MAX;
+	assert_int_equal(store__save_batch(f->s, p, "answer", other_name, &key, again), 0);
+	key.sequence = 3;
+	key.spool_dropped = UINT64_MAX - 1;
+	assert_int_equal(store__save_batch(f->s, p, "answer", other_name, &key, again), 0);
+	assert_int_equal(spool_dropped_of(f->s, other_id), INT64_MAX);
+	assert_int_equal(spool_dropped_of(f->s, id), 7);
+	profile__free(p);
+}
+
 /* A data directory of the version before agents: read as it is, then brought up to date
  * with its servers named by their hostnames. */
 static void test_workspace_before_agents(void **state)
@@ -420,7 +486,7 @@ static void test_workspace_before_agents(void **state)
 	sql1(f, "DROP TABLE agent_captures");
 	for (const char *const *c = (const char *const[]){ "name", "machine_id", "kernel",
 			"agent_version", "boot_id", "cpus", "last_seen_ns", "removed_at_ns",
-			NULL }; *c; c++) {
+			"spool_dropped", NULL }; *c; c++) {
 		char q[96];
 
 		snprintf(q, sizeof(q), "ALTER TABLE servers DROP COLUMN %s", *c);
@@ -432,18 +498,21 @@ static void test_workspace_before_agents(void **state)
 	assert_int_equal(store__list_servers(f->s, &e, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(e[0].name, "old-host");
+	assert_int_equal(e[0].spool_dropped, 0);
 	server_entries__free(e, n);
 	store__close(f->s);
 	f->s = store__open(f->dir);
 	assert_non_null(f->s);
-	assert_string_equal(sql1(f, "PRAGMA user_version"), "7");
-	/* What v7 added: agents' commands and captures, none yet. */
+	assert_string_equal(sql1(f, "PRAGMA user_version"), "8");
+	/* What v7 added: agents' commands and captures, none yet; v8: no drops counted. */
 	assert_string_equal(sql1(f, "SELECT count(*) FROM agent_commands"), "0");
 	assert_string_equal(sql1(f, "SELECT count(*) FROM agent_captures"), "0");
+	assert_string_equal(sql1(f, "SELECT spool_dropped FROM servers"), "0");
 	assert_int_equal(store__list_servers(f->s, &e, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(e[0].name, "old-host");
 	assert_int_equal(e[0].removed_at_ns, 0);
+	assert_int_equal(e[0].spool_dropped, 0);
 	server_entries__free(e, n);
 }
 
@@ -475,6 +544,7 @@ static void test_database_before_agents(void **state)
 	assert_int_equal(n, 1);
 	assert_string_equal(e[0].name, "old-host");
 	assert_true(e[0].this_server);
+	assert_int_equal(e[0].spool_dropped, 0);
 	server_entries__free(e, n);
 	store__close(s);
 }
@@ -565,6 +635,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_names_unique_and_listing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_stored_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_spool_drops_counted_once, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_workspace_before_agents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_handed_over, setup, teardown),
 	};
@@ -577,6 +649,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_names_unique_and_listing, setup_pg, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_stored_once, setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_spool_drops_counted_once, setup_pg,
+						teardown),
 		cmocka_unit_test(test_database_before_agents),
 		cmocka_unit_test_setup_teardown(test_commands_handed_over, setup_pg, teardown),
 	};
