@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "agent/agent_internal.h"
+#include "agent/batch.h"
 #include "agent/installed.h"
 #include "agent/spool.h"
 #include "agent/transport.h"
@@ -428,6 +429,7 @@ int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit)
 		.max_bytes = opts->spool_max_bytes,
 		.max_age_s = opts->spool_max_age_s,
 		.dropped = spool_dropped,
+		.carried = batch__spool_dropped,
 	};
 	struct transport *t = NULL;
 	char spool_dir[PATH_MAX];

@@ -236,3 +236,13 @@ out:
 	free(profile);
 	return err;
 }
+
+uint64_t batch__spool_dropped(void *ctx, const void *data, size_t len)
+{
+	Slideops__Agent__Batch *b = slideops__agent__batch__unpack(NULL, len, data);
+	uint64_t n = b ? b->spool_dropped : 0;
+
+	(void)ctx;
+	slideops__agent__batch__free_unpacked(b, NULL);
+	return n;
+}

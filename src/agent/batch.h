@@ -25,4 +25,8 @@ int batch__build(struct transport *t, struct agent *a, const struct pipeline_res
 		 const char *capture_id, uint64_t sequence, uint64_t dropped, void **out,
 		 size_t *len, struct batch_counts *counts);
 
+/* The spool drops an encoded Batch reports; 0 when data is no Batch. For the spool
+ * (struct spool_limits' carried): a dropped batch's count is not lost with it. */
+uint64_t batch__spool_dropped(void *ctx, const void *data, size_t len);
+
 #endif

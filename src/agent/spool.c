@@ -185,12 +185,70 @@ static int list(struct spool *sp, struct entry **out, size_t *n)
 	return 0;
 }
 
-/* Drops name, counted, and says so. */
+static int read_file(int dirfd, const char *name, void **data, size_t *len)
+{
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*data = buf;
+	*len = got;
+	return 0;
+}
+
+/* The drops name reports, which go unreported when it is dropped. */
+static uint64_t carried(struct spool *sp, const char *name)
+{
+	uint64_t n = 0;
+	void *data;
+	size_t len;
+
+	if (sp->limits.carried && read_file(sp->dirfd, name, &data, &len) == 0) {
+		n = sp->limits.carried(sp->limits.ctx, data, len);
+		free(data);
+	}
+	return n;
+}
+
+/* Drops name, counted with the drops it reported, and says so. */
 static void drop(struct spool *sp, const char *name, const char *why)
 {
+	uint64_t gone = carried(sp, name); /* then this batch itself */
+
 	if (unlinkat(sp->dirfd, name, 0) && errno != ENOENT)
 		return;
-	sp->dropped++;
+	/* Saturating: the count is only ever reported. */
+	gone = gone < UINT64_MAX ? gone + 1 : gone;
+	sp->dropped = sp->dropped < UINT64_MAX - gone ? sp->dropped + gone : UINT64_MAX;
 	save_state(sp);
 	if (sp->limits.dropped)
 		sp->limits.dropped(sp->limits.ctx, name, why);
@@ -331,46 +389,6 @@ int spool__put(struct spool *sp, uint64_t sequence, const void *data, size_t len
 	}
 	pthread_mutex_unlock(&sp->lock);
 	return err;
-}
-
-static int read_file(int dirfd, const char *name, void **data, size_t *len)
-{
-	struct stat st;
-	size_t got = 0;
-	char *buf;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*data = buf;
-	*len = got;
-	return 0;
 }
 
 int spool__oldest(struct spool *sp, char name[SPOOL_NAME_MAX], void **data, size_t *len)

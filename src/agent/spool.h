@@ -27,6 +27,10 @@ struct spool_limits {
 	uint64_t max_age_s;      /* a batch older than this is dropped; 0: the default */
 	/* Told of every batch dropped (why: "bytes", "age", "refused"). May be NULL. */
 	void (*dropped)(void *ctx, const char *name, const char *why);
+	/* The drops an encoded batch reports (0 when it cannot tell): when that batch is
+	 * dropped in its turn they are counted again, for the next batch to report. May be
+	 * NULL (then they are lost with it). */
+	uint64_t (*carried)(void *ctx, const void *data, size_t len);
 	void *ctx;
 };
 

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "helpers/fixture.h"
+#include "agent.pb-c.h"
+#include "agent/batch.h"
 #include "agent/spool.h"
 
 #define BOOT "0b5e7a3c-1111-4222-8333-944455556666"
@@ -282,6 +284,70 @@ static void test_refused_batch_is_dropped_and_counted(void **state)
 	fixture__free(fx);
 }
 
+/* Puts a real encoded Batch, reporting the drops the spool hands out with its sequence. */
+static uint64_t put_batch(struct spool *sp)
+{
+	Slideops__Agent__Batch b = SLIDEOPS__AGENT__BATCH__INIT;
+	uint64_t seq, dropped;
+	uint8_t *data;
+	size_t len;
+
+	assert_int_equal(spool__reserve(sp, &seq, &dropped), 0);
+	b.boot_id = BOOT;
+	b.sequence = seq;
+	b.spool_dropped = dropped;
+	len = slideops__agent__batch__get_packed_size(&b);
+	data = malloc(len ? len : 1);
+	assert_non_null(data);
+	slideops__agent__batch__pack(&b, data);
+	assert_int_equal(spool__put(sp, seq, data, len, dropped), 0);
+	free(data);
+	return dropped;
+}
+
+/* A batch that reported drops and is dropped in its turn gives them back to the count:
+ * the next batch reports them with its own. */
+static void test_dropped_batch_keeps_the_drops_it_reported(void **state)
+{
+	struct fixture *fx = fixture__new();
+	const char *dir = fixture__dir(fx);
+	char name[SPOOL_NAME_MAX];
+	struct drops drops = { 0 };
+	struct spool_limits lim = { .dropped = count_drop, .carried = batch__spool_dropped,
+				    .ctx = &drops };
+	uint64_t dropped, bytes;
+	struct spool *sp;
+	size_t n;
+
+	(void)state;
+	sp = spool__open(dir, &lim, BOOT);
+	assert_non_null(sp);
+	assert_int_equal(put_batch(sp), 0);
+	oldest_fill(sp, name);
+	assert_int_equal(spool__drop(sp, name), 0);
+	/* The next batch carries that one drop; refused too, it is two now. */
+	assert_int_equal(put_batch(sp), 1);
+	spool__stats(sp, &n, &bytes, &dropped);
+	assert_int_equal(dropped, 0);
+	oldest_fill(sp, name);
+	assert_int_equal(spool__drop(sp, name), 0);
+	spool__stats(sp, &n, &bytes, &dropped);
+	assert_int_equal(n, 0);
+	assert_int_equal(dropped, 2);
+	assert_int_equal(put_batch(sp), 2);
+	/* What is no Batch carries nothing: only itself is counted. */
+	put(sp, 5, 'a');
+	spool__stats(sp, &n, &bytes, &dropped);
+	assert_int_equal(dropped, 0);
+	while (oldest_fill(sp, name))
+		assert_int_equal(spool__drop(sp, name), 0);
+	spool__stats(sp, &n, &bytes, &dropped);
+	assert_int_equal(dropped, 2 + 1 + 1);
+	assert_int_equal(drops.refused, 4);
+	spool__close(sp);
+	fixture__free(fx);
+}
+
 static void test_bad_boot_id_refused(void **state)
 {
 	struct fixture *fx = fixture__new();
@@ -303,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_leftover_temporary_is_ignored),
 		cmocka_unit_test(test_sequence_persists_across_restarts),
 		cmocka_unit_test(test_refused_batch_is_dropped_and_counted),
+		cmocka_unit_test(test_dropped_batch_keeps_the_drops_it_reported),
 		cmocka_unit_test(test_bad_boot_id_refused),
 	};
 
