@@ -43,7 +43,9 @@ die() { echo "kernel-test: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root: the guest loads BPF programs as this machine's root"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: make deps"
-[ -x /bin/busybox ] && /bin/busybox --list | grep -qx insmod ||
+# (The list read whole first: grep -q leaving early would kill busybox with SIGPIPE, and
+# pipefail would call that missing.)
+[ -x /bin/busybox ] && grep -qx insmod <<<"$(/bin/busybox --list)" ||
 	die "busybox-static is missing: make deps"
 [ -x "$top/build/slideops" ] || die "build/slideops is missing: make all"
 
