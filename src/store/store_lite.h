@@ -52,6 +52,7 @@ int lite__check_stat(struct store *s, const struct stat *st, const char *path, b
 		     bool must_be_ours_type);
 int lite__migrate(struct store *s, bool write, size_t blobs);
 bool lite__table_exists(struct store *s, const char *name);
+bool lite__column_exists(struct store *s, const char *table, const char *column);
 
 int lite__leftovers(struct store *s, int64_t older_than_ns,
 		    int (*found)(void *ctx, const char *path, uint64_t bytes), void *ctx);

@@ -70,20 +70,6 @@ static void server_rows__free(void *rows, size_t n)
 	server_entries__free(rows, n);
 }
 
-/* Whether servers has the column (a reader may read a workspace from before it). */
-static bool servers_have(struct store *s, const char *column)
-{
-	sqlite3_stmt *st;
-	bool found;
-
-	if (lite__prepare(s, "SELECT 1 FROM pragma_table_info('servers') WHERE name = ?", &st))
-		return false;
-	sqlite3_bind_text(st, 1, column, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
-
 int lite__list_servers(struct store *s, struct server_entry **out, size_t *n)
 {
 	const char *sql;
@@ -96,7 +82,7 @@ int lite__list_servers(struct store *s, struct server_entry **out, size_t *n)
 					    " FROM servers ORDER BY this_server DESC, hostname",
 					 sizeof(**out), server_row, server_rows__free,
 					 (void **)out, n);
-	sql = servers_have(s, "spool_dropped") ?
+	sql = lite__column_exists(s, "servers", "spool_dropped") ?
 		"SELECT " SERVER_COLUMNS ", spool_dropped FROM servers"
 		" ORDER BY this_server DESC, removed_at_ns <> 0, name, id" :
 		"SELECT " SERVER_COLUMNS " FROM servers"

@@ -201,17 +201,25 @@ out_rollback:
 	return err;
 }
 
-
 /* A reader may open a workspace an older slideops made: its tables are as they were. */
 bool lite__table_exists(struct store *s, const char *name)
 {
 	sqlite3_stmt *st;
-	bool found;
 
 	if (lite__prepare(s, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", &st))
 		return false;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
+	return lite__any_row(s, st) == 1;
+}
+
+/* The same for a column of a table. */
+bool lite__column_exists(struct store *s, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+
+	if (lite__prepare(s, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", &st))
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	return lite__any_row(s, st) == 1;
 }
