@@ -17,11 +17,15 @@
 # (the resident process holds a BPF link per CPU and two more), each round. Then the
 # ratios to perf. Targets (issue 22): a 5 s capture under half of perf's CPU; request to
 # sampling <= 100 ms once installed. Every CPU is kept busy by a workload with known
-# functions meanwhile, so there is something to sample.
+# functions meanwhile, so there is something to sample: native threads, or with
+# WORKLOAD=python a CPython service per CPU (tests/workloads/service.py, pyenv's 3.12),
+# whose frames the profiler reads too. Each duration also gives the resident process's
+# CPU as a share of the machine's CPU time over the capture (its cost to the server).
 #
 #   sudo bench/agent/run.sh                       3 rounds (make bench-deps first)
 #   ROUNDS=5 DURATIONS="5" sudo bench/agent/run.sh
 #   RESIDENT=agent sudo bench/agent/run.sh        the agent instead of serve
+#   WORKLOAD=python sudo bench/agent/run.sh       a Python service on every CPU
 #   RESULTS=bench/agent/results.tsv sudo bench/agent/run.sh   also appends the medians
 #
 # Not a test: the figures move with whatever else the machine runs. Run it on a quiet one.
@@ -34,6 +38,9 @@ SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
 ROUNDS=${ROUNDS:-3}
 DURATIONS=${DURATIONS:-5 30}
 RESIDENT=${RESIDENT:-serve}
+WORKLOAD=${WORKLOAD:-native}
+PYTHON=${PYTHON:-$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null |
+	head -1)}
 RESULTS=${RESULTS:-}
 HZ=99
 NCPUS=$(getconf _NPROCESSORS_ONLN)
@@ -44,6 +51,12 @@ for tool in gcc perf curl jq python3 /usr/bin/time; do
 		{ echo "bench/agent: $tool is missing (make bench-deps)" >&2; exit 1; }
 done
 [ -x "$SLIDEOPS" ] || { echo "bench/agent: $SLIDEOPS is not built (make)" >&2; exit 1; }
+case $WORKLOAD in
+native) ;;
+python) [ -x "$PYTHON" ] ||
+	{ echo "bench/agent: WORKLOAD=python needs CPython (pyenv's 3.12, or set PYTHON)" >&2; exit 1; } ;;
+*) echo "bench/agent: WORKLOAD is native or python, not '$WORKLOAD'" >&2; exit 1 ;;
+esac
 
 work=$(mktemp -d /tmp/slideops-bench-agent.XXXXXX)
 pids=()
@@ -74,7 +87,13 @@ int main(int argc, char **argv)
 }
 C
 gcc -O1 -pthread -o "$work/spin" "$work/spin.c"
-"$work/spin" "$NCPUS" & pids+=($!)
+if [ "$WORKLOAD" = python ]; then
+	for ((i = 0; i < NCPUS; i++)); do
+		"$PYTHON" "$top/tests/workloads/service.py" & pids+=($!)
+	done
+else
+	"$work/spin" "$NCPUS" & pids+=($!)
+fi
 
 # ---- the resident process ----
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0))
@@ -182,7 +201,9 @@ bench_rounds run resident perf
 
 echo
 rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo -)
-awk -v warm="$warm" -v resident="$RESIDENT" -v results="$RESULTS" -v rev="$rev" '
+label=$RESIDENT
+[ "$WORKLOAD" = native ] || label="$RESIDENT+$WORKLOAD"
+awk -v warm="$warm" -v resident="$label" -v results="$RESULTS" -v rev="$rev" -v ncpus="$NCPUS" '
 	function median(list, n,    i, j, t) {
 		for (i = 1; i <= n; i++)
 			for (j = i + 1; j <= n; j++)
@@ -201,9 +222,13 @@ awk -v warm="$warm" -v resident="$RESIDENT" -v results="$RESULTS" -v rev="$rev" 
 			ratio = med["perf", s] ? med["resident", s] / med["perf", s] : 0
 			printf "%-9s %8d %14.3f %13.2fx\n", "resident", s, med["resident", s], ratio
 			printf "%-9s %8d %14.3f %14s\n", "perf", s, med["perf", s], "1.00x"
+			share[s] = 100 * med["resident", s] / (s * ncpus)
 			if (results) printf "%s\t%s\t%s\tcpu_s\t%d\t%.3f\t%.3f\t%.2f\n", strftime("%Y-%m-%d"), rev,
 				resident, s, med["resident", s], med["perf", s], ratio >> results
 		}
+		printf "\nthe resident process'"'"'s CPU, of the machine'"'"'s CPU time over the capture:"
+		for (s in secs) printf " %s s: %.2f%%;", s, share[s]
+		printf "\n"
 		lmed = median(lat, nlat)
 		printf "\nrequest to sampling, installed: median %.1f ms (target <= 100 ms);", lmed
 		printf " warm-up (installing): %s ms\n", substr(warm, index(warm, " ") + 1)
