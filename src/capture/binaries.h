@@ -118,6 +118,12 @@ struct binaries_read_options {
 	 * NULL: none is. */
 	int (*has_symbols)(void *ctx, const char *build_id);
 	void *ctx;
+	/* 1 when the build's .dynsym is kept already and a read would give it again (a
+	 * resident profiler's memory, capture/profiler.h): a binary of the build without a
+	 * .symtab is not read again; one with its own (the same build unstripped) still is.
+	 * NULL: none is. */
+	int (*dynsym_kept)(void *ctx, const char *build_id);
+	void *dynsym_ctx;
 	/* Source lines the caller has looked up already (a resident profiler's memory,
 	 * capture/profiler.h): lines_known takes them out of addrs[0..*n) (sorted; *n
 	 * shrinks), lines_looked_up hears of the addresses a read looked up. NULL: every

@@ -268,6 +268,9 @@ static int reading__names(struct reading *rd, struct binary *bin)
 	if (bin->info.build_id[0] && rd->o->has_symbols &&
 	    rd->o->has_symbols(rd->o->ctx, bin->info.build_id) == 1)
 		return 0;
+	if (bin->info.build_id[0] && !bin->info.has_symtab && rd->o->dynsym_kept &&
+	    rd->o->dynsym_kept(rd->o->dynsym_ctx, bin->info.build_id) == 1)
+		return 0;
 	if (clock_budget__over(&rd->deadline))
 		return binary__not_read(bin, rd->p, rd->budget, -ETIMEDOUT, true);
 	limits__init(&limits, rd->budget, rd->deadline);

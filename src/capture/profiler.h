@@ -64,9 +64,9 @@ int profiler__unload(struct profiler *p);
  * sampling). Forgotten by profiler__remove and profiler__unload.
  *
  * Names: build_id's .dynsym was kept by the caller (the workspace) when no debug file
- * was installed for it. profiler__symbols_kept (a binaries_read_options.has_symbols,
- * ctx the profiler) is 1 while that still holds: reading the binary again would give
- * the same table, so the caller's copy names it.
+ * was installed for it. profiler__symbols_kept (a binaries_read_options.dynsym_kept,
+ * ctx the profiler) is 1 while that still holds: reading a binary of the build without
+ * a .symtab again would give the same table, so the caller's copy names it.
  */
 void profiler__note_symbols_kept(struct profiler *p, const char *build_id);
 int profiler__symbols_kept(void *profiler, const char *build_id);

@@ -245,17 +245,6 @@ static int take_tables(struct pipeline_result *out, struct binaries_read_result 
 	return 0;
 }
 
-/* The caller keeps a full table of build_id, or the resident profiler remembers that it
- * keeps the .dynsym a read would give again. */
-static int kept_or_remembered(void *ctx, const char *build_id)
-{
-	const struct pipeline *pl = ctx;
-
-	if (pl->opts.has_symbols && pl->opts.has_symbols(pl->opts.has_symbols_ctx, build_id) == 1)
-		return 1;
-	return profiler__symbols_kept(pl->opts.profiler, build_id);
-}
-
 int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 {
 	struct binaries_read_options ro = {
@@ -283,8 +272,8 @@ int pipeline__finish(struct pipeline *pl, struct pipeline_result *out)
 	/* A resident profiler remembers what its earlier captures read and the caller
 	 * kept: those builds' names and lines are not read again. */
 	if (resident) {
-		ro.has_symbols = kept_or_remembered;
-		ro.ctx = pl;
+		ro.dynsym_kept = profiler__symbols_kept;
+		ro.dynsym_ctx = resident;
 		ro.lines_known = profiler__lines_known;
 		ro.lines_looked_up = profiler__note_lines_looked_up;
 		ro.read_lines = profiler__read_lines;

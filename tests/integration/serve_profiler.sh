@@ -6,7 +6,8 @@
 # says so, and the next capture installs it again; a program rebuilt in place between
 # captures (the same inode and size, its modification time put back) is named as the new
 # build, not from what the profiler remembers of the old; serve killed with SIGKILL while it
-# samples leaves nothing loaded or attached, and a new serve starts clean.
+# samples leaves nothing loaded or attached, and a new serve starts clean. The same build
+# stripped, then unstripped, is named by the unstripped one's own table.
 # Other engineers' profilers run on this machine too: everything here is this serve's
 # (its pid's descriptors, its programs' ids), never the machine's.
 source "$(dirname "$0")/lib.sh"
@@ -128,6 +129,27 @@ grep -qx rebuilt_spin_new "$WORK/names" ||
 	fail "the rebuilt program is not named as the new build: $(head -12 "$WORK/names" | paste -sd' ')"
 ! grep -qx rebuilt_spin_old "$WORK/names" ||
 	fail "the rebuilt program is named from the old build"
+
+# One build stripped, then the same build unstripped (one build id): what serve kept of
+# the stripped one (its .dynsym, no function of ours) does not hide the unstripped one's
+# .symtab.
+build_c same-build -O1 -fno-inline -Wl,--build-id <<'C'
+__attribute__((noinline)) void same_build_spin(volatile unsigned long *x) { for (;;) (*x)++; }
+int main(void) { volatile unsigned long x = 0; same_build_spin(&x); }
+C
+cp "$WORK/same-build" "$WORK/same-build-stripped" && strip "$WORK/same-build-stripped"
+pid=$(start_in_cgroup "$cg" "$WORK/same-build-stripped")
+capture 2
+wait_done
+! profile_functions | has -x same_build_spin || fail "a stripped binary was named"
+kill -9 "$pid"
+pid=$(start_in_cgroup "$cg" "$WORK/same-build")
+capture 2
+wait_done
+profile_functions > "$WORK/names"
+grep -qx same_build_spin "$WORK/names" ||
+	fail "the unstripped build is named from the stripped one's kept table: $(head -12 "$WORK/names" | paste -sd' ')"
+kill -9 "$pid"
 
 # ---- Remove the profiler: unloaded, deleted, said; the next capture installs again ----
 [ -d "$SLIDEOPS_DATA/profiler" ] || fail "no DATA/profiler after two captures"
