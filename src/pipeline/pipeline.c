@@ -190,12 +190,16 @@ struct names {
 static int names_get(void *ctx, const char *build_id, struct symtab **out)
 {
 	const struct names *n = ctx;
+	const struct binary_symbols *best = NULL;
 
-	for (size_t i = 0; i < n->nfresh; i++) {
-		if (strcmp(n->fresh[i].build_id, build_id) == 0) {
-			*out = n->fresh[i].tab;
-			return 0;
-		}
+	/* Two files of one build (stripped and not) were both read: the .symtab names. */
+	for (size_t i = 0; i < n->nfresh; i++)
+		if (strcmp(n->fresh[i].build_id, build_id) == 0 &&
+		    (!best || (n->fresh[i].from_symtab && !best->from_symtab)))
+			best = &n->fresh[i];
+	if (best) {
+		*out = best->tab;
+		return 0;
 	}
 	if (n->kept)
 		return n->kept->get(n->kept->ctx, build_id, out);

@@ -97,15 +97,19 @@ fi
 	fail "the card did not come back after the delete"
 cg_kill "$cg"
 
-# The same program unstripped: its stacks begin at its named _start, whole, and nothing is
-# said of where they start.
+# The same program unstripped, beside the stripped copy (one build id, the stripped one's
+# .dynsym kept by the first capture, both read by this one): its stacks begin at its named
+# _start, whole, nothing is said of where they start, and its function is named.
 mkdir -p "$WORK/full" && cp "$WORK/worker.full" "$WORK/full/billing-worker"
 start_in_cgroup "$cg" "$WORK/full/billing-worker" >/dev/null
+start_in_cgroup "$cg" "$WORK/bin/billing-worker" >/dev/null
 "$SLIDEOPS" capture cpu -d 3 --json > "$WORK/full.json" || fail "capture failed"
 jq -e --arg p "$WORK/full/billing-worker" '(.stack_quality.unnamed_starts |
 	map(select(.path == $p)) | length == 0) and .stack_quality.complete > 0.5 and
 	(.stack_quality.sentence | test("^[0-9<]+% of the stacks are whole"))' "$WORK/full.json" \
 	>/dev/null || fail "the unstripped worker's stacks: $(jq -c .stack_quality "$WORK/full.json")"
+jq -e '[.functions[].name] | index("compute_invoice_totals") != null' "$WORK/full.json" \
+	>/dev/null || fail "the unstripped worker is not named: $(jq -c '[.functions[].name][:8]' "$WORK/full.json")"
 cg_kill "$cg"
 
 # A stripped binary without a build id is listed as such.
