@@ -47,7 +47,9 @@ largest= largest_eh=
 while read -r _ f; do
 	head -c 4 "$f" 2>/dev/null | grep -q 'ELF' || continue
 	[ -n "$largest" ] || largest=$f
-	if readelf -SW "$f" 2>/dev/null | grep -q ' \.eh_frame '; then largest_eh=$f; break; fi
+	# (readelf's output taken whole: grep -q leaving early would kill it with SIGPIPE,
+	# which pipefail calls a failure)
+	if grep -q ' \.eh_frame ' <<<"$(readelf -SW "$f" 2>/dev/null)"; then largest_eh=$f; break; fi
 done < "$work/big"
 largest=${LARGEST:-$largest}
 files=("$libc" /usr/bin/python3.11 "$largest")
@@ -70,7 +72,7 @@ printf '%-40s %8s %7s %10s %10s %9s %9s %9s %8s %8s\n' file rows fdes table_KB e
 for f in "${files[@]}"; do
 	[ -f "$f" ] || { echo "bench: no $f, skipped" >&2; continue; }
 	line=$("$work/bench_unwind" --runs 3 "$f")
-	if echo "$line" | grep -q not-read; then
+	if [[ $line == *not-read* ]]; then
 		echo "$line"
 		continue
 	fi
