@@ -41,6 +41,21 @@ make_cgroup() {
 # pipefail, grep -q's early exit makes a writer still writing die of SIGPIPE, and the
 # whole pipe fail although the pattern matched.
 has() { local input; input=$(cat); grep -q "$@" <<<"$input"; }
+# start_pg: a PostgreSQL 15 of the test's own (tests/tools/pg-server.sh) in $PG, stopped
+# at exit, holding a database "workspace" (its URL: $(cat "$PG/url")/workspace), with
+# PGPASSFILE set. Returns 77 where PostgreSQL is not installed: the caller says what then.
+start_pg() {
+	local rc=0
+	PG_TOOL="$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)/pg-server.sh"
+	# Not under $WORK: the server's user (nobody) must reach it, and a socket path is short.
+	PG=$(mktemp -d /tmp/slideops-pg.XXXXXX)
+	"$PG_TOOL" start "$PG" || rc=$?
+	defer "'$PG_TOOL' stop '$PG'"
+	[ "$rc" = 77 ] && return 77
+	[ "$rc" = 0 ] || fail "PostgreSQL did not start"
+	"$PG_TOOL" createdb "$PG" workspace || fail "cannot create the workspace database"
+	export PGPASSFILE="$PG/pgpass"
+}
 cg_kill() { local p; for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; sleep 0.2; }
 
 # start_in_cgroup DIR CMD...: starts CMD with its pid already in DIR; prints the pid.

@@ -339,18 +339,10 @@ expect 409 DELETE /api/servers/local
 stop_serve
 
 # ---- the same on a workspace in PostgreSQL ----
-PG_TOOL="$(cd "$(dirname "$0")/../tools" && pwd)/pg-server.sh"
-PG=$(mktemp -d /tmp/slideops-pg.XXXXXX)
-rc=0
-"$PG_TOOL" start "$PG" || rc=$?
-defer "'$PG_TOOL' stop '$PG'"
-if [ "$rc" = 77 ]; then
+if ! start_pg; then
 	echo "ok (PostgreSQL 15 is not installed: SQLite only)"
 	exit 0
 fi
-[ "$rc" = 0 ] || fail "PostgreSQL did not start"
-"$PG_TOOL" createdb "$PG" workspace
-export PGPASSFILE="$PG/pgpass"
 SERVE_ARGS="--store $(cat "$PG/url")/workspace" start_serve
 expect 201 POST /api/enrolments
 "$MSG" encode EnrolRequest protocol_version=1 enrolment_token="$(jq -r .token "$WORK/body")" \

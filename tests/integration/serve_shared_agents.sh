@@ -14,15 +14,7 @@ command -v curl >/dev/null || skip "curl is not installed (make deps installs it
 command -v jq >/dev/null || skip "jq is not installed (make deps installs it)"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
 
-PG_TOOL="$(cd "$(dirname "$0")/../tools" && pwd)/pg-server.sh"
-PG=$(mktemp -d /tmp/slideops-pg.XXXXXX)
-rc=0
-"$PG_TOOL" start "$PG" || rc=$?
-defer "'$PG_TOOL' stop '$PG'"
-[ "$rc" = 77 ] && skip "PostgreSQL 15 is not installed (make deps installs it)"
-[ "$rc" = 0 ] || fail "PostgreSQL did not start"
-"$PG_TOOL" createdb "$PG" workspace
-export PGPASSFILE="$PG/pgpass"
+start_pg || skip "PostgreSQL 15 is not installed (make deps installs it)"
 
 build_c spin -O1 -fno-omit-frame-pointer -fno-inline <<'C'
 __attribute__((noinline)) void shared_spin_workload(volatile unsigned long *x)

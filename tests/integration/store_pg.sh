@@ -14,16 +14,7 @@ source "$(dirname "$0")/serve-lib.bash"
 command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
 "$SLIDEOPS" check >/dev/null 2>&1 ||
 	skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
-PG_TOOL="$(cd "$(dirname "$0")/../tools" && pwd)/pg-server.sh"
-# Not under $WORK: the server's user (nobody) must reach it, and a socket path is short.
-PG=$(mktemp -d /tmp/slideops-pg.XXXXXX)
-rc=0
-"$PG_TOOL" start "$PG" || rc=$?
-defer "'$PG_TOOL' stop '$PG'"
-[ "$rc" = 77 ] && skip "PostgreSQL 15 is not installed (apt-get install postgresql-15)"
-[ "$rc" = 0 ] || fail "PostgreSQL did not start"
-"$PG_TOOL" createdb "$PG" workspace
-export PGPASSFILE="$PG/pgpass"
+start_pg || skip "PostgreSQL 15 is not installed (apt-get install postgresql-15)"
 export SLIDEOPS_STORE="$(cat "$PG/url")/workspace"
 psql_ws() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$SLIDEOPS_STORE" -c "$1"; }
 
