@@ -8,6 +8,17 @@
 # ||, &&), in functions too, is kept: under set -e, the one that ends the benchmark.
 # bench_report_failure STATUS, in the exit trap, says it: a benchmark that fails says
 # what failed (the command, its file and line, its status), never just exit 1.
+# bench_python: the CPython the Python benchmarks run, PYTHON or else pyenv's 3.12 (it has
+# the perf trampoline); nothing when neither is there.
+bench_python() {
+	if [ -n "${PYTHON:-}" ]; then
+		echo "$PYTHON"
+	else
+		ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null |
+			head -1 || true
+	fi
+}
+
 bench_catch_failures() {
 	set -E
 	bench_failed=""

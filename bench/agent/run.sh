@@ -39,8 +39,7 @@ ROUNDS=${ROUNDS:-3}
 DURATIONS=${DURATIONS:-5 30}
 RESIDENT=${RESIDENT:-serve}
 WORKLOAD=${WORKLOAD:-native}
-PYTHON=${PYTHON:-$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null |
-	head -1)}
+PYTHON=$(bench_python)
 RESULTS=${RESULTS:-}
 HZ=99
 NCPUS=$(getconf _NPROCESSORS_ONLN)

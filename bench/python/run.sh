@@ -34,14 +34,14 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/bench/lib.sh"
 SLIDEOPS=${SLIDEOPS:-$top/build/slideops}
 ROUNDS=${ROUNDS:-3}
 SECONDS_RUN=${SECONDS_RUN:-30}
 RESULTS=${RESULTS:-}
 NCPUS=$(getconf _NPROCESSORS_ONLN)
 WORKERS=${WORKERS:-$NCPUS}
-PYTHON=${PYTHON:-$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12.*/bin/python3.12 2>/dev/null |
-	head -1)}
+PYTHON=$(bench_python)
 SERVICE=$top/tests/workloads/service.py
 HZ=99
 
@@ -61,7 +61,6 @@ if [ "${trampoline#* }" != True ]; then
 	modes=(native:none native:slideops python:none python:slideops)
 fi
 
-source "$top/bench/lib.sh"
 bench_init python
 
 # One process: units of work until SECONDS have passed, then prints how many.
