@@ -15,6 +15,9 @@ source "$(dirname "$0")/lib.sh"
 	skip "this server cannot run the cpu question: $("$SLIDEOPS" check 2>&1 | tail -5)"
 
 idle_re='^Over ([0-9]+) seconds?, this server was nearly idle: ([0-9]+\.[0-9]%|<0\.1%) of its CPU time was used\. Most of it was (.+)\.$'
+# A machine so quiet that nothing was sampled while the capture ran (what /proc/stat saw
+# busy was the capture starting and ending) gets the empty profile's answer.
+empty_re='^Over ([0-9]+) seconds?, no process used the CPU on this server: the profile has no samples\.$'
 busy_re='^Over ([0-9]+) seconds?, (.+) used ([0-9]+%|<1%) of the CPU time on this server(, most of it in [^ ]+)?\.( Next was .+, at ([0-9]+%|<1%)\.)?$'
 
 # The CPUs' busy share from /proc/stat's first line: (all - idle - iowait) / all.
@@ -42,7 +45,12 @@ busy=$(capture quiet)
 answer=$(jq -r .answer "$WORK/quiet.json")
 used=$(used quiet)
 echo "/proc/stat: $busy busy; the profile: $used of the server; $answer"
-if [[ $answer =~ $idle_re ]]; then
+if [[ $answer =~ $empty_re ]]; then
+	awk -v b="$busy" 'BEGIN { exit !(b < 0.08) }' ||
+		fail "the CPUs were $busy busy by /proc/stat, yet nothing was sampled: $answer"
+	awk -v u="$used" 'BEGIN { exit !(u == 0) }' ||
+		fail "called empty at $used of the server: $answer"
+elif [[ $answer =~ $idle_re ]]; then
 	awk -v b="$busy" 'BEGIN { exit !(b < 0.08) }' ||
 		fail "the CPUs were $busy busy by /proc/stat, yet: $answer"
 	awk -v u="$used" 'BEGIN { exit !(u < 0.05) }' ||
