@@ -22,7 +22,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 		count(STACK_COUNTER_IDLE);
 		return 0;
 	}
-	s = stack__begin();
+	s = stack__begin(STACK_SLOT_TICK);
 	if (!s)
 		return 0;
 	s->values[0] = 1;

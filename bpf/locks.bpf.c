@@ -168,7 +168,7 @@ static __always_inline void on_wake(void *ctx, __u64 addr)
 		return;
 	/* Claimed: what another CPU adds meanwhile stays for the next. */
 	__sync_fetch_and_add(&v->pending_ns, -pending);
-	s = stack__begin();
+	s = stack__begin(STACK_SLOT_TRACE);
 	if (!s)
 		return;
 	s->values[0] = 0;
@@ -239,10 +239,12 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-static __always_inline void send_wait(void *ctx, struct wait_start *w, __u32 kskip)
+/* slot: the calling program's (bpf/stack.h): a kernel lock's end may come inside a
+ * system call's program. */
+static __always_inline void send_wait(void *ctx, struct wait_start *w, __u32 kskip, __u32 slot)
 {
 	__u64 waited = bpf_ktime_get_ns() - w->start_ns;
-	struct stack_sample *s = stack__begin();
+	struct stack_sample *s = stack__begin(slot);
 
 	if (!s)
 		return;
@@ -272,7 +274,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	bpf_map_delete_elem(&futex_waits, &tid);
 	waited__leave(copy.addr, bpf_get_current_pid_tgid() >> 32);
 	/* The user stack is the waiter's; the kernel's, here, only the exit path. */
-	send_wait(ctx, &copy, STACK_USER_ONLY);
+	send_wait(ctx, &copy, STACK_USER_ONLY, STACK_SLOT_TRACE);
 	return 0;
 }
 
@@ -324,6 +326,6 @@ int BPF_PROG(on_contention_end, void *lock, int ret)
 	copy = *w;
 	bpf_map_delete_elem(&kernel_waits, &tid);
 	/* bpf_prog_* and bpf_trace_run2 are the tracepoint's own frames. */
-	send_wait(ctx, &copy, 2);
+	send_wait(ctx, &copy, 2, STACK_SLOT_NESTED);
 	return 0;
 }

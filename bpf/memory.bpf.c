@@ -64,7 +64,7 @@ static __always_inline void rss_moved(void *ctx, struct mm_struct *mm, int membe
 		return;
 	if (member == MM_FILEPAGES && delta < 0)
 		return;
-	s = stack__begin();
+	s = stack__begin(STACK_SLOT_TRACE);
 	if (!s)
 		return;
 	delta <<= PAGE_SHIFT;

@@ -93,13 +93,30 @@ struct python_frames_scratch {
 	struct python_seen_code seen[PYTHON_SEEN_SLOTS];
 };
 
+/* One per sample slot (bpf/stack.h), for the same reason: a program that interrupts
+ * another on one CPU has a walk of its own. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, STACK_SLOTS);
 	__type(key, __u32);
 	__type(value, struct python_frames_scratch);
 } python_frames_scratch SEC(".maps");
 
+#if defined(NO_BPF_LOOP) || defined(STACK_FRAME_POINTERS_ONLY)
+/* The variants without the walker or bpf_loop (docs/kernel.md) read no Python frames:
+ * user space says so for the processes that run CPython. */
+static __always_inline int python_frames__take(struct stack_sample *s, __u32 tgid, __u32 tid,
+					       __u32 at)
+{
+	return 0;
+}
+
+static __always_inline int python_frames__take_task(struct stack_sample *s, __u32 tgid,
+						    __u32 tid, __u32 at, struct task_struct *task)
+{
+	return 0;
+}
+#else
 struct python_frames_names {
 	__u32 tgid;
 	const struct python_reader *rd; /* NULL: the current task */
@@ -182,7 +199,7 @@ static __always_inline int python_frames__walk(struct stack_sample *s, __u32 tgi
 {
 	struct python_frames_names w = { .tgid = tgid, .rd = rd };
 	__u64 pthread_id = 0, *hint;
-	__u32 zero = 0, n, size;
+	__u32 slot, n, size;
 
 	if (!s)
 		return 0;
@@ -191,7 +208,8 @@ static __always_inline int python_frames__walk(struct stack_sample *s, __u32 tgi
 	w.p = bpf_map_lookup_elem(&python_procs, &tgid);
 	if (!w.p)
 		return 0;
-	w.sc = bpf_map_lookup_elem(&python_frames_scratch, &zero);
+	slot = s->slot;
+	w.sc = bpf_map_lookup_elem(&python_frames_scratch, &slot);
 	if (!w.sc)
 		return 0;
 #ifdef __TARGET_ARCH_x86
@@ -270,6 +288,7 @@ __noinline int python_frames__take_task(struct stack_sample *s, __u32 tgid, __u3
 	return python_frames__walk(s, tgid, tid, at, task, &rd);
 }
 #endif
+#endif /* NO_BPF_LOOP || STACK_FRAME_POINTERS_ONLY */
 
 #endif /* __bpf__ */
 

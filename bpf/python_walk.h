@@ -41,9 +41,24 @@ struct python_reader {
 	void *ctx;
 };
 
-/* Scratch space for one walk (a per-CPU map value on BPF: too big for its stack). */
+/*
+ * Scratch space for one walk (a per-CPU map value on BPF: too big for its stack), and
+ * what changes from one step of a loop to the next. Kept here, in memory the verifier
+ * reads back as unknown numbers, not in the loop's context on the BPF stack: there a
+ * count used as an index made each step's state new to the verifier, which then checked
+ * the step's body once per value (docs/kernel.md).
+ */
 struct python_scratch {
 	__u64 win[PYTHON_WINDOW_WORDS];
+	/* the thread search */
+	__u64 t_interp, t_ts, t_found;
+	__u32 t_interps;
+	__u16 t_exit;
+	__u16 pad;
+	/* the frame walk */
+	__u64 f_frame;
+	__u32 f_n;
+	__u32 pad2;
 };
 
 PYTHON_FN int python__read(const struct python_reader *rd, void *dst, __u32 size, __u64 addr)
@@ -151,40 +166,43 @@ struct python__threads {
 	const struct python_reader *rd;
 	const struct python_proc *p;
 	struct python_scratch *s;
-	__u64 want, interp, ts, found;
-	__u32 id_off, id_size, interps;
-	__u16 exit;
+	__u64 want;
+	__u32 id_off, id_size;
 };
 
 /* One step of the thread search: the next thread state, or the next interpreter's
- * first one. Returns 1 to stop. */
+ * first one. Returns 1 to stop. Its state is in w->s (t_*). */
 PYTHON_FN long python__thread_body(struct python__threads *w, const struct python_reader *rd)
 {
 	const struct python_offsets *o = &w->p->off;
+	struct python_scratch *s = w->s;
+	__u64 ts = s->t_ts;
 
-	if (!w->ts) {
-		if (!w->interp || w->interps >= PYTHON_MAX_INTERPRETERS) {
-			w->exit = PYTHON_EXIT_NO_THREAD;
+	if (!ts) {
+		__u64 interp = s->t_interp;
+
+		if (!interp || s->t_interps >= PYTHON_MAX_INTERPRETERS) {
+			s->t_exit = PYTHON_EXIT_NO_THREAD;
 			return 1;
 		}
-		if (python__u64(rd, w->interp + o->interp_threads_head, &w->ts)) {
-			w->exit = PYTHON_EXIT_READ;
+		if (python__u64(rd, interp + o->interp_threads_head, &s->t_ts)) {
+			s->t_exit = PYTHON_EXIT_READ;
 			return 1;
 		}
-		if (python__u64(rd, w->interp + o->interp_next, &w->interp))
-			w->interp = 0;
-		w->interps++;
+		if (python__u64(rd, interp + o->interp_next, &s->t_interp))
+			s->t_interp = 0;
+		s->t_interps++;
 		return 0;
 	}
-	if (python__window(rd, w->s, w->ts, o->tstate_words)) {
-		w->exit = PYTHON_EXIT_READ;
+	if (python__window(rd, s, ts, o->tstate_words)) {
+		s->t_exit = PYTHON_EXIT_READ;
 		return 1;
 	}
-	if (python__field(w->s, (__u16)w->id_off, w->id_size) == w->want) {
-		w->found = w->ts;
+	if (python__field(s, (__u16)w->id_off, w->id_size) == w->want) {
+		s->t_found = ts;
 		return 1;
 	}
-	w->ts = python__field(w->s, o->tstate_next, 8);
+	s->t_ts = python__field(s, o->tstate_next, 8);
 	return 0;
 }
 
@@ -207,7 +225,6 @@ PYTHON_FN __u64 python_walk__thread(const struct python_reader *rd, const struct
 		.want = native ? tid : pthread_id,
 		.id_off = native ? o->tstate_native_thread_id : o->tstate_thread_id,
 		.id_size = native ? 4 : 8,
-		.exit = PYTHON_EXIT_READ,
 	};
 
 	*exit = PYTHON_EXIT_BAD;
@@ -219,14 +236,17 @@ PYTHON_FN __u64 python_walk__thread(const struct python_reader *rd, const struct
 		return hint;
 
 	*exit = PYTHON_EXIT_READ;
-	if (python__u64(rd, p->runtime + o->runtime_interpreters_head, &w.interp))
+	s->t_ts = 0;
+	s->t_found = 0;
+	s->t_interps = 0;
+	if (python__u64(rd, p->runtime + o->runtime_interpreters_head, &s->t_interp))
 		return 0;
 	/* One step per interpreter too: the bound covers both. */
-	w.exit = PYTHON_EXIT_NO_THREAD;
+	s->t_exit = PYTHON_EXIT_NO_THREAD;
 	python__loop_rd(PYTHON_MAX_THREADS + PYTHON_MAX_INTERPRETERS, python__thread_step, rd, &w);
-	if (w.found)
-		return w.found;
-	*exit = w.exit;
+	if (s->t_found)
+		return s->t_found;
+	*exit = s->t_exit;
 	return 0;
 }
 
@@ -260,31 +280,31 @@ struct python__frames {
 	const struct python_proc *p;
 	struct python_scratch *s;
 	struct python_stack *out;
-	__u64 frame;
-	__u32 n;
 };
 
 /* One frame: kept, or (3.12+ C-stack shim) marks the frame above it as an entry frame.
- * Returns 1 to stop, with out->exit set. */
+ * Returns 1 to stop, with out->exit set. Its state is in w->s (f_*). */
 PYTHON_FN long python__frame_body(struct python__frames *w, const struct python_reader *rd)
 {
 	const struct python_offsets *o = &w->p->off;
+	struct python_scratch *s = w->s;
+	__u64 prev, code, frame = s->f_frame;
+	__u32 n = s->f_n;
 	struct python_frame *f;
-	__u64 prev, code;
 	__u16 flags = 0;
 
-	if (!w->frame) {
+	if (!frame) {
 		w->out->exit = PYTHON_EXIT_OK;
 		return 1;
 	}
-	if (w->n >= PYTHON_MAX_FRAMES)
+	if (n >= PYTHON_MAX_FRAMES)
 		return 1; /* exit stays PYTHON_EXIT_DEPTH */
-	if (python__window(rd, w->s, w->frame, o->frame_words)) {
+	if (python__window(rd, s, frame, o->frame_words)) {
 		w->out->exit = PYTHON_EXIT_READ;
 		return 1;
 	}
-	prev = python__field(w->s, o->frame_previous, 8);
-	if (prev == w->frame) {
+	prev = python__field(s, o->frame_previous, 8);
+	if (prev == frame) {
 		w->out->exit = PYTHON_EXIT_BAD;
 		return 1;
 	}
@@ -293,24 +313,24 @@ PYTHON_FN long python__frame_body(struct python__frames *w, const struct python_
 	} else {
 		/* A shim the C stack owns (3.12+) starts one evaluation: the frame run
 		 * above it is that evaluation's entry frame. */
-		if (python__field(w->s, o->frame_owner, 1) == o->owner_cstack) {
-			if (w->n > 0)
-				w->out->frames[(w->n - 1) & (PYTHON_MAX_FRAMES - 1)].flags |=
+		if (python__field(s, o->frame_owner, 1) == o->owner_cstack) {
+			if (n > 0)
+				w->out->frames[(n - 1) & (PYTHON_MAX_FRAMES - 1)].flags |=
 					PYTHON_FRAME_ENTRY;
-			w->frame = prev;
+			s->f_frame = prev;
 			return 0;
 		}
-		if (o->frame_is_entry != PYTHON_NONE && python__field(w->s, o->frame_is_entry, 1))
+		if (o->frame_is_entry != PYTHON_NONE && python__field(s, o->frame_is_entry, 1))
 			flags = PYTHON_FRAME_ENTRY;
 	}
-	code = python__field(w->s, o->frame_code, 8);
-	f = &w->out->frames[w->n & (PYTHON_MAX_FRAMES - 1)];
+	code = python__field(s, o->frame_code, 8);
+	f = &w->out->frames[n & (PYTHON_MAX_FRAMES - 1)];
 	f->code = code;
-	f->instr = python__instr(o, w->s, code);
+	f->instr = python__instr(o, s, code);
 	f->flags = flags;
 	f->pad = 0;
-	w->n++;
-	w->frame = prev;
+	s->f_n = n + 1;
+	s->f_frame = prev;
 	return 0;
 }
 
@@ -326,7 +346,7 @@ PYTHON_FN __u32 python__frames(const struct python_reader *rd, const struct pyth
 {
 	const struct python_offsets *o = &p->off;
 	__u32 window = (__u32)o->frame_words * 8;
-	struct python__frames w = { .rd = rd, .p = p, .s = s, .out = out, .frame = top };
+	struct python__frames w = { .rd = rd, .p = p, .s = s, .out = out };
 
 	out->tstate = ts;
 	out->nframes = 0;
@@ -336,8 +356,10 @@ PYTHON_FN __u32 python__frames(const struct python_reader *rd, const struct pyth
 	    (o->frame_owner != PYTHON_NONE && o->frame_owner >= window) ||
 	    (o->frame_is_entry != PYTHON_NONE && o->frame_is_entry >= window))
 		return 0;
-	if (o->frames_kind == PYTHON_FRAMES_CFRAME && w.frame &&
-	    python__u64(rd, w.frame + o->cframe_current_frame, &w.frame)) {
+	s->f_frame = top;
+	s->f_n = 0;
+	if (o->frames_kind == PYTHON_FRAMES_CFRAME && top &&
+	    python__u64(rd, top + o->cframe_current_frame, &s->f_frame)) {
 		out->exit = PYTHON_EXIT_READ;
 		return 0;
 	}
@@ -345,8 +367,8 @@ PYTHON_FN __u32 python__frames(const struct python_reader *rd, const struct pyth
 	 * after that ends as PYTHON_EXIT_DEPTH. */
 	out->exit = PYTHON_EXIT_DEPTH;
 	python__loop_rd(2 * PYTHON_MAX_FRAMES, python__frame_step, rd, &w);
-	out->nframes = (__u16)w.n;
-	return w.n;
+	out->nframes = (__u16)(s->f_n > PYTHON_MAX_FRAMES ? PYTHON_MAX_FRAMES : s->f_n);
+	return out->nframes;
 }
 
 /* Walks the frames of thread state ts (found earlier) into out. */

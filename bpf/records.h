@@ -118,6 +118,7 @@ struct stack_sample {
 	__u32 pystack_len;
 	__u32 pystack_exit; /* enum python_exit of that walk */
 	__u32 wait_reason;  /* enum wait_reason (wall's waits); 0: none */
+	__u32 slot;         /* the BPF side's own: where it was assembled (bpf/stack.h) */
 	char comm[RECORD_COMM_LEN]; /* the thread's name */
 	/* Only with SAMPLE_FIRST: what user space needs of a process that may be gone
 	 * before it reads /proc, and whose exit it may not hear of (one sampled only while

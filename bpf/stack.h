@@ -61,12 +61,34 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
-/* Where a sample is assembled before its used part is copied into the ring buffer. */
+/*
+ * Where a sample is assembled, and its user stack walked, before its used part is copied
+ * into the ring buffer: one slot per program that takes stacks, per CPU, so that a
+ * program that interrupts another on the same CPU (a perf-event tick in a tracepoint
+ * program, a lock's tracepoint inside a system call's, a task switch while a sleepable
+ * iterator is preempted) never writes over the sample or the walk the other is in the
+ * middle of. A program never runs inside itself on one CPU (the kernel skips a tracing
+ * or perf-event program that fires while it runs), and a sleepable iterator does not
+ * move from its CPU while it runs: a slot of its own is all it takes.
+ */
+enum stack_slot_id {
+	STACK_SLOT_TICK,    /* a perf-event program (cpu-clock: in the timer interrupt) */
+	STACK_SLOT_TRACE,   /* a tracepoint program */
+	STACK_SLOT_NESTED,  /* a tracepoint program that may fire inside the one above */
+	STACK_SLOT_ITER,    /* a sleepable task iterator */
+	STACK_SLOTS,
+};
+
+struct stack_slot {
+	struct stack_sample s; /* first: a sample is its slot */
+	struct unwind_walk walk;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, STACK_SLOTS);
 	__type(key, __u32);
-	__type(value, struct stack_sample);
+	__type(value, struct stack_slot);
 } scratch SEC(".maps");
 
 /* Processes sampled so far (tgid -> 1): the first sample of one wakes user space, and
@@ -102,15 +124,18 @@ static __always_inline __u32 task_tty_nr(struct task_struct *task)
 	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
 }
 
-/* The per-CPU sample a program fills, its values and labels cleared. NULL: none (the
- * map lookup cannot fail for index 0, but the verifier wants the check). */
-static __always_inline struct stack_sample *stack__begin(void)
+/* The per-CPU sample of slot (the calling program's enum stack_slot_id) a program
+ * fills, its values and labels cleared. NULL: none (the lookup cannot fail for a slot
+ * below STACK_SLOTS, but the verifier wants the check). */
+static __always_inline struct stack_sample *stack__begin(__u32 slot)
 {
-	__u32 zero = 0;
-	struct stack_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct stack_slot *st = bpf_map_lookup_elem(&scratch, &slot);
+	struct stack_sample *s;
 
-	if (!s)
+	if (!st)
 		return NULL;
+	s = &st->s;
+	s->slot = slot;
 	s->kind = RECORD_SAMPLE;
 	s->flags = 0;
 	s->values[0] = 0;
@@ -176,6 +201,58 @@ static __always_inline void stack__output(struct stack_sample *s, struct task_st
 	}
 }
 
+/* Counts why a walk that stopped short of a root stopped, and marks the sample. */
+static __always_inline void stack__walked(struct stack_sample *s, const struct unwind_walk *w,
+					  bool tables)
+{
+	__u32 reason = w->reason;
+
+	if (tables)
+		s->flags |= SAMPLE_USTACK_TABLES;
+	if (!unwind_stop__is_clean(reason)) {
+		s->flags |= SAMPLE_USTACK_CUT;
+		if (reason >= UNWIND_STOP_NO_TABLE && reason < UNWIND_STOP_REASONS)
+			count(STACK_COUNTER_UNWIND_FIRST + reason - UNWIND_STOP_NO_TABLE);
+	}
+}
+
+/* The registers a walk starts from: a task's saved user ones. */
+static __always_inline void stack__regs(struct unwind_regs *r, struct pt_regs *regs)
+{
+	UNWIND_ARCH_READ_REGS(r, regs);
+	r->bp_known = 1;
+	r->after_signal = 1; /* the first ip is where the task is, not a return address */
+}
+
+#ifdef STACK_FRAME_POINTERS_ONLY
+/*
+ * The smaller variant (docs/kernel.md, for a kernel that refuses the walker): no tables,
+ * no walker; another task's user stack by its frame pointers, read with
+ * bpf_copy_from_user_task in a loop the verifier checks frame by frame.
+ */
+static __always_inline long stack__walk_fp(struct stack_sample *s, struct task_struct *task,
+					   struct pt_regs *regs, __u32 at)
+{
+	struct unwind_regs r;
+	__u64 frame[2];
+	__u32 n = 0;
+
+	stack__regs(&r, regs);
+	for (int i = 0; i < RECORD_MAX_STACK; i++) {
+		if (r.ip == 0 || at + n >= 256)
+			break;
+		s->ips[(at + n) & 255] = r.ip;
+		n++;
+		if (r.bp == 0 || r.bp < r.sp ||
+		    bpf_copy_from_user_task(frame, sizeof(frame), (void *)r.bp, task, 0))
+			break;
+		r.sp = r.bp + 16;
+		r.bp = frame[0];
+		r.ip = frame[1];
+	}
+	return n;
+}
+#else
 /*
  * The user stack of task (NULL: the current task) into s->ips from index at, walked from
  * its saved user registers with the tables of proc (NULL: none loaded, frame pointers all
@@ -185,24 +262,21 @@ static __always_inline void stack__output(struct stack_sample *s, struct task_st
 static __always_inline long stack__walk(struct stack_sample *s, const struct unwind_proc *proc,
 					struct task_struct *task, struct pt_regs *regs, __u32 at)
 {
-	struct unwind_user_walk w;
+	struct stack_slot *st = (struct stack_slot *)s;
+	struct unwind_regs r;
 	long n;
 
-	w.uc.proc = proc;
-	w.uc.task = task;
-	UNWIND_ARCH_READ_REGS(&w.regs, regs);
-	w.regs.bp_known = 1;
-	w.regs.after_signal = 1; /* the first ip is where the task is, not a return address */
-	n = unwind_user_walk(&w, s->ips, at, RECORD_MAX_STACK);
-	if (proc)
-		s->flags |= SAMPLE_USTACK_TABLES;
-	if (!unwind_stop__is_clean(w.reason)) {
-		s->flags |= SAMPLE_USTACK_CUT;
-		if (w.reason >= UNWIND_STOP_NO_TABLE && w.reason < UNWIND_STOP_REASONS)
-			count(STACK_COUNTER_UNWIND_FIRST + w.reason - UNWIND_STOP_NO_TABLE);
-	}
+	stack__regs(&r, regs);
+	if (task)
+		n = unwind_user_walk_task(&st->walk, (struct unwind_pcs *)s->ips, proc, task, &r,
+					  at, RECORD_MAX_STACK);
+	else
+		n = unwind_user_walk_current(&st->walk, (struct unwind_pcs *)s->ips, proc, &r,
+					     at, RECORD_MAX_STACK);
+	stack__walked(s, &st->walk, proc != NULL);
 	return n;
 }
+#endif
 
 /*
  * The current task's user stack into s->ips from index at: by unwind tables from its
@@ -216,21 +290,30 @@ static __always_inline long stack__walk(struct stack_sample *s, const struct unw
  */
 static __always_inline long stack__user(void *ctx, struct stack_sample *s, __u32 tgid, __u32 at)
 {
-	const struct unwind_proc *proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	const struct unwind_proc *proc = NULL;
 	long len;
 
+#ifndef STACK_FRAME_POINTERS_ONLY
+	proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+#endif
 	if (!proc) {
 		/* No tables (yet, or ever: a kernel thread has no user stack at all). */
 		if (at > RECORD_MAX_STACK)
 			return -1;
 		len = bpf_get_stack(ctx, &s->ips[at], RECORD_MAX_STACK * sizeof(__u64),
 				    BPF_F_USER_STACK);
+#ifndef STACK_FRAME_POINTERS_ONLY
 		if (len > 0)
 			count(STACK_COUNTER_UNWIND_NO_PROCESS);
+#endif
 		return len < 0 ? len : len / sizeof(__u64);
 	}
+#ifdef STACK_FRAME_POINTERS_ONLY
+	return -1;
+#else
 	return stack__walk(s, proc, NULL,
 			   (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), at);
+#endif
 }
 
 /*
@@ -300,12 +383,17 @@ static __always_inline void stack__send_task(struct stack_sample *s, struct task
 		klen = 0;
 	}
 	if (!(BPF_CORE_READ(task, flags) & PF_KTHREAD) && BPF_CORE_READ(task, mm)) {
+#ifdef STACK_FRAME_POINTERS_ONLY
+		ulen = stack__walk_fp(s, task, (struct pt_regs *)bpf_task_pt_regs(task), klen);
+		(void)proc;
+#else
 		proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 		ulen = stack__walk(s, proc, task, (struct pt_regs *)bpf_task_pt_regs(task), klen);
-		if (ulen > RECORD_MAX_STACK)
-			ulen = RECORD_MAX_STACK;
 		if (!proc && ulen > 0)
 			count(STACK_COUNTER_UNWIND_NO_PROCESS);
+#endif
+		if (ulen > RECORD_MAX_STACK)
+			ulen = RECORD_MAX_STACK;
 		python_frames__take_task(s, tgid, s->pid, klen + ulen, task);
 	}
 	s->kstack_len = klen;
@@ -327,6 +415,7 @@ struct exe_walk {
 	struct process_record *e;
 };
 
+#ifndef NO_BPF_LOOP
 /* One step of the walk from the executable's dentry to the root, crossing mount points
  * as d_path does (tracepoints may not call the d_path helper). bpf_loop: a plain loop
  * with these branches is more than the verifier will explore. */
@@ -357,6 +446,7 @@ static long exe_walk_step(__u32 i, void *ctx)
 	w->dentry = parent;
 	return 0;
 }
+#endif
 
 static __always_inline void exe_path_parts(struct process_record *e, struct file *exe)
 {
@@ -368,7 +458,13 @@ static __always_inline void exe_path_parts(struct process_record *e, struct file
 	};
 
 	e->nexe_parts = 0;
+#ifdef NO_BPF_LOOP
+	/* Without bpf_loop the path is left out: user space names the process by its
+	 * name (docs/kernel.md). */
+	(void)w;
+#else
 	bpf_loop(RECORD_EXE_MAX_PARTS + 8, exe_walk_step, &w, 0);
+#endif
 }
 
 static __always_inline __u32 inode_dev(struct inode *inode)

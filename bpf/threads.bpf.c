@@ -25,7 +25,7 @@ int on_task(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	bpf_seq_write(ctx->meta->seq, &visited, sizeof(visited));
-	s = stack__begin();
+	s = stack__begin(STACK_SLOT_ITER);
 	if (!s)
 		return 0;
 	s->values[0] = 1;

@@ -55,6 +55,16 @@ struct unwind_proc {
 
 _Static_assert(sizeof(struct unwind_proc_map) == 32, "no hidden padding: shared with BPF");
 
+/* 1 when a < b, else 0 (unsigned), by arithmetic alone: the borrow of a - b. The
+ * barrier keeps the compiler from seeing a comparison in it and making it a jump. */
+static inline __u64 unwind__below(__u64 a, __u64 b)
+{
+	__u64 d = a - b;
+
+	__asm__ __volatile__("" : "+r"(d));
+	return ((~a & b) | (~(a ^ b) & d)) >> 63;
+}
+
 #ifdef __bpf__
 
 struct {
@@ -107,17 +117,18 @@ static __always_inline int unwind_find_table(struct unwind_bpf_ctx *ctx, __u64 i
 	if (n > UNWIND_MAX_PROC_MAPS)
 		n = UNWIND_MAX_PROC_MAPS;
 	/*
-	 * The last mapping starting at or below ip, by a branchless binary search: each step
-	 * keeps base or moves it by half through a mask, not a branch. With branches the
-	 * verifier follows every path of the search apart (hundreds of thousands of
-	 * instructions for one frame, seconds of load time); this way it checks one.
+	 * The last mapping starting at or below ip, by a binary search without a jump: each
+	 * step keeps base or moves it by half through a mask computed by arithmetic (BPF has
+	 * no conditional move, and a comparison is a jump). With jumps the verifier follows
+	 * every path of the search apart, base being an index it must track exactly: 2^7
+	 * paths for one frame, which took sampling programs past its million instructions.
 	 */
 	len = n;
 	for (int i = 0; i < UNWIND_MAP_SEARCH_STEPS; i++) {
 		__u32 half = len >> 1;
 		__u64 start = p->maps[(base + half) & (UNWIND_MAX_PROC_MAPS - 1)].start;
 
-		base += half & -(__u32)(start <= ip);
+		base += half & ((__u32)unwind__below(ip, start) - 1);
 		len -= half;
 	}
 	at = base & (UNWIND_MAX_PROC_MAPS - 1);
@@ -159,6 +170,47 @@ static __always_inline int unwind_get_row(struct unwind_bpf_ctx *ctx, __u32 inde
 	*row = *r;
 	return 0;
 }
+
+/*
+ * The number of the last row of [first, first + count) whose pc is <= pc, or -1
+ * (unwind_search's answer, as an index). A global function: the verifier checks it once,
+ * on its own, with every argument unknown, and its callers see only an unknown result;
+ * inline, its 25 halvings multiplied the states of the frame around it.
+ */
+__noinline int unwind_row_index(__u32 first, __u32 count, __u32 pc)
+{
+	__u32 lo = 0, hi = count; /* answer in [lo, hi): the first row with pc > target */
+
+	for (int i = 0; i < UNWIND_SEARCH_STEPS + 1; i++) {
+		__u32 mid = lo + (hi - lo) / 2, index = first + mid;
+		const struct unwind_row *r;
+
+		if (lo >= hi)
+			break;
+		r = bpf_map_lookup_elem(&unwind_rows, &index);
+		if (!r)
+			return -1;
+		if (r->pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || lo != hi || first + lo - 1 > 0x7fffffffu)
+		return -1;
+	return (int)(first + lo - 1);
+}
+
+static __always_inline int unwind_search_rows(struct unwind_bpf_ctx *ctx, __u32 first,
+					      __u32 count, __u32 pc, struct unwind_row *row)
+{
+	int index = unwind_row_index(first, count, pc);
+
+	if (index < 0 || unwind_get_row(ctx, (__u32)index, row) < 0)
+		return UNWIND_STOP_TABLE_MISS;
+	return 0;
+}
+
+#define UNWIND_SEARCH_ROWS unwind_search_rows
 
 #endif /* __bpf__ */
 

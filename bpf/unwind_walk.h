@@ -132,11 +132,23 @@ struct unwind_regs {
 #if defined(UNWIND_CTX) && !defined(SLIDEOPS_BPF_UNWIND_WALKER)
 #define SLIDEOPS_BPF_UNWIND_WALKER
 
+/* On BPF every step is inlined into the global function that calls it: a frame of the
+ * current task and one of another task (bpf/unwind_user.h) must not share a subprogram,
+ * or the one that may not sleep would reach the helper that may. */
+#ifdef __bpf__
+#define UNWIND_FN static __always_inline
+#else
+#define UNWIND_FN static __attribute__((unused))
+#endif
+
 /*
  * The last row of rows [first, first + count) whose pc is <= pc, into *row: 0, or
  * UNWIND_STOP_TABLE_MISS when pc is before the first row or the table cannot be read.
+ * An includer may define UNWIND_SEARCH_ROWS(ctx, first, count, pc, row) to search its own
+ * way (BPF: a global function, checked once by the verifier); this is the reference both
+ * are tested against.
  */
-static __attribute__((unused)) int unwind_search(UNWIND_CTX *ctx, __u32 first, __u32 count,
+UNWIND_FN int unwind_search(UNWIND_CTX *ctx, __u32 first, __u32 count,
 						 __u32 pc, struct unwind_row *row)
 {
 	__u32 lo = 0, hi = count; /* answer in [lo, hi): the first row with pc > target */
@@ -160,7 +172,7 @@ static __attribute__((unused)) int unwind_search(UNWIND_CTX *ctx, __u32 first, _
 }
 
 /* Follows the frame pointer: the caller's rbp at [bp], its return address at [bp + 8]. */
-static __attribute__((unused)) int unwind_step_fp(UNWIND_CTX *ctx, struct unwind_regs *s,
+UNWIND_FN int unwind_step_fp(UNWIND_CTX *ctx, struct unwind_regs *s,
 						  int why)
 {
 	__u64 saved[2];
@@ -184,7 +196,7 @@ static __attribute__((unused)) int unwind_step_fp(UNWIND_CTX *ctx, struct unwind
  * One frame: from the registers of a frame to its caller's. Returns -1 when the caller's
  * registers are in *s (its ip is the next frame), else the enum unwind_stop reason.
  */
-static __attribute__((unused)) int unwind_step(UNWIND_CTX *ctx, struct unwind_regs *s)
+UNWIND_FN int unwind_step(UNWIND_CTX *ctx, struct unwind_regs *s)
 {
 	struct unwind_row row;
 	__u64 adjust = 0, cfa, lookup, ra, bp;
@@ -198,8 +210,11 @@ static __attribute__((unused)) int unwind_step(UNWIND_CTX *ctx, struct unwind_re
 	lookup = s->after_signal ? s->ip : s->ip - 1;
 	if (unwind_find_table(ctx, lookup, &adjust, &first, &count) != UNWIND_FIND_OK)
 		return unwind_step_fp(ctx, s, UNWIND_STOP_NO_TABLE);
+#ifndef UNWIND_SEARCH_ROWS
+#define UNWIND_SEARCH_ROWS unwind_search
+#endif
 	if (lookup - adjust > 0xffffffffULL ||
-	    unwind_search(ctx, first, count, (__u32)(lookup - adjust), &row) != 0)
+	    UNWIND_SEARCH_ROWS(ctx, first, count, (__u32)(lookup - adjust), &row) != 0)
 		return unwind_step_fp(ctx, s, UNWIND_STOP_TABLE_MISS);
 
 	cfa_kind = unwind_row__cfa_kind(&row);
@@ -271,7 +286,7 @@ static __attribute__((unused)) int unwind_step(UNWIND_CTX *ctx, struct unwind_re
  * The whole walk into pcs (UNWIND_PCS entries): pcs[0] = s->ip, then each caller's return
  * address, up to max (at most UNWIND_MAX_DEPTH) frames. Returns the number of frames; *reason says why it stopped.
  */
-static __attribute__((unused)) __u32 unwind_walk(UNWIND_CTX *ctx, struct unwind_regs *s,
+UNWIND_FN __u32 unwind_walk(UNWIND_CTX *ctx, struct unwind_regs *s,
 						 __u64 *pcs, __u32 max, __u32 *reason)
 {
 	__u32 n = 0;

@@ -151,7 +151,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 		count(STACK_COUNTER_IDLE);
 		return 0;
 	}
-	s = stack__begin();
+	s = stack__begin(STACK_SLOT_TICK);
 	if (!s)
 		return 0;
 	s->values[0] = ctx->sample_period;
@@ -189,7 +189,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u3
 	if (t->stacked_ns)
 		flush(tid, t);
 	t->stacked_ns = now;
-	s = stack__begin();
+	s = stack__begin(STACK_SLOT_TRACE);
 	if (!s)
 		return;
 	s->kind = RECORD_WALL_STACK;
@@ -287,7 +287,7 @@ int on_sweep(struct bpf_iter__task *ctx)
 	}
 	if (!waiting)
 		return 0;
-	s = stack__begin();
+	s = stack__begin(STACK_SLOT_ITER);
 	if (!s)
 		return 0;
 	s->values[0] = waiting;

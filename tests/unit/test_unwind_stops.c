@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "unwind/unwind.h"
+#include "unwind_maps.h"
 
 /* A fake process: 4 KB of stack at STACK, one table covering [TEXT, TEXT + 0x1000). */
 #define STACK 0x7ffff000ull
@@ -243,9 +244,24 @@ static void test_plt(void **state)
 	assert_int_equal(n, 2);
 }
 
+/* The BPF mapping search's comparison without a jump (bpf/unwind_maps.h): a wrong mask
+ * there found the wrong mapping for every frame but the first. */
+static void test_below_without_a_jump(void **state)
+{
+	static const __u64 v[] = { 0, 1, 2, 0x7fffffffffffffffull, 0x8000000000000000ull,
+				   0x8000000000000001ull, 0xfffffffffffffffeull,
+				   0xffffffffffffffffull, 0x400000, 0x7f0000001000ull };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++)
+		for (size_t j = 0; j < sizeof(v) / sizeof(*v); j++)
+			assert_int_equal(unwind__below(v[i], v[j]), v[i] < v[j]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_below_without_a_jump),
 		cmocka_unit_test(test_clean_root),
 		cmocka_unit_test(test_ip_zero),
 		cmocka_unit_test(test_frame_pointer_fallback),
