@@ -33,9 +33,13 @@ else
 endif
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
-# Objects built a second time for older kernels (docs/kernel.md), chosen at load time:
-# NAME_no_trusted_args from bpf/NAME.bpf.c with -DNO_TRUSTED_ARGS (before 6.8).
-BPF_VARIANTS := threads_no_trusted_args wall_no_trusted_args
+# Objects built again for other kernels (docs/kernel.md), chosen at load time:
+# NAME_no_trusted_args from bpf/NAME.bpf.c with -DNO_TRUSTED_ARGS (before 6.8),
+# NAME_no_loop with -DNO_BPF_LOOP (before 5.17: no Python frames), and NAME_fp with
+# -DSTACK_FRAME_POINTERS_ONLY (the smaller walker, for a kernel that refuses the full one).
+QUESTION_OBJS := cpu wall threads locks memory
+BPF_VARIANTS := threads_no_trusted_args wall_no_trusted_args \
+	$(patsubst %,%_no_loop,$(QUESTION_OBJS)) $(patsubst %,%_fp,$(QUESTION_OBJS))
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS)) \
 	      $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_VARIANTS))
 SKELS      := $(patsubst %.bpf.o,%.skel.h,$(BPF_OBJS))
@@ -136,6 +140,20 @@ $(OUTPUT)/bpf/%_no_trusted_args.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -DNO_TRUSTED_ARGS \
 		-I$(OUTPUT) -Ibpf -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/bpf/%_no_loop.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -DNO_BPF_LOOP \
+		-I$(OUTPUT) -Ibpf -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/bpf/%_fp.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
+		-DSTACK_FRAME_POINTERS_ONLY -I$(OUTPUT) -Ibpf -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o

@@ -18,11 +18,14 @@ struct row {
 	const char *kernel, *question;
 };
 
-static void print_program(const char *prog, long insns, long usec, void *arg)
+static void print_program(const char *prog, long insns, long usec, const char *refusal,
+			  void *arg)
 {
 	const struct row *r = arg;
 
 	printf("%s\t%s\t%s\t%ld\t%ld\n", r->kernel, r->question, prog, insns, usec);
+	if (refusal)
+		fprintf(stderr, "budgets: %s: %s\n", r->question, refusal);
 }
 
 int main(void)
@@ -39,7 +42,7 @@ int main(void)
 
 		if (!row)
 			continue;
-		err = capture__verifier_stats(row, print_program, &r);
+		err = capture__verifier_stats(row, false, print_program, &r);
 		if (err) {
 			fprintf(stderr, "budgets: %s: its programs do not load here: %s\n",
 				r.question, strerror(-err));

@@ -47,7 +47,26 @@ struct kernel_features {
 	bool task_vmas;       /* the task vma iterator (6.7) */
 	bool trusted_args;    /* a kernel pointer as a global function's argument (6.8) */
 	bool rss_stat_count;  /* rss_stat(mm, member, count): counters not per-CPU (< 6.2) */
+	bool loop;            /* bpf_loop (5.17): Python frames, the executable's path */
+	/* Which build of a question's programs to load (docs/kernel.md): the loader asks for
+	 * the smaller one when the kernel refuses the full one. */
+	enum bpf_walker {
+		BPF_WALKER_FULL,           /* unwind tables, Python frames */
+		BPF_WALKER_FRAME_POINTERS, /* frame pointers only, no Python frames */
+	} walker;
 };
+/*
+ * The skeleton of question NAME for k: NAME_fp (frame pointers only) when k asks for the
+ * smaller walker, NAME_no_loop where the kernel lacks bpf_loop, NO_TRUSTED (an expression
+ * opening NAME_no_trusted_args, or NAME itself where the question has no such build) where
+ * it lacks trusted arguments, else NAME. Every
+ * build is the same source with other defines (the Makefile's BPF_VARIANTS): the same
+ * maps and programs in the same order, so one skeleton type serves them all.
+ */
+#define QUESTION_SKEL_OPEN(NAME, k, NO_TRUSTED)                                            \
+	((k)->walker == BPF_WALKER_FRAME_POINTERS ? (struct NAME##_bpf *)NAME##_fp_bpf__open() : \
+	 !(k)->loop ? (struct NAME##_bpf *)NAME##_no_loop_bpf__open() :                     \
+	 !(k)->trusted_args ? (struct NAME##_bpf *)NO_TRUSTED : NAME##_bpf__open())
 const struct kernel_features *capture__kernel_features(void);
 /* Where q's programs do not load: the features it needs that this kernel lacks, with the
  * Linux version that brought each, ", "-joined into out ("" when none is missing). */
@@ -76,11 +95,14 @@ struct bpf_loaded {
  * and its exit program as the kernel's features have them. 0 or -errno. */
 int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		     size_t ringbuf_size, const struct unwind_maps_plan *plan);
-/* For bench/kernels: loads q's object as a capture would, by libbpf with the verifier's
- * statistics, and calls fn with each loaded program's instructions processed and
- * verification time (-1: not reported). 0 or -errno. */
-int capture__verifier_stats(const struct capture_question *q,
-			    void (*fn)(const char *prog, long insns, long usec, void *arg), void *arg);
+/* For bench/kernels and the budget test: each program a capture of q loads (reduced: the
+ * smaller walker's), loaded alone by libbpf with the verifier's statistics; fn gets its
+ * instructions processed and verification time (-1: not reported), and refusal, NULL when
+ * it loaded, else which program the verifier refused and why. 0 or the last -errno. */
+int capture__verifier_stats(const struct capture_question *q, bool reduced,
+			    void (*fn)(const char *prog, long insns, long usec, const char *refusal,
+				       void *arg),
+			    void *arg);
 /* A map's or program's descriptor by name; -1 when there is none. */
 int bpf_loaded__map(const struct bpf_loaded *l, const char *name);
 int bpf_loaded__prog(const struct bpf_loaded *l, const char *name);

@@ -9,9 +9,12 @@
  * kernels that cannot run it. One loader for every question's object.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -139,7 +142,9 @@ static bool pretend_lacks(const char *name)
 
 static bool has_feature(const char *name)
 {
-	bool has = !pretend_lacks(name) && probe_feature(name) == 0;
+	/* bpf_loop's probe is named loop: both names pretend it away. */
+	bool lacks = pretend_lacks(name) || (strcmp(name, "loop") == 0 && pretend_lacks("bpf_loop"));
+	bool has = !lacks && probe_feature(name) == 0;
 
 	if (capture__debug())
 		msg_error(MSG_CAPTURE_DEBUG_FEATURE, name, has ? "yes" : "no");
@@ -156,6 +161,8 @@ const struct kernel_features *capture__kernel_features(void)
 		k.task_vmas = k.exit_group_dead && has_feature("task_vmas");
 		k.trusted_args = has_feature("trusted_args");
 		k.rss_stat_count = has_feature("rss_stat_count");
+		k.loop = has_feature("loop");
+		k.walker = BPF_WALKER_FULL;
 		probed = true;
 	}
 	return &k;
@@ -168,7 +175,7 @@ static const struct {
 	enum msg_id what;
 	unsigned need;
 } needs[] = {
-	{ "loop", MSG_KERNEL_MISSING_LOOP, 0 },
+	{ "loop", MSG_KERNEL_MISSING_LOOP, KERNEL_NEEDS_SLEEPABLE_ITER },
 	{ "sleepable_iter", MSG_KERNEL_MISSING_SLEEPABLE_ITER, KERNEL_NEEDS_SLEEPABLE_ITER },
 	{ "lock_contention", MSG_KERNEL_MISSING_LOCK_CONTENTION, KERNEL_NEEDS_LOCK_CONTENTION },
 };
@@ -177,6 +184,11 @@ static bool question_needs(enum question q, size_t i)
 {
 	const struct capture_question *row = capture_question__get(q);
 
+	/* bpf_loop: only the task walk of kernels before 6.8 cannot do without it (its
+	 * frames in a bpf_loop callback); every other build has one without it. */
+	if (strcmp(needs[i].feature, "loop") == 0)
+		return row && (row->kernel_needs & KERNEL_NEEDS_SLEEPABLE_ITER) &&
+		       !capture__kernel_features()->trusted_args;
 	return !needs[i].need || (row && (row->kernel_needs & needs[i].need));
 }
 
@@ -185,10 +197,16 @@ static bool question_needs(enum question q, size_t i)
 static bool pretend_missing(enum question q)
 {
 	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs); i++)
-		if (question_needs(q, i) && pretend_lacks(needs[i].feature))
+		if (question_needs(q, i) && !has_feature(needs[i].feature) &&
+		    (pretend_lacks(needs[i].feature) ||
+		     (strcmp(needs[i].feature, "loop") == 0 && pretend_lacks("bpf_loop"))))
 			return true;
 	return false;
 }
+
+/* Why each question runs the smaller walker here (the kernel refused the full one):
+ * set by bpf_loaded__load, said by capture__kernel_less; "" when it does not. */
+static char reduced_because[QUESTION__COUNT][256];
 
 void capture__kernel_missing(enum question q, char *out, size_t size)
 {
@@ -216,9 +234,23 @@ void capture__kernel_less(enum question q, char *out, size_t size)
 	out[0] = '\0';
 	if (!row)
 		return;
+	if ((unsigned)q < QUESTION__COUNT && reduced_because[q][0]) {
+		msg_format(out, size, MSG_KERNEL_LESS_REDUCED, reduced_because[q]);
+		used = strlen(out);
+	}
+	if (!k->loop && !reduced_because[q][0] && used < size) {
+		if (used)
+			used += snprintf(out + used, size - used, "; ");
+		if (used < size)
+			msg_format(out + used, size - used, MSG_KERNEL_LESS_NO_LOOP);
+		used = strlen(out);
+	}
 	/* A snapshot is a moment: no process exits in it that it needs to name. */
-	if (!k->task_vmas && !question__is_snapshot(q)) {
-		msg_format(out, size, MSG_KERNEL_LESS_EXIT_MAPPINGS);
+	if (!k->task_vmas && !question__is_snapshot(q) && used < size) {
+		if (used)
+			used += snprintf(out + used, size - used, "; ");
+		if (used < size)
+			msg_format(out + used, size - used, MSG_KERNEL_LESS_EXIT_MAPPINGS);
 		used = strlen(out);
 	}
 	if (!k->trusted_args && row->python_off_cpu_needs_trusted_args) {
@@ -353,14 +385,129 @@ fail:
 	return NULL;
 }
 
+/*
+ * The verifier's time on one object, bounded: past seconds, a signal every few
+ * milliseconds makes the verifier give up (it stops with EAGAIN when a signal is
+ * pending; libbpf tries a load again five times). A kernel that refuses a program at its
+ * million instructions takes tens of seconds to say so, and `check` answers in seconds.
+ * The signal goes to this thread only, and its handler does nothing.
+ */
+#define VERIFY_SIGNAL (SIGRTMIN + 4)
+#define VERIFY_SECONDS_DEFAULT 3.0
+
+struct verify_deadline {
+	timer_t timer;
+	bool armed;
+};
+
+static void verify_interrupted(int sig)
+{
+	(void)sig;
+}
+
+/* SLIDEOPS_VERIFY_SECONDS: the bound (the kernel matrix's guests, under emulation, need
+ * longer; a test sets a tiny one to see a refusal). */
+static double verify_seconds(void)
+{
+	const char *v = getenv("SLIDEOPS_VERIFY_SECONDS");
+	double s = v && *v ? strtod(v, NULL) : VERIFY_SECONDS_DEFAULT;
+
+	return s > 0 ? s : VERIFY_SECONDS_DEFAULT;
+}
+
+static void verify_deadline_arm(struct verify_deadline *d)
+{
+	struct sigaction sa = { .sa_handler = verify_interrupted }; /* no SA_RESTART */
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = VERIFY_SIGNAL };
+	double s = verify_seconds();
+	struct itimerspec when = {
+		.it_value = { (time_t)s, (long)((s - (time_t)s) * 1e9) },
+		.it_interval = { 0, 2 * 1000 * 1000 },
+	};
+	sigset_t set;
+
+	d->armed = false;
+	if (when.it_value.tv_sec == 0 && when.it_value.tv_nsec == 0)
+		when.it_value.tv_nsec = 1;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&set);
+	sigaddset(&set, VERIFY_SIGNAL);
+	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which glibc 2.36 names not */
+	if (sigaction(VERIFY_SIGNAL, &sa, NULL) ||
+	    pthread_sigmask(SIG_UNBLOCK, &set, NULL) ||
+	    timer_create(CLOCK_MONOTONIC, &ev, &d->timer))
+		return;
+	if (timer_settime(d->timer, 0, &when, NULL)) {
+		timer_delete(d->timer);
+		return;
+	}
+	d->armed = true;
+}
+
+/* Once it returns, no signal of the deadline is left to come: one pending was delivered
+ * on the way back from the last system call. */
+static bool verify_deadline_disarm(struct verify_deadline *d)
+{
+	struct itimerspec left = { 0 };
+	bool passed;
+
+	if (!d->armed)
+		return false;
+	timer_gettime(d->timer, &left);
+	/* Past the first expiry, the timer runs on its interval. */
+	passed = left.it_value.tv_sec == 0 && left.it_value.tv_nsec <= 2 * 1000 * 1000 &&
+		 left.it_interval.tv_nsec != 0;
+	timer_delete(d->timer);
+	d->armed = false;
+	return passed;
+}
+
+/* What the verifier said of a refused program, from its log (BPF_LOG_STATS: its errors
+ * and its statistics): "too large: N instructions", or its last line of words. */
+static void refusal_from_log(const char *prog, const char *log, char *out, size_t size)
+{
+	const char *at = strstr(log, "BPF program is too large. Processed ");
+	char last[160] = "";
+
+	if (at) {
+		msg_format(out, size, MSG_KERNEL_REFUSED_TOO_LARGE, prog,
+			   strtol(at + strlen("BPF program is too large. Processed "), NULL, 10));
+		return;
+	}
+	/* The last line that is not a statistic. */
+	for (const char *line = log; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+
+		if (n && strncmp(line, "verification time", 17) && strncmp(line, "stack depth", 11) &&
+		    strncmp(line, "processed ", 10)) {
+			if (n >= sizeof(last))
+				n = sizeof(last) - 1;
+			memcpy(last, line, n);
+			last[n] = '\0';
+		}
+		if (!end)
+			break;
+		line = end + 1;
+	}
+	msg_format(out, size, MSG_KERNEL_REFUSED_SAID, prog, last[0] ? last : "no reason given");
+}
+
+/* The verifier's log of each program: large enough that its closing lines are always
+ * read (BPF_LOG_STATS holds errors and statistics, not the trace). */
+#define VERIFIER_LOG_SIZE (64 << 10)
+
 static int bpf_loaded__try(struct bpf_loaded *l, const struct capture_question *q,
 			   size_t ringbuf_size, const struct unwind_maps_plan *plan,
-			   const struct kernel_features *k, bool in_kernel)
+			   const struct kernel_features *k, bool in_kernel, char *refusal,
+			   size_t refusal_size)
 {
+	struct verify_deadline deadline;
 	struct bpf_program *prog;
 	struct bpf_map *map;
 	void *skel = NULL;
 	struct bpf_object *obj = open_object(q, &skel, ringbuf_size, plan, k);
+	char *logs = NULL;
 	int err, i;
 
 	if (!obj)
@@ -368,13 +515,53 @@ static int bpf_loaded__try(struct bpf_loaded *l, const struct capture_question *
 	err = bpf_loaded__names(l, obj);
 	if (err)
 		goto out_destroy;
-	if (in_kernel) {
-		err = load_in_kernel(obj, l->map_fds, l->nmaps, l->prog_fds, l->nprogs);
-		goto out_destroy; /* the descriptors are ours; the skeleton is not needed */
+	if (!in_kernel) {
+		logs = calloc(l->nprogs, VERIFIER_LOG_SIZE);
+		i = 0;
+		bpf_object__for_each_program(prog, obj) {
+			if (!logs)
+				break;
+			bpf_program__set_log_level(prog, 4);
+			bpf_program__set_log_buf(prog, logs + (size_t)VERIFIER_LOG_SIZE * i++,
+						 VERIFIER_LOG_SIZE);
+		}
 	}
-	err = bpf_object__load(obj);
-	if (err)
+	/* The smaller walker is small on every kernel: only the full one is bounded. */
+	if (k->walker == BPF_WALKER_FULL)
+		verify_deadline_arm(&deadline);
+	else
+		deadline.armed = false;
+	if (in_kernel)
+		err = load_in_kernel(obj, l->map_fds, l->nmaps, l->prog_fds, l->nprogs);
+	else
+		err = bpf_object__load(obj);
+	if (verify_deadline_disarm(&deadline) && err) {
+		msg_format(refusal, refusal_size, MSG_KERNEL_REFUSED_SLOW, verify_seconds());
+		err = -ETIME;
 		goto out_destroy;
+	}
+	if (in_kernel)
+		goto out_destroy; /* the descriptors are ours; the skeleton is not needed */
+	if (err) {
+		/* libbpf loads in order and stops at the first refusal: the last program
+		 * with a log is the one refused. */
+		const char *name = NULL, *log = NULL;
+
+		i = 0;
+		bpf_object__for_each_program(prog, obj) {
+			const char *this = logs ? logs + (size_t)VERIFIER_LOG_SIZE * i : NULL;
+
+			if (this && this[0]) {
+				name = bpf_program__name(prog);
+				log = this;
+			}
+			i++;
+		}
+		if (name)
+			refusal_from_log(name, log, refusal, refusal_size);
+		goto out_destroy;
+	}
+	free(logs);
 	i = 0;
 	bpf_object__for_each_map(map, obj)
 		l->map_fds[i++] = bpf_map__fd(map);
@@ -385,88 +572,136 @@ static int bpf_loaded__try(struct bpf_loaded *l, const struct capture_question *
 	return 0;
 
 out_destroy:
+	free(logs);
 	q->destroy(skel);
 	return err;
+}
+
+/* A refusal by the verifier, as the loader tells one from anything else. */
+static bool refused(int err)
+{
+	return err == -E2BIG || err == -EACCES || err == -EINVAL || err == -ETIME ||
+	       err == -EAGAIN || err == -EINTR || err == -ENOSPC;
 }
 
 int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		     size_t ringbuf_size, const struct unwind_maps_plan *plan)
 {
 	const struct kernel_features *k = capture__kernel_features();
+	struct kernel_features kv = *k;
+	char refusal[sizeof(reduced_because[0])] = "";
 	int err = 0;
 
 	if (pretend_missing(q->id)) {
 		bpf_loaded__init(l);
 		return -EOPNOTSUPP;
 	}
-	/* The in-kernel loader, then libbpf's (kernels that cannot run the loader; with
-	 * SLIDEOPS_DEBUG, libbpf prints the verifier's log of a refused program). */
-	for (int attempt = 0; attempt < 2; attempt++) {
-		bpf_loaded__init(l);
-		l->q = q;
-		err = bpf_loaded__try(l, q, ringbuf_size, plan, k, attempt == 0);
-		if (!err) {
-			l->records = bpf_loaded__map(l, "records");
-			l->counters = bpf_loaded__map(l, "counters");
-			l->on_exec = bpf_loaded__prog(l, "on_exec");
-			l->on_exit = bpf_loaded__prog(l, exit_program(k));
-			if (l->records >= 0 && l->counters >= 0 && l->on_exec >= 0 &&
-			    l->on_exit >= 0)
-				return 0;
-			err = -EINVAL;
+	/*
+	 * The full walker, then the smaller one (frame pointers, no Python frames) where the
+	 * kernel refuses the full one; each by the in-kernel loader, then by libbpf (kernels
+	 * that cannot run the loader; it also says which program the verifier refused and
+	 * why). A refusal that took the deadline is not tried again the same way.
+	 * SLIDEOPS_KERNEL_LACKS=walker pretends the full one is refused.
+	 */
+	for (int walker = BPF_WALKER_FULL; walker <= BPF_WALKER_FRAME_POINTERS; walker++) {
+		kv.walker = walker;
+		if (walker == BPF_WALKER_FULL && pretend_lacks("walker")) {
+			msg_format(refusal, sizeof(refusal), MSG_KERNEL_REFUSED_PRETEND);
+			continue;
 		}
-		if (capture__debug())
-			msg_error(MSG_CAPTURE_DEBUG_LOAD, attempt, strerror(-err));
-		bpf_loaded__close(l);
-		if (err == -EPERM || err == -ENOMEM)
+		for (int attempt = 0; attempt < 2; attempt++) {
+			bpf_loaded__init(l);
+			l->q = q;
+			err = bpf_loaded__try(l, q, ringbuf_size, plan, &kv, attempt == 0, refusal,
+					      sizeof(refusal));
+			if (!err) {
+				l->records = bpf_loaded__map(l, "records");
+				l->counters = bpf_loaded__map(l, "counters");
+				l->on_exec = bpf_loaded__prog(l, "on_exec");
+				l->on_exit = bpf_loaded__prog(l, exit_program(k));
+				if (l->records >= 0 && l->counters >= 0 && l->on_exec >= 0 &&
+				    l->on_exit >= 0) {
+					if ((unsigned)q->id < QUESTION__COUNT)
+						snprintf(reduced_because[q->id],
+							 sizeof(reduced_because[q->id]), "%s",
+							 walker == BPF_WALKER_FULL ? "" : refusal);
+					return 0;
+				}
+				err = -EINVAL;
+			}
+			if (capture__debug())
+				msg_error(MSG_CAPTURE_DEBUG_LOAD, attempt, strerror(-err));
+			bpf_loaded__close(l);
+			if (err == -EPERM || err == -ENOMEM || err == -ETIME)
+				break;
+		}
+		if (err == -EPERM || err == -ENOMEM || !refused(err))
 			break;
+		if (!refusal[0])
+			msg_format(refusal, sizeof(refusal), MSG_KERNEL_REFUSED_ERRNO, strerror(-err));
 	}
 	return err;
 }
 
-int capture__verifier_stats(const struct capture_question *q,
-			    void (*fn)(const char *prog, long insns, long usec, void *arg), void *arg)
+int capture__verifier_stats(const struct capture_question *q, bool reduced,
+			    void (*fn)(const char *prog, long insns, long usec, const char *refusal,
+				       void *arg),
+			    void *arg)
 {
-	enum { LOG_SIZE = 4096 };
-	const struct kernel_features *k = capture__kernel_features();
+	struct kernel_features k = *capture__kernel_features();
 	struct bpf_program *prog;
 	void *skel = NULL;
-	struct bpf_object *obj = open_object(q, &skel, 1 << 20, NULL, k);
-	char *logs;
-	int err, n = 0;
+	struct bpf_object *obj;
+	char *names[32];
+	int n = 0, failed = 0;
 
+	/* The programs a capture loads, by name; then each alone, with its own log, so that
+	 * one refused says which and why and the others still report. */
+	k.walker = reduced ? BPF_WALKER_FRAME_POINTERS : BPF_WALKER_FULL;
+	obj = open_object(q, &skel, 1 << 20, NULL, &k);
 	if (!obj)
 		return -errno;
 	bpf_object__for_each_program(prog, obj)
-		n++;
-	logs = calloc(n, LOG_SIZE);
-	if (!logs) {
-		q->destroy(skel);
-		return -ENOMEM;
-	}
-	/* BPF_LOG_STATS alone: the verifier's summary, not its trace; one buffer each. */
-	n = 0;
-	bpf_object__for_each_program(prog, obj) {
-		bpf_program__set_log_level(prog, 4);
-		bpf_program__set_log_buf(prog, logs + LOG_SIZE * n++, LOG_SIZE);
-	}
-	err = bpf_object__load(obj);
-	bpf_object__for_each_program(prog, obj) {
-		size_t log_size;
-		const char *log = bpf_program__log_buf(prog, &log_size), *at;
+		if (bpf_program__autoload(prog) && n < 32)
+			names[n++] = strdup(bpf_program__name(prog));
+	q->destroy(skel);
+	for (int i = 0; i < n; i++) {
+		char *log = calloc(1, VERIFIER_LOG_SIZE), refusal[256] = "";
 		long insns = -1, usec = -1;
+		const char *at;
+		int err;
 
-		if (err || !bpf_program__autoload(prog) || !log)
+		obj = names[i] && log ? open_object(q, &skel, 1 << 20, NULL, &k) : NULL;
+		if (!obj) {
+			free(log);
+			failed = -ENOMEM;
 			continue;
+		}
+		bpf_object__for_each_program(prog, obj) {
+			bool this = strcmp(bpf_program__name(prog), names[i]) == 0;
+
+			bpf_program__set_autoload(prog, this);
+			if (this) {
+				bpf_program__set_log_level(prog, 4);
+				bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
+			}
+		}
+		err = bpf_object__load(obj);
 		if ((at = strstr(log, "verification time ")))
 			usec = strtol(at + strlen("verification time "), NULL, 10);
 		if ((at = strstr(log, "processed ")))
 			insns = strtol(at + strlen("processed "), NULL, 10);
-		fn(bpf_program__name(prog), insns, usec, arg);
+		if (err) {
+			refusal_from_log(names[i], log, refusal, sizeof(refusal));
+			failed = err;
+		}
+		fn(names[i], insns, usec, err ? refusal : NULL, arg);
+		q->destroy(skel);
+		free(log);
 	}
-	q->destroy(skel);
-	free(logs);
-	return err;
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	return failed;
 }
 
 static int find_fd(const int *fds, char *const *names, int n, const char *name)

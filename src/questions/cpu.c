@@ -16,6 +16,8 @@
 #include "analysis/answer.h"
 #include "capture/capture_internal.h"
 #include "cpu.skel.h"
+#include "cpu_fp.skel.h"
+#include "cpu_no_loop.skel.h"
 #include "questions/question.h"
 #include "util/messages.h"
 
@@ -23,9 +25,8 @@
 
 static struct bpf_object *cpu_open(void **skel, const struct kernel_features *k)
 {
-	struct cpu_bpf *s = cpu_bpf__open();
+	struct cpu_bpf *s = QUESTION_SKEL_OPEN(cpu, k, cpu_bpf__open());
 
-	(void)k;
 	*skel = s;
 	return s ? s->obj : NULL;
 }

@@ -21,6 +21,8 @@
 #include "capture/capture_internal.h"
 #include "locks.h"
 #include "locks.skel.h"
+#include "locks_fp.skel.h"
+#include "locks_no_loop.skel.h"
 #include "questions/question.h"
 #include "util/format.h"
 #include "util/messages.h"
@@ -57,9 +59,8 @@ static bool sample__is_release(const struct profile *p, const struct prof_sample
 
 static struct bpf_object *locks_open(void **skel, const struct kernel_features *k)
 {
-	struct locks_bpf *s = locks_bpf__open();
+	struct locks_bpf *s = QUESTION_SKEL_OPEN(locks, k, locks_bpf__open());
 
-	(void)k;
 	*skel = s;
 	return s ? s->obj : NULL;
 }

@@ -19,6 +19,8 @@
 #include "capture/capture_internal.h"
 #include "capture/processes.h"
 #include "memory.skel.h"
+#include "memory_fp.skel.h"
+#include "memory_no_loop.skel.h"
 #include "proc/owner.h"
 #include "proc/proc.h"
 #include "questions/memory_owners.h"
@@ -32,7 +34,7 @@ static const char *const programs_count[] = { "on_rss_stat_count" };
 
 static struct bpf_object *memory_open(void **skel, const struct kernel_features *k)
 {
-	struct memory_bpf *s = memory_bpf__open();
+	struct memory_bpf *s = QUESTION_SKEL_OPEN(memory, k, memory_bpf__open());
 
 	if (!s)
 		return NULL;

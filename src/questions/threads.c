@@ -23,6 +23,8 @@
 #include "capture/capture_internal.h"
 #include "questions/question.h"
 #include "threads.skel.h"
+#include "threads_fp.skel.h"
+#include "threads_no_loop.skel.h"
 #include "threads_no_trusted_args.skel.h"
 #include "util/format.h"
 #include "util/messages.h"
@@ -36,10 +38,7 @@ static struct bpf_object *threads_open(void **skel, const struct kernel_features
 {
 	struct threads_bpf *s;
 
-	if (k->trusted_args)
-		s = threads_bpf__open();
-	else
-		s = (struct threads_bpf *)threads_no_trusted_args_bpf__open();
+	s = QUESTION_SKEL_OPEN(threads, k, threads_no_trusted_args_bpf__open());
 	*skel = s;
 	return s ? s->obj : NULL;
 }

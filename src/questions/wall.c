@@ -32,6 +32,8 @@
 #include "util/messages.h"
 #include "wall.h"
 #include "wall.skel.h"
+#include "wall_fp.skel.h"
+#include "wall_no_loop.skel.h"
 #include "wall_no_trusted_args.skel.h"
 
 /* Each thread's last stack record: where its next flushed waits count. */
@@ -60,10 +62,7 @@ static struct bpf_object *wall_open(void **skel, const struct kernel_features *k
 {
 	struct wall_bpf *s;
 
-	if (k->trusted_args)
-		s = wall_bpf__open();
-	else
-		s = (struct wall_bpf *)wall_no_trusted_args_bpf__open();
+	s = QUESTION_SKEL_OPEN(wall, k, wall_no_trusted_args_bpf__open());
 	*skel = s;
 	return s ? s->obj : NULL;
 }
