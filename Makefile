@@ -361,7 +361,7 @@ test: deps
 # `make kernel-test`: the kernel matrix (tests/kernels/run.sh): Debian's 6.1 and 6.12 kernels
 # booted in qemu, check and captures inside each. KERNEL_TEST=long: the long form.
 kernel-test: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/root/test_verifier_budget
 	$(Q)$(call as_root,env KERNEL_TEST=$(KERNEL_TEST) tests/kernels/run.sh)
 
 # `make run`: dependencies, build, the main job (RUN_COMMAND, as root).

@@ -29,8 +29,8 @@ printf 'kernel\tquestion\tprogram\tinsns\tusec\n' > "$tmp/results.tsv"
 cat > build/bench/kernel_budgets.sh <<SH
 "$top/$bin" | sed 's/^/budget\t/'
 SH
-if [ -n "${KERNELS-6.1 6.12}" ]; then
-	KERNELS=${KERNELS-6.1 6.12} KERNEL_TESTS="$top/build/bench/kernel_budgets.sh" \
+if [ -n "${KERNELS-6.1 6.12 6.1~1 6.12~1}" ]; then
+	KERNELS=${KERNELS-6.1 6.12 6.1~1 6.12~1} KERNEL_TESTS="$top/build/bench/kernel_budgets.sh" \
 		tests/kernels/run.sh > "$tmp/guests.txt" 2>&1 || true
 	sed -n 's/^ *budget\t//p' "$tmp/guests.txt" >> "$tmp/results.tsv"
 fi

@@ -4,11 +4,14 @@
 # and integration tests (tests/kernels/guest.sh). Each kernel's .deb comes from apt; only
 # its kernel, config and the few modules the guest needs are kept, under build/kernels/.
 #
-#   tests/kernels/run.sh            the short form (.ci/run): check and a capture of each
-#                                   question on 6.1; check and cpu on 6.12
+#   tests/kernels/run.sh            the short form (.ci/run): check, the verifier's budget
+#                                   and a capture of each question on 6.1; check, budget
+#                                   and cpu on 6.12; check and budget on the build of each
+#                                   series before its newest (6.1~1, 6.12~1)
 #   KERNEL_TEST=long tests/kernels/run.sh   before a release: the capture, stack and Python
 #                                   integration tests too, on each kernel
-#   KERNELS="6.12" tests/kernels/run.sh     one series only (6.1, 6.12)
+#   KERNELS="6.12" tests/kernels/run.sh     one series only (6.1, 6.12; SERIES~N: the
+#                                   build N before the newest apt knows)
 #   KERNEL_TESTS="capture_cpu questions:wall" ...   these, after check, on every kernel
 #
 # Needs root (apt-get download, and the guest runs the tests as root), qemu-system-x86
@@ -20,7 +23,7 @@ cd "$(dirname "$0")/../.."
 top=$PWD
 cache=$top/build/kernels
 mode=${KERNEL_TEST:-short}
-series_list=${KERNELS:-6.1 6.12}
+series_list=${KERNELS:-6.1 6.12 6.1~1 6.12~1}
 
 # What runs in each guest after `slideops check`: "questions" is a short capture of each
 # question against a known workload (tests/kernels/questions.sh; "questions:cpu" of one),
@@ -31,10 +34,11 @@ tests_for() {
 		return
 	fi
 	case "$mode:$1" in
-	short:6.1) echo "check questions" ;;
-	short:*) echo "check questions:cpu" ;;
-	long:*) echo "check questions capture_cpu capture_wall capture_threads capture_locks" \
-		"capture_memory stacks threads_stacks python" ;;
+	short:6.1) echo "check verifier_budget questions" ;;
+	short:*~*) echo "check verifier_budget" ;;
+	short:*) echo "check verifier_budget questions:cpu" ;;
+	long:*) echo "check verifier_budget questions capture_cpu capture_wall capture_threads" \
+		"capture_locks capture_memory stacks threads_stacks python kernel_fallbacks" ;;
 	*) echo "kernel-test: KERNEL_TEST is short or long, not '$mode'" >&2; exit 2 ;;
 	esac
 }
@@ -50,15 +54,20 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: 
 [ -x "$top/build/slideops" ] || die "build/slideops is missing: make all"
 
 # The newest linux-image-<series>*-amd64 package apt knows (signed images: the same
-# kernel as the unsigned ones, and what Debian installs).
+# kernel as the unsigned ones, and what Debian installs); SERIES~N: the build N before it.
 newest_image() {
-	local pattern
+	local pattern back=0 series=$1
+	if [[ $series == *~* ]]; then
+		back=${series#*~}
+		series=${series%%~*}
+	fi
+	set -- "$series"
 	case "$1" in
 	6.1) pattern='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
 	*) pattern="^linux-image-${1//./\\.}\\.[0-9]+\\+deb[0-9]+-amd64\$" ;;
 	esac
 	apt-cache search --names-only "^linux-image-$1" 2>/dev/null | awk '{ print $1 }' |
-		grep -E "$pattern" | sort -V | tail -1
+		grep -E "$pattern" | sort -V | tail -$((back + 1)) | head -1
 }
 
 # Modules the guest loads for 9p, in order, where the kernel has them as modules
