@@ -107,7 +107,18 @@ struct check_result {
 	 * being captured by this build (check --json keeps both keys). */
 	bool kernel_supports[QUESTION__COUNT];
 	char question_details[QUESTION__COUNT][512]; /* why not, or "can run here" */
+	/* Where the kernel refused the full stack walker and the smaller one runs instead
+	 * (docs/kernel.md): which program, what the verifier said, and the instructions it
+	 * had processed (-1: not said). */
+	struct walker_refusal {
+		bool refused;
+		char program[64];   /* "" when not known (the verifier ran out of time) */
+		char verifier_said[192];
+		long instructions;
+	} walker[QUESTION__COUNT];
 };
+/* The refusal of question q's full walker on this kernel, as the last load found it. */
+void capture__walker_refusal(int q, struct walker_refusal *out);
 
 /* Probes features by doing them (load a tiny program, attach, open a perf event). */
 void capture__check(struct check_result *out);

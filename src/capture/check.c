@@ -235,6 +235,7 @@ void capture__check(struct check_result *out)
 		}
 		/* Every question has its row: what the kernel supports, this build captures. */
 		out->kernel_supports[q] = probe_question(capture_question__get(q), detail, size) == 0;
+		capture__walker_refusal(q, &out->walker[q]);
 		out->questions[q] = out->kernel_supports[q];
 		if (out->questions[q]) {
 			char less[sizeof(out->question_details[q])];

@@ -207,6 +207,16 @@ static bool pretend_missing(enum question q)
 /* Why each question runs the smaller walker here (the kernel refused the full one):
  * set by bpf_loaded__load, said by capture__kernel_less; "" when it does not. */
 static char reduced_because[QUESTION__COUNT][256];
+static struct walker_refusal refusals[QUESTION__COUNT];
+/* The facts of the last refusal refusal_from_log read (bpf_loaded__load keeps them). */
+static struct walker_refusal last_refusal;
+
+void capture__walker_refusal(int q, struct walker_refusal *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (q >= 0 && q < QUESTION__COUNT && reduced_because[q][0])
+		*out = refusals[q];
+}
 
 void capture__kernel_missing(enum question q, char *out, size_t size)
 {
@@ -467,9 +477,16 @@ static bool verify_deadline_disarm(struct verify_deadline *d)
 static void refusal_from_log(const char *prog, const char *log, char *out, size_t size)
 {
 	const char *at = strstr(log, "BPF program is too large. Processed ");
+	const char *processed = strstr(log, "processed ");
 	char last[160] = "";
 
+	memset(&last_refusal, 0, sizeof(last_refusal));
+	last_refusal.refused = true;
+	snprintf(last_refusal.program, sizeof(last_refusal.program), "%s", prog);
+	last_refusal.instructions = processed ? strtol(processed + 10, NULL, 10) : -1;
 	if (at) {
+		snprintf(last_refusal.verifier_said, sizeof(last_refusal.verifier_said),
+			 "BPF program is too large");
 		msg_format(out, size, MSG_KERNEL_REFUSED_TOO_LARGE, prog,
 			   strtol(at + strlen("BPF program is too large. Processed "), NULL, 10));
 		return;
@@ -490,6 +507,7 @@ static void refusal_from_log(const char *prog, const char *log, char *out, size_
 			break;
 		line = end + 1;
 	}
+	snprintf(last_refusal.verifier_said, sizeof(last_refusal.verifier_said), "%s", last);
 	msg_format(out, size, MSG_KERNEL_REFUSED_SAID, prog, last[0] ? last : "no reason given");
 }
 
@@ -537,6 +555,11 @@ static int bpf_loaded__try(struct bpf_loaded *l, const struct capture_question *
 		err = bpf_object__load(obj);
 	if (verify_deadline_disarm(&deadline) && err) {
 		msg_format(refusal, refusal_size, MSG_KERNEL_REFUSED_SLOW, verify_seconds());
+		memset(&last_refusal, 0, sizeof(last_refusal));
+		last_refusal.refused = true;
+		last_refusal.instructions = -1;
+		snprintf(last_refusal.verifier_said, sizeof(last_refusal.verifier_said), "%s",
+			 refusal);
 		err = -ETIME;
 		goto out_destroy;
 	}
@@ -596,6 +619,7 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		bpf_loaded__init(l);
 		return -EOPNOTSUPP;
 	}
+	memset(&last_refusal, 0, sizeof(last_refusal));
 	/*
 	 * The full walker, then the smaller one (frame pointers, no Python frames) where the
 	 * kernel refuses the full one; each by the in-kernel loader, then by libbpf (kernels
@@ -607,6 +631,9 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 		kv.walker = walker;
 		if (walker == BPF_WALKER_FULL && pretend_lacks("walker")) {
 			msg_format(refusal, sizeof(refusal), MSG_KERNEL_REFUSED_PRETEND);
+			last_refusal.instructions = -1;
+			snprintf(last_refusal.verifier_said, sizeof(last_refusal.verifier_said),
+				 "%s", refusal);
 			continue;
 		}
 		for (int attempt = 0; attempt < 2; attempt++) {
@@ -621,10 +648,13 @@ int bpf_loaded__load(struct bpf_loaded *l, const struct capture_question *q,
 				l->on_exit = bpf_loaded__prog(l, exit_program(k));
 				if (l->records >= 0 && l->counters >= 0 && l->on_exec >= 0 &&
 				    l->on_exit >= 0) {
-					if ((unsigned)q->id < QUESTION__COUNT)
+					if ((unsigned)q->id < QUESTION__COUNT) {
 						snprintf(reduced_because[q->id],
 							 sizeof(reduced_because[q->id]), "%s",
 							 walker == BPF_WALKER_FULL ? "" : refusal);
+						refusals[q->id] = last_refusal;
+						refusals[q->id].refused = walker != BPF_WALKER_FULL;
+					}
 					return 0;
 				}
 				err = -EINVAL;

@@ -36,6 +36,9 @@ SLIDEOPS_KERNEL_LACKS= "$SLIDEOPS" check --json > "$WORK/own.json" || fail "chec
 	jq -e '.question_details | to_entries | all(.value == "can run here")' "$WORK/own.json" \
 	>/dev/null || fail "this kernel sees less? $(jq -c .question_details "$WORK/own.json")"
 
+jq -e '.stack_walkers | to_entries | all(.value.walker == "full")' "$WORK/own.json" >/dev/null ||
+	fail "this kernel refuses the full walker: $(jq -c .stack_walkers "$WORK/own.json")"
+
 # A capture says it too, once, on stderr.
 "$SLIDEOPS" capture cpu -d 1 --json > "$WORK/cpu.json" 2> "$WORK/cpu.err" ||
 	fail "capture cpu: $(cat "$WORK/cpu.err")"
@@ -78,6 +81,10 @@ for lacks in "SLIDEOPS_KERNEL_LACKS=walker" "SLIDEOPS_VERIFY_SECONDS=0.000001"; 
 		[[ $d == *"stacks by frame pointers only and no Python frames"*"because the kernel refused the full stack walker ("* ]] ||
 			fail "$q with $lacks does not say what it loses: $d"
 		[[ $d != *"Argument list too long"* ]] || fail "$q says only the errno: $d"
+		jq -e --arg q "$q" '.stack_walkers[$q] | .walker == "frame pointers" and
+			(.verifier_said | length > 0) and has("refused_program") and
+			has("instructions")' "$WORK/refused.json" >/dev/null ||
+			fail "check --json does not carry $q's refusal: $(jq -c .stack_walkers "$WORK/refused.json")"
 	done
 	env SLIDEOPS_KERNEL_LACKS= "$lacks" "$SLIDEOPS" capture cpu -d 1 --json > "$WORK/fp.json" \
 		2> "$WORK/fp.err" || fail "capture cpu with $lacks: $(cat "$WORK/fp.err")"
