@@ -21,7 +21,7 @@
 struct python_known {
 	dev_t dev;
 	uint64_t ino;
-	bool python;             /* CPython 3.8-3.13, with bin read */
+	bool python;             /* CPython 3.6-3.13, with bin read */
 	struct python_binary bin;
 };
 

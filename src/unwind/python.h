@@ -4,7 +4,7 @@
  * (bpf/python_walk.h) and names what it sends back.
  *
  * Per binary (once per build, off the sampling path): python_binary__read tells whether
- * an executable or a libpython is CPython 3.8-3.13, which version (Py_Version, else its
+ * an executable or a libpython is CPython 3.6-3.13, which version (Py_Version, else its
  * SONAME, else its file name), where _PyRuntime is (.dynsym, else .symtab: Debian's
  * stripped python3.11 exports it), and the offsets for that version (a table row, or
  * 3.13's _Py_DebugOffsets read from the file's own data). Per process: python_proc__init

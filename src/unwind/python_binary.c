@@ -66,7 +66,10 @@ struct wanted {
 	uint64_t runtime, runtime_size;
 	uint64_t py_version, py_version_size;
 	uint64_t eval, eval_size;
-	bool has_runtime, has_py_version, has_eval;
+	/* 3.6 has no _PyRuntime: its interpreters' list is pystate.c's static interp_head
+	 * (in .symtab), which the walker reads as a runtime whose head is at offset 0. */
+	uint64_t interp_head;
+	bool has_runtime, has_py_version, has_eval, has_interp_head;
 };
 
 static bool wanted__all(const struct wanted *w)
@@ -174,6 +177,16 @@ static int scan_symbols(const struct elf_reader *r, uint32_t index, struct wante
 					w->runtime = value;
 					w->runtime_size = size;
 					w->has_runtime = true;
+					continue;
+				}
+			}
+			if (!w->has_runtime && !w->has_interp_head && size == 8) {
+				is = check_name(r, strtab, name, "interp_head");
+				if (is < 0)
+					err = is;
+				if (is > 0) {
+					w->interp_head = value;
+					w->has_interp_head = true;
 					continue;
 				}
 			}
@@ -420,9 +433,9 @@ int python_binary__read(int fd, const char *path, struct python_binary *out)
 	if (err)
 		goto out_close;
 	err = -ENOENT;
-	if (!w.has_runtime)
+	if (!w.has_runtime && !w.has_interp_head)
 		goto out_close;
-	out->runtime_vaddr = w.runtime;
+	out->runtime_vaddr = w.has_runtime ? w.runtime : w.interp_head;
 	if (w.has_eval) {
 		out->eval_start = w.eval;
 		out->eval_end = w.eval + w.eval_size;
@@ -435,7 +448,8 @@ int python_binary__read(int fd, const char *path, struct python_binary *out)
 	if (out->major != 3)
 		goto out_close;
 	row = python_offsets__for(out->minor);
-	if (!row)
+	/* interp_head stands for the runtime of 3.6 only. */
+	if (!row || (!w.has_runtime && out->minor != 6))
 		goto out_close;
 	out->off = *row;
 	if (out->minor >= 13) {

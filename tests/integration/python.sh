@@ -2,9 +2,9 @@
 # Python functions by name, and runtimes' code in its language, from `slideops capture cpu`.
 # Real interpreters run real programs (tests/workloads/), each in a cgroup named as systemd
 # names a unit's:
-#   py38 .. py313, debian311  service.py, a request loop: handle() calls build_report (3/4
+#   py36 .. py313, debian311  service.py, a request loop: handle() calls build_report (3/4
 #                             of the work) then render_page (1/4), with pyenv's CPython
-#                             3.8-3.13 and Debian's stripped /usr/bin/python3.11
+#                             3.6-3.13 and Debian's stripped /usr/bin/python3.11
 #   pythreads38, pythreads312 threads.py: one thread in build_report, one in Worker.crunch
 #   pyext                     ext.py: call_native() calls ext_burn, a C extension built here
 #   java, node                busy loops in Java (OpenJDK 17) and JavaScript (Node.js)
@@ -41,7 +41,7 @@ start() {
 }
 
 loops=()
-for v in 8 9 10 11 12 13; do
+for v in 6 7 8 9 10 11 12 13; do
 	py=$(ls -d "$PYENV"/3."$v".*/bin/python3."$v" 2>/dev/null | head -1 || true)
 	if [ -z "$py" ]; then
 		echo "skipped: CPython 3.$v is not installed under $PYENV"
@@ -67,7 +67,7 @@ if [ -x /usr/bin/python3.11 ]; then
 else
 	echo "skipped: Debian's /usr/bin/python3.11 is not installed"
 fi
-[ ${#loops[@]} -gt 0 ] || skip "no CPython 3.8-3.13 to test with"
+[ ${#loops[@]} -gt 0 ] || skip "no CPython 3.6-3.13 to test with"
 
 if command -v javac >/dev/null && command -v java >/dev/null; then
 	mkdir -p "$WORK/java"
@@ -124,7 +124,7 @@ for name in "${loops[@]}"; do
 	[ "$n" -ge 20 ] || fail "$name: only $n samples"
 	# The module's frame at the root of the Python frames (the loop runs there), and
 	# handle above it wherever build_report or render_page runs; CPython's own C
-	# functions may sit between them (3.8-3.10).
+	# functions may sit between them (3.6-3.10).
 	share=$(stacks "$name" | share_of '(^|;)<module>(;| )')
 	awk -v s="$share" 'BEGIN { exit !(s >= 0.90) }' ||
 		fail "$name: only $share of $n samples carry the Python chain: $(stacks "$name" | grep -v '<module>' | head -3)"
