@@ -34,10 +34,11 @@ trap cleanup EXIT
 gcc -O2 -fomit-frame-pointer -pthread -o "$work/overlap" "$top/tests/workloads/overlap.c"
 mkdir -p "$cg"
 bash -c 'echo $$ > "$0/cgroup.procs" && exec "$1"' "$cg" "$work/overlap" &
+disown
 sleep 1
 export SLIDEOPS_DATA=$work/data
 
-printf '%-8s %12s %14s %10s\n' question "stacks whole" "workload whole" samples
+printf '%-8s %12s %16s %16s %8s\n' question "stacks whole" "workload, value" "workload, stacks" stacks
 for q in cpu wall threads locks memory; do
 	d=(-d "$SECONDS_RUN")
 	[ "$q" = threads ] && d=()
@@ -47,13 +48,18 @@ for q in cpu wall threads locks memory; do
 	python3 - "$q" "$work/$q.folded" "$(jq -r .stack_quality.complete "$work/$q.json")" <<'PY'
 import sys
 q, path, complete = sys.argv[1], sys.argv[2], float(sys.argv[3])
-n = whole = 0
+n = whole = value = whole_value = 0
 for line in open(path, encoding="utf-8", errors="replace"):
-    stack = line.rstrip("\n").rpartition(" ")[0].split(";")
+    head, _, v = line.rstrip("\n").rpartition(" ")
+    stack = head.split(";")
     if not any(f.startswith(("alpha_", "beta_")) for f in stack):
         continue
+    is_whole = any(f in ("alpha_outer", "beta_outer") for f in stack)
     n += 1
-    whole += any(f in ("alpha_outer", "beta_outer") for f in stack)
-print(f"{q:<8} {complete:12.3f} {whole / n if n else 0:14.3f} {n:10d}")
+    whole += is_whole
+    value += int(v)
+    whole_value += int(v) if is_whole else 0
+print(f"{q:<8} {complete:12.3f} {whole_value / value if value else 0:16.3f} "
+      f"{whole / n if n else 0:16.3f} {n:8d}")
 PY
 done
