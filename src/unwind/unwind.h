@@ -44,18 +44,19 @@
  *      remove_process(m, pid) when a process exits; unwind_maps__stats for `check`.
  *
  *   4. The BPF side includes bpf/unwind_user.h (the maps of bpf/unwind_maps.h, the
- *      walker of bpf/unwind_walk.h, its one bpf_loop driver). The engine's bpf/stack.h
- *      fills a struct unwind_user_walk (the process's struct unwind_proc, the task whose
- *      memory is read, its registers) and calls
+ *      walker of bpf/unwind_walk.h, one frame per call of a global function over a walk
+ *      state kept in a map value: docs/kernel.md, "The walker and the verifier's
+ *      budget"). The engine's bpf/stack.h keeps a struct unwind_walk beside each sample
+ *      in its per-CPU slot and calls
  *
- *        n = unwind_user_walk(&w, sample->ips, klen, RECORD_MAX_STACK);
+ *        n = unwind_user_walk_current(&slot->walk, (struct unwind_pcs *)sample->ips,
+ *                                     proc, &regs, klen, RECORD_MAX_STACK);
  *
- *      (task NULL: the current task, bpf_probe_read_user; a task pointer in sleepable
- *      programs, bpf_copy_from_user_task); w.reason is the enum unwind_stop, and
+ *      (unwind_user_walk_task with a task pointer in sleepable programs, reading with
+ *      bpf_copy_from_user_task); walk.reason is the enum unwind_stop, and
  *      !unwind_stop__is_clean(reason) means a [truncated] stack. Programs of their own
- *      (bpf/unwind_check.bpf.c) call unwind_user_stack(st, task, tgid, ip, sp, bp, 1)
- *      with a struct unwind_stack from a per-CPU scratch map: st->pcs[0..n), and
- *      unwind_stops[reason] counts walks per reason, per CPU.
+ *      (bpf/unwind_check.bpf.c) do the same over their own per-CPU scratch map and count
+ *      walks per reason in unwind_stops.
  */
 #ifndef SLIDEOPS_UNWIND_UNWIND_H
 #define SLIDEOPS_UNWIND_UNWIND_H
