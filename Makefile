@@ -128,44 +128,34 @@ $(OUTPUT)/vmlinux.h:
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+# $(call bpf_cc,FLAGS): the recipe of one BPF object from $< with FLAGS (the variants'
+# defines, more include paths); debug info stripped, as skeletons embed the object.
+define bpf_cc
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
-		-c $< -o $@
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) $(1) -I$(OUTPUT) \
+		-Ibpf -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
+endef
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+	$(call bpf_cc,)
 
 $(OUTPUT)/bpf/%_no_trusted_args.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -DNO_TRUSTED_ARGS \
-		-I$(OUTPUT) -Ibpf -c $< -o $@
-	$(Q)llvm-strip -g $@ 2>/dev/null || true
+	$(call bpf_cc,-DNO_TRUSTED_ARGS)
 
 $(OUTPUT)/bpf/%_no_loop.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -DNO_BPF_LOOP \
-		-I$(OUTPUT) -Ibpf -c $< -o $@
-	$(Q)llvm-strip -g $@ 2>/dev/null || true
+	$(call bpf_cc,-DNO_BPF_LOOP)
 
 $(OUTPUT)/bpf/%_fp.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
-		-DSTACK_FRAME_POINTERS_ONLY -I$(OUTPUT) -Ibpf -c $< -o $@
-	$(Q)llvm-strip -g $@ 2>/dev/null || true
+	$(call bpf_cc,-DSTACK_FRAME_POINTERS_ONLY)
 
 $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 $(OUTPUT)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(wildcard bpf/*.h tests/bpf/*.h) $(OUTPUT)/vmlinux.h
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
-		-Itests/bpf -c $< -o $@
-	$(Q)llvm-strip -g $@ 2>/dev/null || true
+	$(call bpf_cc,-Itests/bpf)
 
 $(OUTPUT)/tests/bpf/%.skel.h: $(OUTPUT)/tests/bpf/%.bpf.o
 	$(call msg,SKEL,$@)

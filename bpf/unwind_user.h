@@ -138,6 +138,19 @@ static __always_inline void unwind_walk_begin(struct unwind_walk *w, const struc
 	w->reason = UNWIND_STOP_DEPTH;
 }
 
+/* The walk: FRAME (a call of one of the global frame functions) until it says the walk
+ * is over, at most UNWIND_MAX_DEPTH times; a loop the verifier checks in a few
+ * instructions a turn, as FRAME is checked once on its own. Not unrolled: the point is
+ * that nothing of it repeats. Evaluates to the frames walked. */
+#define UNWIND_WALK_FRAMES(w, at, FRAME)                                \
+	({                                                              \
+		_Pragma("clang loop unroll(disable)")                   \
+		for (int i_ = 0; i_ < UNWIND_MAX_DEPTH; i_++)           \
+			if (FRAME)                                      \
+				break;                                  \
+		(w)->at - (at);                                         \
+	})
+
 /*
  * The current task's user stack from regs (bp_known and after_signal set by the caller)
  * with the tables of proc (NULL: frame pointers all the way): frames into pcs from entry
@@ -154,11 +167,7 @@ static __always_inline __u32 unwind_user_walk_current(struct unwind_walk *w, str
 	if (!proc)
 		return 0;
 	unwind_walk_begin(w, regs, at, max);
-#pragma clang loop unroll(disable)
-	for (int i = 0; i < UNWIND_MAX_DEPTH; i++)
-		if (unwind_frame_current(w, pcs, proc))
-			break;
-	return w->at - at;
+	return UNWIND_WALK_FRAMES(w, at, unwind_frame_current(w, pcs, proc));
 }
 
 #ifndef NO_TRUSTED_ARGS
@@ -181,11 +190,7 @@ static __always_inline __u32 unwind_user_walk_task(struct unwind_walk *w, struct
 	if (!proc)
 		return 0;
 	unwind_walk_begin(w, regs, at, max);
-#pragma clang loop unroll(disable)
-	for (int i = 0; i < UNWIND_MAX_DEPTH; i++)
-		if (unwind_frame_task(w, pcs, proc, task))
-			break;
-	return w->at - at;
+	return UNWIND_WALK_FRAMES(w, at, unwind_frame_task(w, pcs, proc, task));
 }
 #else
 /* Kernels before 6.8: the frame inline in a bpf_loop callback whose context never
