@@ -140,11 +140,16 @@ static bool pretend_lacks(const char *name)
 	return false;
 }
 
+/* pretend_lacks for a feature's probe name; bpf_loop's probe is named loop, and both
+ * names pretend it away. */
+static bool pretend_lacks_feature(const char *name)
+{
+	return pretend_lacks(name) || (strcmp(name, "loop") == 0 && pretend_lacks("bpf_loop"));
+}
+
 static bool has_feature(const char *name)
 {
-	/* bpf_loop's probe is named loop: both names pretend it away. */
-	bool lacks = pretend_lacks(name) || (strcmp(name, "loop") == 0 && pretend_lacks("bpf_loop"));
-	bool has = !lacks && probe_feature(name) == 0;
+	bool has = !pretend_lacks_feature(name) && probe_feature(name) == 0;
 
 	if (capture__debug())
 		msg_error(MSG_CAPTURE_DEBUG_FEATURE, name, has ? "yes" : "no");
@@ -197,9 +202,7 @@ static bool question_needs(enum question q, size_t i)
 static bool pretend_missing(enum question q)
 {
 	for (size_t i = 0; i < sizeof(needs) / sizeof(*needs); i++)
-		if (question_needs(q, i) && !has_feature(needs[i].feature) &&
-		    (pretend_lacks(needs[i].feature) ||
-		     (strcmp(needs[i].feature, "loop") == 0 && pretend_lacks("bpf_loop"))))
+		if (question_needs(q, i) && pretend_lacks_feature(needs[i].feature))
 			return true;
 	return false;
 }
