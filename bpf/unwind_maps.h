@@ -172,42 +172,19 @@ static __always_inline int unwind_get_row(struct unwind_bpf_ctx *ctx, __u32 inde
 }
 
 /*
- * The number of the last row of [first, first + count) whose pc is <= pc, or -1
- * (unwind_search's answer, as an index). A global function: the verifier checks it once,
- * on its own, with every argument unknown, and its callers see only an unknown result;
- * inline, its 25 halvings multiplied the states of the frame around it.
+ * unwind_walk.h's row search as a global function (bpf/unwind_user.h defines it over
+ * unwind_search, the search the host tests run): the verifier checks it once, on its own,
+ * with every argument unknown, and its callers see only an unknown result; inline, its 25
+ * halvings multiplied the states of the frame around it. 0 with *row, or
+ * UNWIND_STOP_TABLE_MISS.
  */
-__noinline int unwind_row_index(__u32 first, __u32 count, __u32 pc)
-{
-	__u32 lo = 0, hi = count; /* answer in [lo, hi): the first row with pc > target */
-
-	for (int i = 0; i < UNWIND_SEARCH_STEPS + 1; i++) {
-		__u32 mid = lo + (hi - lo) / 2, index = first + mid;
-		const struct unwind_row *r;
-
-		if (lo >= hi)
-			break;
-		r = bpf_map_lookup_elem(&unwind_rows, &index);
-		if (!r)
-			return -1;
-		if (r->pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || lo != hi || first + lo - 1 > 0x7fffffffu)
-		return -1;
-	return (int)(first + lo - 1);
-}
+int unwind_search_global(__u32 first, __u32 count, __u32 pc, struct unwind_row *row);
 
 static __always_inline int unwind_search_rows(struct unwind_bpf_ctx *ctx, __u32 first,
 					      __u32 count, __u32 pc, struct unwind_row *row)
 {
-	int index = unwind_row_index(first, count, pc);
-
-	if (index < 0 || unwind_get_row(ctx, (__u32)index, row) < 0)
-		return UNWIND_STOP_TABLE_MISS;
-	return 0;
+	(void)ctx; /* rows are read the same for every task */
+	return unwind_search_global(first, count, pc, row);
 }
 
 #define UNWIND_SEARCH_ROWS unwind_search_rows

@@ -15,7 +15,7 @@
  *     reads it back as unknown numbers, so every frame looks the same to the verifier.
  *   - One frame is a global function (unwind_frame_current, unwind_frame_task): checked
  *     once, on its own, with its arguments unknown; a caller sees only its result. The
- *     row search inside it is a global function of its own (unwind_row_index), and the
+ *     row search inside it is a global function of its own (unwind_search_global), and the
  *     mapping search has no jump at all (unwind_find_table).
  *   - The walk is a bounded loop over that call, not bpf_loop: each of its
  *     UNWIND_MAX_DEPTH turns costs the verifier a few instructions, and it needs nothing
@@ -38,6 +38,15 @@
 
 #define UNWIND_CTX struct unwind_bpf_ctx
 #include "unwind_walk.h"
+
+__noinline int unwind_search_global(__u32 first, __u32 count, __u32 pc, struct unwind_row *row)
+{
+	struct unwind_bpf_ctx uc = { 0 };
+
+	if (!row)
+		return UNWIND_STOP_TABLE_MISS;
+	return unwind_search(&uc, first, count, pc, row);
+}
 
 /*
  * The pcs array a walk writes into holds UNWIND_USER_PCS entries: every store is masked
