@@ -8,64 +8,7 @@ import assert from 'node:assert/strict';
 import { WAIT_KINDS, amountFn, diffChange, foldSystem, largestBox, layout, legendShares,
 	mergeDiff, sandwich, searchMatches, searchPattern, waitLegend,
 	waitMix } from '../../web/ui/flame_model.js';
-
-const LANGUAGES = [['Kernel', '#e8a33d'], ['C/C++', '#7aa6da'], ['Python', '#6cc66c'],
-	['Other', '#b0b0b0']];
-const LANG = { Kernel: 0, C: 1, Python: 2 };
-
-/*
- * A tree in the API's shape (GET /api/profiles/ID/flamegraph) from stacks, each
- * [[group, process, outermost frame, ..., running frame], value, why]. opts.system:
- * names of runtime and system-library frames; opts.lang: a frame's language (default C);
- * opts.share_of and opts.samples as the API sends them; opts.wall: the tree carries
- * waiting_by_reason as a wall profile's does, each stack's why its reason (none: it ran).
- */
-const REASONS = ['runqueue', 'io', 'lock', 'sleep', 'other'];
-function tree(stacks, opts = {}) {
-	const system = new Set(opts.system || []);
-	const waiting = () => Object.fromEntries(REASONS.map(r => [r, 0]));
-	const root = { name: 'all', kids: new Map(), value: 0, waiting: waiting() };
-	for (const [path, v, why] of stacks) {
-		root.value += v;
-		if (why)
-			root.waiting[why] += v;
-		let n = root;
-		for (const name of path) {
-			if (!n.kids.has(name))
-				n.kids.set(name, { name, kids: new Map(), value: 0,
-					waiting: waiting() });
-			n = n.kids.get(name);
-			n.value += v;
-			if (why)
-				n.waiting[why] += v;
-		}
-	}
-	const out = { unit: opts.unit || 'nanoseconds', share_of: opts.share_of || 0,
-		samples: opts.samples || 0, languages: LANGUAGES, groups: [], names: [], name: [],
-		depth: [], value: [], lang: [], group: [], system: [] };
-	if (opts.wall)
-		out.waiting_by_reason = Object.fromEntries(REASONS.map(r => [r, []]));
-	const intern = (list, s) => {
-		const k = list.indexOf(s);
-		return k >= 0 ? k : list.push(s) - 1;
-	};
-	const walk = (n, d, g) => {
-		if (d === 1)
-			g = intern(out.groups, n.name);
-		out.name.push(intern(out.names, n.name));
-		out.depth.push(d);
-		out.value.push(n.value);
-		out.lang.push(d >= 3 ? LANG[(opts.lang || {})[n.name] || 'C'] : -1);
-		out.group.push(g);
-		out.system.push(d >= 3 && system.has(n.name) ? 1 : 0);
-		if (opts.wall)
-			REASONS.forEach(r => out.waiting_by_reason[r].push(n.waiting[r]));
-		for (const k of n.kids.values())
-			walk(k, d + 1, g);
-	};
-	walk(root, 0, 0);
-	return out;
-}
+import { LANG, indexOf, tree, wallTree } from './tree.mjs';
 
 // The boxes of a tree as "a;b;c" paths (from the first group down) to their values.
 function boxes(data) {
@@ -76,20 +19,6 @@ function boxes(data) {
 		out[path.join(';')] = t.value[i];
 	}
 	return out;
-}
-
-function indexOf(data, path) {
-	const t = layout(data), names = path.split(';');
-	let at = 0;
-	for (const name of names) {
-		let found = -1;
-		for (let c = at + 1; c < t.end[at]; c = t.end[c])
-			if (data.names[t.nameOf[c]] === name)
-				found = c;
-		assert.ok(found >= 0, 'no box ' + path);
-		at = found;
-	}
-	return at;
 }
 
 test('a callee is drawn within its caller, and siblings side by side', () => {
@@ -170,17 +99,6 @@ test('Hide system code keeps groups and processes, whatever they are marked', ()
 
 // A wall profile: spin_forever has 8 threads on 2 CPUs (a quarter of its time on a CPU,
 // the rest waiting for one); nap sleeps; read_log waits on I/O, then parses a little.
-function wallTree() {
-	return tree([
-		[['svc', 'crowd', 'main', 'spin_forever'], 20],
-		[['svc', 'crowd', 'main', 'spin_forever', 'preempt_schedule_irq'], 60, 'runqueue'],
-		[['svc', 'crowd', 'main', 'nap', 'hrtimer_nanosleep'], 50, 'sleep'],
-		[['svc', 'crowd', 'main', 'read_log', 'io_schedule'], 15, 'io'],
-		[['svc', 'crowd', 'main', 'read_log', 'parse'], 10],
-		[['svc', 'crowd', 'main', 'read_log', 'pthread_mutex_lock'], 5, 'lock'],
-	], { wall: true, system: ['pthread_mutex_lock'] });
-}
-
 const kind = name => WAIT_KINDS.indexOf(name);
 
 test('why it waited: each box takes the kind of time that holds most of it', () => {
@@ -290,9 +208,11 @@ test('a link zooms to the largest box of the name it gives', () => {
 	assert.equal(largestBox(layout(data), data.names, 'missing'), -1);
 });
 
+// As the answers and `slideops show` write them (format.js, tests/format_cases.tsv):
+// whole milliseconds and megabytes, counts without separators.
 test('amounts read in the profile\'s unit', () => {
 	assert.equal(amountFn({ unit: 'nanoseconds' })(2.5e9), '2.5 s');
-	assert.equal(amountFn({ unit: 'nanoseconds' })(3e6), '3.0 ms');
-	assert.equal(amountFn({ unit: 'bytes' })(3 * 1024 * 1024), '3.0 MB');
-	assert.equal(amountFn({ unit: 'count' })(12345), '12,345');
+	assert.equal(amountFn({ unit: 'nanoseconds' })(3e6), '3 ms');
+	assert.equal(amountFn({ unit: 'bytes' })(3 * 1024 * 1024), '3 MB');
+	assert.equal(amountFn({ unit: 'count' })(12345), '12345');
 });

@@ -5,6 +5,7 @@
 import { h } from './dom.js';
 import { post } from './api.js';
 import { errorBox } from './nav.js';
+import { enrolmentNote } from './servers_model.js';
 
 export function addServerPanel(sec) {
 	const button = h('button', { type: 'button', class: 'primary' }, 'Add a server');
@@ -29,9 +30,7 @@ export function addServerPanel(sec) {
 			out.append(h('p', {}, 'Run this as root on the server to add; it installs nothing ' +
 				'else and connects out to this workspace:'),
 			h('div', { class: 'cmdline' }, cmd, copy),
-			h('p', { class: 'note' }, 'The token in it works once, and until ' +
-				doc.expires_at.replace('T', ' ').replace('Z', ' UTC') + '. The server shows ' +
-				'in the list once its agent has enrolled.'));
+			h('p', { class: 'note' }, enrolmentNote(doc)));
 		} catch (e) {
 			out.append(errorBox(e));
 		}

@@ -1,10 +1,12 @@
 // Capture a profile, on a server's Performance tab: the questions this server can answer
 // (GET /api/questions, and the server's check for why one cannot), the duration where
 // the question has one, and the capture followed to its profile (or stopped, keeping
-// what was sampled).
+// what was sampled). What each shows is capture_model.js's, tested without a browser.
 
 import { h } from './dom.js';
 import { api, post, questions } from './api.js';
+import { STOPPING, captureProgress, captureRequest, durationOptions, hasDuration,
+	questionChoices } from './capture_model.js';
 import { errorBox, go, poll } from './nav.js';
 
 export async function capturePanel(sec, base, check) {
@@ -15,21 +17,16 @@ export async function capturePanel(sec, base, check) {
 		sec.append(errorBox(e));
 		return;
 	}
-	// A snapshot of one moment (threads) takes no duration.
-	const hasDuration = id => qs.some(q => q.id === id && q.has_duration);
 	const form = h('form', { class: 'capture' });
 	const choices = h('fieldset', {}, h('legend', {}, 'Question'));
-	qs.forEach(({ id, title }, k) => {
-		const can = !check || check.questions[id];
-		const why = check && !can ? check.question_details[id] : '';
-		const input = h('input', { type: 'radio', name: 'question', value: id,
-			disabled: !can, checked: k === 0 && can });
-		choices.append(h('label', { class: can ? '' : 'disabled' }, input, ' ', title,
-			why ? h('span', { class: 'why' }, ' \u2014 ' + why) : null));
-	});
+	for (const c of questionChoices(qs, check)) {
+		const input = h('input', { type: 'radio', name: 'question', value: c.id,
+			disabled: !c.enabled, checked: c.checked });
+		choices.append(h('label', { class: c.enabled ? '' : 'disabled' }, input, ' ', c.title,
+			c.why ? h('span', { class: 'why' }, ' \u2014 ' + c.why) : null));
+	}
 	const duration = h('select', { name: 'seconds', 'aria-label': 'Duration' },
-		[10, 30, 60, 120, 300].map(s => h('option', { value: s, selected: s === 30 },
-			s < 60 ? s + ' seconds' : s / 60 + (s === 60 ? ' minute' : ' minutes'))));
+		durationOptions().map(o => h('option', { value: o.value, selected: o.selected }, o.label)));
 	const durLabel = h('label', { class: 'duration' }, 'Duration ', duration);
 	const button = h('button', { type: 'submit', class: 'primary' }, 'Capture');
 	const status = h('div', { class: 'progress', hidden: true },
@@ -44,7 +41,7 @@ export async function capturePanel(sec, base, check) {
 
 	const syncDuration = () => {
 		const q = form.querySelector('input[name=question]:checked');
-		durLabel.hidden = q && !hasDuration(q.value);
+		durLabel.hidden = q && !hasDuration(qs, q.value);
 	};
 	choices.addEventListener('change', syncDuration);
 	syncDuration();
@@ -56,10 +53,7 @@ export async function capturePanel(sec, base, check) {
 			return;
 		msg.textContent = '';
 		try {
-			const body = { question: q.value };
-			if (hasDuration(q.value))
-				body.seconds = Number(duration.value);
-			await post(base + '/capture', body);
+			await post(base + '/capture', captureRequest(qs, q.value, duration.value));
 			follow(base, status, button, msg);
 		} catch (e) {
 			msg.append(errorBox(e));
@@ -68,7 +62,7 @@ export async function capturePanel(sec, base, check) {
 	status.querySelector('.stop').addEventListener('click', async () => {
 		try {
 			await post(base + '/capture/stop');
-			status.querySelector('.phase').textContent = 'Stopping; keeping what was sampled\u2026';
+			status.querySelector('.phase').textContent = STOPPING;
 		} catch (e) {
 			msg.append(errorBox(e));
 		}
@@ -84,8 +78,6 @@ function follow(base, status, button, msg) {
 	const bar = status.querySelector('progress'), phase = status.querySelector('.phase');
 	status.hidden = false;
 	button.disabled = true;
-	const words = { sampling: 'Sampling', reading: 'Reading binaries', saving: 'Saving',
-		done: 'Done', failed: 'Failed' };
 	const tick = async () => {
 		let s;
 		try {
@@ -94,23 +86,21 @@ function follow(base, status, button, msg) {
 			msg.append(errorBox(e));
 			return;
 		}
-		bar.max = s.total || 1;
-		bar.value = s.total ? s.done : 0;
-		let text = words[s.phase] || s.phase;
-		if (s.phase === 'sampling' && s.total)
-			text += ': ' + Math.max(0, Math.ceil((s.total - s.done) / 1000)) + ' s left';
-		phase.textContent = text;
-		status.dataset.phase = s.phase;
-		if (s.running) {
+		const p = captureProgress(s);
+		bar.max = p.max;
+		bar.value = p.value;
+		phase.textContent = p.text;
+		status.dataset.phase = p.phase;
+		if (p.running) {
 			poll(tick, 500);
 			return;
 		}
 		button.disabled = false;
 		status.hidden = true;
-		if (s.phase === 'done' && s.profile_id)
-			go('/profiles/' + encodeURIComponent(s.profile_id));
-		else if (s.error)
-			msg.append(errorBox(new Error(s.error)));
+		if (p.profile)
+			go(p.profile);
+		else if (p.error)
+			msg.append(errorBox(new Error(p.error)));
 	};
 	tick();
 }

@@ -1,6 +1,6 @@
 // What every module of the UI shares, and the standalone flame graph page too
 // (web/flamegraph.html embeds it at build time): h(), which makes elements and only
-// ever makes text nodes from strings, so a name is always text; pct().
+// ever makes text nodes from strings, so a name is always text.
 
 export function h(tag, attrs, ...children) {
 	const el = document.createElement(tag);
@@ -15,14 +15,4 @@ export function h(tag, attrs, ...children) {
 		el.append(c instanceof Node ? c : document.createTextNode(String(c)));
 	}
 	return el;
-}
-
-// Whole percents, as the answers write them; one decimal under 10%.
-export function pct(share) {
-	if (!share || share <= 0)
-		return '0%';
-	const p = share * 100;
-	if (p < 0.1)
-		return '<0.1%';
-	return (p < 10 ? p.toFixed(1) : Math.round(p)) + '%';
 }

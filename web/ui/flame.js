@@ -3,47 +3,18 @@
 // the total and of the parent), Colour by: Language | Group | Why it waited (a wall
 // profile's: each box by the kind of time that holds most of it) with a legend, and a diff
 // mode for Compare (the union of both profiles' frames). What it draws is computed by
-// flame_model.js (layout, diff, Hide system code, search totals), which is tested
-// without a browser; this module only draws and listens. The standalone page `show
-// --flamegraph` writes draws with it too (web/bundle.py). Every name is drawn on the
-// canvas or set as textContent: a function called <script> is only ever text.
+// flame_model.js (layout, diff, Hide system code, search totals) and flame_look.js (each
+// box's colour, the legend, the tooltip's words), both tested without a browser; this
+// module only draws and listens. The standalone page `show --flamegraph` writes draws
+// with it too (web/bundle.py). Every name is drawn on the canvas or set as textContent:
+// a function called <script> is only ever text.
 
-import { h, pct } from './dom.js';
-import { WAIT_KINDS, amountFn, diffChange, foldSystem, largestBox, layout, legendShares,
-	mergeDiff, searchMatches, searchPattern, waitLegend, waitMix } from './flame_model.js';
+import { h } from './dom.js';
+import { boxColours, legendItems, matchedLine, tipLines } from './flame_look.js';
+import { amountFn, diffChange, foldSystem, largestBox, layout, mergeDiff, searchMatches,
+	searchPattern, waitMix } from './flame_model.js';
 
 const ROW = 18;
-
-// Why it waited: each kind of time (flame_model.js's WAIT_KINDS) in words and its colour,
-// drawn flat (no jitter), so a box reads as its legend's colour. Waiting for a CPU is the
-// one that alarms.
-const WAIT_LOOKS = {
-	running: ['ran on a CPU', '#86bf6b'],
-	runqueue: ['waited for a CPU', '#e4572e'],
-	io: ['waited on I/O', '#4a8fd8'],
-	lock: ['waited on a lock', '#9b59c6'],
-	sleep: ['asleep', '#c5d0da'],
-	other: ['waited on other events', '#d9b36c'],
-};
-
-function hash(s) {
-	let v = 2166136261;
-	for (let k = 0; k < s.length; k++) {
-		v ^= s.charCodeAt(k);
-		v = Math.imul(v, 16777619);
-	}
-	return v >>> 0;
-}
-
-function rgb(hex) {
-	const n = parseInt(hex.slice(1), 16);
-	return [n >> 16 & 255, n >> 8 & 255, n & 255];
-}
-
-function shade(c, f) {
-	const k = v => Math.max(0, Math.min(255, Math.round(v * f)));
-	return 'rgb(' + k(c[0]) + ',' + k(c[1]) + ',' + k(c[2]) + ')';
-}
 
 /*
  * Draws data into el. opts.diff: { before: data } for Compare: boxes are the union of
@@ -55,13 +26,11 @@ export function flameGraph(el, full, opts = {}) {
 	const data = opts.diff ? mergeDiff(full, opts.diff.before) || full :
 		opts.hideSystem && full.system ? foldSystem(full) : full;
 	const t = layout(data);
-	const { N, depth, value, x, end, parent, nameOf, lang, group } = t;
+	const { N, depth, value, x, end, parent, nameOf } = t;
 	const names = data.names;
 	const total = N ? value[0] : 0;
 	const amount = amountFn(data);
 	const nameAt = i => names[nameOf[i]] || '';
-	const langRgb = data.languages.map(l => rgb(l[1]));
-	const groupHue = data.groups.map(g => hash(g) % 360);
 	let zoom = 0, matches = null, mode = opts.diff ? 'change' : opts.colour || 'language';
 	let colours = new Array(N), hits = [], charWidth = 7;
 	// Why each box waited, when the profile says (a wall profile's); none in Compare.
@@ -70,11 +39,11 @@ export function flameGraph(el, full, opts = {}) {
 		mode = 'language';
 
 	// ---- diff: the change in share of the server per node, and whether it is noise ----
-	let change = null, noise = null, gone = null;
+	let diff = null, gone = null;
 	if (opts.diff && data.before) {
-		const d = diffChange(data, t, full, opts.diff.before);
-		({ change, noise, gone } = d);
-		el.dataset.gone = d.goneRoots;
+		diff = diffChange(data, t, full, opts.diff.before);
+		gone = diff.gone;
+		el.dataset.gone = diff.goneRoots;
 	} else if (opts.diff) {
 		mode = 'language';  // nothing to compare against: drawn as a profile
 	}
@@ -113,65 +82,17 @@ export function flameGraph(el, full, opts = {}) {
 	el.append(controls, legendEl, crumbsEl, viewport, tip);
 	const ctx = canvas.getContext('2d');
 
-	function colourOf(i) {
-		const d = depth[i];
-		const jitter = 0.9 + (hash(nameAt(i)) % 1000) / 5000;
-		if (d === 0)
-			return '#d5d8dc';
-		if (mode === 'change') {
-			if (noise[i])
-				return '#c9cdd2';
-			const c = Math.min(Math.abs(change[i]) / 0.05, 1);  // 5 points: full colour
-			const l = Math.round(85 - 35 * c);
-			return change[i] > 0 ? 'hsl(4,75%,' + l + '%)' : 'hsl(215,70%,' + l + '%)';
-		}
-		if (mode === 'reason') {
-			const k = why.dominant[i];
-			return k >= 0 ? WAIT_LOOKS[WAIT_KINDS[k]][1] : '#d9dce1';
-		}
-		if (mode === 'group') {
-			const hue = groupHue[group[i]];
-			if (d <= 2)
-				return 'hsl(' + hue + ',45%,' + (d === 1 ? 58 : 66) + '%)';
-			return 'hsl(' + hue + ',60%,' + Math.round(72 * jitter) + '%)';
-		}
-		if (d <= 2)
-			return d === 1 ? '#c3c8cf' : '#d9dce1';
-		return shade(langRgb[lang[i] >= 0 ? lang[i] : langRgb.length - 1], jitter);
-	}
+	let colourOf = boxColours(data, t, mode, why, diff);
 
 	function legend() {
 		legendEl.textContent = '';
-		const item = (colour, text, key) => {
-			const s = h('span', { 'data-key': key }, h('i', {}), text);
-			s.firstChild.style.background = colour;
+		for (const item of legendItems(data, t, mode, why)) {
+			const s = h('span', { 'data-key': item.key }, h('i', {}), item.text);
+			s.firstChild.style.background = item.colour;
+			if (item.gone)
+				s.firstChild.classList.add('gone');
 			legendEl.append(s);
-		};
-		if (mode === 'change') {
-			item('hsl(4,75%,55%)', 'grew (share of the server)', 'grew');
-			item('hsl(215,70%,55%)', 'shrank', 'shrank');
-			item('hsl(215,70%,55%)', 'only in the older profile (drawn at its older share, outlined)',
-				'gone');
-			legendEl.lastChild.firstChild.classList.add('gone');
-			item('#c9cdd2', 'no change beyond sampling error', 'same');
-			return;
 		}
-		if (mode === 'reason') {
-			waitLegend(why).forEach(([k, v]) => {
-				const [words, colour] = WAIT_LOOKS[WAIT_KINDS[k]];
-				item(colour, words + ' ' + pct(v / total), WAIT_KINDS[k]);
-			});
-			return;
-		}
-		legendShares(t, mode).forEach(([k, v]) => {
-			if (mode === 'group') {
-				item('hsl(' + groupHue[k] + ',60%,66%)', data.groups[k] + ' ' + pct(v / total),
-					data.groups[k]);
-			} else {
-				const l = data.languages[k >= 0 ? k : data.languages.length - 1];
-				item(l[1], l[0] + ' ' + pct(v / total), l[0]);
-			}
-		});
 	}
 
 	// The deepest row with a box wide enough to draw, under the zoom: towers too narrow
@@ -301,21 +222,9 @@ export function flameGraph(el, full, opts = {}) {
 		}
 		let sum;
 		({ matches, sum } = searchMatches(t, names, re));
-		matched.textContent = 'Matched: ' + pct(sum / (total || 1)) + ' (' + amount(sum) + ')';
+		matched.textContent = matchedLine(sum, total, amount);
 		el.dataset.matched = total ? (100 * sum / total).toFixed(1) : '0.0';
 		draw();
-	}
-
-	function what(i) {
-		const d = depth[i];
-		if (d === 0)
-			return 'everything in this profile';
-		if (d === 1)
-			return 'owner group';
-		if (d === 2)
-			return 'process, in ' + data.groups[group[i]];
-		const l = data.languages[lang[i]];
-		return (l ? l[0] : 'Other') + ', in ' + data.groups[group[i]];
 	}
 
 	canvas.addEventListener('mousemove', ev => {
@@ -324,27 +233,11 @@ export function flameGraph(el, full, opts = {}) {
 			tip.hidden = true;
 			return;
 		}
-		const p = parent[i];
-		const lines = [h('b', {}, nameAt(i)), h('div', { class: 'k' }, what(i))];
-		if (change) {
-			lines.push(h('div', {}, gone[i] ? 'only in the older profile: ' +
-				amount(data.before[i]) + ' then, none now' :
-				'now ' + amount(data.after[i]) + ', before ' + amount(data.before[i])));
-			lines.push(h('div', {}, (change[i] >= 0 ? 'grew ' : 'shrank ') +
-				(Math.abs(change[i]) * 100).toFixed(1) + ' points of the server' +
-				(noise[i] ? ' (within sampling error)' : '')));
-		} else {
-			lines.push(h('div', {}, amount(value[i]) + ', ' + pct(value[i] / (total || 1)) +
-				' of total' + (p >= 0 ? ', ' + pct(value[i] / (value[p] || 1)) + ' of ' +
-				nameAt(p) : '')));
-		}
-		if (mode === 'reason' && value[i] > 0) {
-			// The box's mix, largest first: "waited for a CPU 75%, ran on a CPU 25%".
-			const mix = WAIT_KINDS.map((kind, k) => [kind, why.mix[i * why.K + k]])
-				.filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
-			lines.push(h('div', { class: 'why' }, mix.map(([kind, v]) =>
-				WAIT_LOOKS[kind][0] + ' ' + pct(v / value[i])).join(', ')));
-		}
+		const words = tipLines(data, t, i, amount, { why, diff, mode });
+		const lines = [h('b', {}, words.name), h('div', { class: 'k' }, words.what),
+			...words.lines.map(line => h('div', {}, line))];
+		if (words.mix !== null)
+			lines.push(h('div', { class: 'why' }, words.mix));
 		tip.textContent = '';
 		tip.append(...lines);
 		tip.hidden = false;
@@ -368,6 +261,7 @@ export function flameGraph(el, full, opts = {}) {
 	colourSel.addEventListener('change', () => {
 		mode = colourSel.value;
 		colours = new Array(N);
+		colourOf = boxColours(data, t, mode, why, diff);
 		el.dataset.colour = mode;
 		legend();
 		draw();

@@ -7,6 +7,8 @@
 // flame.js draws what these compute; the standalone page inlines both
 // (web/bundle.py), so no name here may also be a top-level name of another module.
 
+import { valueWords } from './format.js';
+
 // Positions from the pre-order: each node starts where its previous sibling ended,
 // its first child where it starts. end[i] is the index just past i's subtree.
 export function layout(data) {
@@ -35,28 +37,9 @@ export function layout(data) {
 		lang: Int32Array.from(data.lang), group: Int32Array.from(data.group) };
 }
 
-// amount(v): v in the profile's unit, in words.
+// amount(v): v in the profile's unit, in words (format.js, the rule the answers follow).
 export function amountFn(data) {
-	return v => {
-		if (data.unit === 'nanoseconds') {
-			const s = v / 1e9;
-			if (s >= 100)
-				return s.toFixed(0) + ' s';
-			if (s >= 0.095)
-				return s.toFixed(1) + ' s';
-			return (v / 1e6).toFixed(v >= 1e7 ? 0 : 1) + ' ms';
-		}
-		if (data.unit === 'bytes') {
-			const u = ['bytes', 'kB', 'MB', 'GB', 'TB'];
-			let n = v, k = 0;
-			while (n >= 1024 && k < u.length - 1) {
-				n /= 1024;
-				k++;
-			}
-			return (k && n < 10 ? n.toFixed(1) : Math.round(n)) + ' ' + u[k];
-		}
-		return Math.round(v).toLocaleString('en');
-	};
+	return v => valueWords(data.unit, v);
 }
 
 /*

@@ -1,35 +1,35 @@
 // Profiles: every profile of the workspace a page at a time, filtered by question and
 // server, two of one question chosen to Compare; and the table of profiles a server's
-// page shows too.
+// page shows too. What each shows is profiles_model.js's, tested without a browser.
 // Every name (process, function, file, upload file name) is set as text: elements are
 // made with h() (dom.js), which only ever makes text nodes from strings.
 
 import { h } from './dom.js';
-import { api, questions, titleOf } from './api.js';
+import { api, questions } from './api.js';
 import { errorBox, go, link } from './nav.js';
+import { canCompare, choose, chooseBox, compareHref, countLine, filterAddress, pageQuery,
+	profileColumns, profileRow } from './profiles_model.js';
 
 // A table of profiles, each linked by its question's title (qs: questions()).
 export function profileRows(list, qs, opts = {}) {
 	if (!list.length)
 		return h('p', { class: 'muted' }, 'No profiles yet.');
 	return h('table', { class: 'list profiles' },
-		h('thead', {}, h('tr', {}, opts.choose ? h('th', {}, '') : null, h('th', {}, 'Question'),
-			opts.server ? h('th', {}, 'Server') : null, h('th', {}, 'Started (UTC)'),
-			h('th', {}, 'Seconds'), h('th', {}, 'Answer'))),
-		h('tbody', {}, list.map(p => h('tr', { 'data-id': p.id, 'data-question': p.question },
-			opts.choose ? h('td', {}, opts.choose(p)) : null,
-			h('td', {}, link('/profiles/' + encodeURIComponent(p.id),
-				titleOf(qs, p.question))),
-			opts.server ? h('td', {}, p.server) : null,
-			h('td', {}, p.started_at.replace('T', ' ').replace('Z', '')),
-			h('td', { class: 'num' }, p.seconds),
-			h('td', { class: 'answer' }, p.answer)))));
+		h('thead', {}, h('tr', {}, profileColumns(opts).map(c => h('th', {}, c)))),
+		h('tbody', {}, list.map(p => {
+			const r = profileRow(p, qs);
+			return h('tr', { 'data-id': r.id, 'data-question': r.question },
+				opts.choose ? h('td', {}, opts.choose(p)) : null,
+				h('td', {}, link(r.href, r.title)),
+				opts.server ? h('td', {}, r.server) : null,
+				h('td', {}, r.started),
+				h('td', { class: 'num' }, r.seconds),
+				h('td', { class: 'answer' }, r.answer));
+		})));
 }
 
 // The list comes a page at a time (GET /api/profiles?limit&offset, filtered by the
-// server): a workspace of 10k profiles opens as fast as one of 50.
-const PAGE = 50;
-
+// server): profiles_model.js's PAGE.
 export async function profilesPage(m) {
 	document.title = 'Profiles \u2014 SlideOps';
 	const params = new URLSearchParams(location.search);
@@ -50,39 +50,31 @@ export async function profilesPage(m) {
 	let list = [], next = 0, chosen = [], loading = 0;
 
 	const render = () => {
-		const q = chosen.length ? chosen[0].question : null;
 		table.textContent = '';
 		table.append(profileRows(list, qs, { server: true, choose: p => {
+			const state = chooseBox(p, chosen);
 			const box = h('input', { type: 'checkbox', 'aria-label': 'Choose ' + p.id,
-				checked: chosen.some(c => c.id === p.id),
-				disabled: (q && p.question !== q) ||
-					(chosen.length >= 2 && !chosen.some(c => c.id === p.id)) });
+				checked: state.checked, disabled: state.disabled });
 			box.addEventListener('change', () => {
-				chosen = box.checked ? [...chosen, p] : chosen.filter(c => c.id !== p.id);
+				chosen = choose(chosen, p, box.checked);
 				render();
 			});
 			return box;
 		} }));
-		compareBtn.disabled = chosen.length !== 2;
+		compareBtn.disabled = !canCompare(chosen);
 	};
 	// One page more (from offset next), or the first page again after a filter changed.
 	const load = async (fresh) => {
 		const mine = ++loading;
-		const query = new URLSearchParams({ limit: PAGE, offset: fresh ? 0 : next });
-		if (qSel.value)
-			query.set('question', qSel.value);
-		if (sSel.value)
-			query.set('server', sSel.value);
 		msg.textContent = '';
 		try {
-			const doc = await api('profiles?' + query);
+			const doc = await api('profiles?' + pageQuery(fresh ? 0 : next, qSel.value, sSel.value));
 			if (mine !== loading)
 				return;  // a newer filter's answer is on its way
 			list = fresh ? doc.profiles : [...list, ...doc.profiles];
 			next = doc.next_offset;
 			more.hidden = next === null;
-			count.textContent = doc.total ? 'Showing ' + list.length + ' of ' + doc.total +
-				(doc.total === 1 ? ' profile' : ' profiles') : '';
+			count.textContent = countLine(list.length, doc.total);
 			if (fresh)
 				chosen = chosen.filter(c => list.some(p => p.id === c.id));
 			render();
@@ -91,23 +83,13 @@ export async function profilesPage(m) {
 		}
 	};
 	const refilter = () => {
-		const query = new URLSearchParams();
-		if (qSel.value)
-			query.set('question', qSel.value);
-		if (sSel.value)
-			query.set('server', sSel.value);
-		history.replaceState(null, '', '/profiles' + (query.toString() ? '?' + query : ''));
+		history.replaceState(null, '', filterAddress(qSel.value, sSel.value));
 		load(true);
 	};
 	qSel.addEventListener('change', refilter);
 	sSel.addEventListener('change', refilter);
 	more.addEventListener('click', () => load(false));
-	compareBtn.addEventListener('click', () => {
-		// Older first: what changed reads from before to after.
-		const order = chosen.slice().sort((a, b) => a.started_at < b.started_at ? -1 :
-			a.started_at > b.started_at ? 1 : 0);
-		go('/compare?a=' + encodeURIComponent(order[0].id) + '&b=' + encodeURIComponent(order[1].id));
-	});
+	compareBtn.addEventListener('click', () => go(compareHref(chosen)));
 	m.append(h('h1', {}, 'Profiles'), h('div', { class: 'filters' }, qSel, sSel, compareBtn, hint),
 		msg, table, h('div', { class: 'more' }, more, count));
 	await load(true);

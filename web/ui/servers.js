@@ -1,38 +1,29 @@
 // The Servers page, and a server's page: its Performance tab (can it be profiled, the
-// busiest processes, capture, past profiles, remove the profiler, debug symbols).
+// busiest processes, capture, past profiles, remove the profiler, debug symbols), drawn
+// from servers_model.js, which says what each shows and is tested without a browser.
 // Every name (process, function, file, upload file name) is set as text: elements are
 // made with h() (dom.js), which only ever makes text nodes from strings.
 
 import { h } from './dom.js';
 import { api, post, questions } from './api.js';
 import { capturePanel } from './capture.js';
-import { bytes } from './format.js';
 import { errorBox, link } from './nav.js';
 import { profileRows } from './profiles.js';
 import { symbolsPanel } from './symbols.js';
 import { addServerPanel } from './add_server.js';
-
-// When a server was last heard from, in words (the API's times are UTC).
-function lastSeen(s) {
-	if (s.this_server)
-		return 'now';
-	if (!s.last_seen)
-		return 'never';
-	return s.last_seen.replace('T', ' ').replace('Z', ' UTC');
-}
-
-const STATUS_WORDS = { connected: 'Connected', unreachable: 'Unreachable', removed: 'Removed' };
+import { checkLines, pastMore, removedLines, serverHeading, serverRows,
+	topRows } from './servers_model.js';
 
 export async function serversPage(m) {
 	document.title = 'Servers \u2014 SlideOps';
 	const doc = await api('servers');
 	m.append(h('h1', {}, 'Servers'));
-	const rows = doc.servers.map(s => h('tr', { 'data-id': s.id, 'data-status': s.status },
-		h('td', {}, link('/servers/' + encodeURIComponent(s.id), serverName(s))),
-		h('td', { class: 'status ' + s.status }, STATUS_WORDS[s.status] || s.status),
-		h('td', {}, lastSeen(s)),
+	const rows = serverRows(doc).map(s => h('tr', { 'data-id': s.id, 'data-status': s.status },
+		h('td', {}, link(s.href, s.name)),
+		h('td', { class: 'status ' + s.status }, s.statusWords),
+		h('td', {}, s.lastSeen),
 		h('td', { class: 'mono' }, s.kernel),
-		h('td', {}, s.this_server ? 'this server' : 'agent ' + s.agent_version)));
+		h('td', {}, s.by)));
 	m.append(h('table', { class: 'list servers' },
 		h('thead', {}, h('tr', {}, h('th', {}, 'Server'), h('th', {}, 'Status'),
 			h('th', {}, 'Last seen'), h('th', {}, 'Kernel'), h('th', {}, 'Profiled by'))),
@@ -42,19 +33,14 @@ export async function serversPage(m) {
 	addServerPanel(add);
 }
 
-// A server's name as the UI shows it: this one by its hostname.
-export function serverName(s) {
-	return s.this_server ? s.hostname : s.name;
-}
-
 export async function serverPage(m, id) {
 	const srv = await api('servers/' + encodeURIComponent(id));
-	document.title = serverName(srv) + ' \u2014 SlideOps';
+	const heading = serverHeading(srv);
+	document.title = heading.name + ' \u2014 SlideOps';
 	const base = 'servers/' + encodeURIComponent(id);
 	m.append(h('p', { class: 'crumbs' }, link('/servers', 'Servers'), ' \u203a '),
-		h('h1', {}, serverName(srv), h('small', {}, srv.this_server ? ' this server' :
-			' ' + (STATUS_WORDS[srv.status] || srv.status) + ', last seen ' + lastSeen(srv) +
-			(srv.kernel ? ', kernel ' + srv.kernel : ''))),
+		h('h1', {}, heading.name, h('small', {}, heading.detail)),
+		heading.refused ? h('p', { class: 'error refused', role: 'status' }, heading.refused) : '',
 		h('div', { class: 'tabs', role: 'tablist' },
 			h('button', { role: 'tab', 'aria-selected': 'true', class: 'tab current' },
 				'Performance')));
@@ -74,7 +60,7 @@ export async function serverPage(m, id) {
 	loadPast(pastSec, base, srv.profiles_server);
 	symbolsPanel(symSec);
 	removePanel(removeSec, base);
-	if (!srv.this_server && srv.status !== 'removed')
+	if (heading.removable)
 		removeServerPanel(removeSec, srv);
 	try {
 		const c = await check;
@@ -87,22 +73,18 @@ export async function serverPage(m, id) {
 }
 
 function renderCheck(sec, c) {
+	const check = checkLines(c);
 	sec.querySelector('.muted')?.remove();
-	sec.append(h('p', { class: c.can_profile ? 'ok' : 'bad' },
-		c.can_profile ? 'This server can be profiled.' :
-			'This server cannot be profiled yet. What is missing:'));
-	const missing = c.requirements.filter(r => !r.ok);
-	const list = (c.can_profile ? c.requirements : missing).map(r =>
-		h('li', { class: r.ok ? 'ok' : 'bad' }, h('b', {}, r.name), ': ', r.detail));
-	sec.append(h('ul', { class: 'reqs' }, list));
+	sec.append(h('p', { class: check.ok ? 'ok' : 'bad' }, check.headline));
+	sec.append(h('ul', { class: 'reqs' }, check.requirements.map(r =>
+		h('li', { class: r.ok ? 'ok' : 'bad' }, h('b', {}, r.name), ': ', r.detail))));
 }
 
 async function loadTop(sec, base) {
 	try {
 		const doc = await api(base + '/top?n=10');
-		sec.append(h('ul', { class: 'top' }, doc.processes.map(p =>
-			h('li', {}, h('b', {}, p.comm), ' ' + Math.round(p.cpu_percent) + '% CPU',
-				h('span', { class: 'group' }, p.group)))),
+		sec.append(h('ul', { class: 'top' }, topRows(doc).map(p =>
+			h('li', {}, h('b', {}, p.comm), ' ' + p.cpu, h('span', { class: 'group' }, p.group)))),
 		h('p', { class: 'note' }, 'These figures are averages since each process started, ' +
 			'as ps reports them; a profile shows what they do now.'));
 	} catch (e) {
@@ -117,9 +99,9 @@ async function loadPast(sec, base, hostname) {
 		const [doc, qs] = await Promise.all([api(base + '/profiles?limit=' + PAST_SHOWN),
 			questions()]);
 		sec.append(profileRows(doc.profiles, qs));
-		if (doc.next_offset !== null)
-			sec.append(h('p', {}, link('/profiles?server=' + encodeURIComponent(hostname),
-				'All ' + doc.total + ' profiles of this server')));
+		const more = pastMore(doc, hostname);
+		if (more)
+			sec.append(h('p', {}, link(more.href, more.text)));
 	} catch (e) {
 		sec.append(errorBox(e));
 	}
@@ -137,13 +119,11 @@ function removePanel(sec, base) {
 			return;
 		out.textContent = '';
 		try {
-			const doc = await post(base + '/remove');
-			if (!doc.removed.length)
-				out.append(h('p', { class: 'ok' }, 'The profiler is not installed on this ' +
-					'server and no capture files are left; nothing to remove.'));
+			const removed = removedLines(await post(base + '/remove'));
+			if (removed.nothing)
+				out.append(h('p', { class: 'ok' }, removed.nothing));
 			else
-				out.append(h('ul', {}, doc.removed.map(r => h('li', {}, 'Removed ' + r.path +
-					' (' + r.files + (r.files === 1 ? ' file, ' : ' files, ') + bytes(r.bytes) + ').'))));
+				out.append(h('ul', {}, removed.lines.map(line => h('li', {}, line))));
 			out.append(h('p', { class: 'note' }, 'Kept the workspace: profiles, Services and ' +
 				'debug symbols.'));
 		} catch (e) {

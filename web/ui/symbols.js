@@ -1,11 +1,13 @@
 // Debug symbols: the upload button (on a server's page and on a profile's card of
-// stripped binaries) and the panel listing what was uploaded, each with Delete.
+// stripped binaries) and the panel listing what was uploaded, each with Delete. What
+// each shows is symbols_model.js's, tested without a browser.
 // Every name (process, function, file, upload file name) is set as text: elements are
 // made with h() (dom.js), which only ever makes text nodes from strings.
 
 import { h } from './dom.js';
 import { api, uploadFile } from './api.js';
 import { errorBox } from './nav.js';
+import { uploadProgress, uploadRows, uploadedLine } from './symbols_model.js';
 
 // A button that picks a file and uploads it; done(doc) after a good upload.
 export function uploadButton(done) {
@@ -23,11 +25,11 @@ export function uploadButton(done) {
 		button.disabled = true;
 		try {
 			const doc = await uploadFile(file, (done, total) => {
-				bar.max = total || 1;
-				bar.value = done;
+				const p = uploadProgress(done, total);
+				bar.max = p.max;
+				bar.value = p.value;
 			});
-			out.append(h('p', { class: 'ok' }, 'Named ' + doc.functions + ' functions of build ' +
-				doc.build_id.slice(0, 12) + ' from ' + doc.file_name + '.'));
+			out.append(h('p', { class: 'ok' }, uploadedLine(doc)));
 			done(doc);
 		} catch (e) {
 			out.append(errorBox(e));
@@ -45,27 +47,27 @@ export async function symbolsPanel(sec) {
 	const refresh = async () => {
 		listEl.textContent = '';
 		try {
-			const doc = await api('symbols');
-			if (!doc.uploads.length) {
-				listEl.append(h('p', { class: 'muted' }, 'No debug symbols uploaded yet.'));
+			const { empty, rows } = uploadRows(await api('symbols'));
+			if (empty) {
+				listEl.append(h('p', { class: 'muted' }, empty));
 				return;
 			}
 			listEl.append(h('table', { class: 'list' },
 				h('thead', {}, h('tr', {}, h('th', {}, 'File'), h('th', {}, 'Functions named'),
 					h('th', {}, 'Build'), h('th', {}, ''))),
-				h('tbody', {}, doc.uploads.map(u => {
+				h('tbody', {}, rows.map(u => {
 					const del = h('button', { type: 'button', class: 'danger small' }, 'Delete');
 					del.addEventListener('click', async () => {
 						try {
-							await api('symbols/' + encodeURIComponent(u.build_id), { method: 'DELETE' });
+							await api('symbols/' + encodeURIComponent(u.build), { method: 'DELETE' });
 							refresh();
 						} catch (e) {
 							listEl.append(errorBox(e));
 						}
 					});
-					return h('tr', { 'data-build': u.build_id }, h('td', {}, u.file_name),
+					return h('tr', { 'data-build': u.build }, h('td', {}, u.file),
 						h('td', { class: 'num' }, u.functions),
-						h('td', { class: 'mono', title: u.build_id }, u.build_id.slice(0, 12)),
+						h('td', { class: 'mono', title: u.build }, u.short),
 						h('td', {}, del));
 				}))));
 		} catch (e) {

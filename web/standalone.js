@@ -1,16 +1,18 @@
 // The standalone flame graph page (`slideops show ID --flamegraph FILE.html`): the UI's
-// own flame graph (flame.js, flame_model.js, dom.js), with the profile read from the
-// page itself.
-// web/bundle.py inlines these modules into web/flamegraph.html at build time, so the
-// file opens offline from file:// (where a module cannot load another file).
+// own flame graph (web/ui/flame.js and what it imports), with the profile read from the
+// page itself. Beside its template (web/flamegraph.html), not in web/ui/: the UI does
+// not serve it.
+// web/bundle.py inlines this module and those it imports into web/flamegraph.html at
+// build time, so the file opens offline from file:// (where a module cannot load
+// another file).
 //
 // A link may carry a colouring, a zoom and a search:
 // FILE.html#colour=group&zoom=build_report&search=memcpy (colour: language, group, or
 // reason for Why it waited where the profile says; zoom: the largest box of that
 // name).
 
-import { flameGraph } from './flame.js';
-import { amountFn } from './flame_model.js';
+import { flameGraph } from './ui/flame.js';
+import { amountFn } from './ui/flame_model.js';
 
 function standalonePage() {
 	const data = JSON.parse(document.getElementById('profile').textContent);
