@@ -19,8 +19,10 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "capture/guarded_read.h"
 #include "elf/elf_reader.h"
 #include "proc/packages.h"
 #include "symbols/lines.h"
@@ -67,8 +69,10 @@ static void binary__free(struct binary *bin)
 {
 	if (!bin)
 		return;
-	if (bin->fd >= 0)
+	if (bin->fd >= 0 && !bin->fd_borrowed)
 		close(bin->fd);
+	guarded_file__close(bin->guarded);
+	free(bin->mount);
 	free(bin->path);
 	free(bin);
 }
@@ -80,6 +84,8 @@ void binaries__free(struct binaries *b)
 	for (uint32_t i = 0; i < b->n; i++)
 		binary__free(b->items[i]);
 	binary__free(b->vdso);
+	mounts__clear(&b->mounts);
+	free(b->unlisted);
 	free(b->items);
 	hashmap__free(b->index);
 	free(b);
@@ -144,11 +150,73 @@ static int open_checked(const char *path, dev_t dev, uint64_t ino)
 	return fd;
 }
 
+/*
+ * Whether files of dev may leave a read waiting without end, from the mount tables alone
+ * (nothing of the mount is touched): ours, else that of pid's mount namespace (a
+ * container's). A device no table lists is taken to be one when it is an anonymous
+ * device (major 0: network and FUSE file systems have those), not when it is a disk's.
+ * *e: its mount, NULL when unlisted. Out of memory: taken to be one.
+ */
+static bool binaries__may_hang(struct binaries *b, int pid, dev_t dev,
+			       const struct mount_entry **e)
+{
+	char path[64];
+
+	if (!b->mounts_read) {
+		b->mounts_read = true;
+		mounts__read(&b->mounts, "/proc/self/mountinfo");
+	}
+	*e = mounts__find(&b->mounts, dev);
+	if (*e)
+		return (*e)->may_hang;
+	for (uint32_t i = 0; i < b->nunlisted; i++)
+		if (b->unlisted[i] == dev)
+			return major(dev) == 0;
+	if (pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+		if (mounts__read(&b->mounts, path) == -ENOMEM)
+			return true;
+		*e = mounts__find(&b->mounts, dev);
+		if (*e)
+			return (*e)->may_hang;
+	}
+	if (b->nunlisted == b->cap_unlisted) {
+		uint32_t cap = b->cap_unlisted ? b->cap_unlisted * 2 : 8;
+		dev_t *grown = realloc(b->unlisted, cap * sizeof(*grown));
+
+		if (!grown)
+			return true;
+		b->unlisted = grown;
+		b->cap_unlisted = cap;
+	}
+	b->unlisted[b->nunlisted++] = dev;
+	return major(dev) == 0;
+}
+
+/* Starts bin's guarded read at paths (binaries.h): nothing of the file is touched here. */
+static int binary__guard(struct binary *bin, const struct mount_entry *e,
+			 const char *const *paths, size_t npaths)
+{
+	char words[PATH_MAX + 128];
+
+	if (e)
+		msg_format(words, sizeof(words), MSG_MOUNT_WORDS, e->fstype, e->point);
+	else
+		msg_format(words, sizeof(words), MSG_MOUNT_UNLISTED, major(bin->dev),
+			   minor(bin->dev));
+	bin->mount = strdup(words);
+	if (!bin->mount)
+		return -ENOMEM;
+	bin->guarded = guarded_file__start(bin->dev, bin->ino, paths, npaths);
+	return bin->guarded ? 0 : -ENOMEM;
+}
+
 struct binary *binaries__get(struct binaries *b, int pid, uint64_t start, uint64_t end,
 			     dev_t dev, uint64_t ino, const char *path, bool is_exe)
 {
 	struct binary *bin = binaries__find(b, dev, ino);
-	char at[PATH_MAX + 64];
+	const struct mount_entry *e;
+	char at[PATH_MAX + 64], root[PATH_MAX + 64];
 
 	if (bin)
 		return bin;
@@ -162,10 +230,18 @@ struct binary *binaries__get(struct binaries *b, int pid, uint64_t start, uint64
 	 */
 	snprintf(at, sizeof(at), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)start,
 		 (unsigned long long)end);
-	bin->fd = open_checked(at, dev, ino);
-	if (bin->fd < 0) {
-		snprintf(at, sizeof(at), "/proc/%d/root%s", pid, path);
+	snprintf(root, sizeof(root), "/proc/%d/root%s", pid, path);
+	if (binaries__may_hang(b, pid, dev, &e)) {
+		const char *paths[] = { at, root };
+
+		if (binary__guard(bin, e, paths, 2)) {
+			binary__free(bin);
+			return NULL;
+		}
+	} else {
 		bin->fd = open_checked(at, dev, ino);
+		if (bin->fd < 0)
+			bin->fd = open_checked(root, dev, ino);
 	}
 	if (binaries__insert(b, bin)) {
 		binary__free(bin);
@@ -178,24 +254,53 @@ struct binary *binaries__get_by_path(struct binaries *b, dev_t dev, uint64_t ino
 				     const char *path, bool is_exe)
 {
 	struct binary *bin = binaries__find(b, dev, ino);
-	int fd;
+	const struct mount_entry *e;
+	int fd = -1;
 
 	if (bin)
 		return bin;
-	fd = open_checked(path, dev, ino);
-	if (fd < 0)
-		return NULL;
+	if (!binaries__may_hang(b, 0, dev, &e)) {
+		fd = open_checked(path, dev, ino);
+		if (fd < 0)
+			return NULL;
+	}
 	bin = binary__new(dev, ino, path, is_exe);
 	if (!bin) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	bin->fd = fd;
+	if (fd < 0 && binary__guard(bin, e, &path, 1)) {
+		binary__free(bin);
+		return NULL;
+	}
 	if (binaries__insert(b, bin)) {
 		binary__free(bin);
 		return NULL;
 	}
 	return bin;
+}
+
+int binary__fd(struct binary *bin, const atomic_bool *cancel, int64_t deadline_ns, int *err)
+{
+	int e;
+
+	*err = 0;
+	if (bin->fd >= 0)
+		return bin->fd;
+	if (!bin->guarded) {
+		*err = -EBADF;
+		return -1;
+	}
+	e = guarded_file__wait(bin->guarded, cancel, deadline_ns);
+	if (e) {
+		*err = e;
+		return -1;
+	}
+	bin->fd = guarded_file__fd(bin->guarded);
+	bin->fd_borrowed = true;
+	return bin->fd;
 }
 
 /* The size of our own [vdso] mapping, from /proc/self/maps. */

@@ -12,6 +12,7 @@
 #ifndef SLIDEOPS_CAPTURE_BINARIES_H
 #define SLIDEOPS_CAPTURE_BINARIES_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -28,8 +29,13 @@ struct symtab;
 struct binary {
 	dev_t dev;
 	uint64_t ino;
-	int fd;              /* -1 when it could not be opened */
+	int fd;              /* -1 when it could not be opened (or not yet copied) */
+	bool fd_borrowed;    /* fd is guarded's copy, closed with it */
 	char *path;          /* as the first process that mapped it saw it */
+	/* On a mount that may not answer: the read of its copy, and the mount in words
+	 * ("nfs4 at /srv/app") for the reason it was not read. NULL otherwise. */
+	struct guarded_file *guarded;
+	char *mount;
 	bool read;           /* binaries__read has been at it */
 	bool elf_ok;         /* info was read (by binaries__read) */
 	struct elf_info info;
@@ -51,6 +57,13 @@ struct binary *binaries__find(struct binaries *b, dev_t dev, uint64_t ino);
  */
 struct binary *binaries__get(struct binaries *b, int pid, uint64_t start, uint64_t end,
 			     dev_t dev, uint64_t ino, const char *path, bool is_exe);
+
+/*
+ * bin's descriptor to read: its own, or the copy of its guarded read, waited for until
+ * deadline_ns (CLOCK_MONOTONIC, 0: none) or *cancel. -1 with *err set (-EBADF: never
+ * opened; a guarded read's outcome, capture/guarded_read.h) when there is none.
+ */
+int binary__fd(struct binary *bin, const atomic_bool *cancel, int64_t deadline_ns, int *err);
 
 /* A binary at a path of our own mount namespace, used only when its identity is
  * (dev, ino): a process that exited before we read it. NULL when it is not that file. */

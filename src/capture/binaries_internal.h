@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "proc/mounts.h"
 
 struct binary;
 struct hashmap;
@@ -16,6 +19,12 @@ struct binaries {
 	struct hashmap *index; /* (dev, ino) -> item */
 	struct binary *vdso;
 	bool vdso_tried;
+	/* The mounts of the devices met (ours, then those of the processes' namespaces),
+	 * read when the first binary is met; devices no mount table names. */
+	struct mounts mounts;
+	bool mounts_read;
+	dev_t *unlisted;
+	uint32_t nunlisted, cap_unlisted;
 };
 
 #endif

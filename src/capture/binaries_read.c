@@ -8,6 +8,7 @@
 #include "capture/binaries.h"
 #include "capture/binaries_internal.h"
 #include "capture/elf_facts.h"
+#include "capture/guarded_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,7 +93,7 @@ static void limits__init(struct elf_limits *l, const struct binaries_budget *bud
 static int binary__not_read(const struct binary *bin, struct profile *p,
 			    const struct binaries_budget *budget, int err, bool total_ran_out)
 {
-	char reason[256];
+	char reason[512];
 
 	switch (err) {
 	case -E2BIG:
@@ -103,8 +104,13 @@ static int binary__not_read(const struct binary *bin, struct profile *p,
 			   (unsigned long long)budget->symbols);
 		break;
 	case -EFBIG:
-		msg_format(reason, sizeof(reason), MSG_NOT_READ_BYTES,
-			   (unsigned long long)(budget->bytes >> 20));
+		if (bin->guarded && bin->fd < 0)
+			msg_format(reason, sizeof(reason), MSG_NOT_READ_COPY_BYTES, bin->mount,
+				   (unsigned long long)(GUARDED_READ_FILE_MAX >> 20),
+				   (unsigned long long)(GUARDED_READ_TOTAL_MAX >> 20));
+		else
+			msg_format(reason, sizeof(reason), MSG_NOT_READ_BYTES,
+				   (unsigned long long)(budget->bytes >> 20));
 		break;
 	case -ETIMEDOUT:
 		if (total_ran_out)
@@ -120,7 +126,15 @@ static int binary__not_read(const struct binary *bin, struct profile *p,
 		msg_format(reason, sizeof(reason), MSG_NOT_READ_NOT_ELF);
 		break;
 	case -EBADF:
+	case -ENOENT:
 		msg_format(reason, sizeof(reason), MSG_NOT_READ_UNOPENED);
+		break;
+	case GUARDED_READ_HUNG:
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_HUNG, GUARDED_READ_ANSWER_S,
+			   bin->mount);
+		break;
+	case -ECHILD:
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_READER, bin->mount);
 		break;
 	default:
 		msg_format(reason, sizeof(reason), MSG_NOT_READ_FAILED, strerror(-err));
@@ -235,20 +249,27 @@ static int reading__facts(struct reading *rd, struct binary *bin)
 	struct elf_limits limits;
 	int err;
 
-	if (bin->fd < 0)
-		return binary__not_read(bin, rd->p, rd->budget, -EBADF, false);
+	/* A guarded read's copy is waited for within the whole read's time: its reader
+	 * has been at it since the binary was met, and one that stopped answering is
+	 * abandoned within GUARDED_READ_ANSWER_S of its last word. */
+	if (binary__fd(bin, NULL, rd->deadline.wall_ns, &err) < 0)
+		return binary__not_read(bin, rd->p, rd->budget, err, err == -ETIMEDOUT);
 	if (clock_budget__over(&rd->deadline))
 		return binary__not_read(bin, rd->p, rd->budget, -ETIMEDOUT, true);
 	limits__init(&limits, rd->budget, rd->deadline);
-	err = elf_facts__read(rd->o->facts, bin->fd, &limits, &bin->info);
+	/* A copy is a new file each capture: the facts kept by file identity are the
+	 * machine's files'. */
+	err = elf_facts__read(bin->guarded ? NULL : rd->o->facts, bin->fd, &limits, &bin->info);
 	if (err == -ENOMEM)
 		return err;
 	if (err)
 		return binary__not_read(bin, rd->p, rd->budget, err,
 					clock_budget__over(&rd->deadline));
 	bin->elf_ok = true;
-	/* One predicate decides "system" (architecture.md): the distribution's packages are. */
-	err = packages__from_archive(rd->packages, bin->path, bin->dev, bin->ino);
+	/* One predicate decides "system" (architecture.md): the distribution's packages are.
+	 * A guarded binary's path is not looked at (a stat there may not return): it is
+	 * taken for the machine's own, not the distribution's. */
+	err = bin->guarded ? 0 : packages__from_archive(rd->packages, bin->path, bin->dev, bin->ino);
 	if (err < 0)
 		return err;
 	rd->p->mappings[bin->mapping].from_package = err == 1;

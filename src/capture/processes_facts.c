@@ -91,6 +91,7 @@ static int process__send_maps(struct processes *ps, struct process *proc)
 		maps[n].dev = bin->dev;
 		maps[n].ino = bin->ino;
 		maps[n].fd = bin->fd;
+		maps[n].guarded = bin->fd < 0 ? bin->guarded : NULL;
 		maps[n].path = bin->path;
 		n++;
 	}

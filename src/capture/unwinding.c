@@ -26,6 +26,7 @@
 
 #include "capture/binaries.h"
 #include "capture/elf_facts.h"
+#include "capture/guarded_read.h"
 #include "capture/python_procs.h"
 #include "elf/elf_file.h"
 #include "elf/elf_reader.h"
@@ -96,8 +97,9 @@ static struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t in
 static void known__table(struct unwinding *u, struct known *k, int fd);
 
 /* Reads fd's build id and gets its table, within the caps. The outcome is kept either
- * way: a binary is tried once per capture. */
-static void known__read(struct unwinding *u, struct known *k, int fd)
+ * way: a binary is tried once per capture. copy: fd is a guarded read's copy, whose
+ * facts are not kept by file identity (a new file each capture). */
+static void known__read(struct unwinding *u, struct known *k, int fd, bool copy)
 {
 	const struct binaries_budget *b = binaries_budget__in_force();
 	int64_t start = clock__thread_cpu_ns();
@@ -111,7 +113,7 @@ static void known__read(struct unwinding *u, struct known *k, int fd)
 	if (fd < 0 || u->spent_ns >= WORKER_BUDGET_NS)
 		goto out;
 	/* The build id and segments: whether it has symbols is the reading's question. */
-	if (elf_facts__read_identity(u->facts, fd, &limits, &k->info) != 0 ||
+	if (elf_facts__read_identity(copy ? NULL : u->facts, fd, &limits, &k->info) != 0 ||
 	    !k->info.build_id[0])
 		goto out;
 	k->ok = true;
@@ -175,13 +177,38 @@ static struct known *unwinding__get(struct unwinding *u, const struct unwinding_
 	memset(k, 0, sizeof(*k));
 	k->dev = m->dev;
 	k->ino = m->ino;
-	known__read(u, k, m->fd);
+	known__read(u, k, m->fd, m->copy);
 	return k;
+}
+
+/*
+ * The copies of j's binaries on mounts that may not answer, waited for: their readers
+ * have been at it since the sampling side met them. One whose file system does not answer
+ * is given up within GUARDED_READ_ANSWER_S of its reader's last word (and every other of
+ * that device with it); the end of sampling stops the wait. Each is waited for once a
+ * job: a binary shared by many processes is the same read, whose outcome stays.
+ */
+static void job__resolve_copies(struct unwinding *u, struct job *j)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		struct unwinding_mapping *m = &j->maps[i];
+
+		if (m->fd >= 0 || !m->guarded)
+			continue;
+		if (guarded_file__wait(m->guarded, &u->stop, 0) == 0) {
+			m->fd = guarded_file__fd(m->guarded);
+			m->copy = true;
+		}
+		m->guarded = NULL;
+	}
 }
 
 /* The interpreters of the jobs of list not looked at yet (capture/python_procs.h). */
 static void unwinding__python_jobs(struct unwinding *u, struct job *list)
 {
+	for (struct job *j = list; j; j = j->next)
+		if (!j->remove)
+			job__resolve_copies(u, j);
 	for (struct job *j = list; j && u->python; j = j->next) {
 		if (j->python_done)
 			continue;

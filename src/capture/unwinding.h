@@ -23,13 +23,17 @@
 
 /* One executable file mapping of a process, as the sampling side knows it. fd is the
  * binary's descriptor, open for the whole capture (binaries.h): the worker reads it with
- * pread and never closes it. */
+ * pread and never closes it. A binary on a mount that may not answer has none but its
+ * guarded read (capture/guarded_read.h), whose copy the worker waits for. */
+struct guarded_file;
 struct unwinding_mapping {
 	uint64_t start, end;
 	uint64_t offset;  /* file offset of start */
 	dev_t dev;
 	uint64_t ino;
 	int fd;           /* -1: not opened, frame pointers there */
+	struct guarded_file *guarded; /* fd -1: its copy, once read (lives as long as fd) */
+	bool copy;        /* fd is a guarded read's copy, not the machine's file */
 	const char *path; /* the binary's (binaries.h: lives as long as fd); may be NULL */
 };
 

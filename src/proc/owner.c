@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc/mounts.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/messages.h"
@@ -337,6 +338,9 @@ void owner_resolver__classify(struct owner_resolver *r, const struct proc_info *
 
 static int services_copy(struct owner_resolver *r, const struct service *src, size_t n)
 {
+	struct mounts mounts = { 0 };
+	bool mounts_read = false;
+
 	if (!n)
 		return 0;
 	r->services = calloc(n, sizeof(*r->services));
@@ -348,15 +352,28 @@ static int services_copy(struct owner_resolver *r, const struct service *src, si
 		r->services[i].name = strdup(src[i].name ? src[i].name : "");
 		r->services[i].value = strdup(src[i].value ? src[i].value : "");
 		r->nservices++;
-		if (!r->services[i].name || !r->services[i].value)
+		if (!r->services[i].name || !r->services[i].value) {
+			mounts__clear(&mounts);
 			return -ENOMEM;
+		}
 		if (src[i].match == SERVICE_BY_EXE) {
+			const struct mount_entry *e;
+
+			if (!mounts_read) {
+				mounts_read = true;
+				mounts__read(&mounts, "/proc/self/mountinfo");
+			}
 			/* /proc/PID/exe shows the file, not the link the user named
-			 * ("/usr/bin/python3" runs as "/usr/bin/python3.11"). */
-			r->real_exes[i] = realpath(src[i].value, NULL);
+			 * ("/usr/bin/python3" runs as "/usr/bin/python3.11"). Not on a mount
+			 * that may not answer (proc/mounts.h): each lstat of the way could wait
+			 * for good, and every capture with it; such a path is taken as named. */
+			e = mounts__of_path(&mounts, src[i].value);
+			if (!e || !e->may_hang)
+				r->real_exes[i] = realpath(src[i].value, NULL);
 			r->exe_services = true;
 		}
 	}
+	mounts__clear(&mounts);
 	return 0;
 }
 

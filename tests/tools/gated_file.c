@@ -3,12 +3,14 @@
  * gated_file FILE MOUNTPOINT OFFSET DIR
  *
  * A FUSE file system at MOUNTPOINT holding one file, FILE's copy under its base name (its
- * contents read from FILE as they are asked for), with a gate for one thread: when the
- * thread whose id DIR/pid holds (a process's main thread has the process's pid) reads at
- * or past OFFSET, the read creates DIR/reached and waits until DIR/open exists. Any other
- * thread reads at once. A test sees when a thread has come to a given part of a file (a
- * binary's section headers, which a capture's main thread reads only once it has stopped
- * sampling) and holds it there, however fast or loaded the machine.
+ * contents read from FILE as they are asked for), with a gate for the children of one
+ * process: when a thread of a process whose parent is the one DIR/pid names reads at or
+ * past OFFSET, the read creates DIR/reached and, until DIR/open exists, is answered one
+ * byte every 50 ms. Any other thread reads at once. A capture reads a file of a FUSE
+ * mount only in reader processes of its own (src/capture/guarded_read.c), and waits for
+ * such a reader for as long as it goes on answering: a test holds the capture where it
+ * waits for the file (its main thread does once it has stopped sampling), however fast or
+ * loaded the machine, without the reader ever looking stuck.
  * Runs in the foreground until MOUNTPOINT is unmounted or it is killed.
  */
 #define FUSE_USE_VERSION 31
@@ -16,6 +18,7 @@
 #include <fcntl.h>
 #include <fuse.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +32,8 @@ static char served[PATH_MAX];	/* "/NAME" */
 static off_t gate_offset;
 static const char *gate_dir;
 
-/* The thread DIR/pid names, -1 until it names one. */
-static pid_t gated_thread(void)
+/* The process DIR/pid names, -1 until it names one. */
+static pid_t gated_parent(void)
 {
 	char path[PATH_MAX];
 	int pid = -1;
@@ -46,19 +49,40 @@ static pid_t gated_thread(void)
 	return pid;
 }
 
-static void wait_at_gate(void)
+/* The parent of thread tid's process (FUSE names the thread that asked). */
+static pid_t parent_of(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "PPid: %d", &ppid) == 1)
+			break;
+	fclose(f);
+	return ppid;
+}
+
+/* Whether the gate is closed for this read: it then waits 50 ms and gives one byte. */
+static bool at_gate(void)
 {
 	char reached[PATH_MAX], open_[PATH_MAX];
-	struct timespec pause = { 0, 10000000 };
+	struct timespec pause = { 0, 50000000 };
 	int fd;
 
 	snprintf(reached, sizeof(reached), "%s/reached", gate_dir);
 	snprintf(open_, sizeof(open_), "%s/open", gate_dir);
+	if (access(open_, F_OK) == 0)
+		return false;
 	fd = open(reached, O_WRONLY | O_CREAT, 0644);
 	if (fd >= 0)
 		close(fd);
-	while (access(open_, F_OK) != 0)
-		nanosleep(&pause, NULL);
+	nanosleep(&pause, NULL);
+	return access(open_, F_OK) != 0;
 }
 
 static int gf_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
@@ -107,11 +131,11 @@ static int gf_read(const char *path, char *buf, size_t size, off_t off, struct f
 
 	(void)path, (void)fi;
 	if (off + (off_t)size > gate_offset) {
-		pid_t gated = gated_thread();
+		pid_t gated = gated_parent();
 
-		/* FUSE names the thread that asked, not its process. */
-		if (gated > 0 && fuse_get_context()->pid == gated)
-			wait_at_gate();
+		if (gated > 0 && parent_of(fuse_get_context()->pid) == gated && at_gate() &&
+		    size > 1)
+			size = 1;
 	}
 	n = pread(backing_fd, buf, size, off);
 	return n < 0 ? -errno : (int)n;
