@@ -15,7 +15,7 @@ ARCH       := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VERSION    := 0.1.0
 
 LIBS       := -lbpf -lelf -ldw -lz -llz4 -lsqlite3 -ljansson -lprotobuf-c -liberty \
-	      -lmicrohttpd -lgnutls -lpq -lcurl -lpthread -lm
+	      -lmicrohttpd -lgnutls -lpq -lcurl -licui18n -licuuc -lpthread -lm
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     ?= -g -O2
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
@@ -61,7 +61,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	libclang-rt-14-dev pkg-config binutils elfutils procps golang-go sqlite3 file jq python3 \
 	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
 	curl libcurl4-openssl-dev openssl libpq-dev postgresql-15 qemu-system-x86 busybox-static \
-	systemd libfuse3-dev
+	systemd libfuse3-dev libicu-dev
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
@@ -190,19 +190,24 @@ $(OUTPUT)/obj/%.o: %.c $(GENERATED)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# The standalone flame graph page (show --flamegraph): its template with the web UI's own
-# flame graph modules and style inlined, so the file works offline from file://.
-STANDALONE_MODULES := web/ui/dom.js web/ui/flame_model.js web/ui/flame.js web/ui/standalone.js
-$(OUTPUT)/gen/web/flamegraph.html: web/flamegraph.html web/bundle.py web/ui/app.css \
-		$(STANDALONE_MODULES)
+# The web UI: every file under web/ui/ is served, listed by web/assets.py at build time.
+# The standalone flame graph page (show --flamegraph) is its template with web/standalone.js
+# and the UI's modules it imports inlined (web/bundle.py), so the file works offline.
+WEB_UI := $(shell find web/ui)
+$(OUTPUT)/gen/web/flamegraph.html: web/flamegraph.html web/bundle.py web/standalone.js $(WEB_UI)
 	$(call msg,BUNDLE,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)python3 web/bundle.py $< $@ web/ui/app.css $(STANDALONE_MODULES)
+	$(Q)python3 web/bundle.py $< $@ web/ui/app.css web/standalone.js
 
-$(OUTPUT)/obj/web/assets.o: web/assets.S $(wildcard web/ui/*) $(OUTPUT)/gen/web/flamegraph.html
+$(OUTPUT)/gen/web/assets.S: web/assets.py $(WEB_UI)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 web/assets.py $@ web/ui $(OUTPUT)/gen/web/flamegraph.html
+
+$(OUTPUT)/obj/web/assets.o: $(OUTPUT)/gen/web/assets.S $(OUTPUT)/gen/web/flamegraph.html
 	$(call msg,AS,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -I$(OUTPUT)/gen/web -Iweb -c $< -o $@
+	$(Q)$(CC) -I. -c $< -o $@
 
 $(OUTPUT)/asan/obj/gen/%.o: $(OUTPUT)/gen/%.c $(GENERATED)
 	$(Q)mkdir -p $(@D)
@@ -244,9 +249,10 @@ $(OUTPUT)/asan/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/asan/libslideop
 	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit $< $(TEST_HELPERS) \
 		$(OUTPUT)/asan/libslideops.a $(LIBS) -lcmocka -o $@
 
-# What the fuzz targets take of util/: not what builds JSON (jansson) or numbers (libm).
-FUZZ_UTIL_SRCS := $(filter-out src/util/json_text.c src/util/format.c src/util/remove_tree.c,\
-	$(wildcard src/util/*.c))
+# What the fuzz targets take of util/: not what builds JSON (jansson) or numbers (libm),
+# nor what needs ICU (server_name.c) or protobuf-c (pb_limits.c).
+FUZZ_UTIL_SRCS := $(filter-out src/util/json_text.c src/util/format.c src/util/remove_tree.c \
+	src/util/server_name.c src/util/pb_limits.c,$(wildcard src/util/*.c))
 
 # The fuzz target over the ELF reader (libFuzzer; clang's runtime from libclang-rt-14-dev).
 $(OUTPUT)/fuzz/fuzz_elf: fuzz/fuzz_elf.c fuzz/make-seeds.sh \

@@ -13,7 +13,10 @@
 #   3. slow clients: wrk against the list's first page with the token, alone, then while
 #      500 idle and 100 trickling connections (a byte a second, never a whole header) are
 #      held from the same address, reopened as serve drops them: requests per second and
-#      p99 of both, as a ratio, and serve's RSS under both.
+#      p99 of both, as a ratio, and serve's RSS under both;
+#   4. the hostile mix (bench/serve/hostile.sh, issue 28): the UI while 1,000 slow
+#      connections and 200 fast pollers run, beside it alone, and serve's peak RSS under
+#      each attack on the agent endpoints against its cap (docs/security.md).
 #
 # Targets (issue 12): upload peak RSS <= 64 MB.
 #
@@ -232,3 +235,7 @@ printf '   500 idle + 100 trickling held (%s fds): %8s req/s, p99 %7s ms; serve 
 	"$held" "$hrps" "$hp99" "$hrss" "$hhwm"
 printf '   %.2fx the rate, %.2fx the p99 under them; serve dropped %d of them (10 s without a header)\n' \
 	"$(echo "$hrps / $rps" | bc -l)" "$(echo "$hp99 / $p99" | bc -l)" "$(cat "$work/dropped")"
+
+# ---- the hostile mix (issue 28) ----
+serve_stop
+SLIDEOPS=$SLIDEOPS BASELINE=${BASELINE:-} SECONDS_EACH=$SECONDS_EACH "$top/bench/serve/hostile.sh"

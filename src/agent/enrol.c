@@ -54,7 +54,8 @@ static int enrol(struct agent *a, struct transport *t)
 			free(body);
 			return -ECANCELED;
 		}
-		if (!err && r.status < 500)
+		/* 429: this address failed tokens lately (a neighbour's guesses): it waits. */
+		if (!err && r.status < 500 && r.status != 429)
 			break;
 		if (err)
 			msg_error(MSG_AGENT_WORKSPACE_UNREACHABLE, a->opts->workspace, r.error);

@@ -107,6 +107,23 @@ static int stripped__cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* The capture could not read m at all (no build id, facts unknown): whether it was
+ * stripped is not known, and "Binaries not read" says why; the card would only guess. */
+static bool mapping__unread(const struct profile *p, const struct prof_mapping *m)
+{
+	const char *path = profile__str(p, m->path);
+
+	if (profile__str(p, m->build_id)[0])
+		return false;
+	for (uint32_t i = 0; i < p->header.nnot_read; i++) {
+		const struct prof_not_read *nr = &p->header.not_read[i];
+
+		if (!profile__str(p, nr->build_id)[0] && strcmp(profile__str(p, nr->path), path) == 0)
+			return true;
+	}
+	return false;
+}
+
 int ctx__stripped(struct ctx *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
@@ -124,7 +141,8 @@ int ctx__stripped(struct ctx *c, struct analysis *a)
 		const struct prof_mapping *m = &p->mappings[i];
 
 		/* JIT code is named by its runtime, never by an upload: not on the card. */
-		ours[i] = m->kind != MAPPING_JIT && mapping__is_ours(p, m);
+		ours[i] = m->kind != MAPPING_JIT && mapping__is_ours(p, m) &&
+			  !mapping__unread(p, m);
 	}
 	for (uint32_t i = 0; i < p->nlocations; i++) {
 		const struct prof_location *l = &p->locations[i];

@@ -77,23 +77,12 @@ char *answer__cpu(uint64_t duration_ns, const struct answer_group *first,
 	return answer__join(lead, tail);
 }
 
-/* A share of the server to a tenth of a percent: "0.8%", "<0.1%". */
-static void answer__percent_tenths(double share, char *buf, size_t size)
-{
-	double pct = share * 100.0;
-
-	if (pct > 0 && pct < 0.05)
-		msg_format(buf, size, MSG_FMT_PERCENT_TENTHS_SMALL);
-	else
-		msg_format(buf, size, MSG_FMT_PERCENT_TENTHS, pct);
-}
-
 char *answer__cpu_idle(uint64_t duration_ns, double used, const struct answer_group *first)
 {
 	char over[FORMAT_MAX], pct[FORMAT_MAX], *where, *most;
 
 	format_duration(duration_ns, over, sizeof(over));
-	answer__percent_tenths(used, pct, sizeof(pct));
+	format_percent_tenths(used, pct, sizeof(pct));
 	if (!first)
 		return answer__format(MSG_ANSWER_CPU_IDLE, over, pct);
 	where = answer__where(MSG_ANSWER_CPU_IDLE_IN, first->where);

@@ -23,7 +23,7 @@
 #include "util/messages.h"
 
 /* web/flamegraph.html with the UI's flame graph inlined (web/bundle.py), NUL-terminated
- * (web/assets.S). */
+ * (embedded by web/assets.py). */
 extern const char flamegraph_html[];
 
 #define PLACEHOLDER "/*SLIDEOPS_PROFILE*/"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/workspace_url.h"
 #include "cli/cli.h"
 #include "util/messages.h"
 
@@ -20,20 +21,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
-}
-
-/* http:// only to this machine: the credential crosses the network in TLS alone. */
-static bool workspace_url_ok(const char *url)
-{
-	static const char *const loopback[] = { "http://127.", "http://localhost:",
-						"http://localhost/", "http://[::1]" };
-
-	if (strncmp(url, "https://", 8) == 0)
-		return url[8] != '\0';
-	for (size_t i = 0; i < sizeof(loopback) / sizeof(loopback[0]); i++)
-		if (strncmp(url, loopback[i], strlen(loopback[i])) == 0)
-			return true;
-	return strcmp(url, "http://localhost") == 0;
 }
 
 int cmd_agent(int argc, char **argv, const struct cli_env *env)
@@ -82,7 +69,8 @@ int cmd_agent(int argc, char **argv, const struct cli_env *env)
 		msg_error(MSG_AGENT_MISSING_WORKSPACE);
 		return EXIT_REFUSED;
 	}
-	if (!workspace_url_ok(o.workspace)) {
+	/* Decided on the host the URL parses to, before anything connects. */
+	if (workspace_url__check(o.workspace)) {
 		msg_error(MSG_AGENT_BAD_WORKSPACE, o.workspace);
 		return EXIT_REFUSED;
 	}

@@ -145,8 +145,10 @@ static int show__write_files(const struct show_opts *o, struct profile *p, struc
 		}
 	}
 	if (o->export == EXPORT_PPROF) {
-		/* Lines where the workspace keeps them; without, the export has names only. */
-		struct lines_lookup lines = store__lines_lookup(s);
+		/* Lines where the workspace keeps them (an agent's own server's, never another
+		 * agent's); without, the export has names only. */
+		struct server_names by_server;
+		struct lines_lookup lines = store__profile_lines_lookup(&by_server, s, o->id);
 
 		err = profile__add_lines(p, &lines);
 		if (!err)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/guarded_read.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/messages.h"
@@ -28,6 +29,11 @@ int main(int argc, char **argv)
 {
 	struct cli_env env = { .tty = isatty(STDERR_FILENO) };
 	int n = 0;
+
+	/* A capture's reader of one file on a mount that may not answer (capture/guarded_read.h),
+	 * before anything else: it touches nothing of ours. */
+	if (argc == 2 && strcmp(argv[1], GUARDED_READ_ARG) == 0)
+		guarded_read__main();
 
 	/* Global options may stand anywhere; what is left is the command and its own. */
 	for (int i = 1; i < argc; i++) {

@@ -18,6 +18,7 @@
 
 #include "profile/pprof_internal.h"
 #include "profile/profile.h"
+#include "util/pb_limits.h"
 
 /* pprof ids (any nonzero uint64, unique) to model indices: sorted, then searched. */
 struct id_entry {
@@ -603,16 +604,68 @@ static int dec__profile(struct decoder *d)
 	return err;
 }
 
-int pprof__decode(const void *data, size_t len, struct profile **out)
+/* Past a limit of l (0: none): its name, else NULL. */
+static const char *past_limit(const PbProfile *pb, const struct pprof_limits *l)
+{
+	uint64_t stack_locations = 0, string_bytes = 0;
+
+	if (l->mappings && pb->n_mapping > l->mappings)
+		return "mappings";
+	if (l->locations && pb->n_location > l->locations)
+		return "locations";
+	if (l->functions && pb->n_function > l->functions)
+		return "functions";
+	if (l->samples && pb->n_sample > l->samples)
+		return "samples";
+	if (l->strings && pb->n_string_table > l->strings)
+		return "strings";
+	for (size_t i = 0; l->stack_locations && i < pb->n_sample; i++)
+		stack_locations += pb->sample[i]->n_location_id;
+	if (l->stack_locations && stack_locations > l->stack_locations)
+		return "stack_locations";
+	for (size_t i = 0; l->string_bytes && i < pb->n_string_table; i++)
+		string_bytes += strlen(pb->string_table[i]);
+	if (l->string_bytes && string_bytes > l->string_bytes)
+		return "string_bytes";
+	return NULL;
+}
+
+/* Before unpacking: how many samples, mappings, locations, functions and strings the
+ * bytes hold, against l, without allocating. */
+static const char *past_limit_on_wire(const void *data, size_t len, const struct pprof_limits *l)
+{
+	uint64_t n[6];
+
+	if (pb_count_fields(data, len, n, 6))
+		return NULL; /* not a message: the unpack says so */
+	if (l->samples && n[1] > l->samples)
+		return "samples";
+	if (l->mappings && n[2] > l->mappings)
+		return "mappings";
+	if (l->locations && n[3] > l->locations)
+		return "locations";
+	if (l->functions && n[4] > l->functions)
+		return "functions";
+	if (l->strings && n[5] > l->strings)
+		return "strings";
+	return NULL;
+}
+
+int pprof__decode_within(const void *data, size_t len, const struct pprof_limits *l,
+			 struct profile **out, const char **which)
 {
 	struct decoder d = { .anon_mapping = UINT32_MAX };
 	const unsigned char *bytes = data;
+	struct pb_budget budget;
+	const char *past;
 	void *raw = NULL;
 	size_t raw_len = len;
 	PbProfile *pb;
 	int err;
 
 	*out = NULL;
+	if (which)
+		*which = NULL;
 	/* Stored and exported profiles are gzip'd; pprof also reads them plain. */
 	if (len >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) {
 		err = gzip__decompress(data, len, &raw, &raw_len);
@@ -620,10 +673,31 @@ int pprof__decode(const void *data, size_t len, struct profile **out)
 			return err;
 		data = raw;
 	}
-	pb = perftools__profiles__profile__unpack(NULL, raw_len, data);
+	past = l ? past_limit_on_wire(data, raw_len, l) : NULL;
+	if (past) {
+		if (which)
+			*which = past;
+		free(raw);
+		return -E2BIG;
+	}
+	pb_budget__init(&budget, l && l->unpack_bytes ? l->unpack_bytes : SIZE_MAX,
+			l ? l->pool : NULL);
+	pb = perftools__profiles__profile__unpack(&budget.allocator, raw_len, data);
 	if (!pb) {
 		free(raw);
-		return -EBADMSG;
+		if (budget.pool_refused)
+			return -EBUSY;
+		if (budget.refused && which)
+			*which = "bytes";
+		return budget.refused ? -E2BIG : -EBADMSG;
+	}
+	past = l ? past_limit(pb, l) : NULL;
+	if (past) {
+		if (which)
+			*which = past;
+		perftools__profiles__profile__free_unpacked(pb, &budget.allocator);
+		free(raw);
+		return -E2BIG;
 	}
 	d.pb = pb;
 	d.ours = pb->slideops != NULL;
@@ -641,7 +715,12 @@ int pprof__decode(const void *data, size_t len, struct profile **out)
 	free(d.mappings.entries);
 	free(d.functions.entries);
 	free(d.locations.entries);
-	perftools__profiles__profile__free_unpacked(pb, NULL);
+	perftools__profiles__profile__free_unpacked(pb, &budget.allocator);
 	free(raw);
 	return err;
+}
+
+int pprof__decode(const void *data, size_t len, struct profile **out)
+{
+	return pprof__decode_within(data, len, NULL, out, NULL);
 }

@@ -270,8 +270,9 @@ void agent_hub__progress(struct agent_hub *h, const char *server_id, const char 
 	}
 	cap.heard = true;
 	cap.heard_ns = clock__realtime_ns();
-	cap.done = done;
-	cap.total = total;
+	/* Numbers an agent says are only believed within reason: shown as a share. */
+	cap.total = total < PROGRESS_MAX ? total : PROGRESS_MAX;
+	cap.done = done < cap.total ? done : cap.total;
 	if (note && *note)
 		COPY(cap.note, note);
 	if (strcmp(phase, "failed") == 0) {
@@ -284,6 +285,40 @@ void agent_hub__progress(struct agent_hub *h, const char *server_id, const char 
 	else if (!cap.running)
 		COPY(cap.phase, phase);
 	hub__capture_put(st, server_id, &cap);
+	store__close(st);
+	changed(h);
+}
+
+int64_t agent_hub__asked_at(struct agent_hub *h, const char *server_id, const char *capture_id)
+{
+	struct store *st = capture_id && *capture_id ? hub__store(h, NULL) : NULL;
+	struct capture cap;
+	int64_t at = 0;
+
+	if (st && hub__capture_get(st, server_id, &cap) == 0 && cap.started &&
+	    strcmp(cap.id, capture_id) == 0)
+		at = cap.started_at_ns;
+	store__close(st);
+	return at;
+}
+
+void agent_hub__refused(struct agent_hub *h, const char *server_id, const char *capture_id,
+			const char *why)
+{
+	struct capture cap;
+	struct store *st;
+
+	if (!capture_id || !*capture_id)
+		return;
+	st = hub__store(h, NULL);
+	if (st && hub__capture_get(st, server_id, &cap) == 0 && cap.started &&
+	    strcmp(cap.id, capture_id) == 0) {
+		cap.running = false;
+		cap.heard = true;
+		COPY(cap.phase, "failed");
+		COPY(cap.error, why);
+		hub__capture_put(st, server_id, &cap);
+	}
 	store__close(st);
 	changed(h);
 }

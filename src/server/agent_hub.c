@@ -281,6 +281,52 @@ bool agent_hub__poll(struct agent_hub *h, const struct server_entry *srv,
 	return true;
 }
 
+int agent_hub__admit(struct agent_hub *h, const char *server_id, enum agent_request_kind kind,
+		     int64_t now_ns)
+{
+	struct slot *s;
+	int err = 0;
+
+	pthread_mutex_lock(&h->lock);
+	s = hub__slot_of(h, server_id, NULL);
+	if (!s)
+		err = -ENOMEM;
+	else if (kind == AGENT_REQUEST_POLL)
+		err = s->polls == 0 || (s->polls == 1 && now_ns - s->poll_since_ns >
+					AGENT_POLL_REPLACE_NS) ? 0 : -EBUSY;
+	else if (kind == AGENT_REQUEST_BATCH)
+		err = s->batches == 0 ? 0 : -EBUSY;
+	else
+		err = s->others < AGENT_OTHERS_MAX ? 0 : -EBUSY;
+	if (!err && kind == AGENT_REQUEST_POLL) {
+		s->polls++;
+		s->poll_since_ns = now_ns;
+	} else if (!err && kind == AGENT_REQUEST_BATCH) {
+		s->batches++;
+	} else if (!err) {
+		s->others++;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return err;
+}
+
+void agent_hub__release(struct agent_hub *h, const char *server_id,
+			enum agent_request_kind kind)
+{
+	struct slot *s;
+	unsigned *n;
+
+	pthread_mutex_lock(&h->lock);
+	s = hub__slot_find(h, server_id);
+	if (s) {
+		n = kind == AGENT_REQUEST_POLL ? &s->polls :
+		    kind == AGENT_REQUEST_BATCH ? &s->batches : &s->others;
+		if (*n)
+			(*n)--;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
 void hub__wake(struct agent_hub *h, const char *server_id)
 {
 	struct request *req = NULL;

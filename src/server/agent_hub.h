@@ -58,6 +58,21 @@ enum agent_command {
 	AGENT_REMOVED = 6,
 };
 
+/* What an agent's request is, for its admission (agent_hub__admit). */
+enum agent_request_kind {
+	AGENT_REQUEST_OTHER,      /* progress, a command's reply, symbols-wanted */
+	AGENT_REQUEST_POLL,
+	AGENT_REQUEST_BATCH,
+};
+/* One agent's requests answered at once, at most: its poll (and, for a moment, the one
+ * that replaces it), one batch (its sender delivers one at a time), and three others
+ * (a capture's progress and symbols-wanted, a command's reply). */
+#define AGENT_OTHERS_MAX 3
+/* A new poll replaces the one held for its server only after this long: an agent whose
+ * connection was lost polls again after a second or more; an agent polling faster is
+ * refused (429) before its message is read. */
+#define AGENT_POLL_REPLACE_NS (2 * 1000000000LL)
+
 /* The hub of the workspace at data_dir (or store__url's). */
 struct agent_hub *agent_hub__new(const char *data_dir);
 /* Answers every parked poll (empty) and every waiting call (503): before the HTTP
@@ -105,6 +120,12 @@ json_t *agent_hub__capture_status(struct agent_hub *h, const char *server_id);
 void agent_hub__progress(struct agent_hub *h, const char *server_id, const char *capture_id,
 			 const char *phase, uint64_t done, uint64_t total, const char *error,
 			 const char *note);
+/* When the workspace asked for capture_id (realtime), or 0 when it is not the server's
+ * last capture. */
+int64_t agent_hub__asked_at(struct agent_hub *h, const char *server_id, const char *capture_id);
+/* capture_id's batch was refused (why): the capture failed, saying so. */
+void agent_hub__refused(struct agent_hub *h, const char *server_id, const char *capture_id,
+			const char *why);
 /* capture_id's batch was stored as profile_id (its spool drops are counted in the store,
  * with the batch). */
 void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char *capture_id,
@@ -112,6 +133,16 @@ void agent_hub__delivered(struct agent_hub *h, const char *server_id, const char
 /* What the hub knows of a server for its listing: polling now, a capture running. */
 void agent_hub__state(struct agent_hub *h, const char *server_id, bool *polling,
 		      bool *capturing);
+/*
+ * An authenticated request of server_id's agent, of kind, before its body is read:
+ * 0 when it may be answered (agent_hub__release when it ends); -EBUSY when its agent
+ * already holds a poll (younger than AGENT_POLL_REPLACE_NS), a batch, or
+ * AGENT_OTHERS_MAX other requests here; -ENOMEM.
+ */
+int agent_hub__admit(struct agent_hub *h, const char *server_id, enum agent_request_kind kind,
+		     int64_t now_ns);
+void agent_hub__release(struct agent_hub *h, const char *server_id,
+			enum agent_request_kind kind);
 /* The server was removed: a parked poll gets its removed reply now, waiting calls
  * fail. */
 void agent_hub__remove(struct agent_hub *h, const char *server_id);

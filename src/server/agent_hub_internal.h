@@ -18,6 +18,8 @@
 #define NOTE_LEN 256
 /* A reply document an agent sends: the check and top documents are a few kB. */
 #define REPLY_DOC_MAX (1u << 20)
+/* A capture's progress (done of total) as an agent may say it, at most. */
+#define PROGRESS_MAX (1ULL << 32)
 
 /* A command as it waits in the store (store__queue_command): its JSON text. */
 struct command {
@@ -58,6 +60,10 @@ struct slot {
 	int64_t deadline_ns;      /* monotonic: when the parked poll is answered empty */
 	int64_t polled_ns;        /* monotonic: the last poll here; 0 none */
 	bool removed;
+	/* Its agent's requests being answered here (agent_hub__admit): polls (two while a
+	 * new one replaces a lost one), batches, and the rest. */
+	unsigned polls, batches, others;
+	int64_t poll_since_ns;    /* monotonic: the last poll admitted */
 	struct slot *next;
 };
 

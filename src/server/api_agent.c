@@ -3,10 +3,13 @@
  * The agent protocol's side in the workspace (docs/protocol.md): /agent/enrol,
  * /agent/poll, /agent/progress, /agent/reply, /agent/symbols-wanted and /agent/batch,
  * each a POST of one protocol buffer message, answered with one. Every byte an agent
- * sends is hostile input: messages are unpacked within a size cap, strings are cut and
- * cleaned before they are kept, a batch's profile is read with the checks of a stored
- * profile, its tables with caps on counts and name lengths, and an agent's credential
- * reaches only its own server.
+ * sends is hostile input (docs/security.md): its credential is checked before its body
+ * is read (agent__gate, on a worker of the gate's), an enrolment's token before anything
+ * of it is unpacked; messages are unpacked within a byte budget (util/pb_limits.h),
+ * strings are cut and cleaned before they are kept, a batch's profile is read within
+ * ingest's caps and believed within its rules (ingest.h), its tables with caps on counts
+ * and name lengths, kept as its server's own; an agent's credential reaches only its own
+ * server.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,10 +22,14 @@
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "server/agent_hub.h"
+#include "server/ingest.h"
 #include "server/server_internal.h"
 #include "store/store.h"
 #include "symbols/lines.h"
 #include "symbols/symtab.h"
+#include "util/clock.h"
+#include "util/pb_limits.h"
+#include "util/server_name.h"
 
 /* What an agent may say of itself, at most (bytes). */
 #define FIELD_SHORT 64           /* machine id, boot id, capture id, version */
@@ -40,6 +47,7 @@ struct agent_call {
 	struct MHD_Connection *conn;
 	struct request *req;
 	struct reply *r;
+	struct pb_budget budget;  /* what unpacking the message may take */
 };
 
 void reply__message(struct reply *r, int status, const ProtobufCMessage *m)
@@ -65,7 +73,18 @@ void reply__message(struct reply *r, int status, const ProtobufCMessage *m)
 
 size_t agent__body_max(const char *url)
 {
+	if (strcmp(url, "/agent/enrol") == 0)
+		return ENROL_BODY_MAX;
 	return strcmp(url, "/agent/batch") == 0 ? AGENT_BODY_MAX : AGENT_MESSAGE_MAX;
+}
+
+enum agent_request_kind agent__kind(const char *url)
+{
+	if (strcmp(url, "/agent/poll") == 0)
+		return AGENT_REQUEST_POLL;
+	if (strcmp(url, "/agent/batch") == 0)
+		return AGENT_REQUEST_BATCH;
+	return AGENT_REQUEST_OTHER;
 }
 
 /* A copy of what an agent sent, at most max bytes, control characters as '?'. */
@@ -93,17 +112,40 @@ static bool version_ok(struct agent_call *a, uint32_t version)
 	return false;
 }
 
-/* The request's message: NULL with the refusal replied. */
+/*
+ * The request's message, unpacked within AGENT_DECODE_FACTOR times its size and 1 MB
+ * (and the pool every message being read draws from): NULL with the refusal replied,
+ * 413 past its own cap (for good), 503 when the pool is spent (to be sent again).
+ * Freed with release().
+ */
 static ProtobufCMessage *unpack(struct agent_call *a, const ProtobufCMessageDescriptor *d,
 				const char *what)
 {
 	const char *body = a->req->body ? a->req->body : "";
-	ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, a->req->body_len,
-							(const uint8_t *)body);
+	size_t len = a->req->body_len;
+	ProtobufCMessage *m;
 
-	if (!m)
+	pb_budget__init(&a->budget, AGENT_DECODE_FACTOR * len + (1u << 20), &a->srv->decode_pool);
+	m = protobuf_c_message_unpack(d, &a->budget.allocator, len, (const uint8_t *)body);
+	if (m)
+		return m;
+	if (a->budget.pool_refused) {
+		reply__msg(a->r, 503, MSG_AGENT_DECODE_BUSY);
+		a->r->retry_after = 5;
+	} else if (a->budget.refused) {
+		reply__msg(a->r, 413, MSG_AGENT_MESSAGE_TOO_LARGE, what,
+			   (unsigned long long)(a->budget.cap >> 20),
+			   (unsigned long long)AGENT_DECODE_FACTOR);
+	} else {
 		reply__msg(a->r, 400, MSG_AGENT_BAD_MESSAGE, what);
-	return m;
+	}
+	return NULL;
+}
+
+static void release(struct agent_call *a, ProtobufCMessage *m)
+{
+	if (m)
+		protobuf_c_message_free_unpacked(m, &a->budget.allocator);
 }
 
 static struct store *open_store(struct agent_call *a)
@@ -147,7 +189,91 @@ static int authenticate(struct agent_call *a, struct store *s, uint32_t version,
 	return 0;
 }
 
+/* ---- before the body: the credential ---- */
+
+void agent__gate(struct server *srv, struct MHD_Connection *conn, struct request *req)
+{
+	int64_t now = clock__monotonic_ns();
+	struct server_entry *e = NULL;
+	struct store *s;
+	int err;
+
+	req->gate = GATE_REFUSED;
+	s = server__open_store(srv, &req->reply);
+	if (!s)
+		return;
+	err = store__authenticate(s, credential(conn), &e);
+	store__close(s);
+	if (err == 0) {
+		snprintf(req->server_id, sizeof(req->server_id), "%s", e->id);
+		agent_gate__learn(srv->gate, req->cred_hash, e->id, now);
+		req->gate = GATE_PASSED;
+	} else if (err == -EKEYREVOKED) {
+		/* Its version says how it hears of it (410, or 401): its first bytes. */
+		req->gate = GATE_REVOKED;
+	} else if (err == -EACCES) {
+		agent_gate__failed(srv->gate, &req->from, now);
+		reply__msg(&req->reply, 401, MSG_AGENT_BAD_CREDENTIAL);
+	} else {
+		reply__msg(&req->reply, 500, MSG_AGENT_BATCH_FAILED, strerror(-err));
+	}
+	server_entries__free(e, e ? 1 : 0);
+}
+
+/*
+ * A removed server's request, of which only the first bytes were kept: its protocol
+ * version, read where it lies, says the answer (version 2: 410 everywhere; version 1:
+ * REMOVED in its poll, 401 elsewhere). Nothing else of it is read.
+ */
+static void revoked(struct agent_call *a, const char *url)
+{
+	uint64_t version = 0;
+
+	if (pb_peek_varint(a->req->body, a->req->body_len, 1, &version) || version > UINT32_MAX)
+		version = 0;
+	if (!version_ok(a, (uint32_t)version))
+		return;
+	if (version >= AGENT_PROTOCOL_GONE || strcmp(url, "/agent/poll") == 0)
+		agent_hub__removed_reply(a->r, (uint32_t)version);
+	else
+		reply__msg(a->r, 401, MSG_AGENT_BAD_CREDENTIAL);
+}
+
 /* ---- enrolment ---- */
+
+/*
+ * The enrolment token, read where it lies in the message and checked against the store
+ * (read only) before anything else of the message is unpacked: 0, or -1 with the refusal
+ * replied. A wrong token counts against its address (agent_gate.h).
+ */
+static int enrol_token_ok(struct agent_call *a)
+{
+	char token[STORE_SECRET_HEX + 1] = "";
+	const uint8_t *p;
+	struct store *s;
+	size_t n;
+	int ok = 0;
+
+	if (!pb_peek_bytes(a->req->body, a->req->body_len, 2, &p, &n) && n == STORE_SECRET_HEX) {
+		memcpy(token, p, n);
+		token[n] = '\0';
+		s = open_store(a);
+		if (!s)
+			return -1;
+		ok = store__enrolment_valid(s, token);
+		store__close(s);
+		explicit_bzero(token, sizeof(token));
+	}
+	if (ok == 1)
+		return 0;
+	if (ok < 0) {
+		reply__msg(a->r, 500, MSG_AGENT_BATCH_FAILED, strerror(-ok));
+		return -1;
+	}
+	agent_gate__failed(a->srv->gate, &a->req->from, clock__monotonic_ns());
+	reply__msg(a->r, 401, MSG_AGENT_BAD_TOKEN);
+	return -1;
+}
 
 static void enrol(struct agent_call *a)
 {
@@ -159,13 +285,20 @@ static void enrol(struct agent_call *a)
 	struct store *s;
 	int err;
 
+	if (enrol_token_ok(a))
+		return;
 	m = (void *)unpack(a, &slideops__agent__enrol_request__descriptor, "EnrolRequest");
 	if (!m)
 		return;
 	if (!version_ok(a, m->protocol_version))
 		goto out;
 	srv.hostname = clean(m->hostname, FIELD_NAME);
-	given = clean(*m->name ? m->name : m->hostname, FIELD_NAME);
+	/* The name it is listed by: normalized (NFC, nothing invisible), and unique by how
+	 * it looks among every server, removed ones included (util/server_name.h). */
+	errno = 0;
+	given = server_name__normalize(*m->name ? m->name : m->hostname);
+	if (!given && errno == EINVAL)
+		given = strdup("");
 	srv.name = given;
 	srv.machine_id = clean(m->machine_id, FIELD_SHORT);
 	srv.kernel = clean(m->kernel, FIELD_NAME);
@@ -178,7 +311,8 @@ static void enrol(struct agent_call *a)
 		goto out_free;
 	}
 	if (!*given) {
-		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "EnrolRequest", "name", "empty");
+		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "EnrolRequest", "name",
+			   "empty, or nothing but invisible characters");
 		goto out_free;
 	}
 	s = open_store(a);
@@ -187,6 +321,7 @@ static void enrol(struct agent_call *a)
 	err = store__enrol(s, m->enrolment_token, &srv, cred);
 	store__close(s);
 	if (err == -EACCES) {
+		/* Used meanwhile by another request: not a guess. */
 		reply__msg(a->r, 401, MSG_AGENT_BAD_TOKEN);
 	} else if (err) {
 		reply__msg(a->r, 500, MSG_AGENT_BATCH_FAILED, strerror(-err));
@@ -208,7 +343,7 @@ out_free:
 	free(srv.agent_version);
 	free(srv.boot_id);
 out:
-	protobuf_c_message_free_unpacked(&m->base, NULL);
+	release(a, &m->base);
 }
 
 /* ---- commands ---- */
@@ -255,7 +390,7 @@ out:
 	free(version);
 	free(boot);
 	server_entries__free(srv, srv ? 1 : 0);
-	protobuf_c_message_free_unpacked(&m->base, NULL);
+	release(a, &m->base);
 	return parked;
 }
 
@@ -295,7 +430,7 @@ static void progress(struct agent_call *a)
 		ack(a);
 	}
 	server_entries__free(srv, srv ? 1 : 0);
-	protobuf_c_message_free_unpacked(&m->base, NULL);
+	release(a, &m->base);
 }
 
 static void command_reply(struct agent_call *a)
@@ -308,17 +443,31 @@ static void command_reply(struct agent_call *a)
 		return;
 	if (!version_ok(a, m->protocol_version) || who(a, m->protocol_version, &srv))
 		goto out;
-	if (m->http_status < 200 || m->http_status > 599)
+	if (m->http_status < 200 || m->http_status > 599) {
 		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "CommandReply", "http_status",
 			   "not an HTTP status");
-	else {
+	} else if (ingest__reply_status(m->http_status) != (int)m->http_status) {
+		/* Not a status the API gives for a command: its caller gets 502, and why. */
+		struct view_error e;
+		json_t *j;
+		char *text;
+
+		view_error__set(&e, 502, MSG_AGENT_BAD_STATUS, srv->name, m->http_status);
+		j = view_error__json(&e);
+		text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+		agent_hub__reply(a->srv->hub, srv->id, m->command_id, 502, text ? text : "{}",
+				 text ? strlen(text) : 2);
+		free(text);
+		json_decref(j);
+		ack(a);
+	} else {
 		agent_hub__reply(a->srv->hub, srv->id, m->command_id, (int)m->http_status,
 				 m->document_json.data, m->document_json.len);
 		ack(a);
 	}
 out:
 	server_entries__free(srv, srv ? 1 : 0);
-	protobuf_c_message_free_unpacked(&m->base, NULL);
+	release(a, &m->base);
 }
 
 /* ---- names ---- */
@@ -362,9 +511,10 @@ static void symbols_wanted(struct agent_call *a)
 			reply__msg(a->r, 500, MSG_OUT_OF_MEMORY);
 		goto out;
 	}
-	/* Wanted: a build the workspace knows no full names of (no upload, no .symtab). */
+	/* Wanted: a build this server's profiles have no full names of (no upload, no .symtab
+	 * its agent sent): another server's tables never name them. */
 	for (size_t i = 0; i < m->n_build_ids; i++)
-		if (store__keeps_full_names(s, m->build_ids[i]) != 1)
+		if (store__server_keeps_full_names(s, srv->id, m->build_ids[i]) != 1)
 			wanted[n++] = m->build_ids[i];
 	reply.protocol_version = AGENT_PROTOCOL_VERSION;
 	reply.n_build_ids = n;
@@ -374,7 +524,7 @@ out:
 	free(wanted);
 	store__close(s);
 	server_entries__free(srv, srv ? 1 : 0);
-	protobuf_c_message_free_unpacked(&m->base, NULL);
+	release(a, &m->base);
 }
 
 /* A batch's symbol table as a symtab: NULL with why in *why. */
@@ -419,11 +569,12 @@ fail:
 }
 
 /*
- * Keeps the batch's tables for builds the workspace has none of (an agent cannot
- * replace what an upload or another server gave): checked whole first, so a batch with
- * one bad table keeps nothing. 0, or -1 with the refusal replied.
+ * Keeps the batch's tables as its server's own (store.h: they name that server's profiles
+ * alone), for builds no upload names and the server sent none of: checked whole first,
+ * so a batch with one bad table keeps nothing. 0, or -1 with the refusal replied.
  */
-static int keep_tables(struct agent_call *a, struct store *s, const Slideops__Agent__Batch *b)
+static int keep_tables(struct agent_call *a, struct store *s, const char *server_id,
+		       const Slideops__Agent__Batch *b)
 {
 	struct symtab **tabs = NULL;
 	struct line_table **lines = NULL;
@@ -467,18 +618,13 @@ static int keep_tables(struct agent_call *a, struct store *s, const Slideops__Ag
 		const Slideops__Agent__SymbolTable *t = b->symbols[i];
 		enum symbol_source src = t->from_symtab ? SYMBOLS_SYMTAB : SYMBOLS_DYNSYM;
 
-		if (store__keeps_full_names(s, t->build_id) == 1 ||
-		    store__has_symbols(s, t->build_id, src) == 1)
+		if (store__has_symbols(s, t->build_id, SYMBOLS_UPLOAD) == 1 ||
+		    store__has_server_symbols(s, server_id, t->build_id, src) == 1)
 			continue;
-		store__put_symbols(s, t->build_id, src, NULL, tabs[i]);
+		store__put_server_symbols(s, server_id, t->build_id, src, tabs[i]);
 	}
-	for (size_t i = 0; i < b->n_lines; i++) {
-		struct line_table *kept = NULL;
-
-		if (store__get_lines(s, b->lines[i]->build_id, &kept) == -ENOENT)
-			store__put_lines(s, b->lines[i]->build_id, lines[i]);
-		line_table__free(kept);
-	}
+	for (size_t i = 0; i < b->n_lines; i++)
+		store__put_server_lines(s, server_id, b->lines[i]->build_id, lines[i]);
 	ret = 0;
 out:
 	for (size_t i = 0; tabs && i < b->n_symbols; i++)
@@ -492,17 +638,32 @@ out:
 
 /* ---- captures ---- */
 
+/* A batch refused for what its profile holds: counted with its server, the reason kept
+ * for the server's page, and the capture it answered fails, saying why. */
+static void batch_refused(struct agent_call *a, struct store *s,
+			  const struct server_entry *srv, const char *capture_id, const char *why)
+{
+	char text[VIEW_ERROR_MAX];
+
+	msg_format(text, sizeof(text), MSG_AGENT_PROFILE_REFUSED, why);
+	store__server_refused(s, srv->id, text);
+	agent_hub__refused(a->srv->hub, srv->id, capture_id, text);
+}
+
 static void batch(struct agent_call *a)
 {
 	Slideops__Agent__Batch *m;
 	Slideops__Agent__BatchReply reply = SLIDEOPS__AGENT__BATCH_REPLY__INIT;
 	struct server_entry *srv = NULL;
 	struct symbol_lookup names;
+	struct server_names by_server;
 	struct analysis *an = NULL;
 	struct profile *p = NULL;
 	struct batch_key key;
 	struct store *s = NULL;
-	char id[STORE_ID_MAX];
+	char id[STORE_ID_MAX], why[VIEW_ERROR_MAX];
+	struct pprof_limits limits;
+	const char *which;
 	int err;
 
 	m = (void *)unpack(a, &slideops__agent__batch__descriptor, "Batch");
@@ -527,13 +688,33 @@ static void batch(struct agent_call *a)
 	 * (the reply to the first was lost). */
 	if (store__find_batch(s, &key, id) == 0)
 		goto reply;
-	err = pprof__decode(m->profile.data, m->profile.len, &p);
+	/* Read within what a capture holds; believed within what its length allows. */
+	limits = ingest__pprof_limits(&a->srv->decode_pool);
+	err = pprof__decode_within(m->profile.data, m->profile.len, &limits, &p, &which);
+	if (err == -EBUSY) {
+		reply__msg(a->r, 503, MSG_AGENT_DECODE_BUSY);
+		a->r->retry_after = 5;
+		goto out;
+	}
+	if (err == -E2BIG) {
+		msg_format(why, sizeof(why), MSG_AGENT_PROFILE_TOO_LARGE, which);
+		reply__msg(a->r, 413, MSG_AGENT_PROFILE_REFUSED, why);
+		batch_refused(a, s, srv, m->capture_id, why);
+		goto out;
+	}
 	if (err) {
 		reply__msg(a->r, 400, MSG_AGENT_BAD_PROFILE,
 			   err == -EBADMSG ? "damaged or cut short" : strerror(-err));
 		goto out;
 	}
-	if (keep_tables(a, s, m))
+	if (ingest__check(p, clock__realtime_ns(),
+			  agent_hub__asked_at(a->srv->hub, srv->id, m->capture_id), why,
+			  sizeof(why))) {
+		reply__msg(a->r, 422, MSG_AGENT_PROFILE_REFUSED, why);
+		batch_refused(a, s, srv, m->capture_id, why);
+		goto out;
+	}
+	if (keep_tables(a, s, srv->id, m))
 		goto out;
 	/* Every view names a profile's server by its name in the workspace (the agent's
 	 * --name, else its hostname, made unique), as the list does. */
@@ -543,7 +724,7 @@ static void batch(struct agent_call *a)
 		goto out;
 	}
 	/* Named and answered as a capture on this server is (pipeline_result__save). */
-	names = store__symbol_lookup(s);
+	names = store__server_symbol_lookup(&by_server, s, srv->id);
 	err = profile__symbolize(p, &names);
 	an = err ? NULL : analysis__new(p);
 	if (!an) {
@@ -572,7 +753,7 @@ out:
 	profile__free(p);
 	store__close(s);
 	server_entries__free(srv, srv ? 1 : 0);
-	protobuf_c_message_free_unpacked(&m->base, NULL);
+	release(a, &m->base);
 }
 
 bool agent__handle(struct server *srv, struct MHD_Connection *conn, const char *url,
@@ -581,6 +762,15 @@ bool agent__handle(struct server *srv, struct MHD_Connection *conn, const char *
 	struct agent_call a = { .srv = srv, .conn = conn, .req = req, .r = &req->reply };
 
 	req->reply.status = 500;
+	if (req->gate == GATE_REVOKED) {
+		revoked(&a, url);
+		return false;
+	}
+	if (req->body_too_large && agent__body_max(url) < (1u << 20)) {
+		reply__msg(a.r, 413, MSG_AGENT_BODY_TOO_LARGE_KB,
+			   (unsigned long long)(agent__body_max(url) >> 10));
+		return false;
+	}
 	if (req->body_too_large) {
 		reply__msg(a.r, 413, MSG_AGENT_BODY_TOO_LARGE,
 			   (unsigned long long)(agent__body_max(url) >> 20));

@@ -204,8 +204,11 @@ void api__export(struct call *c)
 	if (!load(c, &l))
 		return;
 	if (pprof) {
-		/* Lines where the workspace keeps them; without, the export has names only. */
-		struct lines_lookup lines = store__lines_lookup(l.s);
+		/* Lines where the workspace keeps them (an agent's own server's, never another
+		 * agent's); without, the export has names only. */
+		struct server_names by_server;
+		struct lines_lookup lines =
+			store__profile_lines_lookup(&by_server, l.s, c->parts[1]);
 
 		err = profile__add_lines(l.p, &lines);
 		if (!err)

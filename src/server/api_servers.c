@@ -64,8 +64,10 @@ static json_t *server_json(struct call *c, const struct server_entry *e)
 	} else {
 		agent_hub__state(c->srv->hub, e->id, &polling, &capturing);
 	}
-	/* The name its profiles carry: this server's are by its hostname, as ever. */
-	return json_pack("{s:o, s:o, s:o, s:b, s:o, s:s, s:o, s:o, s:o, s:I, s:o, s:b, s:I, s:o}",
+	/* The name its profiles carry: this server's are by its hostname, as ever. Batches of
+	 * its agent refused for what they held: how many, and the last one's reason. */
+	return json_pack("{s:o, s:o, s:o, s:b, s:o, s:s, s:o, s:o, s:o, s:I, s:o, s:b, s:I, s:o,"
+			 " s:I, s:o}",
 			 "id", json_text(e->id), "name",
 			 json_text(e->this_server ? "this server" : e->name), "hostname",
 			 json_text(e->hostname ? e->hostname : ""), "this_server", e->this_server,
@@ -75,7 +77,13 @@ static json_t *server_json(struct call *c, const struct server_entry *e)
 			 "profiles_server",
 			 json_text(e->this_server ? (e->hostname ? e->hostname : "") : e->name),
 			 "capturing", capturing, "spool_dropped", (json_int_t)e->spool_dropped,
-			 "removed_at", time_json(e->removed_at_ns));
+			 "removed_at", time_json(e->removed_at_ns), "batches_refused",
+			 (json_int_t)e->batches_refused, "last_refusal",
+			 e->batches_refused ?
+				 json_pack("{s:o, s:o}", "error",
+					   json_text(e->last_refusal ? e->last_refusal : ""), "at",
+					   time_json(e->last_refusal_ns)) :
+				 json_null());
 }
 
 void api__list_servers(struct call *c)
@@ -143,6 +151,7 @@ void api__delete_server(struct call *c)
 		return;
 	}
 	/* Its poll, if it holds one, gets REMOVED now; its credential is refused from now. */
+	agent_gate__forget_server(c->srv->gate, c->target->id);
 	agent_hub__remove(c->srv->hub, c->target->id);
 	api__ok(c, json_pack("{s:o}", "removed", json_text(c->target->id)));
 }

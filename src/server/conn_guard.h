@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Connections that have not sent a whole request header: what lets a client without the
- * token hold the server's connections. Each connection is idle from its accept, and again
- * from the end of each request, until its next header is whole. An idle connection is
- * dropped (shutdown(2): the server's own loop then sees the end and closes it) when
+ * Connections no credential vouches for: what lets a client without the token hold the
+ * server's connections. Each connection is "idle" (unauthenticated) from its accept, and
+ * again from the end of each request, until its request's token or agent credential has
+ * passed (server.c calls conn_guard__busy then): a header not yet whole, an enrolment
+ * (its token is in its few bytes of body), a request being refused. An idle connection
+ * is dropped (shutdown(2): the server's own loop then sees the end and closes it) when
  *   - it stays idle past the deadline, however slowly it trickles bytes;
  *   - a new connection would pass the cap of idle ones from its address, or in all: the
  *     oldest idle one (of that address, or of all) makes room. A new connection is never

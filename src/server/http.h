@@ -16,6 +16,8 @@ struct http {
 	struct conn_guard *guard;
 	struct workers *workers;        /* /api/: the UI and the CLI */
 	struct workers *agent_workers;  /* /agent/: agents' batches, progress, replies */
+	/* Strangers' work: checking an agent's credential before its body, enrolments. */
+	struct workers *gate_workers;
 	const char *allowed_hosts[SERVER_ALLOWED_HOSTS_MAX];
 	int nallowed_hosts;
 	/* libmicrohttpd's first complaint while starting: why it did not start. */
@@ -31,11 +33,14 @@ void http__add_common_headers(struct MHD_Connection *conn, struct MHD_Response *
 /* A reply from memory; allow (may be NULL or ""): the Allow header of a 405. */
 enum MHD_Result http__send_buffer(struct MHD_Connection *conn, int status, const char *type,
 				  void *data, size_t len, enum MHD_ResponseMemoryMode mode,
-				  const char *allow);
+				  const char *allow, unsigned retry_after);
 /* r's document, or its bytes (a download, an agent's message). */
 enum MHD_Result http__send_reply(struct MHD_Connection *conn, struct reply *r);
 /* A message of the table as the error document. */
 enum MHD_Result http__send_error(struct MHD_Connection *conn, int status, enum msg_id id, ...);
+/* The same with Retry-After: retry_after seconds (a 429 or a 503). */
+enum MHD_Result http__send_retry(struct MHD_Connection *conn, int status, unsigned retry_after,
+				 enum msg_id id, ...);
 enum MHD_Result http__send_asset(struct MHD_Connection *conn, const struct asset *a);
 
 /* ---- who is asking (http_auth.c) ---- */

@@ -265,9 +265,11 @@ static const char *framing_problem(struct MHD_Connection *conn)
 
 /*
  * The agent protocol's paths (docs/protocol.md): POST only, never from a browser (no
- * Origin), and never with the UI's token or cookie: an agent's credential, checked
- * against the workspace by the worker, or (enrolment) a token in the message. A request
- * without a credential of the right form is refused before its body is read.
+ * Origin), and never with the UI's token or cookie: an agent's credential, or
+ * (enrolment) a token in the message. A request without a credential of the right form
+ * is refused before its body is read; one with a credential is checked against the
+ * workspace before its body is read too (server.c, agent_gate.h), and an address that
+ * has been failing credentials waits first (429).
  */
 static int first_agent_call(struct MHD_Connection *conn, const char *url, const char *method,
 			    struct request *req)
@@ -275,6 +277,8 @@ static int first_agent_call(struct MHD_Connection *conn, const char *url, const 
 	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	const union MHD_ConnectionInfo *addr =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
 	if (strcmp(method, "POST") != 0) {
 		struct reply r = { 0 };
@@ -285,7 +289,8 @@ static int first_agent_call(struct MHD_Connection *conn, const char *url, const 
 	}
 	if (origin)
 		return http__send_error(conn, MHD_HTTP_FORBIDDEN, MSG_AGENT_NO_ORIGIN, origin);
-	if (strcmp(url, "/agent/enrol") != 0) {
+	req->enrol = strcmp(url, "/agent/enrol") == 0;
+	if (!req->enrol) {
 		if (h && strncasecmp(h, "Bearer", 6) == 0 && (h[6] == ' ' || h[6] == '\t'))
 			h += 6 + strspn(h + 6, " \t");
 		else
@@ -294,12 +299,21 @@ static int first_agent_call(struct MHD_Connection *conn, const char *url, const 
 		    strspn(h, "0123456789abcdef") != STORE_SECRET_HEX)
 			return http__send_error(conn, MHD_HTTP_UNAUTHORIZED,
 						MSG_AGENT_NO_CREDENTIAL);
+		agent_gate__hash(h, req->cred_hash);
 	}
 	req->agent = true;
+	req->kind = agent__kind(url);
 	req->body_max = agent__body_max(url);
-	if (len && strtoull(len, NULL, 10) > req->body_max)
+	gate_addr__from(&req->from, addr ? addr->client_addr : NULL);
+	req->declared = len ? strtoull(len, NULL, 10) : 0;
+	if (req->declared > req->body_max) {
+		if (req->body_max < (1 << 20))
+			return http__send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+						MSG_AGENT_BODY_TOO_LARGE_KB,
+						(unsigned long long)(req->body_max >> 10));
 		return http__send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, MSG_AGENT_BODY_TOO_LARGE,
-				  (unsigned long long)(req->body_max >> 20));
+					(unsigned long long)(req->body_max >> 20));
+	}
 	req->checked = true;
 	return -1;
 }

@@ -2,6 +2,8 @@
 /* Replies, and the headers every response carries (http.h). */
 #include "server/http.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +55,45 @@ void http__add_common_headers(struct MHD_Connection *conn, struct MHD_Response *
 	MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
 }
 
+/*
+ * libmicrohttpd's own responses (a request line it cannot parse: 400; a header past its
+ * buffer: 431; a bad chunk: 400 ...) are made and queued inside the library, and 0.9.75
+ * has no hook for their headers. Its calls to MHD_queue_response go through its PLT, so
+ * this definition, exported by the executable, is the one they reach: every response
+ * gets the headers every one of ours carries (once: ours have them already), then the
+ * library's own function queues it. serve_hostile_pages.sh checks that its pages do.
+ */
+typedef enum MHD_Result (*queue_fn)(struct MHD_Connection *, unsigned int,
+				    struct MHD_Response *);
+static queue_fn real_queue;
+static pthread_once_t real_queue_once = PTHREAD_ONCE_INIT;
+
+static void find_real_queue(void)
+{
+	real_queue = (queue_fn)dlsym(RTLD_NEXT, "MHD_queue_response");
+}
+
+enum MHD_Result MHD_queue_response(struct MHD_Connection *conn, unsigned int status,
+				   struct MHD_Response *resp)
+{
+	pthread_once(&real_queue_once, find_real_queue);
+	if (!real_queue)
+		return MHD_NO;
+	if (resp && !MHD_get_response_header(resp, "Content-Security-Policy"))
+		http__add_common_headers(conn, resp);
+	return real_queue(conn, status, resp);
+}
+
 /* A reply from memory; allow (may be NULL or ""): the Allow header of a 405. A HEAD
  * request gets the same headers, Content-Length included, and libmicrohttpd sends no
  * body. */
 enum MHD_Result http__send_buffer(struct MHD_Connection *conn, int status, const char *type,
 				   void *data, size_t len, enum MHD_ResponseMemoryMode mode,
-				   const char *allow)
+				   const char *allow, unsigned retry_after)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, mode);
 	enum MHD_Result ret;
+	char retry[16];
 
 	if (!resp)
 		return MHD_NO;
@@ -70,8 +102,10 @@ enum MHD_Result http__send_buffer(struct MHD_Connection *conn, int status, const
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	if (allow && *allow)
 		MHD_add_response_header(resp, "Allow", allow);
-	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
-		MHD_add_response_header(resp, "Retry-After", "10");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE || status == MHD_HTTP_TOO_MANY_REQUESTS) {
+		snprintf(retry, sizeof(retry), "%u", retry_after ? retry_after : 10);
+		MHD_add_response_header(resp, "Retry-After", retry);
+	}
 	/* A request whose framing or address was refused: nothing more is read from it. */
 	if (status == MHD_HTTP_BAD_REQUEST || status == MHD_HTTP_URI_TOO_LONG)
 		MHD_add_response_header(resp, "Connection", "close");
@@ -123,7 +157,7 @@ enum MHD_Result http__send_reply(struct MHD_Connection *conn, struct reply *r)
 	if (!text)
 		return MHD_NO;
 	return http__send_buffer(conn, r->status, "application/json; charset=utf-8", text,
-			   strlen(text), MHD_RESPMEM_MUST_FREE, r->allow);
+				 strlen(text), MHD_RESPMEM_MUST_FREE, r->allow, r->retry_after);
 }
 
 enum MHD_Result http__send_error(struct MHD_Connection *conn, int status, enum msg_id id, ...)
@@ -143,8 +177,22 @@ enum MHD_Result http__send_error(struct MHD_Connection *conn, int status, enum m
 	return http__send_reply(conn, &r);
 }
 
+enum MHD_Result http__send_retry(struct MHD_Connection *conn, int status, unsigned retry_after,
+				 enum msg_id id, ...)
+{
+	struct reply r = { .retry_after = retry_after };
+	struct view_error e;
+	va_list ap;
+
+	va_start(ap, id);
+	view_error__vset(&e, status, id, ap);
+	va_end(ap);
+	reply__error(&r, &e);
+	return http__send_reply(conn, &r);
+}
+
 enum MHD_Result http__send_asset(struct MHD_Connection *conn, const struct asset *a)
 {
 	return http__send_buffer(conn, 200, a->content_type, (void *)a->data, a->size,
-			   MHD_RESPMEM_PERSISTENT, NULL);
+				 MHD_RESPMEM_PERSISTENT, NULL, 0);
 }

@@ -47,9 +47,14 @@
  * of them out of the idle ones' reach. */
 #define CONNECTIONS_MAX 4096
 #define CONNECTIONS_BUSY 256
-#define IDLE_PER_ADDRESS_MAX 1024
+/* Connections no credential vouches for (no whole header yet, an enrolment, a refused
+ * request): a quarter of all at most, and half of that from one address; past it, the
+ * oldest of them is dropped for the newest (conn_guard.h). So strangers hold at most
+ * 1024 of the 4096, and a user's or an agent's connection always gets in. */
+#define UNAUTH_MAX 1024
 /* A connection sends its whole request header within this, from its accept or from the
- * end of its last request, or is dropped. */
+ * end of its last request, or is dropped; so does an enrolment its whole body, and any
+ * request its credential. */
 #define HEADER_DEADLINE_S 10
 /* Without a byte moving, a connection busy with a request (a slow upload) ends. */
 #define CONNECTION_TIMEOUT_S 60
@@ -61,6 +66,9 @@
  * they stored half as many captures a second on a loaded machine, and the list's p99
  * was no better (bench/agent/README.md): the queue of their own is what matters. */
 #define AGENT_WORKERS 3
+/* Strangers' work: an agent's credential checked before its body is read, enrolments.
+ * Two, apart from the agents' and the UI's, so that no stranger queues before them. */
+#define GATE_WORKERS 2
 /* glibc's malloc arenas: one per thread by default, each keeping what its busiest
  * moment took; a profile's page under 32 connections grew serve to ~115 MB and kept it. */
 #define MALLOC_ARENAS 2
@@ -70,12 +78,43 @@
 		       "-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:+CHACHA20-POLY1305:" \
 		       "-MAC-ALL:+AEAD:%SERVER_PRECEDENCE"
 
+/* ---- agents' bodies: what they hold together ---- */
+
+/* n more bytes for req's body: false when the agents' bodies would hold more than
+ * AGENT_BODIES_HELD_MAX. */
+static bool bodies__reserve(struct server *srv, struct request *req, uint64_t n)
+{
+	bool ok;
+
+	pthread_mutex_lock(&srv->bodies_lock);
+	ok = srv->bodies_held + n <= AGENT_BODIES_HELD_MAX;
+	if (ok) {
+		srv->bodies_held += n;
+		req->held += n;
+	}
+	pthread_mutex_unlock(&srv->bodies_lock);
+	return ok;
+}
+
+static void bodies__release(struct server *srv, struct request *req)
+{
+	if (!req->held)
+		return;
+	pthread_mutex_lock(&srv->bodies_lock);
+	srv->bodies_held -= req->held;
+	pthread_mutex_unlock(&srv->bodies_lock);
+	req->held = 0;
+}
+
 /* ---- the request handler ---- */
 
-static void request__free(struct request *req)
+static void request__free(struct http *h, struct request *req)
 {
 	if (!req)
 		return;
+	bodies__release(&h->srv, req);
+	if (req->admitted)
+		agent_hub__release(h->srv.hub, req->server_id, req->kind);
 	free(req->raw_path);
 	free(req->body);
 	upload__free(req->upload);
@@ -116,7 +155,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct http *h = cls;
 
 	(void)toe;
-	request__free(*con_cls);
+	request__free(h, *con_cls);
 	*con_cls = NULL;
 	/* Kept alive for another request: its header is due as a new connection's is. */
 	conn_guard__idle(h->guard, slot_of(conn), clock__monotonic_ns());
@@ -140,23 +179,128 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 						clock__monotonic_ns()) : NULL;
 }
 
-static bool read_body(struct request *req, const char *data, size_t len)
+/*
+ * Room for need bytes of body (and a NUL). An agent's body is allocated once at the
+ * length it said, which it holds of the agents' budget (reserved when its credential
+ * passed); one whose length was not said (chunked) grows, doubling, each step reserved.
+ * False only when out of memory; over the budget, req->over_budget and the rest dropped.
+ */
+static bool body__room(struct server *srv, struct request *req, size_t need)
 {
+	size_t cap = req->body_cap;
 	char *grown;
 
-	if (req->body_too_large ||
-	    req->body_len + len > (req->body_max ? req->body_max : SERVER_BODY_MAX)) {
-		req->body_too_large = true;
+	if (need + 1 <= cap)
+		return true;
+	if (req->agent && req->declared && need <= req->declared)
+		cap = req->declared + 1;
+	else
+		cap = need + 1 > 2 * cap ? need + 1 : 2 * cap;
+	if (req->agent && cap > req->held && !bodies__reserve(srv, req, cap - req->held)) {
+		req->over_budget = true;
 		return true;
 	}
-	grown = realloc(req->body, req->body_len + len + 1);
+	grown = realloc(req->body, cap);
 	if (!grown)
 		return false;
-	memcpy(grown + req->body_len, data, len);
 	req->body = grown;
+	req->body_cap = cap;
+	return true;
+}
+
+static bool read_body(struct server *srv, struct request *req, const char *data, size_t len)
+{
+	size_t max = req->body_max ? req->body_max : SERVER_BODY_MAX;
+
+	/* A revoked credential's body: its first bytes, for its version; the rest dropped. */
+	if (req->gate == GATE_REVOKED) {
+		max = REVOKED_BODY_KEPT;
+		if (req->body_len + len > max)
+			len = req->body_len < max ? max - req->body_len : 0;
+	}
+	if (req->body_too_large || req->over_budget || req->body_len + len > max) {
+		req->body_too_large |= req->gate != GATE_REVOKED && !req->over_budget;
+		return true;
+	}
+	if (!body__room(srv, req, req->body_len + len))
+		return false;
+	if (req->over_budget)
+		return true;
+	memcpy(req->body + req->body_len, data, len);
 	req->body_len += len;
 	req->body[req->body_len] = '\0';
 	return true;
+}
+
+/* ---- an agent's request before its body ---- */
+
+/* The credential passed: the request is admitted for its server (one poll, one batch,
+ * a few others), and its declared length held of the bodies' budget; the connection is
+ * then an authenticated one, which the guard never drops. */
+static enum MHD_Result agent_admit(struct http *h, struct MHD_Connection *conn,
+				   struct request *req)
+{
+	static const enum msg_id busy[] = {
+		[AGENT_REQUEST_OTHER] = MSG_AGENT_BUSY_OTHER,
+		[AGENT_REQUEST_POLL] = MSG_AGENT_BUSY_POLL,
+		[AGENT_REQUEST_BATCH] = MSG_AGENT_BUSY_BATCH,
+	};
+	int err = agent_hub__admit(h->srv.hub, req->server_id, req->kind, clock__monotonic_ns());
+
+	if (err == -EBUSY)
+		return http__send_retry(conn, MHD_HTTP_TOO_MANY_REQUESTS, 1, busy[req->kind],
+					AGENT_OTHERS_MAX);
+	if (err)
+		return http__send_error(conn, 500, MSG_OUT_OF_MEMORY);
+	req->admitted = true;
+	if (req->declared && !bodies__reserve(&h->srv, req, req->declared + 1))
+		return http__send_retry(conn, MHD_HTTP_SERVICE_UNAVAILABLE, 5, MSG_AGENT_BODIES_BUSY,
+					(unsigned long long)(AGENT_BODIES_HELD_MAX >> 20));
+	conn_guard__busy(h->guard, slot_of(conn));
+	return MHD_YES;
+}
+
+/* The first call of an agent's request, its header checked (http_auth.c). An enrolment
+ * stays an unauthenticated connection (its few bytes due within the header's deadline);
+ * a credential known here passes at once; else a worker asks the store, the connection
+ * suspended, and the handler is called again (agent_decided). */
+static enum MHD_Result agent_first(struct http *h, struct MHD_Connection *conn,
+				   struct request *req)
+{
+	int64_t now = clock__monotonic_ns();
+	unsigned wait = agent_gate__wait_s(h->srv.gate, &req->from, now);
+
+	if (req->enrol) {
+		if (wait)
+			return http__send_retry(conn, MHD_HTTP_TOO_MANY_REQUESTS, wait,
+						MSG_AGENT_SLOW_DOWN, wait);
+		return MHD_YES;
+	}
+	if (agent_gate__known(h->srv.gate, req->cred_hash, now, req->server_id)) {
+		req->gate = GATE_PASSED;
+		return agent_admit(h, conn, req);
+	}
+	if (wait)
+		return http__send_retry(conn, MHD_HTTP_TOO_MANY_REQUESTS, wait, MSG_AGENT_SLOW_DOWN,
+					wait);
+	req->conn = conn;
+	req->gate_pending = true;
+	if (!workers__submit(h->gate_workers, req))
+		return http__send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, MSG_API_STOPPING);
+	return MHD_YES;
+}
+
+/* Called again once the worker checked the credential, before any of the body. */
+static enum MHD_Result agent_decided(struct http *h, struct MHD_Connection *conn,
+				     struct request *req)
+{
+	req->gate_pending = false;
+	if (req->gate == GATE_PASSED)
+		return agent_admit(h, conn, req);
+	if (req->gate == GATE_REVOKED)
+		return MHD_YES;
+	req->replied = false;
+	return http__send_reply(conn, &req->reply);
 }
 
 static int start_upload(struct http *h, struct MHD_Connection *conn, struct request *req)
@@ -193,16 +337,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	if (!req->seen) {
 		req->seen = true;
-		conn_guard__busy(h->guard, slot_of(conn));
+		req->srv = &h->srv;
 		refused = http__first_call(h, conn, url, method, version, req);
 		if (refused < 0 && api__is_upload(method, url))
 			refused = start_upload(h, conn, req);
-		return refused >= 0 ? (enum MHD_Result)refused : MHD_YES;
+		if (refused >= 0)
+			return (enum MHD_Result)refused;
+		if (req->agent)
+			return agent_first(h, conn, req);
+		/* The token passed: never dropped as a connection without one is. */
+		conn_guard__busy(h->guard, slot_of(conn));
+		return MHD_YES;
 	}
+	if (req->gate_pending)
+		return agent_decided(h, conn, req);
 	if (*upload_data_size) {
 		if (req->upload)
 			upload__write(req->upload, upload_data, *upload_data_size);
-		else if (!read_body(req, upload_data, *upload_data_size))
+		else if (!read_body(&h->srv, req, upload_data, *upload_data_size))
 			return MHD_NO;
 		*upload_data_size = 0;
 		return MHD_YES;
@@ -211,11 +363,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (strncmp(url, "/api/", 5) == 0 || req->agent) {
 		if (req->replied)
 			return http__send_reply(conn, &req->reply);
-		req->srv = &h->srv;
+		if (req->over_budget)
+			return http__send_retry(conn, MHD_HTTP_SERVICE_UNAVAILABLE, 5,
+						MSG_AGENT_BODIES_BUSY,
+						(unsigned long long)(AGENT_BODIES_HELD_MAX >> 20));
 		req->conn = conn;
 		req->method = method;
 		req->url = url;
-		if (workers__submit(req->agent ? h->agent_workers : h->workers, req))
+		/* Enrolments, the one request no credential vouches for, have workers of
+		 * their own (the gate's), so strangers never queue before agents or users. */
+		if (workers__submit(req->enrol ? h->gate_workers :
+				    req->agent ? h->agent_workers : h->workers, req))
 			return MHD_YES;
 		return http__send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, MSG_API_STOPPING);
 	}
@@ -382,9 +540,10 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
 			 MHD_USE_ERROR_LOG;
 	unsigned limit = connection_limit();
+	unsigned unauth = limit / 4 < UNAUTH_MAX ? limit / 4 : UNAUTH_MAX;
 	struct conn_guard_limits guard = {
-		.idle_max = limit > 2 * CONNECTIONS_BUSY ? limit - CONNECTIONS_BUSY : limit / 2,
-		.idle_per_address_max = IDLE_PER_ADDRESS_MAX,
+		.idle_max = unauth ? unauth : 1,
+		.idle_per_address_max = unauth / 2 ? unauth / 2 : 1,
 		.deadline_ns = (int64_t)HEADER_DEADLINE_S * 1000000000,
 	};
 	char *cert = NULL, *key = NULL;
@@ -441,6 +600,8 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	srv = &h->srv;
 	pthread_mutex_init(&h->log_lock, NULL);
 	pthread_mutex_init(&srv->uploads.lock, NULL);
+	pthread_mutex_init(&srv->bodies_lock, NULL);
+	srv->decode_pool.cap = AGENT_DECODE_POOL_MAX;
 	for (int i = 0; i < o->nallowed_hosts; i++)
 		h->allowed_hosts[h->nallowed_hosts++] = o->allowed_hosts[i];
 	snprintf(srv->data_dir, sizeof(srv->data_dir), "%s", o->data_dir);
@@ -470,7 +631,8 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 		srv->profiler = profiler__new(dir);
 	}
 	srv->hub = agent_hub__new(srv->data_dir);
-	if (!srv->hub || !srv->profiler ||
+	srv->gate = agent_gate__new();
+	if (!srv->hub || !srv->profiler || !srv->gate ||
 	    capture_job__init(&srv->job, srv->data_dir, srv->hostname, srv->profiler)) {
 		msg_error(MSG_OUT_OF_MEMORY);
 		goto out_srv;
@@ -480,8 +642,9 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	if (h->guard) {
 		h->workers = workers__start(srv, API_WORKERS);
 		h->agent_workers = workers__start(srv, AGENT_WORKERS);
+		h->gate_workers = workers__start(srv, GATE_WORKERS);
 	}
-	if (!h->guard || !h->workers || !h->agent_workers) {
+	if (!h->guard || !h->workers || !h->agent_workers || !h->gate_workers) {
 		msg_error(MSG_OUT_OF_MEMORY);
 		goto out_job;
 	}
@@ -533,14 +696,17 @@ int server__run(const struct server_options *o, volatile sig_atomic_t *stop)
 	/* Every suspended request answered and resumed before the daemon stops: polls held
 	 * open, calls waiting for an agent, then the workers' queue. */
 	agent_hub__stop(srv->hub);
+	workers__stop(h->gate_workers);
 	workers__stop(h->agent_workers);
 	workers__stop(h->workers);
+	h->gate_workers = NULL;
 	h->agent_workers = NULL;
 	h->workers = NULL;
 	MHD_stop_daemon(d);
 	msg_print(MSG_SERVE_STOPPED);
 	ret = 0;
 out_workers:
+	workers__stop(h->gate_workers);
 	workers__stop(h->agent_workers);
 	workers__stop(h->workers);
 out_job:
@@ -548,9 +714,11 @@ out_job:
 	capture_job__fini(&srv->job);
 out_srv:
 	agent_hub__free(srv->hub);
+	agent_gate__free(srv->gate);
 	profiler__free(srv->profiler);
 	explicit_bzero(srv->token, sizeof(srv->token));
 	pthread_mutex_destroy(&srv->uploads.lock);
+	pthread_mutex_destroy(&srv->bodies_lock);
 	pthread_mutex_destroy(&h->log_lock);
 	free(h);
 out_tls:

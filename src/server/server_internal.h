@@ -11,8 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/agent_gate.h"
+#include "server/agent_hub.h"
 #include "server/capture_job.h"
 #include "server/server.h"
+#include "util/pb_limits.h"
 #include "views/views.h"
 
 #define SERVER_TOKEN_HEX 64
@@ -21,6 +24,22 @@
 #define SERVER_BODY_MAX (64 * 1024)
 /* An agent's message: a batch is a capture's profile with its symbol and line tables. */
 #define AGENT_BODY_MAX (64ULL << 20)
+/* An enrolment: its token and what the agent says of itself, a few hundred bytes. It is
+ * the one agent request read before any credential is known valid. */
+#define ENROL_BODY_MAX 4096
+/* What the bodies of agents' requests being read hold together, at most: past it, a
+ * request is answered 503 before its body is read (a batch is held only when its whole
+ * length fits). */
+#define AGENT_BODIES_HELD_MAX (192ULL << 20)
+/* Unpacking an agent's message takes at most this many times its size, and 1 MB
+ * (protobuf-c's own allocations, counted: pb_limits.h); all of them at once, at most
+ * AGENT_DECODE_POOL_MAX (503 past it, to be sent again). An honest batch of symbol
+ * tables takes 2 to 7 times its size. */
+#define AGENT_DECODE_FACTOR 8
+#define AGENT_DECODE_POOL_MAX (512ULL << 20)
+/* What is kept of a body sent with a revoked credential: its protocol version, to say
+ * 410 or 401 as that version expects; the rest is read and dropped. */
+#define REVOKED_BODY_KEPT 64
 /* A request's URI as sent, path and query: longer is refused (414), never cut. */
 #define SERVER_URI_MAX 4096
 /* The bytes every upload being read at once may hold on disk together: two whole ones. */
@@ -44,6 +63,12 @@ struct server {
 	 * between the job's captures; Remove the profiler unloads them. */
 	struct profiler *profiler;
 	struct upload_budget uploads;
+	/* Agents (agent_gate.h): credentials known, addresses failing them; the bytes
+	 * their bodies hold (under uploads.lock's sibling), and what unpacking them takes. */
+	struct agent_gate *gate;
+	pthread_mutex_t bodies_lock;
+	uint64_t bodies_held;
+	struct pb_pool decode_pool;
 };
 
 /* The upload being streamed to disk: a file without a name, gone when closed. */
@@ -66,6 +91,15 @@ struct reply {
 	const char *content_type;
 	char file_name[128];     /* Content-Disposition for downloads */
 	char allow[64];          /* 405: the methods the path allows ("GET, HEAD") */
+	unsigned retry_after;    /* 429, 503: Retry-After, seconds (0: the default) */
+};
+
+/* An agent's request before its body (agent_gate.h). */
+enum gate_state {
+	GATE_NONE,               /* not an agent's credential path, or not checked yet */
+	GATE_PASSED,             /* a credential of a server of the workspace */
+	GATE_REVOKED,            /* its server was removed: only its version is read */
+	GATE_REFUSED,            /* the reply says why */
 };
 
 struct request {
@@ -79,7 +113,20 @@ struct request {
 	size_t body_len;
 	size_t body_max;         /* 0: SERVER_BODY_MAX */
 	bool agent;              /* a path of the agent protocol (/agent/...) */
+	bool enrol;              /* /agent/enrol: no credential, its token in the body */
 	bool body_too_large;
+	bool over_budget;        /* other agents' bodies hold AGENT_BODIES_HELD_MAX */
+	size_t body_cap;         /* bytes allocated for body */
+	uint64_t declared;       /* Content-Length; 0: not said */
+	uint64_t held;           /* bytes of srv->bodies_held this request holds */
+	/* Its credential, checked before its body is read (agent_gate.h). */
+	enum gate_state gate;
+	bool gate_pending;       /* a worker checks it; the handler is called again after */
+	unsigned char cred_hash[32];
+	char server_id[STORE_ID_MAX]; /* GATE_PASSED: its server */
+	enum agent_request_kind kind;
+	bool admitted;           /* agent_hub__admit'ed: released when it is freed */
+	struct gate_addr from;
 	struct upload *upload;
 	/* Handed to a worker (server.c): the connection waits, suspended, for the reply. */
 	struct server *srv;
@@ -103,6 +150,11 @@ bool agent__handle(struct server *srv, struct MHD_Connection *conn, const char *
 		   struct request *req);
 /* "/agent/..." needs a body of at most this many bytes. */
 size_t agent__body_max(const char *url);
+/* A worker's check of req's credential (req->cred_hash, of the Authorization header)
+ * before its body is read: req->gate and server_id set, the refusal replied. */
+void agent__gate(struct server *srv, struct MHD_Connection *conn, struct request *req);
+/* The kind of an agent path, for its admission. */
+enum agent_request_kind agent__kind(const char *url);
 
 struct store;
 /* The workspace, opened for one request: NULL with the error replied into r. */

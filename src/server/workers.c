@@ -44,6 +44,18 @@ static void *workers__main(void *arg)
 		if (!req)
 			return NULL;
 		started = clock__monotonic_ns();
+		/* An agent's credential, checked before its body: the handler is called
+		 * again, and answers or reads the body. */
+		if (req->gate_pending) {
+			if (stopping) {
+				reply__msg(&req->reply, 503, MSG_API_STOPPING);
+				req->gate = GATE_REFUSED;
+			} else {
+				agent__gate(w->srv, req->conn, req);
+			}
+			MHD_resume_connection(req->conn);
+			continue;
+		}
 		if (stopping)
 			reply__msg(&req->reply, 503, MSG_API_STOPPING);
 		else if (req->agent && agent__handle(w->srv, req->conn, req->url, req))

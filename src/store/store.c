@@ -554,6 +554,7 @@ void server_entry__clear(struct server_entry *e)
 	free(e->kernel);
 	free(e->agent_version);
 	free(e->boot_id);
+	free(e->last_refusal);
 	memset(e, 0, sizeof(*e));
 }
 

@@ -214,6 +214,44 @@ int store__symbols_get(void *store, const char *build_id, struct symtab **out);
  * lookup; naming is the symbolizer's. */
 struct symbol_lookup store__symbol_lookup(struct store *s);
 
+/*
+ * An agent's symbol tables are its own server's (docs/security.md): kept apart, by
+ * server, they name that server's profiles only, so one agent cannot rename another's
+ * functions. A profile of an agent's server is named by, in order: an upload (a user's),
+ * its server's own tables, then the workspace's own (its machine's captures, and tables
+ * agents sent before names were kept per server). This server's profiles never read an
+ * agent's tables.
+ */
+int store__put_server_symbols(struct store *s, const char *server_id, const char *build_id,
+			      enum symbol_source src, const struct symtab *tab);
+/* 1 when server_id's agent sent a table of this source for build_id, 0 when not. */
+int store__has_server_symbols(struct store *s, const char *server_id, const char *build_id,
+			      enum symbol_source src);
+/* 1 when a build's full names are kept for server_id's profiles (an upload, or the .symtab
+ * its agent sent), so its agent need not send them. */
+int store__server_keeps_full_names(struct store *s, const char *server_id,
+				   const char *build_id);
+/* The server whose agent delivered profile id: 0, or -ENOENT (this server's, or one
+ * stored before agents). */
+int store__profile_server(struct store *s, const char *id, char server_id[STORE_ID_MAX]);
+
+/* Where profile__symbolize finds names for a profile of server_id ("" or "local": this
+ * server's), n holding what the lookup needs for as long as it is used. */
+struct server_names {
+	struct store *s;
+	char server_id[STORE_ID_MAX];
+};
+struct symbol_lookup store__server_symbol_lookup(struct server_names *n, struct store *s,
+						 const char *server_id);
+
+/* An agent's line table (as store__put_lines) for its own server's profiles alone. */
+int store__put_server_lines(struct store *s, const char *server_id, const char *build_id,
+			    const struct line_table *t);
+/* Where profile__add_lines finds the lines of profile_id's locations: its agent's own
+ * server's tables first, then the workspace's; never another agent's. n as above. */
+struct lines_lookup store__profile_lines_lookup(struct server_names *n, struct store *s,
+					       const char *profile_id);
+
 /* ---- line tables, keyed by build id (symbols/lines.h) ---- */
 
 struct line_table;
@@ -285,6 +323,9 @@ struct server_entry {
 	int64_t last_seen_ns;    /* the agent's last poll; 0: never */
 	int64_t removed_at_ns;   /* 0: not removed */
 	uint64_t spool_dropped;  /* captures its agent's spool dropped, as its batches said */
+	uint64_t batches_refused; /* batches refused for what they held (docs/security.md) */
+	char *last_refusal;      /* the last one's reason ("" none) */
+	int64_t last_refusal_ns;
 };
 
 /* Adds the server, or updates its hostname (and name: the hostname when NULL). */
@@ -305,11 +346,15 @@ void server_entries__free(struct server_entry *e, size_t n);
 /* A one-use enrolment token, valid STORE_ENROLMENT_TTL_S from now. 0 or -errno. */
 int store__new_enrolment(struct store *s, char token[STORE_SECRET_HEX + 1],
 			 int64_t *expires_at_ns);
+/* 1 when token is an enrolment token not used and not expired, 0 when not, -errno: read
+ * only, so a stranger's guesses cost the workspace no write (serve asks this first). */
+int store__enrolment_valid(struct store *s, const char *token);
 /*
  * Uses token (once) to add the server srv describes (name, hostname, machine id, kernel,
  * cpus, agent version, boot id): its new id is written to srv->id, its name made unique
- * among servers not removed (srv->name replaced: the caller's string is not freed, the
- * new one is the caller's to free), and its agent's credential to credential.
+ * by how it looks among every server, removed ones included (util/server_name.h:
+ * srv->name replaced, the caller's string is not freed, the new one is the caller's to
+ * free), and its agent's credential to credential.
  * 0; -EACCES when the token is unknown, used or expired (nothing changes); -errno.
  */
 int store__enrol(struct store *s, const char *token, struct server_entry *srv,
@@ -322,6 +367,9 @@ int store__authenticate(struct store *s, const char *credential, struct server_e
  * before). 0 or -errno. */
 int store__server_seen(struct store *s, const char *id, const char *kernel,
 		       const char *agent_version, const char *boot_id);
+/* A batch of the server's agent was refused for what it held (why): counted, and the
+ * reason kept for its page. 0 or -errno. */
+int store__server_refused(struct store *s, const char *id, const char *why);
 /* Removes a server: its credentials revoked and the server marked removed, at once, in
  * one transaction; its profiles stay. -ENOENT none such (or removed), -EPERM this
  * server. */

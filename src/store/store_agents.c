@@ -118,6 +118,19 @@ int store__enrol(struct store *s, const char *token, struct server_entry *srv,
 	return err;
 }
 
+int store__enrolment_valid(struct store *s, const char *token)
+{
+	char hash[HASH_HEX + 1];
+	int err;
+
+	if (!secret_ok(token))
+		return 0;
+	err = store__need_db(s, false);
+	if (!err)
+		err = secret_hash(token, hash);
+	return err ? err : s->ops->enrolment_valid(s, hash, clock__realtime_ns());
+}
+
 int store__authenticate(struct store *s, const char *credential, struct server_entry **out)
 {
 	char hash[HASH_HEX + 1];
@@ -139,6 +152,13 @@ int store__server_seen(struct store *s, const char *id, const char *kernel,
 
 	return err ? err : s->ops->server_seen(s, id, clock__realtime_ns(), kernel,
 					       agent_version, boot_id);
+}
+
+int store__server_refused(struct store *s, const char *id, const char *why)
+{
+	int err = store__need_db(s, true);
+
+	return err ? err : s->ops->server_refused(s, id, why, clock__realtime_ns());
 }
 
 int store__remove_server(struct store *s, const char *id)

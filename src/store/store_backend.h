@@ -62,6 +62,20 @@ struct store_ops {
 	int (*has_symbols)(struct store *s, const char *bid, enum symbol_source src);
 	int (*get_symbols)(struct store *s, const char *bid, enum symbol_source min,
 			   enum symbol_source *src, void **data, size_t *len);
+	/* An agent's tables, its server's alone (docs/security.md). get: the best one. */
+	int (*put_server_symbols)(struct store *s, const char *server_id, const char *bid,
+				  enum symbol_source src, uint64_t functions, const void *data,
+				  size_t len);
+	int (*has_server_symbols)(struct store *s, const char *server_id, const char *bid,
+				  enum symbol_source src);
+	int (*get_server_symbols)(struct store *s, const char *server_id, const char *bid,
+				  enum symbol_source *src, void **data, size_t *len);
+	int (*put_server_lines)(struct store *s, const char *server_id, const char *bid,
+				uint64_t addresses, const void *data, size_t len);
+	int (*get_server_lines)(struct store *s, const char *server_id, const char *bid,
+				void **data, size_t *len);
+	/* The server whose agent delivered profile id: 0, or -ENOENT (this server's). */
+	int (*profile_server)(struct store *s, const char *id, char server_id[STORE_ID_MAX]);
 	int (*put_lines)(struct store *s, const char *bid, uint64_t addresses,
 			 const void *data, size_t len);
 	int (*get_lines)(struct store *s, const char *bid, void **data, size_t *len);
@@ -81,6 +95,9 @@ struct store_ops {
 	/* Agents (store_agents.c hashes the secrets; a backend sees only hashes). */
 	int (*put_enrolment)(struct store *s, const char *token_hash, int64_t created_ns,
 			     int64_t expires_ns);
+	/* 1 when an enrolment of this hash is unused and unexpired at now_ns, 0 when not:
+	 * read only. */
+	int (*enrolment_valid)(struct store *s, const char *token_hash, int64_t now_ns);
 	/* In one transaction: uses the enrolment (-EACCES when unknown, used or expired
 	 * at now_ns), makes srv->name unique (replacing it with a malloc'd one), adds the
 	 * server and its credential. */
@@ -92,6 +109,7 @@ struct store_ops {
 	int (*server_seen)(struct store *s, const char *id, int64_t now_ns, const char *kernel,
 			   const char *agent_version, const char *boot_id);
 	int (*remove_server)(struct store *s, const char *id, int64_t now_ns);
+	int (*server_refused)(struct store *s, const char *id, const char *why, int64_t now_ns);
 	int (*find_batch)(struct store *s, const struct batch_key *key, char id[STORE_ID_MAX]);
 
 	/* Agents' commands and captures (store_commands.c). queue_command also forgets

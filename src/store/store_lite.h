@@ -16,7 +16,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in lite__migrate whenever the schema changes. */
-#define LITE_SCHEMA_VERSION 8
+#define LITE_SCHEMA_VERSION 9
 #define LITE_BUSY_TIMEOUT_MS 10000
 #define LITE_BLOB_SUFFIX ".pb.gz"
 
@@ -87,6 +87,20 @@ int lite__put_server(struct store *s, const struct server_entry *srv, int64_t no
 int lite__list_servers(struct store *s, struct server_entry **out, size_t *n);
 int lite__put_enrolment(struct store *s, const char *token_hash, int64_t created_ns,
 			int64_t expires_ns);
+int lite__enrolment_valid(struct store *s, const char *token_hash, int64_t now_ns);
+int lite__put_server_symbols(struct store *s, const char *server_id, const char *bid,
+			     enum symbol_source src, uint64_t functions, const void *data,
+			     size_t len);
+int lite__has_server_symbols(struct store *s, const char *server_id, const char *bid,
+			     enum symbol_source src);
+int lite__get_server_symbols(struct store *s, const char *server_id, const char *bid,
+			     enum symbol_source *src, void **data, size_t *len);
+int lite__profile_server(struct store *s, const char *id, char server_id[STORE_ID_MAX]);
+int lite__server_refused(struct store *s, const char *id, const char *why, int64_t now_ns);
+int lite__put_server_lines(struct store *s, const char *server_id, const char *bid,
+			   uint64_t addresses, const void *data, size_t len);
+int lite__get_server_lines(struct store *s, const char *server_id, const char *bid,
+			   void **data, size_t *len);
 int lite__enrol(struct store *s, const char *token_hash, int64_t now_ns,
 		struct server_entry *srv, const char *credential_hash);
 int lite__authenticate(struct store *s, const char *credential_hash,

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Names tried for a server whose name is taken: NAME-2 ... NAME-NAME_TRIES. */
-#define NAME_TRIES 1000
+#include "util/server_name.h"
 
 /* ---- servers ---- */
 
@@ -61,8 +60,16 @@ static int server_row(sqlite3_stmt *st, void *row)
 	/* A reader of a workspace from before the count (v8): none counted. */
 	if (sqlite3_column_count(st) > 12)
 		e->spool_dropped = (uint64_t)sqlite3_column_int64(st, 12);
+	/* From before refusals were kept (v9): none. */
+	if (sqlite3_column_count(st) > 15) {
+		e->batches_refused = (uint64_t)sqlite3_column_int64(st, 13);
+		e->last_refusal = lite__text(st, 14);
+		e->last_refusal_ns = sqlite3_column_int64(st, 15);
+	} else {
+		e->last_refusal = strdup("");
+	}
 	return e->hostname && e->name && e->machine_id && e->kernel && e->agent_version &&
-			       e->boot_id ? 1 : -ENOMEM;
+			       e->boot_id && e->last_refusal ? 1 : -ENOMEM;
 }
 
 static void server_rows__free(void *rows, size_t n)
@@ -82,7 +89,10 @@ int lite__list_servers(struct store *s, struct server_entry **out, size_t *n)
 					    " FROM servers ORDER BY this_server DESC, hostname",
 					 sizeof(**out), server_row, server_rows__free,
 					 (void **)out, n);
-	sql = lite__column_exists(s, "servers", "spool_dropped") ?
+	sql = lite__column_exists(s, "servers", "batches_refused") ?
+		"SELECT " SERVER_COLUMNS ", spool_dropped, batches_refused, last_refusal,"
+		" last_refusal_ns FROM servers ORDER BY this_server DESC, removed_at_ns <> 0, name, id" :
+	      lite__column_exists(s, "servers", "spool_dropped") ?
 		"SELECT " SERVER_COLUMNS ", spool_dropped FROM servers"
 		" ORDER BY this_server DESC, removed_at_ns <> 0, name, id" :
 		"SELECT " SERVER_COLUMNS " FROM servers"
@@ -109,6 +119,22 @@ int lite__put_enrolment(struct store *s, const char *token_hash, int64_t created
 	return lite__run(s, st);
 }
 
+int lite__enrolment_valid(struct store *s, const char *token_hash, int64_t now_ns)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	if (!lite__table_exists(s, "enrolments"))
+		return 0;
+	err = lite__prepare(s, "SELECT 1 FROM enrolments WHERE token_hash = ? AND used_at_ns = 0"
+			       " AND expires_at_ns > ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, token_hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now_ns);
+	return lite__any_row(s, st);
+}
+
 /* Uses the enrolment: -EACCES when there is none unused and unexpired. */
 static int use_enrolment(struct store *s, const char *token_hash, int64_t now_ns)
 {
@@ -127,42 +153,40 @@ static int use_enrolment(struct store *s, const char *token_hash, int64_t now_ns
 	return err;
 }
 
-/* 1 when a server not removed has this name, 0 when none, -errno. */
-static int name_taken(struct store *s, const char *name)
-{
-	sqlite3_stmt *st;
-	int err;
-
-	err = lite__prepare(s, "SELECT 1 FROM servers WHERE name = ? AND removed_at_ns = 0", &st);
-	if (err)
-		return err;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	return lite__any_row(s, st);
-}
-
-/* srv->name, or NAME-2, NAME-3 ...: the first no server not removed has. */
+/* srv->name, or NAME-2, NAME-3 ...: the first whose look no server has, removed ones
+ * included, so a removed server's history stays its own (util/server_name.h). */
 static int unique_name(struct store *s, struct server_entry *srv)
 {
-	size_t len = strlen(srv->name) + 16;
-	char *name = malloc(len);
-	int err = 0;
+	char **names = NULL, **grown, *picked;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st;
+	int rc, err;
 
-	if (!name)
-		return -ENOMEM;
-	for (int i = 1; i <= NAME_TRIES; i++) {
-		if (i == 1)
-			snprintf(name, len, "%s", srv->name);
-		else
-			snprintf(name, len, "%s-%d", srv->name, i);
-		err = name_taken(s, name);
-		if (err <= 0)
+	err = lite__prepare(s, "SELECT name FROM servers", &st);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				break;
+			names = grown;
+		}
+		names[n] = lite__text(st, 0);
+		if (!names[n])
 			break;
+		n++;
 	}
-	if (err) {
-		free(name);
-		return err < 0 ? err : -EEXIST;
-	}
-	srv->name = name;
+	sqlite3_finalize(st);
+	err = rc == SQLITE_DONE ? 0 : rc == SQLITE_ROW ? -ENOMEM : lite__err(s->db, rc);
+	picked = err ? NULL : server_name__pick(srv->name, names, n);
+	if (!err && !picked)
+		err = -errno;
+	store__free_strings(names, n);
+	if (err)
+		return err;
+	srv->name = picked;
 	return 0;
 }
 
@@ -282,6 +306,21 @@ int lite__server_seen(struct store *s, const char *id, int64_t now_ns, const cha
 	sqlite3_bind_text(st, 5, id, -1, SQLITE_STATIC);
 	err = lite__run(s, st);
 	return !err && sqlite3_changes(s->db) != 1 ? -ENOENT : err;
+}
+
+int lite__server_refused(struct store *s, const char *id, const char *why, int64_t now_ns)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = lite__prepare(s, "UPDATE servers SET batches_refused = batches_refused + 1,"
+			       " last_refusal = ?, last_refusal_ns = ? WHERE id = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, why, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now_ns);
+	sqlite3_bind_text(st, 3, id, -1, SQLITE_STATIC);
+	return lite__run(s, st);
 }
 
 int lite__remove_server(struct store *s, const char *id, int64_t now_ns)

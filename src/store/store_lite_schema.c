@@ -131,6 +131,30 @@ static const char schema_v7[] =
 static const char schema_v8[] =
 	"ALTER TABLE servers ADD COLUMN spool_dropped INTEGER NOT NULL DEFAULT 0;";
 
+/* v9: an agent's symbol and line tables are its own server's (docs/security.md): kept
+ * apart from the workspace's own and users' uploads, by server; a delivered profile's
+ * server, found from its batch; and the batches refused for what they held, by server. */
+static const char schema_v9[] =
+	"CREATE TABLE server_symbols ("
+	"  server_id TEXT NOT NULL,"
+	"  build_id TEXT NOT NULL,"
+	"  source INTEGER NOT NULL,"
+	"  functions INTEGER NOT NULL,"
+	"  stored_at_ns INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (server_id, build_id, source));"
+	"CREATE TABLE server_lines ("
+	"  server_id TEXT NOT NULL,"
+	"  build_id TEXT NOT NULL,"
+	"  addresses INTEGER NOT NULL,"
+	"  stored_at_ns INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (server_id, build_id));"
+	"CREATE INDEX batches_by_profile ON batches (profile_id);"
+	"ALTER TABLE servers ADD COLUMN batches_refused INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE servers ADD COLUMN last_refusal TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE servers ADD COLUMN last_refusal_ns INTEGER NOT NULL DEFAULT 0;";
+
 /* Creates the schema, or brings an older one up to date; refuses one a newer slideops
  * made, and an empty index beside profile blobs (it was emptied or replaced). */
 int lite__migrate(struct store *s, bool write, size_t blobs)
@@ -186,6 +210,8 @@ int lite__migrate(struct store *s, bool write, size_t blobs)
 		err = lite__exec(s, schema_v7);
 	if (!err && version < 8)
 		err = lite__exec(s, schema_v8);
+	if (!err && version < 9)
+		err = lite__exec(s, schema_v9);
 	if (!err) {
 		char sql[64];
 

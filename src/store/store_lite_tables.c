@@ -79,6 +79,125 @@ int lite__get_symbols(struct store *s, const char *bid, enum symbol_source min,
 	return one_blob(s, st, 1, src, data, len);
 }
 
+/* ---- an agent's tables, its server's alone ---- */
+
+int lite__put_server_symbols(struct store *s, const char *server_id, const char *bid,
+			     enum symbol_source src, uint64_t functions, const void *data,
+			     size_t len)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = lite__prepare(s,
+			    "INSERT OR REPLACE INTO server_symbols (server_id, build_id, source,"
+			    " functions, stored_at_ns, data) VALUES (?, ?, ?, ?, ?, ?)",
+			    &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, server_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, bid, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, (int)src);
+	sqlite3_bind_int64(st, 4, (int64_t)functions);
+	sqlite3_bind_int64(st, 5, clock__realtime_ns());
+	sqlite3_bind_blob(st, 6, data, (int)len, SQLITE_STATIC);
+	return lite__run(s, st);
+}
+
+int lite__has_server_symbols(struct store *s, const char *server_id, const char *bid,
+			     enum symbol_source src)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	if (!lite__table_exists(s, "server_symbols"))
+		return 0;
+	err = lite__prepare(s, "SELECT 1 FROM server_symbols WHERE server_id = ? AND"
+			       " build_id = ? AND source = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, server_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, bid, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, (int)src);
+	return lite__any_row(s, st);
+}
+
+int lite__get_server_symbols(struct store *s, const char *server_id, const char *bid,
+			     enum symbol_source *src, void **data, size_t *len)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	if (!lite__table_exists(s, "server_symbols"))
+		return -ENOENT;
+	err = lite__prepare(s,
+			    "SELECT source, data FROM server_symbols WHERE server_id = ? AND"
+			    " build_id = ? ORDER BY source LIMIT 1",
+			    &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, server_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, bid, -1, SQLITE_STATIC);
+	return one_blob(s, st, 1, src, data, len);
+}
+
+int lite__put_server_lines(struct store *s, const char *server_id, const char *bid,
+			   uint64_t addresses, const void *data, size_t len)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = lite__prepare(s,
+			    "INSERT OR REPLACE INTO server_lines (server_id, build_id, addresses,"
+			    " stored_at_ns, data) VALUES (?, ?, ?, ?, ?)",
+			    &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, server_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, bid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)addresses);
+	sqlite3_bind_int64(st, 4, clock__realtime_ns());
+	sqlite3_bind_blob(st, 5, data, (int)len, SQLITE_STATIC);
+	return lite__run(s, st);
+}
+
+int lite__get_server_lines(struct store *s, const char *server_id, const char *bid,
+			   void **data, size_t *len)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	if (!lite__table_exists(s, "server_lines"))
+		return -ENOENT;
+	err = lite__prepare(s, "SELECT data FROM server_lines WHERE server_id = ? AND"
+			       " build_id = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, server_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, bid, -1, SQLITE_STATIC);
+	return one_blob(s, st, 0, NULL, data, len);
+}
+
+int lite__profile_server(struct store *s, const char *id, char server_id[STORE_ID_MAX])
+{
+	sqlite3_stmt *st;
+	int rc, err;
+
+	if (!lite__table_exists(s, "batches"))
+		return -ENOENT;
+	err = lite__prepare(s, "SELECT server_id FROM batches WHERE profile_id = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(server_id, STORE_ID_MAX, "%s",
+			 (const char *)sqlite3_column_text(st, 0) ?: "");
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? -ENOENT : lite__err(s->db, rc);
+}
+
 int lite__put_lines(struct store *s, const char *bid, uint64_t addresses, const void *data,
 		    size_t len)
 {

@@ -19,7 +19,7 @@
 #include "store/store_backend.h"
 
 /* Bump with a migration in store_pg_schema.c whenever the schema changes. */
-#define PG_SCHEMA_VERSION 6
+#define PG_SCHEMA_VERSION 7
 #define PG_ARGS_MAX 10
 
 /* The parameters of one statement, in binary. */
@@ -104,6 +104,20 @@ int pg__put_server(struct store *s, const struct server_entry *srv, int64_t now_
 int pg__list_servers(struct store *s, struct server_entry **out, size_t *n);
 int pg__put_enrolment(struct store *s, const char *token_hash, int64_t created_ns,
 		      int64_t expires_ns);
+int pg__enrolment_valid(struct store *s, const char *token_hash, int64_t now_ns);
+int pg__put_server_symbols(struct store *s, const char *server_id, const char *bid,
+			   enum symbol_source src, uint64_t functions, const void *data,
+			   size_t len);
+int pg__has_server_symbols(struct store *s, const char *server_id, const char *bid,
+			   enum symbol_source src);
+int pg__get_server_symbols(struct store *s, const char *server_id, const char *bid,
+			   enum symbol_source *src, void **data, size_t *len);
+int pg__profile_server(struct store *s, const char *id, char server_id[STORE_ID_MAX]);
+int pg__server_refused(struct store *s, const char *id, const char *why, int64_t now_ns);
+int pg__put_server_lines(struct store *s, const char *server_id, const char *bid,
+			 uint64_t addresses, const void *data, size_t len);
+int pg__get_server_lines(struct store *s, const char *server_id, const char *bid,
+			 void **data, size_t *len);
 int pg__enrol(struct store *s, const char *token_hash, int64_t now_ns,
 	      struct server_entry *srv, const char *credential_hash);
 int pg__authenticate(struct store *s, const char *credential_hash,

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/server_name.h"
+
 /* Names tried for a server whose name is taken: NAME-2 ... NAME-NAME_TRIES. */
 #define NAME_TRIES 1000
 /* pg_advisory_xact_lock's key for enrolments: one at a time picks a unique name. */
@@ -63,8 +65,15 @@ static int server_rows(PGresult *res, struct server_entry **out, size_t *n)
 		}
 		if (PQnfields(res) > 12)
 			x->spool_dropped = (uint64_t)pg__int64(res, r, 12);
+		if (PQnfields(res) > 15) {
+			x->batches_refused = (uint64_t)pg__int64(res, r, 13);
+			x->last_refusal = pg__str(res, r, 14);
+			x->last_refusal_ns = pg__int64(res, r, 15);
+		} else {
+			x->last_refusal = strdup("");
+		}
 		if (!x->hostname || !x->name || !x->machine_id || !x->kernel ||
-		    !x->agent_version || !x->boot_id) {
+		    !x->agent_version || !x->boot_id || !x->last_refusal) {
 			server_entries__free(e, count);
 			e = NULL;
 		}
@@ -88,8 +97,12 @@ int pg__list_servers(struct store *s, struct server_entry **out, size_t *n)
 	else if (s->pg_version < 6)
 		err = pg__exec(s, "SELECT " SERVER_COLUMNS " FROM servers ORDER BY"
 				  " this_server DESC, removed_at_ns <> 0, name, id", NULL, &res);
-	else
+	else if (s->pg_version < 7)
 		err = pg__exec(s, "SELECT " SERVER_COLUMNS ", spool_dropped FROM servers ORDER BY"
+				  " this_server DESC, removed_at_ns <> 0, name, id", NULL, &res);
+	else
+		err = pg__exec(s, "SELECT " SERVER_COLUMNS ", spool_dropped, batches_refused,"
+				  " last_refusal, last_refusal_ns FROM servers ORDER BY"
 				  " this_server DESC, removed_at_ns <> 0, name, id", NULL, &res);
 	if (err)
 		return err;
@@ -112,38 +125,50 @@ int pg__put_enrolment(struct store *s, const char *token_hash, int64_t created_n
 			   " VALUES ($1, $2, $3)", &a, NULL);
 }
 
-/* srv->name, or NAME-2, NAME-3 ...: the first no server not removed has. */
+int pg__enrolment_valid(struct store *s, const char *token_hash, int64_t now_ns)
+{
+	struct pg_args a = { 0 };
+	PGresult *res;
+	int err;
+
+	if (s->pg_version < 4)
+		return 0;
+	pg_args__text(&a, token_hash);
+	pg_args__int64(&a, now_ns);
+	err = pg__exec(s, "SELECT 1 FROM enrolments WHERE token_hash = $1 AND used_at_ns = 0"
+			  " AND expires_at_ns > $2", &a, &res);
+	if (err)
+		return err;
+	err = PQntuples(res) > 0;
+	PQclear(res);
+	return err;
+}
+
+/* srv->name, or NAME-2, NAME-3 ...: the first whose look no server has, removed ones
+ * included, so a removed server's history stays its own (util/server_name.h). Under the
+ * enrolments' lock: one enrolment at a time picks. */
 static int unique_name(struct store *s, struct server_entry *srv)
 {
-	size_t len = strlen(srv->name) + 16;
-	char *name = malloc(len);
-	int err = 0;
+	char **names = NULL, *picked = NULL;
+	PGresult *res;
+	size_t n = 0;
+	int err;
 
-	if (!name)
-		return -ENOMEM;
-	for (int i = 1; i <= NAME_TRIES; i++) {
-		struct pg_args a = { 0 };
-		PGresult *res;
-
-		if (i == 1)
-			snprintf(name, len, "%s", srv->name);
-		else
-			snprintf(name, len, "%s-%d", srv->name, i);
-		pg_args__str(&a, name);
-		err = pg__exec(s, "SELECT 1 FROM servers WHERE name = $1 AND removed_at_ns = 0",
-			       &a, &res);
-		if (err)
-			break;
-		err = PQntuples(res) > 0;
-		PQclear(res);
-		if (!err)
-			break;
-	}
-	if (err) {
-		free(name);
-		return err < 0 ? err : -EEXIST;
-	}
-	srv->name = name;
+	err = pg__exec(s, "SELECT name FROM servers", NULL, &res);
+	if (err)
+		return err;
+	n = (size_t)PQntuples(res);
+	names = calloc(n ? n : 1, sizeof(*names));
+	for (size_t i = 0; names && i < n; i++)
+		names[i] = PQgetvalue(res, (int)i, 0);
+	if (names)
+		picked = server_name__pick(srv->name, names, n);
+	err = !names ? -ENOMEM : !picked ? -errno : 0;
+	free(names);
+	PQclear(res);
+	if (err)
+		return err;
+	srv->name = picked;
 	return 0;
 }
 
@@ -255,6 +280,17 @@ int pg__server_seen(struct store *s, const char *id, int64_t now_ns, const char 
 				   " kernel = coalesce($2, kernel),"
 				   " agent_version = coalesce($3, agent_version),"
 				   " boot_id = coalesce($4, boot_id) WHERE id = $5", &a);
+}
+
+int pg__server_refused(struct store *s, const char *id, const char *why, int64_t now_ns)
+{
+	struct pg_args a = { 0 };
+
+	pg_args__str(&a, why);
+	pg_args__int64(&a, now_ns);
+	pg_args__str(&a, id);
+	return pg__exec(s, "UPDATE servers SET batches_refused = batches_refused + 1,"
+			   " last_refusal = $1, last_refusal_ns = $2 WHERE id = $3", &a, NULL);
 }
 
 int pg__remove_server(struct store *s, const char *id, int64_t now_ns)

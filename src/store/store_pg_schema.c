@@ -158,8 +158,32 @@ static const char schema_v5[] =
 static const char schema_v6[] =
 	"ALTER TABLE servers ADD COLUMN spool_dropped bigint NOT NULL DEFAULT 0;";
 
+/* v7: an agent's symbol and line tables are its own server's (docs/security.md): kept
+ * apart from the workspace's own and users' uploads, by server; a delivered profile's
+ * server, found from its batch; and the batches refused for what they held, by server. */
+static const char schema_v7[] =
+	"CREATE TABLE server_symbols ("
+	"  server_id bytea NOT NULL,"
+	"  build_id bytea NOT NULL,"
+	"  source integer NOT NULL,"
+	"  functions bigint NOT NULL,"
+	"  stored_at_ns bigint NOT NULL,"
+	"  data bytea NOT NULL,"
+	"  PRIMARY KEY (server_id, build_id, source));"
+	"CREATE TABLE server_lines ("
+	"  server_id bytea NOT NULL,"
+	"  build_id bytea NOT NULL,"
+	"  addresses bigint NOT NULL,"
+	"  stored_at_ns bigint NOT NULL,"
+	"  data bytea NOT NULL,"
+	"  PRIMARY KEY (server_id, build_id));"
+	"CREATE INDEX batches_by_profile ON batches (profile_id);"
+	"ALTER TABLE servers ADD COLUMN batches_refused bigint NOT NULL DEFAULT 0,"
+	"  ADD COLUMN last_refusal bytea NOT NULL DEFAULT '',"
+	"  ADD COLUMN last_refusal_ns bigint NOT NULL DEFAULT 0;";
+
 static const char *const migrations[] = { NULL,	     schema_v1, schema_v2, schema_v3,
-					  schema_v4, schema_v5, schema_v6 };
+					  schema_v4, schema_v5, schema_v6, schema_v7 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == PG_SCHEMA_VERSION + 1,
 	       "a migration for every schema version");

@@ -72,6 +72,134 @@ int pg__get_symbols(struct store *s, const char *bid, enum symbol_source min,
 	return err;
 }
 
+/* ---- an agent's tables, its server's alone ---- */
+
+int pg__put_server_symbols(struct store *s, const char *server_id, const char *bid,
+			   enum symbol_source src, uint64_t functions, const void *data,
+			   size_t len)
+{
+	struct pg_args a = { 0 };
+
+	pg_args__str(&a, server_id);
+	pg_args__str(&a, bid);
+	pg_args__int32(&a, (int32_t)src);
+	pg_args__int64(&a, (int64_t)functions);
+	pg_args__int64(&a, clock__realtime_ns());
+	pg_args__bytes(&a, data, len);
+	return pg__exec(s, "INSERT INTO server_symbols (server_id, build_id, source, functions,"
+			   " stored_at_ns, data) VALUES ($1, $2, $3, $4, $5, $6)"
+			   " ON CONFLICT (server_id, build_id, source) DO UPDATE SET"
+			   " functions = excluded.functions, stored_at_ns = excluded.stored_at_ns,"
+			   " data = excluded.data",
+			&a, NULL);
+}
+
+int pg__has_server_symbols(struct store *s, const char *server_id, const char *bid,
+			   enum symbol_source src)
+{
+	struct pg_args a = { 0 };
+	PGresult *res;
+	int err;
+
+	if (s->pg_version < 7)
+		return 0;
+	pg_args__str(&a, server_id);
+	pg_args__str(&a, bid);
+	pg_args__int32(&a, (int32_t)src);
+	err = pg__exec(s, "SELECT 1 FROM server_symbols WHERE server_id = $1 AND"
+			  " build_id = $2 AND source = $3", &a, &res);
+	if (err)
+		return err;
+	err = PQntuples(res) > 0;
+	PQclear(res);
+	return err;
+}
+
+int pg__get_server_symbols(struct store *s, const char *server_id, const char *bid,
+			   enum symbol_source *src, void **data, size_t *len)
+{
+	struct pg_args a = { 0 };
+	PGresult *res;
+	int err;
+
+	if (s->pg_version < 7)
+		return -ENOENT;
+	pg_args__str(&a, server_id);
+	pg_args__str(&a, bid);
+	err = pg__exec(s, "SELECT source, data FROM server_symbols WHERE server_id = $1 AND"
+			  " build_id = $2 ORDER BY source LIMIT 1",
+		       &a, &res);
+	if (err)
+		return err;
+	if (PQntuples(res) == 0) {
+		err = -ENOENT;
+	} else {
+		*src = (enum symbol_source)pg__int32(res, 0, 0);
+		err = pg__bytes(res, 0, 1, data, len);
+	}
+	PQclear(res);
+	return err;
+}
+
+int pg__put_server_lines(struct store *s, const char *server_id, const char *bid,
+			 uint64_t addresses, const void *data, size_t len)
+{
+	struct pg_args a = { 0 };
+
+	pg_args__str(&a, server_id);
+	pg_args__str(&a, bid);
+	pg_args__int64(&a, (int64_t)addresses);
+	pg_args__int64(&a, clock__realtime_ns());
+	pg_args__bytes(&a, data, len);
+	return pg__exec(s, "INSERT INTO server_lines (server_id, build_id, addresses,"
+			   " stored_at_ns, data) VALUES ($1, $2, $3, $4, $5)"
+			   " ON CONFLICT (server_id, build_id) DO UPDATE SET"
+			   " addresses = excluded.addresses,"
+			   " stored_at_ns = excluded.stored_at_ns, data = excluded.data",
+			&a, NULL);
+}
+
+int pg__get_server_lines(struct store *s, const char *server_id, const char *bid,
+			 void **data, size_t *len)
+{
+	struct pg_args a = { 0 };
+	PGresult *res;
+	int err;
+
+	if (s->pg_version < 7)
+		return -ENOENT;
+	pg_args__str(&a, server_id);
+	pg_args__str(&a, bid);
+	err = pg__exec(s, "SELECT data FROM server_lines WHERE server_id = $1 AND build_id = $2",
+		       &a, &res);
+	if (err)
+		return err;
+	err = PQntuples(res) ? pg__bytes(res, 0, 0, data, len) : -ENOENT;
+	PQclear(res);
+	return err;
+}
+
+int pg__profile_server(struct store *s, const char *id, char server_id[STORE_ID_MAX])
+{
+	struct pg_args a = { 0 };
+	PGresult *res;
+	int err;
+
+	if (s->pg_version < 4)
+		return -ENOENT;
+	pg_args__text(&a, id);
+	err = pg__exec(s, "SELECT server_id FROM batches WHERE profile_id = $1", &a, &res);
+	if (err)
+		return err;
+	if (PQntuples(res) < 1)
+		err = -ENOENT;
+	else
+		snprintf(server_id, STORE_ID_MAX, "%.*s", PQgetlength(res, 0, 0),
+			 PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return err;
+}
+
 int pg__put_lines(struct store *s, const char *bid, uint64_t addresses, const void *data,
 		  size_t len)
 {

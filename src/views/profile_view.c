@@ -18,6 +18,8 @@ int views__load_profile(struct store *s, const char *id, struct profile **out_p,
 			struct analysis **out_a, struct view_error *e)
 {
 	struct symbol_lookup names;
+	struct server_names by_server;
+	char server_id[STORE_ID_MAX];
 	struct profile *p = NULL;
 	struct analysis *a;
 	int err;
@@ -39,7 +41,10 @@ int views__load_profile(struct store *s, const char *id, struct profile **out_p,
 		view_error__set(e, 500, MSG_SHOW_LOAD_FAILED, id, strerror(-err));
 		return -1;
 	}
-	names = store__symbol_lookup(s);
+	/* An agent's server's profile is named by its own tables, never another agent's. */
+	if (store__profile_server(s, id, server_id))
+		server_id[0] = '\0';
+	names = store__server_symbol_lookup(&by_server, s, server_id);
 	err = profile__symbolize(p, &names);
 	if (err) {
 		view_error__set(e, 500, MSG_SHOW_SYMBOLIZE_FAILED, id, strerror(-err));

@@ -11,8 +11,9 @@
 # to more than 10 minutes), list both binaries as not read with their reason, and still
 # answer for the ordinary service, naming its function.
 # Then: SIGTERM during a long capture saves what was sampled; a second signal, sent while
-# the capture reads what it sampled (held there by a FUSE file system until it is sent),
-# stops at once, leaving no BPF program attached and no profile half-written.
+# the capture waits for a binary it sampled (held there by a FUSE file system that answers
+# slowly until it is sent), stops at once, leaving no BPF program attached and no profile
+# half-written.
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -136,52 +137,59 @@ assert_unloaded "SIGTERM" "$progs"
 echo "== a second signal stops at once, leaving nothing attached"
 # The first signal ends sampling; the second must land while the capture works on what it
 # sampled, before anything is saved, however fast or loaded the machine. That work is held
-# where it starts: a copy of huge-symtab of its own build (no table of it is kept, so its
-# symbols are read) runs from a FUSE file system (tests/tools/gated_file.c) that holds the
-# capture's main thread at its read of the section headers (at 1 GB) until the test opens
-# the gate. That thread reads binaries only once it has stopped sampling (the thread that
-# reads build ids for unwind tables while it samples is let through).
+# where it waits for a binary: a copy of the worker of its own build (no table of it is
+# kept, so its symbols are read) runs from a FUSE file system (tests/tools/gated_file.c).
+# The capture reads a FUSE file only through a reader process of its own, which copies it
+# (src/capture/guarded_read.c), and waits for that reader while it goes on answering: the
+# file system answers the capture's readers one byte every 50 ms until the test opens the
+# gate, so the copy is not done when sampling ends and the capture's main thread waits.
 gcc -O1 -fno-omit-frame-pointer -DVARIANT=1 -o "$WORK/worker-1" "$WORK/worker.c"
 mkdir "$WORK/gated" "$WORK/gate" "$WORK/mnt"
-make_hostile "$WORK/worker-1" "$WORK/gated/huge-symtab-1" 200
+cp "$WORK/worker-1" "$WORK/gated/worker-1"
 # shellcheck disable=SC2046 # pkg-config's flags are words
 gcc -O1 -o "$WORK/gated_file" "$(dirname "$0")/../tools/gated_file.c" \
 	$(pkg-config --cflags --libs fuse3)
-"$WORK/gated_file" "$WORK/gated/huge-symtab-1" "$WORK/mnt" $((1 << 30)) "$WORK/gate" \
+"$WORK/gated_file" "$WORK/gated/worker-1" "$WORK/mnt" 0 "$WORK/gate" \
 	2> "$WORK/gated_file.err" &
 fs_pid=$!
 defer "touch '$WORK/gate/open'; kill -9 $fs_pid 2>/dev/null; umount -l '$WORK/mnt' 2>/dev/null"
 for _ in $(seq 200); do
-	[ -x "$WORK/mnt/huge-symtab-1" ] && break
+	[ -x "$WORK/mnt/worker-1" ] && break
 	sleep 0.05
 done
-[ -x "$WORK/mnt/huge-symtab-1" ] ||
+[ -x "$WORK/mnt/worker-1" ] ||
 	fail "the gated file system did not mount: $(cat "$WORK/gated_file.err")"
 # Busy, not light: sampled on any machine.
-"$WORK/mnt/huge-symtab-1" &
+"$WORK/mnt/worker-1" &
 defer "kill -9 $! 2>/dev/null"
 
 before=$("$SLIDEOPS" profiles --json | json 'len(d["profiles"])')
-"$SLIDEOPS" capture cpu -d 120 > /dev/null 2> "$WORK/second.err" &
+# The gate knows the capture's pid before the capture starts its readers.
+bash -c 'echo $$ > "$0/pid" && exec "$@"' "$WORK/gate" \
+	"$SLIDEOPS" capture cpu -d 120 > /dev/null 2> "$WORK/second.err" &
 pid=$!
-echo "$pid" > "$WORK/gate/pid"
 defer "kill -9 $pid 2>/dev/null"
 wait_attached "$pid" || fail "the capture never started sampling"
 progs=$(held_programs "$pid")
 sleep 2
 kill -TERM "$pid"
-# It never gets past the gate alone.
+# Its reader of worker-1 is at the gate (it met the process while sampling) ...
 for _ in $(seq 1200); do
 	[ -e "$WORK/gate/reached" ] && break
 	[ -e "/proc/$pid" ] || break
 	sleep 0.05
 done
 [ -e "$WORK/gate/reached" ] ||
-	fail "the capture did not read huge-symtab-1 after SIGTERM: $(cat "$WORK/second.err")"
-# The first signal was taken, so a second one is not merged with it: SIGTERM (bit 14 of
-# the mask) is no longer caught.
-caught=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$pid/status")
+	fail "the capture did not read worker-1 through a reader: $(cat "$WORK/second.err")"
+# ... and the first signal was taken, so a second one is not merged with it: SIGTERM (bit
+# 14 of the mask) is no longer caught. The capture now waits for the copy.
+for _ in $(seq 200); do
+	caught=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+	(( (0x$caught & 0x4000) == 0 )) && break
+	sleep 0.05
+done
 (( (0x$caught & 0x4000) == 0 )) || fail "the capture still catches SIGTERM after the first"
+[ -e "/proc/$pid" ] || fail "the capture ended before the second signal: $(cat "$WORK/second.err")"
 kill -TERM "$pid"
 touch "$WORK/gate/open"
 rc=0; wait "$pid" || rc=$?

@@ -31,6 +31,11 @@ grep -q '^Documentation=file:///opt/slideops/share/doc/slideops/agent.md$' "$uni
 	fail "Documentation does not point at the installed agent.md"
 # A refusal for good (exit 2, docs/agent.md) is not restarted.
 grep -q '^RestartPreventExitStatus=2$' "$unit" || fail "a refused agent would be restarted"
+# Its memory and CPU are bounded (docs/agent.md, "Its own limits"; agent_limits.sh runs
+# an agent within them).
+for key in MemoryHigh MemoryMax CPUQuota TasksMax; do
+	grep -q "^$key=." "$unit" || fail "the unit does not set $key"
+done
 
 # systemd's own reading of the unit: nothing said about any of its lines. (Without a
 # running systemd, verify also says what it cannot do here: those lines name no line.)

@@ -7,12 +7,21 @@
  *                                                    given once per value; VALUE @FILE
  *                                                    reads a bytes field from FILE)
  *   agent_msg decode TYPE < body                     the message as one JSON object
- *   agent_msg profile HOST > file.pb.gz              a stored profile from HOST: one
+ *   agent_msg profile HOST [KEY=VALUE]... > file.pb.gz
+ *                                                    a stored profile from HOST: one
  *                                                    mapping (build id b00c...) and a
- *                                                    sample at 0x1100
+ *                                                    sample at 0x1100 of 50 samples,
+ *                                                    started 5 s ago, of 5 s at 99 Hz on
+ *                                                    2 CPUs; KEYs change it: started (s
+ *                                                    of the epoch), seconds, ncpus, hz,
+ *                                                    count and ns (the sample's values),
+ *                                                    build (its build id), locations=N
+ *                                                    (N more samples, each at its own
+ *                                                    address: N distinct locations)
  *   agent_msg batch BOOT SEQ CAPTURE PROFILE NAME [VERSION [DROPPED]] > body
  *                                                    a Batch of PROFILE, with a symbol
- *                                                    table naming 0x1000+0x200 NAME, of
+ *                                                    table naming 0x1000+0x200 NAME ("-":
+ *                                                    none) for build b00c..., of
  *                                                    protocol VERSION (default 1),
  *                                                    reporting DROPPED spool drops (0)
  *
@@ -23,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -232,32 +242,63 @@ static json_t *message_json(const ProtobufCMessage *m)
 	return o;
 }
 
-/* A small stored profile from host: one mapping, one sample at 0x1100. */
-static int make_profile(const char *host)
+/* The value of KEY=VALUE among args, or def. */
+static const char *arg_of(int argc, char **argv, const char *key, const char *def)
+{
+	size_t n = strlen(key);
+
+	for (int i = 0; i < argc; i++)
+		if (strncmp(argv[i], key, n) == 0 && argv[i][n] == '=')
+			return argv[i] + n + 1;
+	return def;
+}
+
+/* A small stored profile from host: one mapping, one sample at 0x1100 (and more, as the
+ * arguments say). */
+static int make_profile(const char *host, int argc, char **argv)
 {
 	struct profile *p = profile__new(QUESTION_CPU);
 	struct prof_mapping map = { .kind = MAPPING_EXE, .language = LANGUAGE_C,
 				    .build_id_recorded = true };
 	struct prof_labels lb = { .pid = 4242, .tid = 4242 };
-	int64_t v[PROFILE_MAX_VALUES] = { 50, 505050505 };
+	int64_t v[PROFILE_MAX_VALUES] = { strtoll(arg_of(argc, argv, "count", "50"), NULL, 0),
+					  strtoll(arg_of(argc, argv, "ns", "505050505"), NULL, 0) };
+	unsigned long locations = strtoul(arg_of(argc, argv, "locations", "0"), NULL, 0);
 	uint32_t loc, stack;
 	void *data;
 	size_t len;
 
 	p->header.hostname = profile__intern(p, host);
-	p->header.ncpus = 2;
-	p->header.started_at_ns = 1796220000LL * 1000000000LL;
-	p->header.duration_ns = 5000000000ULL;
-	p->header.sample_hz = 99;
+	p->header.ncpus = (uint32_t)strtoul(arg_of(argc, argv, "ncpus", "2"), NULL, 0);
+	p->header.duration_ns = strtoull(arg_of(argc, argv, "seconds", "5"), NULL, 0) *
+				1000000000ULL;
+	p->header.started_at_ns = (int64_t)time(NULL) * 1000000000LL -
+				  (int64_t)p->header.duration_ns;
+	p->header.started_at_ns = strtoll(arg_of(argc, argv, "started", "0"), NULL, 0) ?
+		strtoll(arg_of(argc, argv, "started", "0"), NULL, 0) * 1000000000LL :
+		p->header.started_at_ns;
+	p->header.sample_hz = (uint32_t)strtoul(arg_of(argc, argv, "hz", "99"), NULL, 0);
 	lb.comm = profile__intern(p, "agent-work");
 	map.path = profile__intern(p, "/usr/bin/agent-work");
-	map.build_id = profile__intern(p, BUILD_ID);
+	map.build_id = profile__intern(p, arg_of(argc, argv, "build", BUILD_ID));
 	if (profile__add_mapping(p, &map))
 		return 1;
 	loc = profile__add_location(p, &(struct prof_location){ .mapping = 0,
 							       .address = 0x1100 });
 	stack = profile__add_stack(p, &loc, 1);
-	if (profile__add_sample(p, stack, v, &lb) || pprof__encode(p, false, &data, &len))
+	if (profile__add_sample(p, stack, v, &lb))
+		return 1;
+	for (unsigned long i = 0; i < locations; i++) {
+		int64_t one[PROFILE_MAX_VALUES] = { 1, 1000 };
+
+		loc = profile__add_location(p, &(struct prof_location){
+						       .mapping = 0, .address = 0x100000 + 16 * i });
+		stack = profile__add_stack(p, &loc, 1);
+		if (loc == UINT32_MAX || stack == UINT32_MAX ||
+		    profile__add_sample(p, stack, one, &lb))
+			return 1;
+	}
+	if (pprof__encode(p, false, &data, &len))
 		return 1;
 	fwrite(data, 1, len, stdout);
 	free(data);
@@ -285,7 +326,8 @@ static int make_batch(int argc, char **argv)
 	t.file_name = "agent-work";
 	t.n_symbols = 1;
 	t.symbols = &sp;
-	b.n_symbols = 1;
+	/* NAME "-": no table (the workspace said it has the build's). */
+	b.n_symbols = strcmp(argv[4], "-") != 0;
 	b.symbols = &tp;
 	write_message(&b.base);
 	return 0;
@@ -319,11 +361,11 @@ int main(int argc, char **argv)
 		putchar('\n');
 		return 0;
 	}
-	if (argc == 3 && strcmp(argv[1], "profile") == 0)
-		return make_profile(argv[2]);
+	if (argc >= 3 && strcmp(argv[1], "profile") == 0)
+		return make_profile(argv[2], argc - 3, argv + 3);
 	if (argc >= 7 && argc <= 9 && strcmp(argv[1], "batch") == 0)
 		return make_batch(argc - 2, argv + 2);
-	fprintf(stderr, "usage: agent_msg encode|decode TYPE [FIELD=VALUE]... | profile HOST |"
+	fprintf(stderr, "usage: agent_msg encode|decode TYPE [FIELD=VALUE]... | profile HOST [KEY=VALUE]... |"
 			" batch BOOT SEQ CAPTURE PROFILE NAME [VERSION [DROPPED]]\n");
 	return 2;
 }

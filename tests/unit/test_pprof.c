@@ -282,6 +282,43 @@ static void test_round_trip_keeps_everything(void **state)
 	profile__free(p);
 }
 
+/* A stranger's profile read within limits (an agent's batch): past a count, refused
+ * before the model is built and saying which; past the bytes unpacking may take, too;
+ * within them, read as pprof__decode reads it. */
+static void test_decode_within_limits(void **state)
+{
+	struct built b;
+	struct profile *p = build_cpu(&b), *q = NULL;
+	struct pprof_limits l = { .locations = 1000, .samples = 1000, .strings = 1000 };
+	const char *which = NULL;
+	void *data;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(pprof__encode(p, false, &data, &len), 0);
+	assert_int_equal(pprof__decode_within(data, len, &l, &q, &which), 0);
+	assert_profiles_equal(p, q);
+	profile__free(q);
+	l.locations = p->nlocations - 1;
+	assert_int_equal(pprof__decode_within(data, len, &l, &q, &which), -E2BIG);
+	assert_string_equal(which, "locations");
+	assert_null(q);
+	l.locations = 1000;
+	l.samples = p->nsamples - 1;
+	assert_int_equal(pprof__decode_within(data, len, &l, &q, &which), -E2BIG);
+	assert_string_equal(which, "samples");
+	l.samples = 1000;
+	l.string_bytes = 4;
+	assert_int_equal(pprof__decode_within(data, len, &l, &q, &which), -E2BIG);
+	assert_string_equal(which, "string_bytes");
+	l.string_bytes = 0;
+	l.unpack_bytes = 256;
+	assert_int_equal(pprof__decode_within(data, len, &l, &q, &which), -E2BIG);
+	assert_string_equal(which, "bytes");
+	free(data);
+	profile__free(p);
+}
+
 /* Each question's values and labels survive, not only cpu's. */
 static void test_round_trip_every_question(void **state)
 {
@@ -902,6 +939,7 @@ int main(void)
 		cmocka_unit_test(test_storage_names_only_capture_frames),
 		cmocka_unit_test(test_go_tool_pprof_reads_export_with_names),
 		cmocka_unit_test(test_profiles_read_on_threads_at_once),
+		cmocka_unit_test(test_decode_within_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -191,7 +191,7 @@ static void test_open_makes_a_versioned_private_workspace(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 8);
+	assert_int_equal(sqlite3_column_int(st, 0), 9);
 	sqlite3_finalize(st);
 	/* A rollback journal: readers need no shared-memory file, so a read-only or full
 	 * workspace can still be read. */
@@ -1215,6 +1215,8 @@ static void test_previous_schema_is_upgraded(void **state)
 					  " DROP TABLE enrolments; DROP TABLE credentials;"
 					  " DROP TABLE batches; DROP TABLE agent_commands;"
 					  " DROP TABLE agent_captures;"
+					  " DROP TABLE server_symbols;"
+					  " DROP TABLE server_lines;"
 					  " ALTER TABLE servers DROP COLUMN name;"
 					  " ALTER TABLE servers DROP COLUMN machine_id;"
 					  " ALTER TABLE servers DROP COLUMN kernel;"
@@ -1224,6 +1226,9 @@ static void test_previous_schema_is_upgraded(void **state)
 					  " ALTER TABLE servers DROP COLUMN last_seen_ns;"
 					  " ALTER TABLE servers DROP COLUMN removed_at_ns;"
 					  " ALTER TABLE servers DROP COLUMN spool_dropped;"
+					  " ALTER TABLE servers DROP COLUMN batches_refused;"
+					  " ALTER TABLE servers DROP COLUMN last_refusal;"
+					  " ALTER TABLE servers DROP COLUMN last_refusal_ns;"
 					  " PRAGMA user_version = 3",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -1245,7 +1250,7 @@ static void test_previous_schema_is_upgraded(void **state)
 					    -1, &st, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 8);
+	assert_int_equal(sqlite3_column_int(st, 0), 9);
 	assert_int_equal(sqlite3_column_int(st, 1), 2);
 	sqlite3_finalize(st);
 	sqlite3_close(db);

@@ -30,6 +30,9 @@
 #include "profile/profile.h"
 #include "store/store.h"
 #include "store/store_backend.h"
+#include "symbols/lines.h"
+#include "symbols/symtab.h"
+#include "util/strtab.h"
 #include "util/clock.h"
 
 #define S(p, s) profile__intern((p), (s))
@@ -271,13 +274,14 @@ static void test_removed_server_credential_revoked(void **state)
 	assert_int_equal(store__remove_server(f->s, id), -ENOENT);
 	assert_int_equal(store__remove_server(f->s, "local"), -EPERM);
 	assert_int_equal(store__remove_server(f->s, "s0000000000000000"), -ENOENT);
-	/* Still listed, as removed; its name is free again. */
+	/* Still listed, as removed, and its name stays its own: profiles are listed by
+	 * name, so a new server of that name would take its history (issue 28). */
 	assert_int_equal(store__get_server(f->s, id, &e), 0);
 	assert_true(e->removed_at_ns > 0);
 	assert_string_equal(e->name, "api");
 	server_entries__free(e, 1);
 	enrol(f, "api", id2, cred2, name2);
-	assert_string_equal(name2, "api");
+	assert_string_equal(name2, "api-2");
 	assert_string_not_equal(id2, id);
 	assert_int_equal(store__list_servers(f->s, &e, &n), 0);
 	assert_int_equal(n, 2);
@@ -322,6 +326,79 @@ static void test_names_unique_and_listing(void **state)
 	assert_string_equal(who->boot_id, "boot-2");
 	server_entries__free(who, 1);
 	assert_int_equal(store__server_seen(f->s, "s-none", NULL, NULL, NULL), -ENOENT);
+	/* Batches refused for what they held: counted, the last reason kept. */
+	assert_int_equal(store__server_refused(f->s, id[1], "too many samples"), 0);
+	assert_int_equal(store__server_refused(f->s, id[1], "a start in 2262"), 0);
+	assert_int_equal(store__get_server(f->s, id[1], &e), 0);
+	assert_int_equal(e->batches_refused, 2);
+	assert_string_equal(e->last_refusal, "a start in 2262");
+	assert_true(e->last_refusal_ns > 0);
+	server_entries__free(e, 1);
+	assert_int_equal(store__get_server(f->s, id[0], &e), 0);
+	assert_int_equal(e->batches_refused, 0);
+	assert_string_equal(e->last_refusal, "");
+	server_entries__free(e, 1);
+}
+
+/* The name server_id's profiles read at 0x1010 of build BID, or "" when none. */
+#define BID "b00c0ffee0000000000000000000000000000001"
+static const char *named_for(struct fixture *f, const char *server_id, char out[64])
+{
+	struct server_names by;
+	struct symbol_lookup l = store__server_symbol_lookup(&by, f->s, server_id);
+	struct symtab *tab = NULL;
+	uint64_t off;
+
+	out[0] = '\0';
+	if (l.get(l.ctx, BID, &tab) == 0) {
+		const char *name = symtab__lookup(tab, 0x1010, &off);
+
+		snprintf(out, 64, "%s", name ? name : "");
+	}
+	symtab__free(tab);
+	return out;
+}
+
+static struct symtab *one_symbol(const char *name)
+{
+	struct symtab *t = symtab__new();
+
+	assert_non_null(t);
+	assert_int_equal(symtab__add(t, 0x1000, 0x40, name, strlen(name)), 0);
+	assert_int_equal(symtab__finish(t), 0);
+	return t;
+}
+
+/* Issue 28, 4: an agent's table names its own server's profiles, never another's; an
+ * upload names every server's. */
+static void test_agent_tables_name_their_server_only(void **state)
+{
+	struct fixture *f = *state;
+	char a[STORE_ID_MAX], b[STORE_ID_MAX], cred[STORE_SECRET_HEX + 1], name[64], got[64];
+	struct symtab *ta = one_symbol("fn_from_A"), *tb = one_symbol("b_fn"),
+		      *up = one_symbol("uploaded_fn");
+
+	enrol(f, "agent-a", a, cred, name);
+	enrol(f, "agent-b", b, cred, name);
+	assert_int_equal(store__put_server_symbols(f->s, a, BID, SYMBOLS_SYMTAB, ta), 0);
+	assert_string_equal(named_for(f, a, got), "fn_from_A");
+	assert_string_equal(named_for(f, b, got), "");
+	assert_string_equal(named_for(f, "local", got), "");
+	assert_int_equal(store__server_keeps_full_names(f->s, a, BID), 1);
+	assert_int_equal(store__server_keeps_full_names(f->s, b, BID), 0);
+	assert_int_equal(store__keeps_full_names(f->s, BID), 0);
+	assert_int_equal(store__put_server_symbols(f->s, b, BID, SYMBOLS_DYNSYM, tb), 0);
+	assert_string_equal(named_for(f, b, got), "b_fn");
+	assert_string_equal(named_for(f, a, got), "fn_from_A");
+	/* A user's upload names every server's profiles. */
+	assert_int_equal(store__put_symbols(f->s, BID, SYMBOLS_UPLOAD, "app.debug", up), 0);
+	assert_string_equal(named_for(f, a, got), "uploaded_fn");
+	assert_string_equal(named_for(f, b, got), "uploaded_fn");
+	assert_string_equal(named_for(f, "local", got), "uploaded_fn");
+	assert_int_equal(store__server_keeps_full_names(f->s, b, BID), 1);
+	symtab__free(ta);
+	symtab__free(tb);
+	symtab__free(up);
 }
 
 static struct profile *make_profile(const char *host, int64_t t)
@@ -347,6 +424,69 @@ static struct profile *make_profile(const char *host, int64_t t)
 	stack = profile__add_stack(p, &loc, 1);
 	assert_int_equal(profile__add_sample(p, stack, v, &lb), 0);
 	return p;
+}
+
+/* An exact line table of one row: address 0x401234 at file:line. */
+static struct line_table *one_line(const char *file, uint32_t line)
+{
+	struct line_table *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	t->files = strtab__new();
+	t->rows = calloc(1, sizeof(*t->rows));
+	assert_non_null(t->files);
+	assert_non_null(t->rows);
+	strtab__intern(t->files, "");
+	t->rows[0] = (struct line_row){ .address = 0x401234,
+					.file = strtab__intern(t->files, file), .line = line };
+	t->n = 1;
+	t->exact = true;
+	return t;
+}
+
+/* The file a profile's export reads at 0x401234, or "". */
+static const char *line_for(struct fixture *f, const char *profile_id, char out[64])
+{
+	struct server_names by;
+	struct lines_lookup l = store__profile_lines_lookup(&by, f->s, profile_id);
+	struct line_table *t = NULL;
+	const struct line_row *r;
+
+	out[0] = '\0';
+	if (l.get(l.ctx, "b65a313cbf47aa00bb11cc22dd33ee44ff556677", &t) == 0 &&
+	    (r = line_table__find(t, 0x401234)))
+		snprintf(out, 64, "%s", line_table__file(t, r));
+	line_table__free(t);
+	return out;
+}
+
+/* Issue 28, 4: an agent's line tables are its server's alone, as its symbols are. */
+static void test_agent_lines_their_server_only(void **state)
+{
+	struct fixture *f = *state;
+	char a[STORE_ID_MAX], b[STORE_ID_MAX], cred[STORE_SECRET_HEX + 1], name_a[64],
+		name_b[64], pa[STORE_ID_MAX], pb[STORE_ID_MAX], got[64];
+	struct profile *p = make_profile("agent-host", 1796220000);
+	struct line_table *la = one_line("from_a.c", 7), *lb = one_line("b.c", 3);
+	struct batch_key ka, kb;
+
+	enrol(f, "agent-a", a, cred, name_a);
+	enrol(f, "agent-b", b, cred, name_b);
+	ka = (struct batch_key){ .server_id = a, .boot_id = "boot", .sequence = 1 };
+	kb = (struct batch_key){ .server_id = b, .boot_id = "boot", .sequence = 1 };
+	assert_int_equal(store__save_batch(f->s, p, "answer", name_a, &ka, pa), 0);
+	assert_int_equal(store__save_batch(f->s, p, "answer", name_b, &kb, pb), 0);
+	assert_int_equal(store__put_server_lines(f->s, a, "b65a313cbf47aa00bb11cc22dd33ee44ff556677",
+						 la), 0);
+	assert_string_equal(line_for(f, pa, got), "from_a.c");
+	assert_string_equal(line_for(f, pb, got), "");
+	assert_int_equal(store__put_server_lines(f->s, b, "b65a313cbf47aa00bb11cc22dd33ee44ff556677",
+						 lb), 0);
+	assert_string_equal(line_for(f, pb, got), "b.c");
+	assert_string_equal(line_for(f, pa, got), "from_a.c");
+	line_table__free(la);
+	line_table__free(lb);
+	profile__free(p);
 }
 
 static void test_batch_stored_once(void **state)
@@ -484,9 +624,12 @@ static void test_workspace_before_agents(void **state)
 	sql1(f, "DROP TABLE batches");
 	sql1(f, "DROP TABLE agent_commands");
 	sql1(f, "DROP TABLE agent_captures");
+	sql1(f, "DROP TABLE server_symbols");
+	sql1(f, "DROP TABLE server_lines");
 	for (const char *const *c = (const char *const[]){ "name", "machine_id", "kernel",
 			"agent_version", "boot_id", "cpus", "last_seen_ns", "removed_at_ns",
-			"spool_dropped", NULL }; *c; c++) {
+			"spool_dropped", "batches_refused", "last_refusal", "last_refusal_ns",
+			NULL }; *c; c++) {
 		char q[96];
 
 		snprintf(q, sizeof(q), "ALTER TABLE servers DROP COLUMN %s", *c);
@@ -503,7 +646,7 @@ static void test_workspace_before_agents(void **state)
 	store__close(f->s);
 	f->s = store__open(f->dir);
 	assert_non_null(f->s);
-	assert_string_equal(sql1(f, "PRAGMA user_version"), "8");
+	assert_string_equal(sql1(f, "PRAGMA user_version"), "9");
 	/* What v7 added: agents' commands and captures, none yet; v8: no drops counted. */
 	assert_string_equal(sql1(f, "SELECT count(*) FROM agent_commands"), "0");
 	assert_string_equal(sql1(f, "SELECT count(*) FROM agent_captures"), "0");
@@ -634,6 +777,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_removed_server_credential_revoked, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_names_unique_and_listing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_agent_tables_name_their_server_only, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_agent_lines_their_server_only, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_batch_stored_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_spool_drops_counted_once, setup,
 						teardown),
@@ -648,6 +795,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_removed_server_credential_revoked, setup_pg,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_names_unique_and_listing, setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_agent_tables_name_their_server_only,
+						setup_pg, teardown),
+		cmocka_unit_test_setup_teardown(test_agent_lines_their_server_only, setup_pg,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_batch_stored_once, setup_pg, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_spool_drops_counted_once, setup_pg,
 						teardown),
