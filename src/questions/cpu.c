@@ -135,6 +135,7 @@ const struct question_plugin question_cpu = {
 	.main_value = 1,
 	.folded_value = 0,
 	.max_value = -1,
+	.value_bounds = { VALUE_BOUND_TICKS, VALUE_BOUND_CPU_TIME },
 	.views = { "groups", "flamegraph", "functions" },
 	.pprof_match = cpu_pprof_match,
 	.capture = &capture,

@@ -442,6 +442,7 @@ const struct question_plugin question_locks = {
 	.main_value = 1,
 	.folded_value = 1,
 	.max_value = 2,
+	.value_bounds = { VALUE_BOUND_NONE, VALUE_BOUND_THREAD_TIME, VALUE_BOUND_SAMPLE_TIME },
 	.views = { "groups", "locks", "flamegraph", "functions" },
 	.pprof_match = locks_pprof_match,
 	.capture = &capture,

@@ -41,6 +41,16 @@ struct json_t;
 
 /* A pprof's sample types, as a profile from another tool has them: which question it
  * answers is told from these. */
+/* What a value of a profile can add up to, against the capture's length: how the workspace
+ * server tells an agent's impossible numbers from real ones (src/server/ingest.c). */
+enum question_value_bound {
+	VALUE_BOUND_NONE,          /* nothing beyond being 0 or more */
+	VALUE_BOUND_TICKS,         /* all samples: at most CPUs x rate x seconds */
+	VALUE_BOUND_CPU_TIME,      /* all of it: at most CPUs x the capture's length */
+	VALUE_BOUND_THREAD_TIME,   /* one thread's: at most the capture's length */
+	VALUE_BOUND_SAMPLE_TIME,   /* one sample's: at most the capture's length */
+};
+
 struct question_pprof_types {
 	size_t n;
 	const char *const *type;
@@ -67,6 +77,8 @@ struct question_plugin {
 	uint32_t main_value;   /* the value the answer, groups and functions weigh by */
 	uint32_t folded_value; /* the value a folded export counts */
 	int32_t max_value;     /* a value that merges by its maximum; -1: every value adds up */
+	/* What each value can add up to in a capture of its length (0: no bound). */
+	enum question_value_bound value_bounds[QUESTION_MAX_VALUES];
 	/* What a profile's page shows, in order: every question's groups, flame graph and
 	 * functions (with their sandwich), and the question's own view. NULL-ended. */
 	const char *views[QUESTION_MAX_VIEWS + 1];
@@ -126,6 +138,8 @@ bool question__share_of_server(enum question q);
 bool question__clock_sampled(enum question q);
 bool question__is_snapshot(enum question q);
 uint32_t question__folded_value(enum question q);
+/* What q's value col can add up to (VALUE_BOUND_NONE past its values). */
+enum question_value_bound question__value_bound(enum question q, uint32_t col);
 
 /* For pprof_match: the first column of this unit (prefer_default: the last one that is
  * the default sample type, when one is); -1 when none has it. */

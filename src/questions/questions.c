@@ -117,6 +117,12 @@ uint32_t question__folded_value(enum question q)
 	return question__get(q) ? questions[q]->folded_value : 0;
 }
 
+enum question_value_bound question__value_bound(enum question q, uint32_t col)
+{
+	return question__get(q) && col < QUESTION_MAX_VALUES ? questions[q]->value_bounds[col]
+							     : VALUE_BOUND_NONE;
+}
+
 int question_pprof__column(const struct question_pprof_types *t, const char *unit,
 			   bool prefer_default)
 {

@@ -505,6 +505,7 @@ const struct question_plugin question_wall = {
 	.title = "Where time goes, including waiting",
 	.value_types = { { "wall", "nanoseconds" } },
 	.max_value = -1,
+	.value_bounds = { VALUE_BOUND_THREAD_TIME },
 	.views = { "groups", "running_waiting", "flamegraph", "functions" },
 	.pprof_match = wall_pprof_match,
 	.capture = &capture,

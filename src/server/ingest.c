@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "profile/profile.h"
+#include "questions/question.h"
 
 /* Counters that only describe: clamped here. */
 #define COUNTER_MAX (1ULL << 40)
@@ -130,45 +131,47 @@ static int check_values(const struct profile *p, char *why, size_t size)
 				return refuse(why, size, "a sample's %s is %lld",
 					      profile__str(p, p->value_types[c].type),
 					      (long long)p->samples[i].values[c]);
-	switch (h->question) {
-	case QUESTION_CPU: {
-		/* samples: CPUs x rate x seconds; CPU time: CPUs x seconds. */
-		int64_t ticks = (int64_t)h->ncpus * (h->sample_hz ? h->sample_hz : INGEST_HZ_MAX) *
-				((int64_t)(h->duration_ns / 1000000000ULL) + 1) * SLACK_NUM /
-				SLACK_DEN + 1000;
+	for (uint32_t c = 0; c < p->nvalues; c++) {
+		const char *name = profile__str(p, p->value_types[c].type);
+		unsigned long long seconds = h->duration_ns / 1000000000ULL;
 
-		if (total(p, 0) > ticks)
-			return refuse(why, size, "its %lld samples are more than %u CPUs take at %u Hz"
-				      " in %llu s", (long long)total(p, 0), h->ncpus, h->sample_hz,
-				      (unsigned long long)(h->duration_ns / 1000000000ULL));
-		if (p->nvalues > 1 && total(p, 1) > (int64_t)h->ncpus * span)
-			return refuse(why, size, "its %lld ns of CPU time are more than %u CPUs have"
-				      " in %llu s", (long long)total(p, 1), h->ncpus,
-				      (unsigned long long)(h->duration_ns / 1000000000ULL));
-		return 0;
+		switch (question__value_bound(h->question, c)) {
+		case VALUE_BOUND_NONE:
+			break;
+		case VALUE_BOUND_TICKS:
+			/* CPUs x rate x seconds. */
+			most = (int64_t)h->ncpus * (h->sample_hz ? h->sample_hz : INGEST_HZ_MAX) *
+			       ((int64_t)seconds + 1) * SLACK_NUM / SLACK_DEN + 1000;
+			if (total(p, c) > most)
+				return refuse(why, size, "its %lld %s are more than %u CPUs take at"
+					      " %u Hz in %llu s", (long long)total(p, c), name,
+					      h->ncpus, h->sample_hz, seconds);
+			break;
+		case VALUE_BOUND_CPU_TIME:
+			if (total(p, c) > (int64_t)h->ncpus * span)
+				return refuse(why, size, "its %lld ns of CPU time are more than %u CPUs"
+					      " have in %llu s", (long long)total(p, c), h->ncpus,
+					      seconds);
+			break;
+		case VALUE_BOUND_THREAD_TIME:
+			most = most_per_thread(p, c);
+			if (most < 0)
+				return refuse(why, size, "out of memory");
+			if (most > span)
+				return refuse(why, size, "a thread's %s adds up to %lld ns, longer"
+					      " than the capture's %llu ns", name, (long long)most,
+					      (unsigned long long)h->duration_ns);
+			break;
+		case VALUE_BOUND_SAMPLE_TIME:
+			for (uint32_t i = 0; i < p->nsamples; i++)
+				if (p->samples[i].values[c] > span)
+					return refuse(why, size, "a sample's %s of %lld ns, longer"
+						      " than the capture", name,
+						      (long long)p->samples[i].values[c]);
+			break;
+		}
 	}
-	case QUESTION_WALL:
-	case QUESTION_LOCKS: {
-		/* A thread's time (wall) or time waiting on locks: at most the capture's. */
-		uint32_t col = h->question == QUESTION_WALL ? 0 : 1;
-
-		most = most_per_thread(p, col);
-		if (most < 0)
-			return refuse(why, size, "out of memory");
-		if (most > span)
-			return refuse(why, size, "a thread's %s adds up to %lld ns, longer than the"
-				      " capture's %llu ns", profile__str(p, p->value_types[col].type),
-				      (long long)most, (unsigned long long)h->duration_ns);
-		for (uint32_t i = 0; h->question == QUESTION_LOCKS && p->nvalues > 2 &&
-				     i < p->nsamples; i++)
-			if (p->samples[i].values[2] > span)
-				return refuse(why, size, "a wait of %lld ns, longer than the capture",
-					      (long long)p->samples[i].values[2]);
-		return 0;
-	}
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 int ingest__check(struct profile *p, int64_t now_ns, int64_t asked_at_ns, char *why,

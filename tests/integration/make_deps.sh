@@ -27,7 +27,7 @@ declare -A LIBRARY_PACKAGES=(
 	[sqlite3]=libsqlite3-dev [jansson]=libjansson-dev [protobuf-c]=libprotobuf-c-dev
 	[iberty]=libiberty-dev [microhttpd]=libmicrohttpd-dev [cmocka]=libcmocka-dev
 	[pq]=libpq-dev [curl]=libcurl4-openssl-dev [gnutls]=libgnutls28-dev
-	[pthread]=gcc [m]=gcc
+	[icui18n]=libicu-dev [icuuc]=libicu-dev [pthread]=gcc [m]=gcc
 )
 # What `make bench-deps` adds: the peers bench/ runs side by side, and its tools.
 BENCH_PACKAGES="linux-perf bpftrace hyperfine time libbpf-tools wrk bc"
