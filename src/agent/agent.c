@@ -25,8 +25,8 @@
 #include "agent/spool.h"
 #include "agent/transport.h"
 #include "capture/capture.h"
-#include "cli/cli.h"
 #include "util/clock.h"
+#include "util/exit_codes.h"
 #include "util/messages.h"
 #include "views/views.h"
 

@@ -15,7 +15,6 @@
 #include "analysis/analysis_internal.h"
 #include "analysis/waits.h"
 #include "elf/elf_file.h"
-#include "unwind/python.h"
 #include "util/messages.h"
 
 /* ---- frames ---- */
