@@ -89,13 +89,29 @@ LISTEN ?= 127.0.0.1:7070
 RUN_COMMAND := sh -c '$(OUTPUT)/slideops capture cpu -d 10 && echo && \
 	exec $(OUTPUT)/slideops serve --listen $(LISTEN)'
 
-all: $(OUTPUT)/slideops $(OUTPUT)/tests/agent_msg
+# The integration tests' workloads (tests/workloads/*.c; not burnext.c, a Python extension
+# python.sh builds for each Python it finds), each built once into build/tests/workloads/
+# with the flags its "/* build: FLAGS */" line gives; a test copies the one it runs
+# (tests/integration/lib.sh's workload). Compiled by its whole path, which its debug lines
+# then name (pprof -list finds the source wherever the test runs it).
+WORKLOAD_SRCS := $(filter-out tests/workloads/burnext.c,$(wildcard tests/workloads/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/tests/workloads/%,$(WORKLOAD_SRCS))
+
+all: $(OUTPUT)/slideops $(OUTPUT)/tests/agent_msg $(WORKLOADS)
 
 # Messages of the agent protocol for the integration tests' curl (tests/tools/agent_msg.c).
 $(OUTPUT)/tests/agent_msg: tests/tools/agent_msg.c $(OUTPUT)/libslideops.a
 	$(call msg,TOOL,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< $(OUTPUT)/libslideops.a $(LIBS) -o $@
+
+# A workload may include another (a build of it with other flags), so each depends on all.
+$(OUTPUT)/tests/workloads/%: tests/workloads/%.c $(WORKLOAD_SRCS)
+	$(call msg,WORKLOAD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)flags=$$(sed -n 's|^/\* build: \(.*\) \*/$$|\1|p' $<); \
+		[ -n "$$flags" ] || { echo "$<: no /* build: FLAGS */ line" >&2; exit 1; }; \
+		$(CC) $(abspath $<) $$flags -o $@
 
 # $(call apt_install,PACKAGES): installs, as root, those of PACKAGES that dpkg does not
 # list as installed, all in one apt-get call, and says which; nothing when all are there.

@@ -3,8 +3,9 @@
 #
 #   tests/run.sh [--save FILE | --after FILE] [TIER...]
 #
-#   check        needs no root: unit tests of tests/unit/ (plain and under ASan+UBSan),
-#                the web UI's model under node --test, the fuzz targets for a short while
+#   check        needs no root: the layers' includes (tests/layers.py), unit tests of
+#                tests/unit/ (plain and under ASan+UBSan), the web UI's model under
+#                node --test, the fuzz targets for a short while
 #   root         needs root (BPF programs, cgroups): unit tests of tests/unit/root/,
 #                integration tests on the real kernel, browser tests (serve_browser.sh)
 #   unit         every unit test; those of tests/unit/root/ are skipped when not root
@@ -31,12 +32,13 @@ while [ $# -gt 0 ]; do
 done
 tiers=("$@")
 [ ${#tiers[@]} = 0 ] && tiers=(check root)
-# want PART: whether a tier asked for runs PART (unit, unit-root, web, fuzz, integration).
+# want PART: whether a tier asked for runs PART (layers, unit, unit-root, web, fuzz,
+# integration).
 want() {
 	local t parts
 	for t in "${tiers[@]}"; do
 		case $t in
-		check) parts="unit web fuzz" ;;
+		check) parts="layers unit web fuzz" ;;
 		root) parts="unit-root integration" ;;
 		unit) parts="unit unit-root" ;;
 		integration) parts="integration" ;;
@@ -86,6 +88,17 @@ run_unit() {
 		echo "ok   $name ($p tests$( [ "$s" = 0 ] || echo ", $s skipped"))"
 	fi
 }
+
+if want layers; then
+	echo "== layers only point down (docs/architecture.md, tests/layers.py)"
+	out="$log_dir/layers.log"
+	if python3 "$top/tests/layers.py" >"$out" 2>&1; then
+		passed=$((passed + 1)); echo "ok   layers ($(tail -1 "$out"))"
+	else
+		failed=$((failed + 1)); failures+=("layers")
+		echo "FAIL layers"; sed 's/^/    /' "$out"
+	fi
+fi
 
 if want unit; then
 	echo "== unit tests"

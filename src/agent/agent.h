@@ -24,7 +24,7 @@ struct agent_options {
 };
 
 /* Runs until *quit becomes non-zero (SIGINT, SIGTERM), the server is removed, or the
- * workspace refuses the agent (401, 426). The exit code (cli.h's). */
+ * workspace refuses the agent (401, 426). The exit code (util/exit_codes.h). */
 int agent__run(const struct agent_options *opts, volatile sig_atomic_t *quit);
 
 #endif

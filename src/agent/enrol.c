@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
 #include "agent/transport.h"
 #include "util/clock.h"
 #include "util/messages.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
 #include "agent/batch.h"
 #include "agent/installed.h"
 #include "agent/spool.h"

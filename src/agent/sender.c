@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
 #include "agent/spool.h"
 #include "agent/transport.h"
 #include "util/clock.h"

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the analysis files share: the context of one analysis and the passes over it.
- *   analysis.c            the context, frames' tiers, tallies, stack quality, the whole
+ *   analysis_new.c        the whole: the context, frames' tiers, stack quality, and the
+ *                         passes below run in order
  *   analysis_groups.c     owner groups and their processes
  *   analysis_functions.c  functions by self and total; the stripped-binary card
  *   analysis_answers.c    what the questions' answers share
+ *   analysis.c            below the passes: whose a binary is, a sample's "where" frame,
+ *                         tallies
  * Each question's own measures and answer are its plug-in's (src/questions/), called
  * through its struct question_plugin with this context.
  */

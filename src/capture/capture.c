@@ -185,31 +185,6 @@ int capture__open_cpu_clock(int cpu, unsigned hz)
 	return fd < 0 ? -errno : fd;
 }
 
-int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,
-				  int ncpus)
-{
-	const struct report *r = capture_session__report(s);
-
-	for (int i = 0; i < ncpus; i++) {
-		int fd = capture__open_cpu_clock(cpus[i], capture_session__config(s)->hz), link;
-
-		if (fd < 0) {
-			report__error(r, MSG_CAPTURE_PERF_FAILED, cpus[i], strerror(-fd));
-			return fd;
-		}
-		link = capture__attach_perf_event(on_tick, fd);
-		/* The link holds the perf event; closing the link stops it. */
-		close(fd);
-		if (link < 0) {
-			report__error(r, MSG_CAPTURE_ATTACH_FAILED, "cpu-clock", strerror(-link));
-			return link;
-		}
-		if (capture_session__add_link(s, link))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 int capture__fill_header(struct profile *p, unsigned ncpus, unsigned hz)
 {
 	struct utsname u;

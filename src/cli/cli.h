@@ -11,9 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#define EXIT_OK 0
-#define EXIT_FAIL 1
-#define EXIT_REFUSED 2
+#include "util/exit_codes.h"
 
 struct store;
 

@@ -197,3 +197,30 @@ enum language symbol__language(const char *name, enum language binary_language)
 		return LANGUAGE_C;
 	return binary_language;
 }
+
+bool python__is_library_file(const char *file)
+{
+	const char *p;
+
+	if (!file)
+		return false;
+	if (strncmp(file, "<frozen ", 8) == 0)
+		return true;
+	if (strstr(file, "/site-packages/") || strstr(file, "/dist-packages/"))
+		return true;
+	/* the standard library: DIR/lib/python3.X/ or DIR/lib64/python3.X/ */
+	for (p = strstr(file, "/python3."); p; p = strstr(p + 1, "/python3.")) {
+		const char *d = p + 9;
+
+		if (!(p - file >= 4 && strncmp(p - 4, "/lib", 4) == 0) &&
+		    !(p - file >= 6 && strncmp(p - 6, "/lib64", 6) == 0))
+			continue;
+		if (!isdigit((unsigned char)*d))
+			continue;
+		while (isdigit((unsigned char)*d))
+			d++;
+		if (*d == '/')
+			return true;
+	}
+	return false;
+}

@@ -107,6 +107,12 @@ bool binary__is_system_library(const char *path);
  * alone cannot tell /usr/bin/dash from /usr/bin/your-service).
  */
 bool binary__is_system(const char *path, bool from_package);
+/*
+ * True when a Python frame's file is CPython's standard library (.../lib/python3.X/...,
+ * a frozen module "<frozen ...>") or an installed package (site-packages, dist-packages):
+ * where time is spent, not the user's own code that "most of it in" names (architecture.md).
+ */
+bool python__is_library_file(const char *file);
 /* The language of a binary's frames by its path and contents (info may be NULL): a
  * runtime's own binary is C/C++. */
 enum language binary__language(const char *path, const struct elf_info *info);

@@ -10,23 +10,9 @@
 
 #include <stddef.h>
 
-#include "profile/profile.h"
+#include "proc/group_kind.h"
 #include "proc/proc.h"
-
-/* A Service of the workspace: the processes it matches are grouped as "Service NAME". */
-enum service_match {
-	SERVICE_BY_UNIT,
-	SERVICE_BY_CONTAINER,
-	SERVICE_BY_EXE,
-};
-
-struct service {
-	char *name;
-	enum service_match match;
-	char *value; /* unit name, container name, or executable path */
-};
-
-void services__free(struct service *svc, size_t n);
+#include "proc/service.h"
 
 #define OWNER_NAME_MAX 256
 

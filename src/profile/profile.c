@@ -18,11 +18,6 @@ static const char *const mapping_kinds[MAPPING_KIND__COUNT] = {
 	[MAPPING_VDSO] = "vdso",     [MAPPING_JIT] = "jit", [MAPPING_ANON] = "anon",
 };
 
-static const char *const group_kinds[GROUP_KIND__COUNT] = {
-	[GROUP_SERVICE] = "service", [GROUP_CONTAINER] = "container", [GROUP_UNIT] = "unit",
-	[GROUP_SESSION] = "session", [GROUP_SYSTEM] = "system",	      [GROUP_OTHER] = "other",
-};
-
 static int names__parse(const char *const *names, int count, const char *name)
 {
 	for (int i = 0; name && i < count; i++)
@@ -75,16 +70,6 @@ int wait_reason__parse(const char *name)
 		if (strcmp(name, profile_wait_reasons[i]) == 0)
 			return i;
 	return -1;
-}
-
-const char *group_kind__name(enum group_kind k)
-{
-	return (unsigned)k < GROUP_KIND__COUNT ? group_kinds[k] : group_kinds[GROUP_OTHER];
-}
-
-int group_kind__parse(const char *name)
-{
-	return names__parse(group_kinds, GROUP_KIND__COUNT, name);
 }
 
 struct profile *profile__new(enum question q)

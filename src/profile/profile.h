@@ -21,6 +21,7 @@
 
 #include "elf/build_id.h"
 #include "elf/language.h"
+#include "proc/group_kind.h"
 #include "questions/question.h"
 #include "util/strtab.h"
 
@@ -40,26 +41,12 @@ enum mapping_kind {
 const char *mapping_kind__name(enum mapping_kind k); /* "exe", "lib", ... */
 int mapping_kind__parse(const char *name);
 
-/* What owns a process: the first row of every profile (docs/architecture.md). */
-enum group_kind {
-	GROUP_SERVICE,
-	GROUP_CONTAINER,
-	GROUP_UNIT,
-	GROUP_SESSION,
-	GROUP_SYSTEM,
-	GROUP_OTHER,
-	GROUP_KIND__COUNT,
-};
-
-const char *group_kind__name(enum group_kind k); /* "service", "container", ... */
-
 /* Why a thread waited (wall's wait_reason label): "runqueue" (waiting for a CPU), "io",
  * "lock", "sleep", "other", in the order of bpf/records.h's enum wait_reason from 1. */
 #define PROFILE_WAIT_REASONS 5
 extern const char *const profile_wait_reasons[PROFILE_WAIT_REASONS];
 /* Its index, or -1 for another string. */
 int wait_reason__parse(const char *name);
-int group_kind__parse(const char *name);
 
 struct prof_mapping {
 	uint32_t path;      /* string id */

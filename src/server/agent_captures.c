@@ -2,7 +2,8 @@
 /* Captures on agents' servers (agent_hub.h): asked for through the poll, followed by
  * the agent's progress, ended by its batch; the same progress document as a capture on
  * this server (capture_job.h). Each server's last capture is kept in the store, so that
- * every process of a shared workspace follows it, whichever one the agent reaches. */
+ * every process of a shared workspace follows it, whichever one the agent reaches.
+ * A circle with agent_hub.c stays: both work under the one lock of struct agent_hub. */
 #include "server/agent_hub_internal.h"
 
 #include <errno.h>

@@ -3,9 +3,9 @@
  * The JSON API (docs/api.md): the same documents the command line prints with --json,
  * built by the same functions (src/views), and its errors in the same words. Each
  * request opens the workspace for itself: SQLite in WAL mode lets readers go on while a
- * capture is being saved. This file: the helpers every answer uses, and the routes;
- * api_servers.c answers for servers and their captures, api_profiles.c for profiles and
- * debug symbols.
+ * capture is being saved. This file: the routes, above what answers them:
+ * api_servers.c for servers and their captures, api_profiles.c for profiles and debug
+ * symbols, and api_call.c's helpers every answer uses.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,74 +15,11 @@
 
 #include "capture/capture.h"
 #include "profile/profile.h"
-#include "server/api_internal.h"
+#include "server/api_call.h"
+#include "server/api_profiles.h"
+#include "server/api_servers.h"
 #include "store/store.h"
 #include "util/json_text.h"
-
-const char *api__arg(const struct call *c, const char *name)
-{
-	return MHD_lookup_connection_value(c->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-void api__ok(struct call *c, json_t *doc)
-{
-	c->r->status = doc ? 200 : 500;
-	c->r->doc = doc;
-}
-
-void api__fail(struct call *c, const struct view_error *e)
-{
-	reply__error(c->r, e);
-}
-
-/* What a view builder gave: its document, or (NULL) the error it set in e. */
-void api__answer(struct call *c, json_t *doc, const struct view_error *e)
-{
-	if (doc)
-		api__ok(c, doc);
-	else
-		api__fail(c, e);
-}
-
-int api__number(struct call *c, const char *name, const char *text, long min, long max,
-		  long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(text ? text : "", &end, 10);
-	if (!text || !*text || *end || errno || v < min || v > max) {
-		reply__msg(c->r, 400, MSG_API_BAD_NUMBER, text ? text : "", min, max, name);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* The workspace, opened per request (SQLite connections are not shared between the
- * connections' threads); serve checked it whole at start. */
-struct store *server__open_store(struct server *srv, struct reply *r)
-{
-	struct store *s = store__open_again(srv->data_dir);
-
-	/* A shared workspace's database: said as the database, not as the directory. */
-	if (!s && store__url() && errno == EPROTO)
-		reply__msg(r, 500, MSG_STORE_PG_NEWER, store__url());
-	else if (!s && store__url())
-		reply__msg(r, 503, MSG_STORE_PG_FAILED, store__url(),
-			   *store__problem(NULL) ? store__problem(NULL) : strerror(errno));
-	else if (!s && errno == EPROTO)
-		reply__msg(r, 500, MSG_STORE_NEWER_WORKSPACE, srv->data_dir);
-	else if (!s)
-		reply__msg(r, 500, MSG_DATA_DIR_UNUSABLE, srv->data_dir, strerror(errno));
-	return s;
-}
-
-struct store *api__open_store(struct call *c)
-{
-	return server__open_store(c->srv, c->r);
-}
 
 /* ---- questions ---- */
 
@@ -114,15 +51,6 @@ static void list_questions(struct call *c)
 			list = NULL;
 		}
 	api__ok(c, list ? json_pack("{s:o}", "questions", list) : NULL);
-}
-
-/* 400: not a question, and which are (the table's ids). */
-void api__unknown_question(struct call *c, const char *id)
-{
-	char ids[QUESTION_LIST_MAX];
-
-	question__list_ids(ids, sizeof(ids));
-	reply__msg(c->r, 400, MSG_CAPTURE_UNKNOWN_QUESTION, id, ids);
 }
 
 /* Only this server answers today; agents bring the others. */

@@ -50,27 +50,6 @@ struct agent_call {
 	struct pb_budget budget;  /* what unpacking the message may take */
 };
 
-void reply__message(struct reply *r, int status, const ProtobufCMessage *m)
-{
-	size_t len = protobuf_c_message_get_packed_size(m);
-	char *data = malloc(len ? len : 1);
-
-	json_decref(r->doc);
-	r->doc = NULL;
-	free(r->data);
-	r->data = NULL;
-	if (!data) {
-		reply__msg(r, 500, MSG_OUT_OF_MEMORY);
-		return;
-	}
-	protobuf_c_message_pack(m, (uint8_t *)data);
-	r->status = status;
-	r->data = data;
-	r->len = len;
-	r->content_type = "application/x-protobuf";
-	r->file_name[0] = '\0';
-}
-
 size_t agent__body_max(const char *url)
 {
 	if (strcmp(url, "/agent/enrol") == 0)

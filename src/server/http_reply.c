@@ -3,6 +3,7 @@
 #include "server/http.h"
 
 #include <dlfcn.h>
+#include <protobuf-c/protobuf-c.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +35,28 @@ void reply__msg(struct reply *r, int status, enum msg_id id, ...)
 	view_error__vset(&e, status, id, ap);
 	va_end(ap);
 	reply__error(r, &e);
+}
+
+/* A protocol buffer message as the reply: the agent protocol's (api_agent.c, agent_hub.c). */
+void reply__message(struct reply *r, int status, const ProtobufCMessage *m)
+{
+	size_t len = protobuf_c_message_get_packed_size(m);
+	char *data = malloc(len ? len : 1);
+
+	json_decref(r->doc);
+	r->doc = NULL;
+	free(r->data);
+	r->data = NULL;
+	if (!data) {
+		reply__msg(r, 500, MSG_OUT_OF_MEMORY);
+		return;
+	}
+	protobuf_c_message_pack(m, (uint8_t *)data);
+	r->status = status;
+	r->data = data;
+	r->len = len;
+	r->content_type = "application/x-protobuf";
+	r->file_name[0] = '\0';
 }
 
 bool http__is_tls(struct MHD_Connection *conn)

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proc/owner.h"
+#include "proc/service.h"
 #include "profile/profile.h"
 #include "symbols/lines.h"
 #include "symbols/symbolize.h"

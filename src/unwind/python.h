@@ -102,13 +102,6 @@ int python_binary__read(int fd, const char *path, struct python_binary *out);
 int python_proc__init(const struct python_binary *bin, uint64_t map_start, uint64_t map_offset,
 		      struct python_proc *out);
 
-/*
- * True when a Python frame's file is CPython's standard library (.../lib/python3.X/...,
- * a frozen module "<frozen ...>") or an installed package (site-packages, dist-packages):
- * where time is spent, not the user's own code that "most of it in" names (architecture.md).
- */
-bool python__is_library_file(const char *file);
-
 /* Where a frame of an interleaved stack comes from. */
 struct python_mixed {
 	bool python;    /* true: the Python stack's frames[index]; false: native frame index */

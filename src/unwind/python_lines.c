@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Where a Python frame is (python.h): its line from the code object's line table, in each
- * version's format, and whether its file is the standard library or an installed package.
+ * version's format (whether its file is the
+ * standard library or an installed package is elf/binary.c's python__is_library_file).
  */
 #include "unwind/python.h"
 
@@ -118,31 +119,4 @@ int32_t python_code__line(const struct python_code_entry *e, uint32_t instr)
 		break;
 	}
 	return line > 0 && line <= INT32_MAX ? (int32_t)line : 0;
-}
-
-bool python__is_library_file(const char *file)
-{
-	const char *p;
-
-	if (!file)
-		return false;
-	if (strncmp(file, "<frozen ", 8) == 0)
-		return true;
-	if (strstr(file, "/site-packages/") || strstr(file, "/dist-packages/"))
-		return true;
-	/* the standard library: DIR/lib/python3.X/ or DIR/lib64/python3.X/ */
-	for (p = strstr(file, "/python3."); p; p = strstr(p + 1, "/python3.")) {
-		const char *d = p + 9;
-
-		if (!(p - file >= 4 && strncmp(p - 4, "/lib", 4) == 0) &&
-		    !(p - file >= 6 && strncmp(p - 6, "/lib64", 6) == 0))
-			continue;
-		if (!isdigit((unsigned char)*d))
-			continue;
-		while (isdigit((unsigned char)*d))
-			d++;
-		if (*d == '/')
-			return true;
-	}
-	return false;
 }

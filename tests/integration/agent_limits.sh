@@ -66,10 +66,7 @@ else
 	skip "no memory and cpu controllers to bound the agent with"
 fi
 
-build_c spin -O1 -fno-omit-frame-pointer -fno-inline <<'C'
-__attribute__((noinline)) void limits_spin(volatile unsigned long *x) { for (;;) (*x)++; }
-int main(void) { volatile unsigned long x = 0; limits_spin(&x); }
-C
+workload spin_limits spin
 start_in_cgroup "$(make_cgroup system.slice/agent-limits-spin.service)" "$WORK/spin" >/dev/null
 
 # The stand-in workspace. Its state is files in $WORK/stand-in/: "accept" makes it take
@@ -78,7 +75,7 @@ mkdir "$WORK/stand-in"
 cat > "$WORK/stand-in.py" <<'PY'
 import http.server, os, sys, time
 state = sys.argv[1]
-V = 2  # the protocol version (src/agent/agent_internal.h)
+V = 2  # the protocol version (src/agent/agent_state.h)
 
 def varint(n):
     out = b''

@@ -18,14 +18,7 @@ command -v curl >/dev/null || skip "curl is not installed (make deps installs it
 command -v jq >/dev/null || skip "jq is not installed (make deps installs it)"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
 
-build_c spin -O1 -fno-omit-frame-pointer -fno-inline <<'C'
-__attribute__((noinline)) void agents_spin_workload(volatile unsigned long *x)
-{
-	for (unsigned long i = 0; i < 100000000UL; i++)
-		(*x)++;
-}
-int main(void) { volatile unsigned long x = 0; for (;;) agents_spin_workload(&x); }
-C
+workload spin_agents_workload spin
 cg=$(make_cgroup "system.slice/agents-spin.service")
 start_in_cgroup "$cg" "$WORK/spin" >/dev/null
 start_serve

@@ -20,47 +20,7 @@ source "$(dirname "$0")/lib.sh"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this server cannot run the cpu question"
 
-build_c worker -O1 -fno-omit-frame-pointer <<'C'
-#include <stdint.h>
-#include <string.h>
-#include <time.h>
-
-#ifndef VARIANT
-#define VARIANT 0
-#endif
-
-volatile uint64_t sink;
-volatile int variant = VARIANT; /* -DVARIANT=N: a copy of another build id */
-
-__attribute__((noinline)) void burn_normal(void)
-{
-	for (int i = 0; i < 1000000; i++)
-		sink += (uint64_t)i * i;
-}
-
-/* About a tenth of a CPU (2 ms of work, then 18 ms asleep): some 20 samples in 2 s, so
- * never none even on a loaded machine (a fiftieth drew none there), never the busiest. */
-__attribute__((noinline)) void burn_lightly(void)
-{
-	struct timespec pause = { 0, 18000000 };
-
-	for (int i = 0; i < 1000000; i++)
-		sink += (uint64_t)i * i;
-	nanosleep(&pause, NULL);
-}
-
-int main(int argc, char **argv)
-{
-	int light = argc > 1 && strcmp(argv[1], "light") == 0;
-
-	for (;;) {
-		if (light)
-			burn_lightly();
-		else
-			burn_normal();
-	}
-}
-C
+workload burn_normal_or_lightly worker
 
 # A copy of the worker that still runs, with NSECTIONS section headers in a 1 GB sparse file.
 make_hostile() { python3 "$(dirname "$0")/../tools/make-hostile-elf.py" "$@"; }
@@ -143,7 +103,7 @@ echo "== a second signal stops at once, leaving nothing attached"
 # (src/capture/guarded_read.c), and waits for that reader while it goes on answering: the
 # file system answers the capture's readers one byte every 50 ms until the test opens the
 # gate, so the copy is not done when sampling ends and the capture's main thread waits.
-gcc -O1 -fno-omit-frame-pointer -DVARIANT=1 -o "$WORK/worker-1" "$WORK/worker.c"
+workload burn_normal_or_lightly_rebuilt worker-1
 mkdir "$WORK/gated" "$WORK/gate" "$WORK/mnt"
 cp "$WORK/worker-1" "$WORK/gated/worker-1"
 # shellcheck disable=SC2046 # pkg-config's flags are words

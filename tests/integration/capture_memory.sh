@@ -17,69 +17,7 @@ source "$(dirname "$0")/lib.sh"
 
 SECONDS_CAPTURE=4
 
-build_c mem -O1 -fno-omit-frame-pointer <<'C'
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-volatile char sink;
-
-__attribute__((noinline)) void load_dataset(FILE *progress)
-{
-	for (long grown = 0;; grown += 4 << 20) {
-		char *p = malloc(4 << 20);
-
-		for (int j = 0; j < (4 << 20); j += 4096)
-			p[j] = 1;
-		fprintf(progress, "%ld\n", grown + (4 << 20));
-		fflush(progress);
-		usleep(100000);
-	}
-}
-
-__attribute__((noinline)) void churn_buffers(void)
-{
-	for (;;) {
-		char *p = mmap(NULL, 8 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
-
-		for (int j = 0; j < (8 << 20); j += 4096)
-			p[j] = 1;
-		munmap(p, 8 << 20);
-		usleep(20000);
-	}
-}
-
-__attribute__((noinline)) void map_file(const char *path)
-{
-	for (;;) {
-		int fd = open(path, O_RDONLY);
-		char *p = mmap(NULL, 32 << 20, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		close(fd);
-		for (int j = 0; j < (32 << 20); j += 4096)
-			sink += p[j];
-		sleep(1);
-		munmap(p, 32 << 20);
-	}
-}
-
-int main(int argc, char **argv)
-{
-	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-
-	if (strcmp(name, "grower") == 0)
-		load_dataset(fopen(argv[1], "w"));
-	if (strcmp(name, "churner") == 0)
-		churn_buffers();
-	if (strcmp(name, "mapper") == 0)
-		map_file(argv[1]);
-	return 0;
-}
-C
+workload grow_churn_and_map mem
 for n in grower churner mapper; do cp "$WORK/mem" "$WORK/$n"; done
 head -c $((32 << 20)) /dev/urandom > "$WORK/data"
 

@@ -12,9 +12,7 @@ source "$(dirname "$0")/serve-lib.bash"
 command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
 
-build_c spin -O1 <<'C'
-int main(void) { volatile unsigned long x = 0; for (;;) x++; }
-C
+workload spin_in_main spin
 cg=$(make_cgroup "system.slice/workspace-spin.service")
 start_in_cgroup "$cg" "$WORK/spin" >/dev/null
 

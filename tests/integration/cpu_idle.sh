@@ -71,19 +71,7 @@ else
 fi
 
 echo "== a busy workload is never called idle"
-build_c spinner -O1 -fno-omit-frame-pointer <<'C'
-#include <stdint.h>
-
-volatile uint64_t sink;
-
-__attribute__((noinline)) void spin_all_day(void)
-{
-	for (;;)
-		sink++;
-}
-
-int main(void) { spin_all_day(); }
-C
+workload spin_all_day spinner
 cg=$(make_cgroup "system.slice/slideops-test-cpu-busy.service")
 start_in_cgroup "$cg" "$WORK/spinner" >/dev/null
 sleep 0.3

@@ -12,19 +12,7 @@ command -v go >/dev/null || skip "go is not installed (make deps installs golang
 D=$SLIDEOPS_DATA
 ESC=$'\e'
 
-build_c hot -g -O1 -fno-omit-frame-pointer -Wl,--build-id <<'C'
-static volatile unsigned long sink;
-__attribute__((noinline)) void hot_loop(void)
-{
-	for (unsigned long i = 0; i < 100000000UL; i++)
-		sink += i * 7;
-}
-int main(void)
-{
-	for (;;)
-		hot_loop();
-}
-C
+workload cpu_hot hot
 # Its name on the process table: an escape sequence and a newline (comm is 15 bytes).
 EVIL=$'\e[31mred\nx'
 cp "$WORK/hot" "$WORK/$EVIL"

@@ -19,10 +19,7 @@ pkg-config --exists fuse3 || skip "libfuse3-dev is not installed (make deps inst
 
 # shellcheck disable=SC2046 # pkg-config's flags are words
 gcc -O1 -o "$WORK/hung_fs" "$(dirname "$0")/../tools/hung_fs.c" $(pkg-config --cflags --libs fuse3)
-build_c hung-worker -O1 -fno-inline -fno-omit-frame-pointer <<'C'
-__attribute__((noinline)) void hung_spin(volatile unsigned long *x) { for (;;) (*x)++; }
-int main(void) { volatile unsigned long x = 0; hung_spin(&x); }
-C
+workload spin_hung_spin hung-worker
 mkdir "$WORK/served" "$WORK/mnt"
 mv "$WORK/hung-worker" "$WORK/served/hung-worker"
 FLAG=$WORK/server-away

@@ -14,18 +14,7 @@ bid=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
 	skip "libc6-dbg is not installed for this libc (make deps installs it)"
 
 # Time inside malloc and free, whose work is in libc's internal _int_malloc/_int_free.
-build_c churn -O1 -fno-omit-frame-pointer <<'C'
-#include <stdlib.h>
-void *volatile keep[4096];
-int main(void)
-{
-	for (unsigned long i = 0;; i++) {
-		unsigned k = (unsigned)(i * 2654435761u) % 4096;
-		free(keep[k]);
-		keep[k] = malloc(16 + (i * 40503u) % 4000);
-	}
-}
-C
+workload churn_malloc_free churn
 cg=$(make_cgroup system.slice/slideops-test-churn.service)
 start_in_cgroup "$cg" "$WORK/churn" >/dev/null
 "$SLIDEOPS" capture cpu -d 4 --json > "$WORK/capture.json" || fail "capture failed"
@@ -37,30 +26,7 @@ jq -e '[.functions[].name] | index("_int_malloc") != null or index("_int_free") 
 # symbol spans three .eh_frame entries: the whole function is named, in every question.
 # And names read as a person writes them: pthread_mutex_lock, never
 # pthread_mutex_lock@@GLIBC_2.2.5 (the debug file's .symtab has the versions).
-build_c waiters -O1 -fno-omit-frame-pointer -pthread <<'C'
-#include <pthread.h>
-#include <unistd.h>
-static pthread_mutex_t ledger = PTHREAD_MUTEX_INITIALIZER;
-static void *worker(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		pthread_mutex_lock(&ledger);
-		usleep(2000);
-		pthread_mutex_unlock(&ledger);
-		usleep(1000);
-	}
-	return NULL;
-}
-int main(void)
-{
-	pthread_t t[4];
-	for (int i = 0; i < 4; i++)
-		pthread_create(&t[i], NULL, worker, NULL);
-	pthread_join(t[0], NULL);
-	return 0;
-}
-C
+workload contend_ledger_mutex waiters
 cg=$(make_cgroup system.slice/slideops-test-waiters.service)
 pid=$(start_in_cgroup "$cg" "$WORK/waiters")
 "$SLIDEOPS" capture wall -d 3 --json > "$WORK/wall.json" || fail "wall capture failed"

@@ -21,11 +21,16 @@ at_exit() {
 trap at_exit EXIT
 defer() { printf '%s\n' "$*" >> "$CLEANUP_FILE"; }
 
-# build_c NAME FLAGS... < source: compiles a C program into $WORK/NAME.
-build_c() {
-	local name=$1; shift
-	cat > "$WORK/$name.c"
-	gcc "$@" -o "$WORK/$name" "$WORK/$name.c"
+# workload NAME [AS]: tests/workloads/NAME.c as the Makefile built it (`make` builds
+# build/tests/workloads/, beside the binary; $WORKLOADS elsewhere), copied to $WORK/AS
+# (default NAME): the process's name and executable are the test's own, as its
+# assertions expect.
+WORKLOADS=${WORKLOADS:-$(dirname "$SLIDEOPS")/tests/workloads}
+workload() {
+	local name=$1 as=${2:-$1}
+	[ -f "$WORKLOADS/$name" ] ||
+		fail "no workload $WORKLOADS/$name: make builds it from tests/workloads/$name.c"
+	cp "$WORKLOADS/$name" "$WORK/$as"
 }
 
 # make_cgroup PATH: a real cgroup on the cgroup2 mount, removed at exit (its

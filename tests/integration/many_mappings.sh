@@ -18,38 +18,9 @@ for i in $(seq "$LIBS"); do
 		> "$WORK/lib$i.c"
 	gcc -O1 -shared -fPIC -Wl,--build-id -o "$WORK/lib$i.so" "$WORK/lib$i.c"
 done
-build_c many_maps -O1 -fno-omit-frame-pointer -ldl <<C
-#include <dlfcn.h>
-#include <stdio.h>
-#include <unistd.h>
+workload dlopen_libs_and_burn many_maps
 
-volatile unsigned long sink;
-
-__attribute__((noipa)) void burn(void)
-{
-	for (;;)
-		for (int i = 0; i < 1000000; i++)
-			sink = sink * 6364136223846793005UL + 1;
-}
-
-int main(void)
-{
-	char path[4096];
-
-	for (int i = 1; i <= $LIBS; i++) {
-		snprintf(path, sizeof(path), "$WORK/lib%d.so", i);
-		if (!dlopen(path, RTLD_NOW)) {
-			fprintf(stderr, "%s\n", dlerror());
-			return 1;
-		}
-	}
-	printf("ready\n");
-	fflush(stdout);
-	burn();
-}
-C
-
-"$WORK/many_maps" > "$WORK/many_maps.out" 2>&1 &
+"$WORK/many_maps" "$WORK" "$LIBS" > "$WORK/many_maps.out" 2>&1 &
 pid=$!
 defer "kill -9 $pid 2>/dev/null"
 for _ in $(seq 100); do grep -q ready "$WORK/many_maps.out" && break; sleep 0.1; done

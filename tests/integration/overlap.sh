@@ -13,8 +13,7 @@ source "$(dirname "$0")/lib.sh"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this server cannot be profiled"
 
-gcc -O2 -fomit-frame-pointer -pthread -o "$WORK/overlap" "$(dirname "$0")/../workloads/overlap.c" ||
-	fail "cannot build tests/workloads/overlap.c"
+workload overlap
 cg=$(make_cgroup system.slice/slideops-test-overlap.service)
 start_in_cgroup "$cg" "$WORK/overlap" >/dev/null
 sleep 0.5

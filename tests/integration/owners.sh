@@ -17,49 +17,7 @@ ID_CRI=7d793037a0760186574b0282f2f435e77d793037a0760186574b0282f2f435e7
 ID_PODMAN=9e107d9d372bb6826bd81d3542a419d69e107d9d372bb6826bd81d3542a419d6
 POD=kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d
 
-build_c spin -O1 -pthread <<'EOF'
-/* spin REPORT DUTY THREADS: THREADS threads each busy DUTY% of every 10 ms. */
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-
-static int duty;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void *work(void *arg)
-{
-	volatile unsigned long x = 0;
-
-	(void)arg;
-	for (;;) {
-		double start = now();
-
-		while (now() - start < duty / 100.0 * 0.010)
-			x++;
-		usleep((100 - duty) * 100 + 1);
-	}
-	return NULL;
-}
-
-int main(int argc, char **argv)
-{
-	pthread_t t;
-
-	duty = argc > 1 ? atoi(argv[1]) : 10;
-	if (argc > 2)
-		for (int i = 1; i < atoi(argv[2]); i++)
-			pthread_create(&t, NULL, work, NULL);
-	work(NULL);
-}
-EOF
+workload spin_duty spin
 # One copy per group, so each process has its own name (comm).
 for n in slo-web slo-redis slo-pod slo-podman slo-scope slo-shell slo-other; do
 	cp "$WORK/spin" "$WORK/$n"

@@ -14,11 +14,7 @@ dpkg -S /bin/dash >/dev/null 2>&1 || dpkg -S /usr/bin/dash >/dev/null 2>&1 ||
 	skip "dash is not installed from a package here"
 
 # The user's own package: one stripped binary that spins.
-build_c spinner -O1 -Wl,--build-id <<'C'
-volatile unsigned long sink;
-__attribute__((noinline)) void spin_own_package(void) { for (unsigned long i = 0; i < 100000000UL; i++) sink += i; }
-int main(void) { for (;;) spin_own_package(); }
-C
+workload spin_own_package spinner
 strip "$WORK/spinner"
 pkg=slideops-test-spinner
 mkdir -p "$WORK/deb/DEBIAN" "$WORK/deb/usr/bin"

@@ -10,13 +10,7 @@ command -v curl >/dev/null || skip "curl is not installed (make deps installs it
 
 # Two profiles to serve, taken with the command line, of a busy program with a few
 # frames of its own (a quiet machine alone may give a capture one sample).
-build_c busy -O1 -fno-omit-frame-pointer <<'C'
-#include <stdint.h>
-volatile uint64_t sink;
-__attribute__((noinline)) void leaf(void) { for (int i = 0; i < 100000; i++) sink += i; }
-__attribute__((noinline)) void middle(void) { leaf(); }
-int main(void) { for (;;) middle(); }
-C
+workload busy_leaf_under_middle busy
 cg=$(make_cgroup system.slice/slideops-serve-busy.service)
 start_in_cgroup "$cg" "$WORK/busy" >/dev/null
 for i in 1 2; do

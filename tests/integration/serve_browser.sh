@@ -28,18 +28,7 @@ command -v npm >/dev/null || skip "npm is not installed (make deps installs it)"
 	skip "cannot install playwright-core from npm"
 
 cd "$WORK"
-cat > app.c <<'C'
-__attribute__((noinline)) unsigned long ledger_settle_hot(unsigned long n)
-{
-	volatile unsigned long s = 0;
-	for (unsigned long i = 0; i < n; i++)
-		s += i * 2654435761u;
-	return s;
-}
-__attribute__((noinline)) unsigned long post_invoices(void) { return ledger_settle_hot(1 << 22); }
-int main(void) { for (;;) post_invoices(); }
-C
-gcc -O1 -g -fno-omit-frame-pointer -Wl,--build-id -o app app.c
+workload ledger_settle_hot app
 objcopy --only-keep-debug app '<script>app.debug'
 workload="$WORK/<script>ledger"
 strip -o "$workload" app
@@ -47,36 +36,10 @@ cg=$(make_cgroup "system.slice/web-billing.service")
 start_in_cgroup "$cg" "$workload" >/dev/null
 # Deep stacks beside shallow ones: 300 frames of recursion. The flame graph must keep a
 # bounded height however deep they are.
-cat > deep.c <<'C'
-volatile unsigned long sink;
-__attribute__((noinline)) void deep_leaf(void)
-{
-	for (unsigned long i = 0; i < (1ul << 22); i++)
-		sink += i;
-}
-__attribute__((noinline)) void deep_descend(int n)
-{
-	if (n == 0)
-		deep_leaf();
-	else
-		deep_descend(n - 1);
-	sink++;
-}
-int main(void) { for (;;) deep_descend(300); }
-C
-gcc -O1 -fno-omit-frame-pointer -o deep deep.c
+workload deep_recursion deep
 deep_cg=$(make_cgroup "system.slice/web-deep.service")
 start_in_cgroup "$deep_cg" "$WORK/deep" >/dev/null
-cat > batch.c <<'C'
-volatile unsigned long sink;
-__attribute__((noinline)) void retired_batch_job(void)
-{
-	for (unsigned long i = 0; i < (1ul << 24); i++)
-		sink += i;
-}
-int main(void) { for (;;) retired_batch_job(); }
-C
-gcc -O1 -g -fno-omit-frame-pointer -o "<script>batch" batch.c
+workload retired_batch_job '<script>batch'
 batch_cg=$(make_cgroup "system.slice/web-batch.service")
 start_in_cgroup "$batch_cg" "$WORK/<script>batch" >/dev/null
 # A first profile, so there are two to compare after the one the browser takes; the
@@ -88,52 +51,7 @@ start_in_cgroup "$batch_cg" "$WORK/<script>batch" >/dev/null
 cg_kill "$batch_cg"
 
 # A locks profile of threads contending one mutex in ledger_post.
-cat > locker.c <<'C'
-#include <pthread.h>
-#include <stdint.h>
-#include <time.h>
-
-static pthread_mutex_t ledger = PTHREAD_MUTEX_INITIALIZER;
-volatile uint64_t sink;
-
-static void work(long ns)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 1000; i++)
-			sink += (uint64_t)i * i;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
-}
-
-__attribute__((noinline)) void ledger_post(void)
-{
-	pthread_mutex_lock(&ledger);
-	work(2000000);
-	pthread_mutex_unlock(&ledger);
-}
-
-static void *clerk(void *arg)
-{
-	(void)arg;
-	for (;;)
-		ledger_post();
-	return NULL;
-}
-
-int main(void)
-{
-	pthread_t t[4];
-
-	for (int i = 0; i < 4; i++)
-		pthread_create(&t[i], NULL, clerk, NULL);
-	pthread_join(t[0], NULL);
-	return 0;
-}
-C
-gcc -O1 -g -fno-omit-frame-pointer -pthread -o "<script>lock" locker.c
+workload ledger_post_clerks '<script>lock'
 lock_cg=$(make_cgroup "system.slice/web-ledger.service")
 start_in_cgroup "$lock_cg" "$WORK/<script>lock" >/dev/null
 LOCKS=
@@ -151,54 +69,7 @@ cg_kill "$lock_cg"
 # A wall profile of threads that wait for a CPU and threads that sleep. Six spinners on
 # this machine's CPUs (three a CPU on 2) run at most a third of the time each: the rest
 # they wait for a CPU, however loaded the machine is besides.
-cat > crowd.c <<'C'
-#include <pthread.h>
-#include <stdint.h>
-#include <time.h>
-#include <unistd.h>
-
-volatile uint64_t sink;
-
-__attribute__((noinline)) void *spin_forever(void *arg)
-{
-	(void)arg;
-	for (;;)
-		for (int i = 0; i < 1000000; i++)
-			sink += (uint64_t)i * i;
-	return NULL;
-}
-
-__attribute__((noinline)) void *nap_between_work(void *arg)
-{
-	struct timespec ts = { 0, 20000000 }, t0, t;
-
-	(void)arg;
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		do {
-			for (int i = 0; i < 1000; i++)
-				sink += (uint64_t)i * i;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-		} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000);
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
-}
-
-int main(void)
-{
-	long spinners = 3 * sysconf(_SC_NPROCESSORS_ONLN);
-	pthread_t t;
-
-	for (long i = 0; i < spinners; i++)
-		pthread_create(&t, NULL, spin_forever, NULL);
-	for (int i = 0; i < 4; i++)
-		pthread_create(&t, NULL, nap_between_work, NULL);
-	pthread_join(t, NULL);
-	return 0;
-}
-C
-gcc -O1 -g -fno-omit-frame-pointer -pthread -o crowd crowd.c
+workload spin_and_nap_crowd crowd
 WALL=
 if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.wall' >/dev/null; then
 	crowd_cg=$(make_cgroup "system.slice/web-crowd.service")

@@ -24,17 +24,7 @@ if [ -n "$AGENT" ]; then
 fi
 
 cd "$WORK"
-cat > work.c <<'C'
-__attribute__((noinline)) unsigned long agent_visible_work(unsigned long n)
-{
-	volatile unsigned long s = 0;
-	for (unsigned long i = 0; i < n; i++)
-		s += i * 2654435761u;
-	return s;
-}
-int main(void) { for (;;) agent_visible_work(1 << 22); }
-C
-gcc -O1 -g -fno-omit-frame-pointer -o "$WORK/<script>agentwork" work.c
+workload agent_visible_work '<script>agentwork'
 cg=$(make_cgroup "system.slice/web-agent-work.service")
 start_in_cgroup "$cg" "$WORK/<script>agentwork" >/dev/null
 

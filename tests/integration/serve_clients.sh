@@ -15,12 +15,7 @@ CASES=${SERVE_CLIENTS_CASES:-idle trickle url framing export small uploads memor
 RSS_MAX_KB=$((64 * 1024))
 
 # One profile to serve, taken with the command line.
-build_c busy -O1 -fno-omit-frame-pointer <<'C'
-#include <stdint.h>
-volatile uint64_t sink;
-__attribute__((noinline)) void leaf(void) { for (int i = 0; i < 100000; i++) sink += i; }
-int main(void) { for (;;) leaf(); }
-C
+workload busy_leaf busy
 cg=$(make_cgroup system.slice/slideops-serve-clients.service)
 start_in_cgroup "$cg" "$WORK/busy" >/dev/null
 "$SLIDEOPS" capture cpu -d 1 --json > "$WORK/cap.json" 2>"$WORK/err" || fail "capture: $(cat "$WORK/err")"

@@ -17,10 +17,7 @@ command -v curl >/dev/null || skip "curl is not installed (make deps installs it
 command -v bpftool >/dev/null || skip "bpftool is not installed (make deps installs it)"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
 
-build_c spin -O1 -fno-inline <<'C'
-__attribute__((noinline)) void resident_spin(volatile unsigned long *x) { for (;;) (*x)++; }
-int main(void) { volatile unsigned long x = 0; resident_spin(&x); }
-C
+workload spin_resident_spin spin
 cg=$(make_cgroup "system.slice/serve-resident.service")
 start_in_cgroup "$cg" "$WORK/spin" >/dev/null
 start_serve
@@ -92,22 +89,16 @@ assert_named "the second capture (tables kept in the maps)"
 [ "$(attached_fds)" = 0 ] || fail "serve holds links or perf events after the second capture"
 
 # ---- a binary rebuilt in place between captures: the new build's names ----
-# Two builds of one layout (names of one length) whose function names differ: what the profiler
-# keeps of a file (its ELF facts, by identity and change times) must not name the second
-# build with the first's build id, whose names the workspace keeps.
-rebuilt_src() {
-	cat <<C
-__attribute__((noinline)) void $1(volatile unsigned long *x) { for (;;) (*x)++; }
-int main(void) { volatile unsigned long x = 0; $1(&x); }
-C
-}
 # The names of the functions in the profile just captured, one a line.
 profile_functions() {
 	expect 200 GET "/api/profiles/$(jq -r .profile_id "$WORK/body")"
 	jq -r '.functions[].name' "$WORK/body"
 }
-rebuilt_src rebuilt_spin_old | build_c rebuilt -O1 -fno-inline
-rebuilt_src rebuilt_spin_new | build_c rebuilt-new -O1 -fno-inline
+# Two builds of one layout (names of one length) whose function names differ: what the profiler
+# keeps of a file (its ELF facts, by identity and change times) must not name the second
+# build with the first's build id, whose names the workspace keeps.
+workload spin_rebuilt rebuilt
+workload spin_rebuilt_new rebuilt-new
 pid=$(start_in_cgroup "$cg" "$WORK/rebuilt")
 capture 2
 wait_done
@@ -133,10 +124,7 @@ grep -qx rebuilt_spin_new "$WORK/names" ||
 # One build stripped, then the same build unstripped (one build id): what serve kept of
 # the stripped one (its .dynsym, no function of ours) does not hide the unstripped one's
 # .symtab.
-build_c same-build -O1 -fno-inline -Wl,--build-id <<'C'
-__attribute__((noinline)) void same_build_spin(volatile unsigned long *x) { for (;;) (*x)++; }
-int main(void) { volatile unsigned long x = 0; same_build_spin(&x); }
-C
+workload spin_same_build same-build
 cp "$WORK/same-build" "$WORK/same-build-stripped" && strip "$WORK/same-build-stripped"
 pid=$(start_in_cgroup "$cg" "$WORK/same-build-stripped")
 capture 2

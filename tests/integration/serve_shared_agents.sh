@@ -16,14 +16,7 @@ command -v jq >/dev/null || skip "jq is not installed (make deps installs it)"
 
 start_pg || skip "PostgreSQL 15 is not installed (make deps installs it)"
 
-build_c spin -O1 -fno-omit-frame-pointer -fno-inline <<'C'
-__attribute__((noinline)) void shared_spin_workload(volatile unsigned long *x)
-{
-	for (unsigned long i = 0; i < 100000000UL; i++)
-		(*x)++;
-}
-int main(void) { volatile unsigned long x = 0; for (;;) shared_spin_workload(&x); }
-C
+workload spin_shared_workload spin
 cg=$(make_cgroup "system.slice/shared-spin.service")
 start_in_cgroup "$cg" "$WORK/spin" >/dev/null
 

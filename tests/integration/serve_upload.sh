@@ -11,14 +11,10 @@ command -v curl >/dev/null || skip "curl is not installed (make deps installs it
 RSS_MAX_KB=$((64 * 1024))
 
 cd "$WORK"
-cat > app.c <<'C'
-__attribute__((noinline)) int settle_ledger(int n) { int s = 0; for (int i = 0; i < n; i++) s ^= i * 31; return s; }
-int main(int argc, char **argv) { (void)argv; return settle_ledger(argc); }
-C
-gcc -O1 -g -Wl,--build-id -o app app.c
+workload settle_ledger_once app
 objcopy --only-keep-debug app app.debug
 strip -o app-stripped app
-gcc -O1 -Wl,--build-id=none -o app-noid app.c
+workload settle_ledger_once_noid app-noid
 echo 'not a binary' > notes.txt
 bid=$(readelf -n app | awk '/Build ID/ { print $3; exit }')
 start_serve

@@ -18,28 +18,7 @@ TICK=$(getconf CLK_TCK)
 UNIT=slideops-test-show.service
 GROUP="Unit $UNIT"
 
-build_c show-worker -O1 -fno-omit-frame-pointer <<'C'
-#include <stdint.h>
-volatile uint64_t sink;
-__attribute__((noinline)) void render_rows(void)
-{
-	/* Stack of its own, so gcc gives it a frame and its callers stay on the stack. */
-	volatile uint64_t row[4] = { 0 };
-
-	for (int i = 0; i < 2000000; i++)
-		row[i & 3] += (uint64_t)i * i ^ (row[(i + 1) & 3] >> 7);
-	sink += row[0];
-}
-__attribute__((noinline)) void build_report(void)
-{
-	render_rows();
-}
-int main(void)
-{
-	for (;;)
-		build_report();
-}
-C
+workload render_rows_report show-worker
 
 # CPU ticks a process has used (user + system), from /proc/PID/stat.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -49,20 +28,7 @@ pid=$(start_in_cgroup "$cg" "$WORK/show-worker")
 # A second group of the test's own, busy in other_work: the profile has two groups of
 # its own whatever else runs, so zooming to one hides boxes of another on a quiet machine.
 OTHER_UNIT=slideops-test-show-other.service
-build_c show-other -O1 <<'C'
-#include <stdint.h>
-volatile uint64_t sink;
-__attribute__((noinline)) void other_work(void)
-{
-	for (int i = 0; i < 1000000; i++)
-		sink += (uint64_t)i;
-}
-int main(void)
-{
-	for (;;)
-		other_work();
-}
-C
+workload other_work show-other
 cg_other=$(make_cgroup "system.slice/$OTHER_UNIT")
 start_in_cgroup "$cg_other" "$WORK/show-other" >/dev/null
 sleep 0.3

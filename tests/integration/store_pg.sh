@@ -19,20 +19,7 @@ export SLIDEOPS_STORE="$(cat "$PG/url")/workspace"
 psql_ws() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$SLIDEOPS_STORE" -c "$1"; }
 
 # A stripped worker whose debug file the test keeps, busy in price_orders.
-build_c worker -O1 -g -fno-omit-frame-pointer -Wl,--build-id <<'C'
-#include <stdint.h>
-volatile uint64_t sink;
-__attribute__((noinline)) uint64_t price_orders(uint64_t n)
-{
-	uint64_t a = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		a += i * i ^ (a >> 3);
-		sink = a;
-	}
-	return a;
-}
-int main(void) { for (;;) sink = price_orders(20000000); }
-C
+workload price_orders_with_lines worker
 objcopy --only-keep-debug "$WORK/worker" "$WORK/worker.debug"
 strip "$WORK/worker"
 mkdir -p "$WORK/bin" && mv "$WORK/worker" "$WORK/bin/ledger-worker"

@@ -7,25 +7,7 @@
 # uploaded, or for the same program unstripped, nothing is said of it.
 source "$(dirname "$0")/lib.sh"
 
-build_c worker -O1 -g -fno-omit-frame-pointer -Wl,--build-id <<'C'
-#include <stdint.h>
-volatile uint64_t sink;
-/* Writes a volatile on every turn, so the compiler cannot hoist the call out of main. */
-__attribute__((noinline)) uint64_t compute_invoice_totals(uint64_t n)
-{
-	uint64_t acc = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		acc += i * i ^ (acc >> 3);
-		sink = acc;
-	}
-	return acc;
-}
-int main(void)
-{
-	for (;;)
-		sink = compute_invoice_totals(50000000);
-}
-C
+workload compute_invoice_totals worker
 objcopy --only-keep-debug "$WORK/worker" "$WORK/worker.debug"
 cp "$WORK/worker" "$WORK/worker.full"
 strip "$WORK/worker"
@@ -113,11 +95,7 @@ jq -e '[.functions[].name] | index("compute_invoice_totals") != null' "$WORK/ful
 cg_kill "$cg"
 
 # A stripped binary without a build id is listed as such.
-build_c nobuildid -O1 -fno-omit-frame-pointer -Wl,--build-id=none <<'C'
-volatile unsigned long sink;
-__attribute__((noinline)) void spin_without_id(void) { for (unsigned long i = 0; i < 100000000UL; i++) sink += i; }
-int main(void) { for (;;) spin_without_id(); }
-C
+workload spin_without_id nobuildid
 strip "$WORK/nobuildid"
 start_in_cgroup "$cg" "$WORK/nobuildid" >/dev/null
 "$SLIDEOPS" capture cpu -d 3 --json > "$WORK/noid.json" || fail "capture failed"

@@ -4,35 +4,7 @@
 # starts, not one row per sampled address; the binary stays on the card.
 source "$(dirname "$0")/lib.sh"
 
-build_c worker -O2 -fomit-frame-pointer -Wl,--build-id <<'C'
-#include <stdint.h>
-volatile uint64_t sink;
-__attribute__((noinline)) uint64_t price_orders(uint64_t n)
-{
-	uint64_t a = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		a += i * i ^ (a >> 3);
-		sink = a;
-	}
-	return a;
-}
-__attribute__((noinline)) uint64_t ship_orders(uint64_t n)
-{
-	uint64_t a = 1;
-	for (uint64_t i = 0; i < n; i++) {
-		a = a * 31 + (i ^ (a >> 7));
-		sink = a;
-	}
-	return a;
-}
-int main(void)
-{
-	for (;;) {
-		sink = price_orders(20000000);
-		sink = ship_orders(20000000);
-	}
-}
-C
+workload price_and_ship_orders worker
 start_of() { printf '%x' "0x$(nm "$WORK/worker" | awk -v f="$1" '$3 == f { print $1 }')"; }
 price=$(start_of price_orders)
 ship=$(start_of ship_orders)

@@ -43,23 +43,17 @@ upload() {
 		fail "upload of $(basename "$1") refused: $(cat "$WORK/err")"
 }
 
-cat > "$WORK/app.c" <<'C'
-#include <stdio.h>
-const char marker[] = "SLIDEOPS-FILE-CONTENT-MARKER-7f3a";
-__attribute__((noinline)) int settle_ledger(int n) { int s = 0; for (int i = 0; i < n; i++) s ^= i * 31; return s; }
-__attribute__((noinline)) int post_invoice(int n) { return settle_ledger(n) + 1; }
-int main(int argc, char **argv) { (void)argv; printf("%s %d\n", marker, post_invoice(argc)); return 0; }
-C
+cp "$(dirname "$0")/../workloads/post_invoice_marker.c" "$WORK/app.c" # a source file: refused
 cd "$WORK"
-gcc -O1 -g -no-pie -Wl,--build-id -o app-nopie app.c
-gcc -O1 -g -pie -fPIE -Wl,--build-id -o app app.c
-gcc -O1 -g -gz=zlib -o app-gz app.c
-gcc -O1 -g -shared -fPIC -o libledger.so app.c
+workload post_invoice_marker_nopie app-nopie
+workload post_invoice_marker app
+workload post_invoice_marker_gz app-gz
+workload post_invoice_marker_shared libledger.so
 objcopy --only-keep-debug app app.debug
 objcopy --only-keep-debug --compress-debug-sections=zlib app app-z.debug
 strip -o app-stripped app
 strip -o libledger-stripped.so libledger.so
-gcc -O1 -Wl,--build-id=none -o app-noid app.c
+workload post_invoice_marker_noid app-noid
 
 # ---- accepted: every build that carries names ----
 bid=$(build_id_of app)
@@ -109,7 +103,8 @@ fi
 # ---- refusals, exactly as the spec words them ----
 not_elf="this is not an ELF binary or debug file"
 expect_refusal "$not_elf" app.c
-ar rcs archive.a "$(gcc -c -o obj.o app.c && echo obj.o)"
+workload post_invoice_marker_object obj.o
+ar rcs archive.a obj.o
 expect_refusal "$not_elf" archive.a
 expect_refusal "$not_elf" obj.o
 : > empty
@@ -159,8 +154,8 @@ full=$(build_id_of app-nopie)
 "$SLIDEOPS" symbols delete "${full^^}" >/dev/null || fail "delete by the full id (uppercase) failed"
 
 # Two builds sharing their first 12 hex: the prefix is ambiguous, a longer one is not.
-gcc -O1 -Wl,--build-id=0xaabbccddeeff00112233445566778899aabbccdd -o twin1 app.c
-gcc -O1 -Wl,--build-id=0xaabbccddeeff99887766554433221100ffeeddcc -o twin2 app.c
+workload post_invoice_marker_twin1 twin1
+workload post_invoice_marker_twin2 twin2
 upload twin1 >/dev/null
 upload twin2 >/dev/null
 rc=0; "$SLIDEOPS" symbols delete aabbccddeeff 2>err || rc=$?

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
 #include "agent/batch.h"
 #include "agent/transport.h"
 #include "pipeline/pipeline.h"

@@ -8,6 +8,7 @@
  * contended mutex (locks: futex waits and wakes) and fresh pages (memory). A stack torn
  * by two walks in one place would hold both families, or a chain out of order.
  */
+/* build: -O2 -fomit-frame-pointer -pthread */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>

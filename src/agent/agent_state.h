@@ -4,8 +4,8 @@
  * runner (runner.c, one thread a capture) and the sender (sender.c: progress and
  * batches). One lock guards the fields marked so; the condition wakes the sender.
  */
-#ifndef SLIDEOPS_AGENT_INTERNAL_H
-#define SLIDEOPS_AGENT_INTERNAL_H
+#ifndef SLIDEOPS_AGENT_STATE_H
+#define SLIDEOPS_AGENT_STATE_H
 
 #include <jansson.h>
 #include <pthread.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* What the API's files share (api.c dispatches; api_servers.c, api_profiles.c answer). */
-#ifndef SLIDEOPS_SERVER_API_INTERNAL_H
-#define SLIDEOPS_SERVER_API_INTERNAL_H
+/* One API request as the files that answer it see it, and the helpers every answer uses
+ * (api_call.c). */
+#ifndef SLIDEOPS_SERVER_API_CALL_H
+#define SLIDEOPS_SERVER_API_CALL_H
 
 #include "server/server_internal.h"
 
@@ -40,32 +41,7 @@ void api__answer(struct call *c, json_t *doc, const struct view_error *e);
 int api__number(struct call *c, const char *name, const char *text, long min, long max,
 		long *out);
 struct store *api__open_store(struct call *c);
-
-/* ---- servers (api_servers.c) ---- */
-void api__list_servers(struct call *c);
-void api__get_server(struct call *c);
-void api__delete_server(struct call *c);
-void api__new_enrolment(struct call *c);
-void api__check(struct call *c);
-void api__top(struct call *c);
-void api__start_capture(struct call *c);
-void api__stop_capture(struct call *c);
-void api__capture_status(struct call *c);
-void api__remove_profiler(struct call *c);
 /* 400: id is not a question; the message lists those that are. */
 void api__unknown_question(struct call *c, const char *id);
-void api__servers_profiles(struct call *c);
-
-/* ---- profiles and symbols (api_profiles.c) ---- */
-/* A page of the profiles (of server, NULL: the query's server=). */
-void api__list_profiles(struct call *c, const char *server);
-void api__show(struct call *c);
-void api__delete_profile(struct call *c);
-void api__flamegraph(struct call *c);
-void api__export(struct call *c);
-void api__compare(struct call *c);
-void api__list_uploads(struct call *c);
-void api__upload(struct call *c);
-void api__delete_upload(struct call *c);
 
 #endif

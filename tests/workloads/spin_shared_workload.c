@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+/* Spins in shared_spin_workload for ever: tests/integration/serve_shared_agents.sh. */
+/* build: -O1 -fno-omit-frame-pointer -fno-inline */
+__attribute__((noinline)) void shared_spin_workload(volatile unsigned long *x)
+{
+	for (unsigned long i = 0; i < 100000000UL; i++)
+		(*x)++;
+}
+int main(void) { volatile unsigned long x = 0; for (;;) shared_spin_workload(&x); }
