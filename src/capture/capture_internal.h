@@ -73,6 +73,18 @@ const struct kernel_features *capture__kernel_features(void);
 void capture__kernel_missing(enum question q, char *out, size_t size);
 /* What question q cannot see on this kernel, "; "-joined into out ("" when nothing). */
 void capture__kernel_less(enum question q, char *out, size_t size);
+/* SLIDEOPS_KERNEL_LACKS names feature name (a comma-separated list of what to pretend
+ * is missing); pretend_missing: it names one question q cannot do without, so its load
+ * fails as it would on a kernel without it (kernel_features.c). */
+bool pretend_lacks(const char *name);
+bool pretend_missing(enum question q);
+/* Why each question runs the smaller walker here (the kernel refused the full one):
+ * set by bpf_loaded__load, said by capture__kernel_less; "" when it does not (loader.c). */
+extern char reduced_because[QUESTION__COUNT][256];
+/* Loads obj by the in-kernel loader (bpf_object__gen_loader), its maps' and programs'
+ * descriptors into map_fds and prog_fds in obj's order (loader.c). */
+int load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *prog_fds,
+		   int nprogs);
 
 /*
  * A question's BPF object in the kernel, however it was loaded: by the in-kernel loader
