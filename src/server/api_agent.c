@@ -22,6 +22,7 @@
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "server/agent_hub.h"
+#include "server/api_agent_internal.h"
 #include "server/ingest.h"
 #include "server/server_internal.h"
 #include "store/store.h"
@@ -31,24 +32,11 @@
 #include "util/pb_limits.h"
 #include "util/server_name.h"
 
-/* What an agent may say of itself, at most (bytes). */
-#define FIELD_SHORT 64           /* machine id, boot id, capture id, version */
+/* What an agent may say of itself, at most (bytes); FIELD_SHORT: api_agent_internal.h. */
 #define FIELD_NAME 255           /* name, hostname, kernel */
-/* A batch's tables: how many, and how large each. */
-#define BATCH_TABLES_MAX 4096
-#define TABLE_SYMBOLS_MAX (8u << 20)
-#define SYMBOL_NAME_MAX 4096
-#define WANTED_MAX 4096
 /* Any other message: a command's reply document, a list of build ids. */
 #define AGENT_MESSAGE_MAX (1u << 20)
 
-struct agent_call {
-	struct server *srv;
-	struct MHD_Connection *conn;
-	struct request *req;
-	struct reply *r;
-	struct pb_budget budget;  /* what unpacking the message may take */
-};
 
 size_t agent__body_max(const char *url)
 {
@@ -82,7 +70,7 @@ static char *clean(const char *in, size_t max)
 
 /* The protocol version a message carries: true when this workspace speaks it, else the
  * 426 is replied. */
-static bool version_ok(struct agent_call *a, uint32_t version)
+bool agent_call__version_ok(struct agent_call *a, uint32_t version)
 {
 	if (version >= AGENT_PROTOCOL_OLDEST && version <= AGENT_PROTOCOL_VERSION)
 		return true;
@@ -95,10 +83,10 @@ static bool version_ok(struct agent_call *a, uint32_t version)
  * The request's message, unpacked within AGENT_DECODE_FACTOR times its size and 1 MB
  * (and the pool every message being read draws from): NULL with the refusal replied,
  * 413 past its own cap (for good), 503 when the pool is spent (to be sent again).
- * Freed with release().
+ * Freed with agent_call__release().
  */
-static ProtobufCMessage *unpack(struct agent_call *a, const ProtobufCMessageDescriptor *d,
-				const char *what)
+ProtobufCMessage *agent_call__unpack(struct agent_call *a, const ProtobufCMessageDescriptor *d,
+				     const char *what)
 {
 	const char *body = a->req->body ? a->req->body : "";
 	size_t len = a->req->body_len;
@@ -121,13 +109,13 @@ static ProtobufCMessage *unpack(struct agent_call *a, const ProtobufCMessageDesc
 	return NULL;
 }
 
-static void release(struct agent_call *a, ProtobufCMessage *m)
+void agent_call__release(struct agent_call *a, ProtobufCMessage *m)
 {
 	if (m)
 		protobuf_c_message_free_unpacked(m, &a->budget.allocator);
 }
 
-static struct store *open_store(struct agent_call *a)
+struct store *agent_call__open_store(struct agent_call *a)
 {
 	return server__open_store(a->srv, a->r);
 }
@@ -148,8 +136,8 @@ static const char *credential(struct MHD_Connection *conn)
  * 410. A version before AGENT_PROTOCOL_GONE knew only 401 for it (and REMOVED in its
  * poll): that is replied, and -EKEYREVOKED returned for the poll to replace it.
  */
-static int authenticate(struct agent_call *a, struct store *s, uint32_t version,
-			struct server_entry **out)
+int agent_call__authenticate(struct agent_call *a, struct store *s, uint32_t version,
+			     struct server_entry **out)
 {
 	int err = store__authenticate(s, credential(a->conn), out);
 
@@ -210,7 +198,7 @@ static void revoked(struct agent_call *a, const char *url)
 
 	if (pb_peek_varint(a->req->body, a->req->body_len, 1, &version) || version > UINT32_MAX)
 		version = 0;
-	if (!version_ok(a, (uint32_t)version))
+	if (!agent_call__version_ok(a, (uint32_t)version))
 		return;
 	if (version >= AGENT_PROTOCOL_GONE || strcmp(url, "/agent/poll") == 0)
 		agent_hub__removed_reply(a->r, (uint32_t)version);
@@ -236,7 +224,7 @@ static int enrol_token_ok(struct agent_call *a)
 	if (!pb_peek_bytes(a->req->body, a->req->body_len, 2, &p, &n) && n == STORE_SECRET_HEX) {
 		memcpy(token, p, n);
 		token[n] = '\0';
-		s = open_store(a);
+		s = agent_call__open_store(a);
 		if (!s)
 			return -1;
 		ok = store__enrolment_valid(s, token);
@@ -266,10 +254,10 @@ static void enrol(struct agent_call *a)
 
 	if (enrol_token_ok(a))
 		return;
-	m = (void *)unpack(a, &slideops__agent__enrol_request__descriptor, "EnrolRequest");
+	m = (void *)agent_call__unpack(a, &slideops__agent__enrol_request__descriptor, "EnrolRequest");
 	if (!m)
 		return;
-	if (!version_ok(a, m->protocol_version))
+	if (!agent_call__version_ok(a, m->protocol_version))
 		goto out;
 	srv.hostname = clean(m->hostname, FIELD_NAME);
 	/* The name it is listed by: normalized (NFC, nothing invisible), and unique by how
@@ -294,7 +282,7 @@ static void enrol(struct agent_call *a)
 			   "empty, or nothing but invisible characters");
 		goto out_free;
 	}
-	s = open_store(a);
+	s = agent_call__open_store(a);
 	if (!s)
 		goto out_free;
 	err = store__enrol(s, m->enrolment_token, &srv, cred);
@@ -322,7 +310,7 @@ out_free:
 	free(srv.agent_version);
 	free(srv.boot_id);
 out:
-	release(a, &m->base);
+	agent_call__release(a, &m->base);
 }
 
 /* ---- commands ---- */
@@ -337,15 +325,15 @@ static bool agent_poll(struct agent_call *a)
 	bool parked = false;
 	int err;
 
-	m = (void *)unpack(a, &slideops__agent__poll_request__descriptor, "PollRequest");
+	m = (void *)agent_call__unpack(a, &slideops__agent__poll_request__descriptor, "PollRequest");
 	if (!m)
 		return false;
-	if (!version_ok(a, m->protocol_version))
+	if (!agent_call__version_ok(a, m->protocol_version))
 		goto out;
-	s = open_store(a);
+	s = agent_call__open_store(a);
 	if (!s)
 		goto out;
-	err = authenticate(a, s, m->protocol_version, &srv);
+	err = agent_call__authenticate(a, s, m->protocol_version, &srv);
 	if (err == -EKEYREVOKED) {
 		/* The server was removed: its agent removes the profiler and exits. */
 		agent_hub__removed_reply(a->r, m->protocol_version);
@@ -369,7 +357,7 @@ out:
 	free(version);
 	free(boot);
 	server_entries__free(srv, srv ? 1 : 0);
-	release(a, &m->base);
+	agent_call__release(a, &m->base);
 	return parked;
 }
 
@@ -383,14 +371,14 @@ static void ack(struct agent_call *a)
 
 /* The server of an authenticated request of protocol version, s closed after: 0, or -1
  * replied. */
-static int who(struct agent_call *a, uint32_t version, struct server_entry **srv)
+int agent_call__who(struct agent_call *a, uint32_t version, struct server_entry **srv)
 {
-	struct store *s = open_store(a);
+	struct store *s = agent_call__open_store(a);
 	int err;
 
 	if (!s)
 		return -1;
-	err = authenticate(a, s, version, srv);
+	err = agent_call__authenticate(a, s, version, srv);
 	store__close(s);
 	return err ? -1 : 0;
 }
@@ -400,16 +388,17 @@ static void progress(struct agent_call *a)
 	Slideops__Agent__Progress *m;
 	struct server_entry *srv = NULL;
 
-	m = (void *)unpack(a, &slideops__agent__progress__descriptor, "Progress");
+	m = (void *)agent_call__unpack(a, &slideops__agent__progress__descriptor, "Progress");
 	if (!m)
 		return;
-	if (version_ok(a, m->protocol_version) && who(a, m->protocol_version, &srv) == 0) {
+	if (agent_call__version_ok(a, m->protocol_version) &&
+	    agent_call__who(a, m->protocol_version, &srv) == 0) {
 		agent_hub__progress(a->srv->hub, srv->id, m->capture_id, m->phase, m->done,
 				    m->total, m->error, m->note);
 		ack(a);
 	}
 	server_entries__free(srv, srv ? 1 : 0);
-	release(a, &m->base);
+	agent_call__release(a, &m->base);
 }
 
 static void command_reply(struct agent_call *a)
@@ -417,10 +406,11 @@ static void command_reply(struct agent_call *a)
 	Slideops__Agent__CommandReply *m;
 	struct server_entry *srv = NULL;
 
-	m = (void *)unpack(a, &slideops__agent__command_reply__descriptor, "CommandReply");
+	m = (void *)agent_call__unpack(a, &slideops__agent__command_reply__descriptor, "CommandReply");
 	if (!m)
 		return;
-	if (!version_ok(a, m->protocol_version) || who(a, m->protocol_version, &srv))
+	if (!agent_call__version_ok(a, m->protocol_version) ||
+	    agent_call__who(a, m->protocol_version, &srv))
 		goto out;
 	if (m->http_status < 200 || m->http_status > 599) {
 		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "CommandReply", "http_status",
@@ -446,293 +436,7 @@ static void command_reply(struct agent_call *a)
 	}
 out:
 	server_entries__free(srv, srv ? 1 : 0);
-	release(a, &m->base);
-}
-
-/* ---- names ---- */
-
-/* A build id as the store keys it: hex digits, at most BUILD_ID_HEX_MAX. */
-static bool build_id_ok(const char *bid)
-{
-	size_t n = strlen(bid);
-
-	return n >= 2 && n <= BUILD_ID_HEX_MAX && strspn(bid, "0123456789abcdefABCDEF") == n;
-}
-
-static void symbols_wanted(struct agent_call *a)
-{
-	Slideops__Agent__SymbolsWanted *m, reply = SLIDEOPS__AGENT__SYMBOLS_WANTED__INIT;
-	struct server_entry *srv = NULL;
-	struct store *s = NULL;
-	char **wanted = NULL;
-	size_t n = 0;
-
-	m = (void *)unpack(a, &slideops__agent__symbols_wanted__descriptor, "SymbolsWanted");
-	if (!m)
-		return;
-	if (!version_ok(a, m->protocol_version) || who(a, m->protocol_version, &srv))
-		goto out;
-	if (m->n_build_ids > WANTED_MAX) {
-		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "SymbolsWanted", "build_ids",
-			   "more than 4096");
-		goto out;
-	}
-	for (size_t i = 0; i < m->n_build_ids; i++)
-		if (!build_id_ok(m->build_ids[i])) {
-			reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "SymbolsWanted", "build_ids",
-				   "not hex build ids");
-			goto out;
-		}
-	s = open_store(a);
-	wanted = calloc(m->n_build_ids + 1, sizeof(*wanted));
-	if (!s || !wanted) {
-		if (s)
-			reply__msg(a->r, 500, MSG_OUT_OF_MEMORY);
-		goto out;
-	}
-	/* Wanted: a build this server's profiles have no full names of (no upload, no .symtab
-	 * its agent sent): another server's tables never name them. */
-	for (size_t i = 0; i < m->n_build_ids; i++)
-		if (store__server_keeps_full_names(s, srv->id, m->build_ids[i]) != 1)
-			wanted[n++] = m->build_ids[i];
-	reply.protocol_version = AGENT_PROTOCOL_VERSION;
-	reply.n_build_ids = n;
-	reply.build_ids = wanted;
-	reply__message(a->r, 200, &reply.base);
-out:
-	free(wanted);
-	store__close(s);
-	server_entries__free(srv, srv ? 1 : 0);
-	release(a, &m->base);
-}
-
-/* A batch's symbol table as a symtab: NULL with why in *why. */
-static struct symtab *table_of(const Slideops__Agent__SymbolTable *t, const char **why)
-{
-	struct symtab *tab;
-
-	if (!build_id_ok(t->build_id)) {
-		*why = "not a hex build id";
-		return NULL;
-	}
-	if (t->n_symbols > TABLE_SYMBOLS_MAX) {
-		*why = "more than 8M symbols";
-		return NULL;
-	}
-	tab = symtab__new();
-	if (!tab) {
-		*why = "out of memory";
-		return NULL;
-	}
-	for (size_t i = 0; i < t->n_symbols; i++) {
-		const Slideops__Agent__Symbol *sym = t->symbols[i];
-		size_t len = strnlen(sym->name, SYMBOL_NAME_MAX + 1);
-
-		if (len > SYMBOL_NAME_MAX) {
-			*why = "a name longer than 4096 bytes";
-			goto fail;
-		}
-		if (symtab__add(tab, sym->address, sym->size, sym->name, len)) {
-			*why = "out of memory";
-			goto fail;
-		}
-	}
-	if (symtab__finish(tab)) {
-		*why = "out of memory";
-		goto fail;
-	}
-	return tab;
-fail:
-	symtab__free(tab);
-	return NULL;
-}
-
-/*
- * Keeps the batch's tables as its server's own (store.h: they name that server's profiles
- * alone), for builds no upload names and the server sent none of: checked whole first,
- * so a batch with one bad table keeps nothing. 0, or -1 with the refusal replied.
- */
-static int keep_tables(struct agent_call *a, struct store *s, const char *server_id,
-		       const Slideops__Agent__Batch *b)
-{
-	struct symtab **tabs = NULL;
-	struct line_table **lines = NULL;
-	const char *why = NULL;
-	int ret = -1;
-
-	if (b->n_symbols > BATCH_TABLES_MAX || b->n_lines > BATCH_TABLES_MAX) {
-		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "Batch", "symbols or lines",
-			   "more than 4096 tables");
-		return -1;
-	}
-	tabs = calloc(b->n_symbols + 1, sizeof(*tabs));
-	lines = calloc(b->n_lines + 1, sizeof(*lines));
-	if (!tabs || !lines) {
-		reply__msg(a->r, 500, MSG_OUT_OF_MEMORY);
-		goto out;
-	}
-	for (size_t i = 0; i < b->n_symbols; i++) {
-		tabs[i] = table_of(b->symbols[i], &why);
-		if (!tabs[i]) {
-			reply__msg(a->r, 400, MSG_AGENT_BAD_TABLE, "symbol",
-				   build_id_ok(b->symbols[i]->build_id) ? b->symbols[i]->build_id :
-									  "?", why);
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < b->n_lines; i++) {
-		if (!build_id_ok(b->lines[i]->build_id))
-			lines[i] = NULL;
-		else
-			lines[i] = line_table__deserialize(b->lines[i]->table.data,
-							   b->lines[i]->table.len);
-		if (!lines[i]) {
-			reply__msg(a->r, 400, MSG_AGENT_BAD_TABLE, "line",
-				   build_id_ok(b->lines[i]->build_id) ? b->lines[i]->build_id : "?",
-				   "not a line table");
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < b->n_symbols; i++) {
-		const Slideops__Agent__SymbolTable *t = b->symbols[i];
-		enum symbol_source src = t->from_symtab ? SYMBOLS_SYMTAB : SYMBOLS_DYNSYM;
-
-		if (store__has_symbols(s, t->build_id, SYMBOLS_UPLOAD) == 1 ||
-		    store__has_server_symbols(s, server_id, t->build_id, src) == 1)
-			continue;
-		store__put_server_symbols(s, server_id, t->build_id, src, tabs[i]);
-	}
-	for (size_t i = 0; i < b->n_lines; i++)
-		store__put_server_lines(s, server_id, b->lines[i]->build_id, lines[i]);
-	ret = 0;
-out:
-	for (size_t i = 0; tabs && i < b->n_symbols; i++)
-		symtab__free(tabs[i]);
-	for (size_t i = 0; lines && i < b->n_lines; i++)
-		line_table__free(lines[i]);
-	free(tabs);
-	free(lines);
-	return ret;
-}
-
-/* ---- captures ---- */
-
-/* A batch refused for what its profile holds: counted with its server, the reason kept
- * for the server's page, and the capture it answered fails, saying why. */
-static void batch_refused(struct agent_call *a, struct store *s,
-			  const struct server_entry *srv, const char *capture_id, const char *why)
-{
-	char text[VIEW_ERROR_MAX];
-
-	msg_format(text, sizeof(text), MSG_AGENT_PROFILE_REFUSED, why);
-	store__server_refused(s, srv->id, text);
-	agent_hub__refused(a->srv->hub, srv->id, capture_id, text);
-}
-
-static void batch(struct agent_call *a)
-{
-	Slideops__Agent__Batch *m;
-	Slideops__Agent__BatchReply reply = SLIDEOPS__AGENT__BATCH_REPLY__INIT;
-	struct server_entry *srv = NULL;
-	struct symbol_lookup names;
-	struct server_names by_server;
-	struct analysis *an = NULL;
-	struct profile *p = NULL;
-	struct batch_key key;
-	struct store *s = NULL;
-	char id[STORE_ID_MAX], why[VIEW_ERROR_MAX];
-	struct pprof_limits limits;
-	const char *which;
-	int err;
-
-	m = (void *)unpack(a, &slideops__agent__batch__descriptor, "Batch");
-	if (!m)
-		return;
-	if (!version_ok(a, m->protocol_version))
-		goto out;
-	if (!*m->boot_id || strlen(m->boot_id) > FIELD_SHORT ||
-	    strlen(m->capture_id) > FIELD_SHORT) {
-		reply__msg(a->r, 400, MSG_AGENT_BAD_FIELD, "Batch", "boot_id or capture_id",
-			   "empty, or longer than 64 bytes");
-		goto out;
-	}
-	s = open_store(a);
-	if (!s)
-		goto out;
-	if (authenticate(a, s, m->protocol_version, &srv))
-		goto out;
-	key = (struct batch_key){ .server_id = srv->id, .boot_id = m->boot_id,
-				  .sequence = m->sequence, .spool_dropped = m->spool_dropped };
-	/* Seen before: its profile, nothing stored and its spool drops not counted again
-	 * (the reply to the first was lost). */
-	if (store__find_batch(s, &key, id) == 0)
-		goto reply;
-	/* Read within what a capture holds; believed within what its length allows. */
-	limits = ingest__pprof_limits(&a->srv->decode_pool);
-	err = pprof__decode_within(m->profile.data, m->profile.len, &limits, &p, &which);
-	if (err == -EBUSY) {
-		reply__msg(a->r, 503, MSG_AGENT_DECODE_BUSY);
-		a->r->retry_after = 5;
-		goto out;
-	}
-	if (err == -E2BIG) {
-		msg_format(why, sizeof(why), MSG_AGENT_PROFILE_TOO_LARGE, which);
-		reply__msg(a->r, 413, MSG_AGENT_PROFILE_REFUSED, why);
-		batch_refused(a, s, srv, m->capture_id, why);
-		goto out;
-	}
-	if (err) {
-		reply__msg(a->r, 400, MSG_AGENT_BAD_PROFILE,
-			   err == -EBADMSG ? "damaged or cut short" : strerror(-err));
-		goto out;
-	}
-	if (ingest__check(p, clock__realtime_ns(),
-			  agent_hub__asked_at(a->srv->hub, srv->id, m->capture_id), why,
-			  sizeof(why))) {
-		reply__msg(a->r, 422, MSG_AGENT_PROFILE_REFUSED, why);
-		batch_refused(a, s, srv, m->capture_id, why);
-		goto out;
-	}
-	if (keep_tables(a, s, srv->id, m))
-		goto out;
-	/* Every view names a profile's server by its name in the workspace (the agent's
-	 * --name, else its hostname, made unique), as the list does. */
-	p->header.hostname = profile__intern(p, srv->name);
-	if (p->header.hostname == UINT32_MAX) {
-		reply__msg(a->r, 500, MSG_OUT_OF_MEMORY);
-		goto out;
-	}
-	/* Named and answered as a capture on this server is (pipeline_result__save). */
-	names = store__server_symbol_lookup(&by_server, s, srv->id);
-	err = profile__symbolize(p, &names);
-	an = err ? NULL : analysis__new(p);
-	if (!an) {
-		reply__msg(a->r, 500, MSG_OUT_OF_MEMORY);
-		goto out;
-	}
-	err = store__save_batch(s, p, an->answer, srv->name, &key, id);
-	if (err < 0) {
-		reply__msg(a->r, err == -ENOSPC ? 507 : 500, MSG_AGENT_BATCH_FAILED,
-			   strerror(-err));
-		goto out;
-	}
-	reply.duplicate = err == 1;
-	if (err == 0)
-		agent_hub__delivered(a->srv->hub, srv->id, m->capture_id, id);
-	goto reply_now;
-reply:
-	reply.duplicate = true;
-	agent_hub__delivered(a->srv->hub, srv->id, m->capture_id, id);
-reply_now:
-	reply.protocol_version = AGENT_PROTOCOL_VERSION;
-	reply.profile_id = id;
-	reply__message(a->r, 200, &reply.base);
-out:
-	analysis__free(an);
-	profile__free(p);
-	store__close(s);
-	server_entries__free(srv, srv ? 1 : 0);
-	release(a, &m->base);
+	agent_call__release(a, &m->base);
 }
 
 bool agent__handle(struct server *srv, struct MHD_Connection *conn, const char *url,
@@ -764,9 +468,9 @@ bool agent__handle(struct server *srv, struct MHD_Connection *conn, const char *
 	else if (strcmp(url, "/agent/reply") == 0)
 		command_reply(&a);
 	else if (strcmp(url, "/agent/symbols-wanted") == 0)
-		symbols_wanted(&a);
+		agent__symbols_wanted(&a);
 	else if (strcmp(url, "/agent/batch") == 0)
-		batch(&a);
+		agent__batch(&a);
 	else
 		reply__msg(a.r, 404, MSG_API_NOT_FOUND, url);
 	return false;
