@@ -12,8 +12,8 @@
  * Every BPF object is owned by a file descriptor of this process (links, perf events,
  * maps): a profiler killed in any way leaves nothing attached.
  *
- * One file of ~700 lines: the steps above share one struct capture_session and run in
- * this order; split, each part would reach into the others' fields.
+ * The steps share one struct capture_session (session_internal.h); the last of them,
+ * taking what the capture saw into the profile, is session_end.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -32,6 +32,7 @@
 #include "capture/processes.h"
 #include "capture/profiler.h"
 #include "capture/python_procs.h"
+#include "capture/session_internal.h"
 #include "capture/unwinding.h"
 #include "util/clock.h"
 #include "util/messages.h"
@@ -43,39 +44,6 @@
 #define RINGBUF_PER_EVENT 1024ULL
 #define RINGBUF_MIN (256ULL << 10)
 #define RINGBUF_MAX (256ULL << 20)
-
-struct capture_session {
-	struct capture_config config;
-	const struct capture_question *q;
-	struct bpf_loaded *bpf;     /* own_bpf, or the resident profiler's */
-	struct bpf_loaded own_bpf;
-	struct unwind_maps *resident_maps; /* the profiler's unwind maps, tables kept */
-	bool held;              /* the profiler is ours until free */
-	bool installed;         /* its object was loaded by this capture */
-	bool discarding;        /* what a kept ring buffer held before: dropped */
-	int process_links[2];   /* exec and exit; -1 when not attached */
-	int *links;             /* the question's: they make samples */
-	int nlinks, cap_links;
-	struct ring_buffer *rb;
-	struct profile *p;
-	struct binaries *binaries;
-	struct cgroups *cgroups;
-	struct processes *processes;
-	struct unwinding *unwinding; /* NULL: frame pointers only */
-	struct python_procs *python; /* NULL: no Python frames */
-	struct unwind_maps_plan unwind_plan;
-	uint32_t kernel_mapping;
-	uint64_t counters[RECORD_MAX_COUNTERS];
-	uint64_t received;      /* sample records */
-	uint64_t start_ns, deadline_ns;
-	uint64_t tables_ns;     /* a snapshot's wait for its tables (load_all_tables) */
-	uint32_t tables_pending; /* processes still without them after it */
-	bool tables_waited;
-	void *question_state;   /* the question's own, for its fold */
-	volatile sig_atomic_t stop;
-	bool sampling, ended;
-	int err;                /* from the record callback: -ENOMEM */
-};
 
 static uint64_t now_ns(void)
 {
@@ -365,7 +333,7 @@ static void capture_session__detach_samples(struct capture_session *s)
 
 /* Sampling is over: detach, keep the duration, and let the question account for what
  * is still under way. 0 or -errno. */
-static int capture_session__end_sampling(struct capture_session *s)
+int capture_session__end_sampling(struct capture_session *s)
 {
 	int err = 0;
 
@@ -379,7 +347,7 @@ static int capture_session__end_sampling(struct capture_session *s)
 	return err;
 }
 
-static void capture_session__detach_processes(struct capture_session *s)
+void capture_session__detach_processes(struct capture_session *s)
 {
 	for (int i = 0; i < 2; i++) {
 		if (s->process_links[i] >= 0)
@@ -563,149 +531,6 @@ int capture_session__step(struct capture_session *s)
 
 		return err ? err : 1;
 	}
-	return 0;
-}
-
-static void capture_session__read_counters(struct capture_session *s)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	uint64_t *values;
-
-	if (ncpus <= 0)
-		return;
-	values = calloc(ncpus, sizeof(*values));
-	if (!values)
-		return;
-	for (uint32_t k = 0; k < RECORD_MAX_COUNTERS; k++) {
-		if (bpf_map_lookup_elem(s->bpf->counters, &k, values))
-			continue;
-		for (int i = 0; i < ncpus; i++)
-			s->counters[k] += values[i];
-	}
-	free(values);
-}
-
-static void capture_session__debug_stats(const struct capture_session *s)
-{
-	const struct processes_stats *st = processes__stats(s->processes);
-
-	if (!capture__debug())
-		return;
-	report__error(s->config.report, MSG_CAPTURE_DEBUG_STATS, (unsigned long long)s->received,
-		      (unsigned long long)s->counters[STACK_COUNTER_IDLE],
-		      (unsigned long long)s->counters[STACK_COUNTER_LOST],
-		      (unsigned long long)s->counters[STACK_COUNTER_KSTACK_FAILED],
-		      (unsigned long long)s->counters[STACK_COUNTER_USTACK_FAILED],
-		      (unsigned long long)s->counters[STACK_COUNTER_EVENT_LOST],
-		      (unsigned long long)st->samples, (unsigned long long)st->processes,
-		      (unsigned long long)st->from_exit, (unsigned long long)st->unresolved,
-		      (unsigned long long)st->unknown_frames, (unsigned long long)st->truncated);
-}
-
-/* The walker's early exits, by kind, into the header (analysis adds the share of stacks
- * that reach a root, which needs names). */
-static void capture_session__stack_quality(struct capture_session *s)
-{
-	static const enum stack_counter of[STACK_EXIT__COUNT] = {
-		[STACK_EXIT_NO_TABLE] = STACK_COUNTER_UNWIND_NO_TABLE,
-		[STACK_EXIT_TABLE_MISS] = STACK_COUNTER_UNWIND_TABLE_MISS,
-		[STACK_EXIT_READ_FAULT] = STACK_COUNTER_UNWIND_READ_FAULT,
-		[STACK_EXIT_DEPTH] = STACK_COUNTER_UNWIND_DEPTH,
-		[STACK_EXIT_UNSUPPORTED] = STACK_COUNTER_UNWIND_UNSUPPORTED,
-		[STACK_EXIT_BP_UNKNOWN] = STACK_COUNTER_UNWIND_BP_UNKNOWN,
-		[STACK_EXIT_NOT_GROWING] = STACK_COUNTER_UNWIND_NOT_GROWING,
-		[STACK_EXIT_NO_PROCESS_TABLES] = STACK_COUNTER_UNWIND_NO_PROCESS,
-	};
-	struct prof_header *h = &s->p->header;
-
-	for (int i = 0; i < STACK_EXIT__COUNT; i++)
-		h->stack_exits[i] = s->counters[of[i]];
-	h->stack_exits_recorded = true;
-}
-
-static void capture_session__debug_python(const struct capture_session *s)
-{
-	const uint64_t *c = s->counters;
-
-	if (!capture__debug() || !s->python)
-		return;
-	report__error(s->config.report, MSG_CAPTURE_DEBUG_PYTHON, python_procs__count(s->python),
-		      (unsigned long long)c[STACK_COUNTER_PYTHON_NO_THREAD],
-		      (unsigned long long)c[STACK_COUNTER_PYTHON_READ],
-		      (unsigned long long)c[STACK_COUNTER_PYTHON_DEPTH],
-		      (unsigned long long)c[STACK_COUNTER_PYTHON_BAD],
-		      (unsigned long long)c[STACK_COUNTER_PYTHON_CODE_LOST]);
-}
-
-static void capture_session__debug_unwinding(const struct capture_session *s)
-{
-	struct unwinding_stats st;
-
-	if (!capture__debug() || !s->unwinding)
-		return;
-	if (s->tables_waited)
-		report__error(s->config.report, MSG_CAPTURE_DEBUG_SNAPSHOT_TABLES,
-			      (unsigned long long)(s->tables_ns / 1000000), s->tables_pending);
-	unwinding__stats(s->unwinding, &st);
-	report__error(s->config.report, MSG_CAPTURE_DEBUG_UNWIND, st.binaries, st.tables, st.cached,
-		      st.not_read, st.processes, (unsigned long long)(st.build_ns / 1000000),
-		      (unsigned long long)(st.load_ns / 1000000),
-		      (unsigned long long)(st.maps.used >> 10),
-		      (unsigned long long)(st.maps.budget >> 10), st.maps.evictions,
-		      st.maps.over_budget);
-}
-
-int capture_session__end(struct capture_session *s)
-{
-	int err;
-
-	if (s->ended)
-		return -EINVAL;
-	s->ended = true;
-	if (s->sampling && (err = capture_session__end_sampling(s)))
-		return err;
-	/* What was sent before the last sample, and the exits that follow it. */
-	ring_buffer__consume(s->rb);
-	capture_session__detach_processes(s);
-	/* No more samples to unwind: the worker's queue is dropped. */
-	processes__set_unwinding(s->processes, NULL);
-	unwinding__stop(s->unwinding);
-	err = s->err;
-	if (!err) {
-		capture_session__read_counters(s);
-		err = processes__finish(s->processes);
-	}
-	if (!err && s->held) {
-		err = profiler__name_kernel_frames(s->config.profiler, s->p, s->kernel_mapping);
-		if (err && err != -ENOMEM)
-			err = capture__name_kernel_frames(s->p, s->kernel_mapping);
-	} else if (!err) {
-		err = capture__name_kernel_frames(s->p, s->kernel_mapping);
-	}
-	if (!err && s->q->finish)
-		err = s->q->finish(s);
-	if (err) {
-		report__error(s->config.report, err == -ENOMEM ? MSG_OUT_OF_MEMORY :
-				 MSG_CAPTURE_RINGBUF_FAILED, strerror(-err));
-		return err;
-	}
-	s->p->header.lost = s->counters[STACK_COUNTER_LOST];
-	/* A question's own counters are events it could not keep (records.h). */
-	for (uint32_t k = STACK_COUNTER__COUNT; k < RECORD_MAX_COUNTERS; k++)
-		s->p->header.lost += s->counters[k];
-	capture_session__stack_quality(s);
-	s->p->header.stacks_truncated = processes__stats(s->processes)->truncated;
-	if (s->unwinding) {
-		struct unwinding_stats st;
-
-		unwinding__stats(s->unwinding, &st);
-		s->p->header.mappings_past_limit = st.maps.maps_dropped;
-		s->p->header.processes_past_limit = st.maps.procs_dropping;
-		s->p->header.mappings_limit = st.maps.maps_limit;
-	}
-	capture_session__debug_stats(s);
-	capture_session__debug_unwinding(s);
-	capture_session__debug_python(s);
 	return 0;
 }
 
