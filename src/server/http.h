@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the HTTP side of the workspace server shares between its files: server.c
- * (connections, requests, listening), http_reply.c (replies and the headers every one
- * carries) and http_auth.c (the token, signing in, Host, Origin, and what a request must
- * carry before anything acts on it).
+ * (listening, starting), http_request.c (connections, requests and their bodies),
+ * http_reply.c (replies and the headers every one carries) and http_auth.c (the token,
+ * signing in, Host, Origin, and what a request must carry before anything acts on it).
  */
 #ifndef SLIDEOPS_SERVER_HTTP_H
 #define SLIDEOPS_SERVER_HTTP_H
@@ -50,5 +50,19 @@ int http__load_token(const char *dir, char token[SERVER_TOKEN_HEX + 1]);
  * else the refusal was queued (or failed) and this is its result. */
 int http__first_call(struct http *h, struct MHD_Connection *conn, const char *url,
 		     const char *method, const char *version, struct request *req);
+
+/* ---- requests (http_request.c): libmicrohttpd's callbacks, cls the struct http ---- */
+/* A request begins: its struct request, NULL when there is no memory for it. */
+void *http__on_uri(void *cls, const char *uri, struct MHD_Connection *conn);
+/* A request is over: its struct request freed. */
+void http__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			enum MHD_RequestTerminationCode toe);
+/* A connection opens or closes (conn_guard.h keeps them). */
+void http__on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			 enum MHD_ConnectionNotificationCode code);
+/* A request's header, then its body in pieces, then the end: answered or handed on. */
+enum MHD_Result http__on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				 const char *method, const char *version,
+				 const char *upload_data, size_t *upload_data_size, void **con_cls);
 
 #endif
