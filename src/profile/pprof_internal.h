@@ -5,6 +5,7 @@
  *   pprof_gzip.c    gzip in and out, inflating within a budget
  *   pprof_encode.c  the profile model to profile.proto
  *   pprof_decode.c  profile.proto (ours or another tool's) to the model, checking all
+ *   pprof_decode_header.c  its first passes: strings, the question, the SlideOps header
  *   pprof_file.c    reading and writing files
  */
 #ifndef SLIDEOPS_PROFILE_PPROF_INTERNAL_H
