@@ -35,33 +35,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture/guarded_read_protocol.h"
 #include "util/clock.h"
 
 #define NSEC_PER_SEC 1000000000LL
-#define GR_VERSION 1
-#define GR_PATHS 2
-/* Small enough that a reader on a slow but living server shows progress well within
- * GUARDED_READ_ANSWER_S. */
-#define GR_CHUNK (256u << 10)
-/* The reader's descriptors: its socket and the copy. */
-#define GR_SOCK_FD 3
-#define GR_COPY_FD 4
 /* How often a waiter looks again (a message wakes it sooner). */
 #define GR_POLL_MS 50
-
-enum gr_kind { GR_HELLO = 1, GR_OPENED, GR_DONE };
-
-struct gr_request {
-	uint32_t version, npaths;
-	uint64_t dev, ino, max_bytes;
-	char paths[GR_PATHS][PATH_MAX];
-};
-
-struct gr_message {
-	uint32_t kind;
-	int32_t err;    /* GR_DONE: 0 or -errno */
-	uint64_t size;  /* GR_OPENED, GR_DONE: the file's, as its reader found it */
-};
 
 enum gr_state {
 	GR_QUEUED,  /* no reader yet: too many run */
@@ -505,99 +484,4 @@ void guarded_read__stats(struct guarded_read_stats *out)
 	pthread_mutex_unlock(&reg.lock);
 }
 
-/* ---- the reader's side: a process of its own, exec'd for one file ---- */
-
-static void reader__send(int sock, uint32_t kind, int err, uint64_t size)
-{
-	struct gr_message msg = { .kind = kind, .err = err, .size = size };
-
-	/* The caller gone: nothing to do but end. */
-	if (send(sock, &msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg))
-		_exit(1);
-}
-
-/* Opens the first path that is the file asked for. The descriptor, or -errno. */
-static int reader__open(const struct gr_request *req, struct stat *st)
-{
-	int err = -ENOENT;
-
-	for (uint32_t i = 0; i < req->npaths && i < GR_PATHS; i++) {
-		int fd = open(req->paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-		if (fd < 0) {
-			err = -errno;
-			continue;
-		}
-		if (fstat(fd, st) == 0 && S_ISREG(st->st_mode) && (uint64_t)st->st_dev == req->dev &&
-		    (uint64_t)st->st_ino == req->ino)
-			return fd;
-		err = -ENOENT;
-		close(fd);
-	}
-	return err;
-}
-
-static int reader__copy(int fd, int copy, uint64_t size)
-{
-	char *buf = malloc(GR_CHUNK);
-	uint64_t done = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	while (done < size) {
-		size_t want = size - done < GR_CHUNK ? (size_t)(size - done) : GR_CHUNK;
-		ssize_t n = pread(fd, buf, want, (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(buf);
-			return -errno;
-		}
-		if (n == 0)
-			break; /* it shrank: what there was */
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(copy, buf + off, (size_t)(n - off));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				free(buf);
-				return -errno;
-			}
-			off += w;
-		}
-		done += (uint64_t)n;
-	}
-	free(buf);
-	return 0;
-}
-
-_Noreturn void guarded_read__main(void)
-{
-	struct gr_request *req = calloc(1, sizeof(*req));
-	struct stat st;
-	int fd, err;
-
-	if (!req)
-		_exit(1);
-	reader__send(GR_SOCK_FD, GR_HELLO, 0, 0);
-	if (recv(GR_SOCK_FD, req, sizeof(*req), 0) != (ssize_t)sizeof(*req) ||
-	    req->version != GR_VERSION)
-		_exit(2);
-	for (uint32_t i = 0; i < GR_PATHS; i++)
-		req->paths[i][PATH_MAX - 1] = '\0';
-	/* Where a dead mount keeps us: in here, or in the copy's reads. */
-	fd = reader__open(req, &st);
-	if (fd < 0) {
-		reader__send(GR_SOCK_FD, GR_DONE, fd, 0);
-		_exit(0);
-	}
-	reader__send(GR_SOCK_FD, GR_OPENED, 0, (uint64_t)st.st_size);
-	if ((uint64_t)st.st_size > req->max_bytes)
-		err = -EFBIG;
-	else
-		err = reader__copy(fd, GR_COPY_FD, (uint64_t)st.st_size);
-	reader__send(GR_SOCK_FD, GR_DONE, err, (uint64_t)st.st_size);
-	_exit(0);
-}
+/* The reader's side, a process of its own exec'd for one file: guarded_read_reader.c. */
