@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: MIT
+/*
+ * HotSpot's own tables (src/unwind/jvm.h): read from a real JVM, and refused, saying why,
+ * from made-up memory that lies.
+ *
+ * The real JVM is Debian's OpenJDK 17 (/usr/lib/jvm/java-17-openjdk-amd64) running
+ * tests/workloads/com/acme/Invoices.java (launched from its source: no javac needed);
+ * its memory is read through /proc/PID/mem of this test's own child, the stand-in here
+ * for the capture's reader. Without that JDK its test skips and says so.
+ *
+ * The made-up memory is one buffer at a fixed address holding the exported variables,
+ * the three tables and their strings, built by struct image below; each refusal test
+ * spoils one thing of a good image.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "unwind/jvm.h"
+
+#define JDK17 "/usr/lib/jvm/java-17-openjdk-amd64"
+#define LIBJVM17 JDK17 "/lib/server/libjvm.so"
+
+/* ---- made-up memory ---- */
+
+#define IMG_BASE 0x7f0000000000ull
+#define IMG_SIZE (1u << 20)
+#define IMG_BIAS (IMG_BASE - 0x1000) /* libjvm's vaddr 0x1000 is the image's start */
+
+struct image {
+	unsigned char *mem;
+	size_t used;	     /* bump allocator over mem */
+	struct jvm_binary b; /* vaddrs: IMG_BIAS + vaddr is in mem */
+	uint64_t structs, types, ints; /* table addresses */
+	unsigned nstructs, ntypes, nints;
+};
+
+static int image_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct image *img = ctx;
+
+	if (addr < IMG_BASE || addr - IMG_BASE > IMG_SIZE || len > IMG_SIZE - (addr - IMG_BASE))
+		return -EFAULT;
+	memcpy(buf, img->mem + (addr - IMG_BASE), len);
+	return 0;
+}
+
+static uint64_t image_alloc(struct image *img, size_t len)
+{
+	uint64_t at = IMG_BASE + img->used;
+
+	assert_true(img->used + len <= IMG_SIZE);
+	img->used += (len + 15) & ~(size_t)15;
+	return at;
+}
+
+static void image_put(struct image *img, uint64_t addr, const void *v, size_t len)
+{
+	assert_true(addr >= IMG_BASE && addr - IMG_BASE + len <= IMG_SIZE);
+	memcpy(img->mem + (addr - IMG_BASE), v, len);
+}
+
+static void image_u64(struct image *img, uint64_t addr, uint64_t v)
+{
+	image_put(img, addr, &v, sizeof(v));
+}
+
+static uint64_t image_str(struct image *img, const char *s)
+{
+	uint64_t at = image_alloc(img, strlen(s) + 1);
+
+	image_put(img, at, s, strlen(s) + 1);
+	return at;
+}
+
+/* An exported variable holding v; its symbol is set to its vaddr. */
+static void image_var(struct image *img, enum jvm_symbol sym, uint64_t v)
+{
+	uint64_t at = image_alloc(img, 8);
+
+	image_u64(img, at, v);
+	img->b.sym[sym] = at - IMG_BIAS;
+}
+
+/* OpenJDK 17's entries: VMStructEntry 48 bytes, VMTypeEntry 48, VMIntConstantEntry 16. */
+static void image_field(struct image *img, const char *type, const char *field, int is_static,
+			uint64_t offset, uint64_t address)
+{
+	uint64_t e = img->structs + (uint64_t)img->nstructs++ * 48;
+	uint32_t st = (uint32_t)is_static;
+
+	image_u64(img, e, image_str(img, type));
+	image_u64(img, e + 8, image_str(img, field));
+	image_u64(img, e + 16, 0);
+	image_put(img, e + 24, &st, sizeof(st));
+	image_u64(img, e + 32, offset);
+	image_u64(img, e + 40, address);
+}
+
+static void image_type(struct image *img, const char *type, uint64_t size)
+{
+	uint64_t e = img->types + (uint64_t)img->ntypes++ * 48;
+
+	image_u64(img, e, image_str(img, type));
+	image_u64(img, e + 40, size);
+}
+
+static void image_int(struct image *img, const char *name, int32_t v)
+{
+	uint64_t e = img->ints + (uint64_t)img->nints++ * 16;
+
+	image_u64(img, e, image_str(img, name));
+	image_put(img, e + 8, &v, sizeof(v));
+}
+
+/* The fields OpenJDK 17 gives, with its offsets (measured on Debian's build). */
+static void image_fields(struct image *img)
+{
+	image_field(img, "CodeCache", "_heaps", 1, 0, 0x7f1000000600);
+	image_field(img, "CodeCache", "_low_bound", 1, 0, 0x7f1000000620);
+	image_field(img, "CodeCache", "_high_bound", 1, 0, 0x7f1000000618);
+	image_field(img, "GrowableArrayBase", "_len", 0, 0, 0);
+	image_field(img, "GrowableArray<int>", "_data", 0, 8, 0);
+	image_field(img, "CodeHeap", "_memory", 0, 8, 0);
+	image_field(img, "CodeHeap", "_segmap", 0, 120, 0);
+	image_field(img, "CodeHeap", "_log2_segment_size", 0, 256, 0);
+	image_field(img, "VirtualSpace", "_low", 0, 16, 0);
+	image_field(img, "VirtualSpace", "_high", 0, 24, 0);
+	image_field(img, "CodeBlob", "_name", 0, 96, 0);
+	image_field(img, "CodeBlob", "_size", 0, 12, 0);
+	image_field(img, "CodeBlob", "_frame_size", 0, 28, 0);
+	image_field(img, "CodeBlob", "_code_begin", 0, 32, 0);
+	image_field(img, "CodeBlob", "_code_end", 0, 40, 0);
+	image_field(img, "CompiledMethod", "_method", 0, 112, 0);
+	image_field(img, "Method", "_constMethod", 0, 8, 0);
+	image_field(img, "ConstMethod", "_constants", 0, 8, 0);
+	image_field(img, "ConstMethod", "_name_index", 0, 34, 0);
+	image_field(img, "ConstMethod", "_signature_index", 0, 36, 0);
+	image_field(img, "ConstantPool", "_pool_holder", 0, 24, 0);
+	image_field(img, "Klass", "_name", 0, 24, 0);
+	image_field(img, "Symbol", "_length", 0, 4, 0);
+	image_field(img, "Symbol", "_body", 0, 6, 0);
+}
+
+/* ints: OpenJDK 17's two frame slots; method: the Method*'s slot too (17 has none). */
+static void image_build_ints(struct image *img, bool fields, bool types, bool ints, bool method)
+{
+	memset(img, 0, sizeof(*img));
+	img->mem = calloc(1, IMG_SIZE);
+	assert_non_null(img->mem);
+	img->used = 0x100; /* a few unmapped-looking zeros first */
+	img->structs = image_alloc(img, 64 * 48);
+	img->types = image_alloc(img, 16 * 48);
+	img->ints = image_alloc(img, 16 * 16);
+	image_var(img, JVM_SYM_STRUCTS, img->structs);
+	image_var(img, JVM_SYM_STRUCT_STRIDE, 48);
+	image_var(img, JVM_SYM_STRUCT_TYPE, 0);
+	image_var(img, JVM_SYM_STRUCT_FIELD, 8);
+	image_var(img, JVM_SYM_STRUCT_STATIC, 24);
+	image_var(img, JVM_SYM_STRUCT_OFFSET, 32);
+	image_var(img, JVM_SYM_STRUCT_ADDRESS, 40);
+	image_var(img, JVM_SYM_TYPES, img->types);
+	image_var(img, JVM_SYM_TYPE_STRIDE, 48);
+	image_var(img, JVM_SYM_TYPE_NAME, 0);
+	image_var(img, JVM_SYM_TYPE_SIZE, 40);
+	image_var(img, JVM_SYM_INTS, img->ints);
+	image_var(img, JVM_SYM_INT_STRIDE, 16);
+	image_var(img, JVM_SYM_INT_NAME, 0);
+	image_var(img, JVM_SYM_INT_VALUE, 8);
+	/* entries a walker skips: other types, a field of a wanted type it does not read */
+	image_field(img, "Thread", "_osthread", 0, 8, 0);
+	image_field(img, "Method", "_method_data", 0, 16, 0);
+	if (fields)
+		image_fields(img);
+	image_type(img, "Method", 88);
+	if (types)
+		image_type(img, "ConstantPool", 72);
+	image_int(img, "frame::pc_return_offset", 0);
+	if (ints) {
+		image_int(img, "frame::interpreter_frame_sender_sp_offset", -1);
+		image_int(img, "frame::interpreter_frame_last_sp_offset", -2);
+	}
+	if (method) {
+		image_int(img, "frame::interpreter_frame_method_offset", -3);
+		image_int(img, "frame::interpreter_frame_bcp_offset", -8);
+	}
+}
+
+static void image_build(struct image *img, bool fields, bool types, bool ints)
+{
+	image_build_ints(img, fields, types, ints, ints);
+}
+
+static void image_free(struct image *img)
+{
+	free(img->mem);
+}
+
+static enum jvm_refusal image_layout(struct image *img, struct jvm_layout *l)
+{
+	return jvm_layout__read(&img->b, IMG_BIAS, image_read, img, l);
+}
+
+static void test_image_read(void **state)
+{
+	struct image img;
+	struct jvm_layout l;
+
+	(void)state;
+	image_build(&img, true, true, true);
+	assert_int_equal(image_layout(&img, &l), JVM_OK);
+	assert_int_equal(l.entries, img.nstructs);
+	assert_int_equal(l.code_cache_heaps, 0x7f1000000600);
+	assert_int_equal(l.code_cache_low, 0x7f1000000620);
+	assert_int_equal(l.code_cache_high, 0x7f1000000618);
+	assert_int_equal(l.method_const, 8);
+	assert_int_equal(l.const_method_name, 34);
+	assert_int_equal(l.const_method_signature, 36);
+	assert_int_equal(l.compiled_method, 112);
+	assert_int_equal(l.blob_frame_size, 28);
+	assert_int_equal(l.pool_size, 72);
+	assert_int_equal(l.symbol_body, 6);
+	assert_int_equal(l.interp_method, -3);
+	assert_int_equal(l.interp_bcp, -8);
+	assert_string_equal(l.missing, "");
+	image_free(&img);
+
+	/* 17 exports no Method* slot: derived from last_sp's, x86-64's layout */
+	image_build_ints(&img, true, true, true, false);
+	assert_int_equal(image_layout(&img, &l), JVM_OK);
+	assert_int_equal(l.interp_method, -3);
+	assert_int_equal(l.interp_bcp, 0);
+	image_free(&img);
+}
+
+static void test_refuses_missing(void **state)
+{
+	struct image img;
+	struct jvm_layout l;
+
+	(void)state;
+	image_build(&img, false, true, true);
+	assert_int_equal(image_layout(&img, &l), JVM_MISSING_FIELD);
+	assert_string_equal(l.missing, "CodeCache::_heaps");
+	image_free(&img);
+
+	image_build(&img, true, false, true);
+	assert_int_equal(image_layout(&img, &l), JVM_MISSING_FIELD);
+	assert_string_equal(l.missing, "ConstantPool");
+	image_free(&img);
+
+	image_build(&img, true, true, false);
+	assert_int_equal(image_layout(&img, &l), JVM_MISSING_FIELD);
+	assert_string_equal(l.missing, "frame::interpreter_frame_sender_sp_offset");
+	image_free(&img);
+
+	/* no Method* slot, and a frame layout it cannot be derived from */
+	image_build_ints(&img, true, true, false, false);
+	image_int(&img, "frame::interpreter_frame_sender_sp_offset", -1);
+	image_int(&img, "frame::interpreter_frame_last_sp_offset", -4);
+	assert_int_equal(image_layout(&img, &l), JVM_MISSING_FIELD);
+	assert_string_equal(l.missing, "frame::interpreter_frame_method_offset");
+	image_free(&img);
+}
+
+static void test_refuses_no_tables(void **state)
+{
+	struct image img;
+	struct jvm_layout l;
+
+	(void)state;
+	image_build(&img, true, true, true);
+	img.b.sym[JVM_SYM_TYPE_SIZE] = 0;
+	assert_int_equal(image_layout(&img, &l), JVM_NO_TABLES);
+	memset(&img.b, 0, sizeof(img.b));
+	assert_int_equal(image_layout(&img, &l), JVM_NO_TABLES);
+	image_free(&img);
+}
+
+static void test_refuses_unreadable(void **state)
+{
+	struct image img;
+	struct jvm_layout l;
+
+	(void)state;
+	image_build(&img, true, true, true);
+	/* the exported variable outside the process */
+	img.b.sym[JVM_SYM_STRUCT_STRIDE] = 0x10;
+	assert_int_equal(image_layout(&img, &l), JVM_UNREADABLE);
+	image_free(&img);
+
+	/* the table's pointer into nothing */
+	image_build(&img, true, true, true);
+	image_u64(&img, IMG_BIAS + img.b.sym[JVM_SYM_STRUCTS], 0x1000);
+	assert_int_equal(image_layout(&img, &l), JVM_UNREADABLE);
+	image_free(&img);
+}
+
+static void set_var(struct image *img, enum jvm_symbol sym, uint64_t v)
+{
+	image_u64(img, IMG_BIAS + img->b.sym[sym], v);
+}
+
+static void test_refuses_bad_strides(void **state)
+{
+	static const uint64_t bad[] = { 0, 8, 12, 50, JVM_MAX_STRIDE + 8, UINT64_MAX };
+	struct image img;
+	struct jvm_layout l;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		image_build(&img, true, true, true);
+		set_var(&img, JVM_SYM_STRUCT_STRIDE, bad[i]);
+		assert_int_equal(image_layout(&img, &l), JVM_BAD_TABLE);
+		image_free(&img);
+	}
+	/* a field offset past the entry */
+	image_build(&img, true, true, true);
+	set_var(&img, JVM_SYM_STRUCT_OFFSET, 48);
+	assert_int_equal(image_layout(&img, &l), JVM_BAD_TABLE);
+	image_free(&img);
+	/* a table at 0 */
+	image_build(&img, true, true, true);
+	set_var(&img, JVM_SYM_INTS, 0);
+	assert_int_equal(image_layout(&img, &l), JVM_BAD_TABLE);
+	image_free(&img);
+	/* a table whose last entry would wrap */
+	image_build(&img, true, true, true);
+	set_var(&img, JVM_SYM_TYPES, UINT64_MAX - 4096);
+	assert_int_equal(image_layout(&img, &l), JVM_BAD_TABLE);
+	image_free(&img);
+}
+
+/* A table without its NULL end: every entry names a type nobody wants, as far as the
+ * memory goes; the walk stops at JVM_MAX_ENTRIES, not at the end of the process. */
+static void test_refuses_endless_table(void **state)
+{
+	struct image img;
+	struct jvm_layout l;
+	uint64_t name;
+
+	(void)state;
+	image_build(&img, true, true, true);
+	name = image_str(&img, "Nothing");
+	/* stride 16 over a region of 16384 + 16 entries, each naming "Nothing" */
+	img.structs = image_alloc(&img, (JVM_MAX_ENTRIES + 16) * 16);
+	for (unsigned i = 0; i < JVM_MAX_ENTRIES + 16; i++)
+		image_u64(&img, img.structs + i * 16ull, name);
+	set_var(&img, JVM_SYM_STRUCTS, img.structs);
+	set_var(&img, JVM_SYM_STRUCT_STRIDE, 16);
+	set_var(&img, JVM_SYM_STRUCT_FIELD, 0);
+	set_var(&img, JVM_SYM_STRUCT_STATIC, 0);
+	set_var(&img, JVM_SYM_STRUCT_OFFSET, 8);
+	set_var(&img, JVM_SYM_STRUCT_ADDRESS, 8);
+	assert_int_equal(image_layout(&img, &l), JVM_BAD_TABLE);
+	image_free(&img);
+}
+
+static void test_refuses_bad_values(void **state)
+{
+	struct image img;
+	struct jvm_layout l;
+	char longname[JVM_MAX_NAME * 2];
+
+	(void)state;
+	/* an offset past any HotSpot structure */
+	image_build(&img, false, true, true);
+	image_field(&img, "CodeBlob", "_frame_size", 0, JVM_MAX_OFFSET + 1, 0);
+	image_fields(&img);
+	assert_int_equal(image_layout(&img, &l), JVM_BAD_OFFSET);
+	assert_string_equal(l.missing, "CodeBlob::_frame_size");
+	image_free(&img);
+
+	/* a static field said not to be static */
+	image_build(&img, false, true, true);
+	image_field(&img, "CodeCache", "_heaps", 0, 0, 0);
+	image_fields(&img);
+	assert_int_equal(image_layout(&img, &l), JVM_BAD_OFFSET);
+	assert_string_equal(l.missing, "CodeCache::_heaps");
+	image_free(&img);
+
+	/* a frame offset hundreds of words from rbp */
+	image_build_ints(&img, true, true, true, false);
+	image_int(&img, "frame::interpreter_frame_method_offset", -1000);
+	assert_int_equal(image_layout(&img, &l), JVM_BAD_OFFSET);
+	image_free(&img);
+
+	/* Symbol::_body before its _length */
+	image_build(&img, false, true, true);
+	image_field(&img, "Symbol", "_body", 0, 2, 0);
+	image_fields(&img);
+	assert_int_equal(image_layout(&img, &l), JVM_BAD_OFFSET);
+	assert_string_equal(l.missing, "Symbol::_body");
+	image_free(&img);
+
+	/* names without their NUL within the bound are no one's: skipped, the rest read */
+	image_build(&img, false, true, true);
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	image_field(&img, longname, longname, 0, 8, 0);
+	image_fields(&img);
+	assert_int_equal(image_layout(&img, &l), JVM_OK);
+	image_free(&img);
+}
+
+static void test_refusal_messages(void **state)
+{
+	(void)state;
+	for (int why = JVM_OK; why <= JVM_BAD_OFFSET; why++)
+		assert_true(jvm_refusal__msg((enum jvm_refusal)why) >= 0);
+	assert_int_not_equal(jvm_refusal__msg(JVM_MISSING_FIELD), jvm_refusal__msg(JVM_BAD_TABLE));
+}
+
+/* ---- libjvm.so itself ---- */
+
+static void test_binary_symbols(void **state)
+{
+	struct jvm_binary b;
+	int fd;
+
+	(void)state;
+	assert_true(jvm_binary__is_candidate("/usr/lib/jvm/x/lib/server/libjvm.so"));
+	assert_false(jvm_binary__is_candidate("/usr/lib/libjvm.so.1"));
+	assert_false(jvm_binary__is_candidate(NULL));
+
+	fd = open("/bin/true", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(jvm_binary__read(fd, &b), -ENOENT);
+	assert_int_equal(b.sym[JVM_SYM_STRUCTS], 0);
+	close(fd);
+
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(jvm_binary__read(fd, &b), -ENOEXEC);
+	close(fd);
+
+	fd = open(LIBJVM17, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		print_message("skipped: no " LIBJVM17 "\n");
+		skip();
+	}
+	assert_int_equal(jvm_binary__read(fd, &b), 0);
+	close(fd);
+	for (int i = 0; i < JVM_SYM_COUNT; i++)
+		assert_int_not_equal(b.sym[i], 0);
+	/* measured: readelf --dyn-syms on Debian's 17.0.15 build */
+	print_message("gHotSpotVMStructs at %#llx\n", (unsigned long long)b.sym[JVM_SYM_STRUCTS]);
+}
+
+/* ---- a real JVM ---- */
+
+struct proc_mem {
+	int fd;
+};
+
+static int proc_mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct proc_mem *m = ctx;
+	ssize_t n = pread(m->fd, buf, len, (off_t)addr);
+
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* The bias of the first mapping of libjvm.so in pid (start - file offset), or 0. */
+static uint64_t libjvm_bias(int pid, char *path, size_t pathlen)
+{
+	char name[64], line[512];
+	uint64_t bias = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	f = fopen(name, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char file[400];
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %399s", &start, &end, &off, file) != 4)
+			continue;
+		if (jvm_binary__is_candidate(file)) {
+			bias = start - off;
+			snprintf(path, pathlen, "%s", file);
+			break;
+		}
+	}
+	fclose(f);
+	return bias;
+}
+
+static void test_real_jvm(void **state)
+{
+	struct jvm_binary b;
+	struct jvm_layout l;
+	struct proc_mem m = { -1 };
+	enum jvm_refusal why = JVM_UNREADABLE;
+	char path[400] = "", name[64];
+	uint64_t bias = 0;
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	if (access(JDK17 "/bin/java", X_OK) != 0) {
+		print_message("skipped: no OpenJDK 17 at " JDK17 "\n");
+		skip();
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execl(JDK17 "/bin/java", "java", "-Xint", "-Xshare:auto",
+		      "tests/workloads/com/acme/Invoices.java", (char *)NULL);
+		_exit(127);
+	}
+	/* The tables are filled by the JVM's static initialisers, the library mapped a
+	 * moment after exec: poll, on a loaded machine for up to 60 s. */
+	for (int i = 0; i < 600 && why != JVM_OK; i++) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		if (!bias)
+			bias = libjvm_bias(pid, path, sizeof(path));
+		if (!bias)
+			continue;
+		if (m.fd < 0) {
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			assert_true(fd >= 0);
+			assert_int_equal(jvm_binary__read(fd, &b), 0);
+			close(fd);
+			snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+			m.fd = open(name, O_RDONLY | O_CLOEXEC);
+			assert_true(m.fd >= 0);
+		}
+		why = jvm_layout__read(&b, bias, proc_mem_read, &m, &l);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (m.fd >= 0)
+		close(m.fd);
+	assert_int_equal(why, JVM_OK);
+	print_message("%s: %u field entries\n", path, l.entries);
+	assert_true(l.entries > 500 && l.entries < JVM_MAX_ENTRIES);
+	/* OpenJDK 17's layout (measured 2026-12-05, docs/kernel.md §Java) */
+	assert_int_equal(l.method_const, 8);
+	assert_int_equal(l.const_method_constants, 8);
+	assert_int_equal(l.const_method_name, 34);
+	assert_int_equal(l.const_method_signature, 36);
+	assert_int_equal(l.pool_holder, 24);
+	assert_int_equal(l.pool_size, 72);
+	assert_int_equal(l.klass_name, 24);
+	assert_int_equal(l.symbol_length, 4);
+	assert_int_equal(l.symbol_body, 6);
+	assert_int_equal(l.blob_frame_size, 28);
+	assert_int_equal(l.compiled_method, 112);
+	assert_int_equal(l.interp_method, -3);
+	assert_int_equal(l.interp_sender_sp, -1);
+	/* statics lie in libjvm.so's own data */
+	assert_true(l.code_cache_heaps > bias && l.code_cache_low > bias && l.code_cache_high > bias);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_image_read),
+		cmocka_unit_test(test_refuses_missing),
+		cmocka_unit_test(test_refuses_no_tables),
+		cmocka_unit_test(test_refuses_unreadable),
+		cmocka_unit_test(test_refuses_bad_strides),
+		cmocka_unit_test(test_refuses_endless_table),
+		cmocka_unit_test(test_refuses_bad_values),
+		cmocka_unit_test(test_refusal_messages),
+		cmocka_unit_test(test_binary_symbols),
+		cmocka_unit_test(test_real_jvm),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
