@@ -5,7 +5,8 @@
  * first JVM_SYM_COUNT words are where the exported variables are (offsets into the
  * bytes); jvm_layout__read must return, within its bounds, either a refusal or a layout
  * whose offsets the frame walker can use. The same bytes as a file go to
- * jvm_binary__read. Reads outside the bytes fail as a fault would.
+ * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name.
+ * Reads outside the bytes fail as a fault would.
  *
  *   make build/fuzz/fuzz_jvm    (seeds: fuzz/make-jvm-seeds.sh, a made-up JVM's tables)
  *   build/fuzz/fuzz_jvm -max_total_time=60 build/fuzz/corpus build/fuzz/seeds/jvm
@@ -73,6 +74,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(l.symbol_length < l.symbol_body && l.pool_holder + 8 <= l.pool_size);
 		check(l.interp_method < 0 && l.interp_method >= -64);
 		check(l.entries < JVM_MAX_ENTRIES);
+	}
+	/* the word after the symbols is a Method* to name, by the layout read or, when
+	 * refused, by OpenJDK 17's offsets */
+	if (why != JVM_OK) {
+		memset(&l, 0, sizeof(l));
+		l.method_const = 8, l.const_method_constants = 8, l.const_method_name = 34;
+		l.pool_holder = 24, l.pool_length = 60, l.pool_size = 72, l.klass_name = 24;
+		l.symbol_length = 4, l.symbol_body = 6;
+	}
+	if (size >= (JVM_SYM_COUNT + 1) * 8) {
+		char name[JVM_MAX_METHOD_NAME];
+		uint64_t method;
+
+		memcpy(&method, data + JVM_SYM_COUNT * 8, sizeof(method));
+		if (jvm_method__name(&l, mem_read, &m, BASE + method, name) == 0)
+			check(strlen(name) <= 2 * JVM_MAX_SYMBOL + 1);
+		else
+			check(name[0] == '\0');
 	}
 	return 0;
 }

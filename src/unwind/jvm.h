@@ -104,6 +104,7 @@ struct jvm_layout {
 	uint32_t const_method_signature;/* ConstMethod::_signature_index */
 	uint32_t pool_holder;		/* ConstantPool::_pool_holder */
 	uint32_t pool_size;		/* sizeof(ConstantPool): its slots follow it */
+	uint32_t pool_length;		/* ConstantPool::_length, its slots */
 	uint32_t klass_name;		/* Klass::_name */
 	uint32_t symbol_length;		/* Symbol::_length */
 	uint32_t symbol_body;		/* Symbol::_body */
@@ -134,6 +135,23 @@ typedef int (*jvm_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
  * field for JVM_MISSING_FIELD and JVM_BAD_OFFSET). */
 enum jvm_refusal jvm_layout__read(const struct jvm_binary *b, uint64_t bias, jvm_read_fn read,
 				  void *ctx, struct jvm_layout *out);
+
+/* The longest class or method name kept (a Symbol's bytes); longer ones are cut. */
+#define JVM_MAX_SYMBOL 256u
+/* "com.acme.Invoices.computeTotals": class, '.', method, NUL. */
+#define JVM_MAX_METHOD_NAME (2 * JVM_MAX_SYMBOL + 2)
+
+/*
+ * The name of the Method at method in a process laid out as l: its class's name (from
+ * the constant pool's holder, '/' made '.') and its own (the pool's slot at the
+ * method's name index), as "com.acme.Invoices.computeTotals" in buf (at least
+ * JVM_MAX_METHOD_NAME bytes). Every pointer read is checked for what it must be (not
+ * 0, 8-byte aligned), every index against the pool's length, every Symbol's length
+ * against JVM_MAX_SYMBOL (cut there) and its bytes for NULs. 0, -EFAULT (a read
+ * failed), or -EINVAL (what was read is not a Method).
+ */
+int jvm_method__name(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t method,
+		     char *buf);
 
 /* The message of a refusal (an enum msg_id of util/messages.h: MSG_JVM_*), for the
  * profile's note on that process; JVM_MISSING_FIELD and JVM_BAD_OFFSET take the

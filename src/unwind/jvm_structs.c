@@ -242,6 +242,7 @@ static const struct want wants_template[] = {
 	F("ConstMethod", "_signature_index", const_method_signature),
 	F("ConstantPool", "_pool_holder", pool_holder),
 	Z("ConstantPool", pool_size),
+	F("ConstantPool", "_length", pool_length),
 	F("Klass", "_name", klass_name),
 	F("Symbol", "_length", symbol_length),
 	F("Symbol", "_body", symbol_body),
@@ -426,7 +427,7 @@ static enum jvm_refusal check_layout(struct jvm_layout *o, bool have_method)
 		snprintf(o->missing, sizeof(o->missing), "Symbol::_body");
 		return JVM_BAD_OFFSET;
 	}
-	if (o->pool_holder + 8 > o->pool_size) {
+	if (o->pool_holder + 8 > o->pool_size || o->pool_length + 4 > o->pool_size) {
 		snprintf(o->missing, sizeof(o->missing), "ConstantPool::_pool_holder");
 		return JVM_BAD_OFFSET;
 	}

@@ -6,7 +6,10 @@
  * The real JVM is Debian's OpenJDK 17 (/usr/lib/jvm/java-17-openjdk-amd64) running
  * tests/workloads/com/acme/Invoices.java (launched from its source: no javac needed);
  * its memory is read through /proc/PID/mem of this test's own child, the stand-in here
- * for the capture's reader. Without that JDK its test skips and says so.
+ * for the capture's reader. The test reads its layout, then finds its compiled methods
+ * in the code cache by that layout alone and names them: the hot loop and the
+ * recursion among them, the method kept interpreted not. Without that JDK its test
+ * skips and says so.
  *
  * The made-up memory is one buffer at a fixed address holding the exported variables,
  * the three tables and their strings, built by struct image below; each refusal test
@@ -37,7 +40,7 @@
 /* ---- made-up memory ---- */
 
 #define IMG_BASE 0x7f0000000000ull
-#define IMG_SIZE (1u << 20)
+#define IMG_SIZE (2u << 20)
 #define IMG_BIAS (IMG_BASE - 0x1000) /* libjvm's vaddr 0x1000 is the image's start */
 
 struct image {
@@ -76,6 +79,14 @@ static void image_put(struct image *img, uint64_t addr, const void *v, size_t le
 static void image_u64(struct image *img, uint64_t addr, uint64_t v)
 {
 	image_put(img, addr, &v, sizeof(v));
+}
+
+static uint64_t image_get(struct image *img, uint64_t addr)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(image_read(img, addr, &v, sizeof(v)), 0);
+	return v;
 }
 
 static uint64_t image_str(struct image *img, const char *s)
@@ -150,6 +161,7 @@ static void image_fields(struct image *img)
 	image_field(img, "ConstMethod", "_name_index", 0, 34, 0);
 	image_field(img, "ConstMethod", "_signature_index", 0, 36, 0);
 	image_field(img, "ConstantPool", "_pool_holder", 0, 24, 0);
+	image_field(img, "ConstantPool", "_length", 0, 60, 0);
 	image_field(img, "Klass", "_name", 0, 24, 0);
 	image_field(img, "Symbol", "_length", 0, 4, 0);
 	image_field(img, "Symbol", "_body", 0, 6, 0);
@@ -416,6 +428,80 @@ static void test_refuses_bad_values(void **state)
 	image_free(&img);
 }
 
+/* A Method, its ConstMethod, pool, holder and two Symbols in the image. */
+static uint64_t image_symbol(struct image *img, const char *text)
+{
+	uint64_t at = image_alloc(img, 8 + strlen(text));
+	uint16_t len = (uint16_t)strlen(text);
+
+	image_put(img, at + 4, &len, sizeof(len));
+	image_put(img, at + 6, text, len);
+	return at;
+}
+
+static uint64_t image_method(struct image *img, const char *klass, const char *name,
+			     uint16_t index, int32_t pool_len)
+{
+	uint64_t method = image_alloc(img, 88), cm = image_alloc(img, 48);
+	uint64_t pool = image_alloc(img, 72 + 8 * 8), holder = image_alloc(img, 64);
+
+	image_u64(img, method + 8, cm);
+	image_u64(img, cm + 8, pool);
+	image_put(img, cm + 34, &index, sizeof(index));
+	image_u64(img, pool + 24, holder);
+	image_put(img, pool + 60, &pool_len, sizeof(pool_len));
+	image_u64(img, pool + 72 + 8 * 5, image_symbol(img, name));
+	image_u64(img, holder + 24, image_symbol(img, klass));
+	return method;
+}
+
+static void test_method_names(void **state)
+{
+	char buf[JVM_MAX_METHOD_NAME], *longname;
+	struct image img;
+	struct jvm_layout l;
+	uint64_t m;
+
+	(void)state;
+	image_build(&img, true, true, true);
+	assert_int_equal(image_layout(&img, &l), JVM_OK);
+	m = image_method(&img, "com/acme/Invoices", "computeTotals", 5, 8);
+	assert_int_equal(jvm_method__name(&l, image_read, &img, m, buf), 0);
+	assert_string_equal(buf, "com.acme.Invoices.computeTotals");
+	/* a name index past the pool, or 0 */
+	m = image_method(&img, "com/acme/Invoices", "computeTotals", 9, 8);
+	assert_int_equal(jvm_method__name(&l, image_read, &img, m, buf), -EINVAL);
+	m = image_method(&img, "com/acme/Invoices", "computeTotals", 5, -1);
+	assert_int_equal(jvm_method__name(&l, image_read, &img, m, buf), -EINVAL);
+	/* a Method pointer into nothing, misaligned, 0; a ConstMethod of 0 */
+	assert_int_equal(jvm_method__name(&l, image_read, &img, 0x1000, buf), -EFAULT);
+	assert_int_equal(jvm_method__name(&l, image_read, &img, m + 1, buf), -EINVAL);
+	assert_int_equal(jvm_method__name(&l, image_read, &img, 0, buf), -EINVAL);
+	assert_int_equal(jvm_method__name(&l, image_read, &img, image_alloc(&img, 88), buf),
+			 -EINVAL);
+	/* an empty name; a name of 65535 bytes is cut at JVM_MAX_SYMBOL */
+	m = image_method(&img, "com/acme/Invoices", "", 5, 8);
+	assert_int_equal(jvm_method__name(&l, image_read, &img, m, buf), -EINVAL);
+	longname = malloc(70000);
+	assert_non_null(longname);
+	memset(longname, 'k', 69999);
+	longname[69999] = '\0';
+	m = image_method(&img, "a/B", "run", 5, 8);
+	{
+		uint64_t cm = image_get(&img, m + 8), pool = image_get(&img, cm + 8);
+		uint64_t holder = image_get(&img, pool + 24), sym = image_alloc(&img, 70000);
+		uint16_t len = 65535;
+
+		image_put(&img, sym + 4, &len, sizeof(len));
+		image_put(&img, sym + 6, longname, 65535);
+		image_u64(&img, holder + 24, sym);
+	}
+	assert_int_equal(jvm_method__name(&l, image_read, &img, m, buf), 0);
+	assert_int_equal(strlen(buf), JVM_MAX_SYMBOL + strlen(".run"));
+	free(longname);
+	image_free(&img);
+}
+
 static void test_refusal_messages(void **state)
 {
 	(void)state;
@@ -501,11 +587,73 @@ static uint64_t libjvm_bias(int pid, char *path, size_t pathlen)
 	return bias;
 }
 
+/* What a scan of the code cache found: nmethods, those named, and whether the hot
+ * loop, the recursion and the interpreted method were among them. */
+struct scan {
+	unsigned nmethods, named;
+	bool hot, recursion, interpreted;
+};
+
+static int read_u64p(struct proc_mem *m, uint64_t addr, uint64_t *v)
+{
+	return proc_mem_read(m, addr, v, sizeof(*v));
+}
+
+/*
+ * Every compiled method of the JVM, found as the frame walker will find a PC's: the
+ * code heaps (CodeCache::_heaps, a GrowableArray of CodeHeap*), each heap's committed
+ * memory (VirtualSpace _low.._high) a run of HeapBlocks (OpenJDK 17: a 16-byte header,
+ * its length in segments, then the CodeBlob), an nmethod's Method* at
+ * CompiledMethod::_method, named by jvm_method__name. Test scaffolding: bounded, and
+ * any read that fails ends the heap.
+ */
+static void scan_code_cache(const struct jvm_layout *l, struct proc_mem *m, struct scan *out)
+{
+	uint64_t ga, data, heap, low, high;
+	uint32_t nheaps = 0, log2seg = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (read_u64p(m, l->code_cache_heaps, &ga) ||
+	    proc_mem_read(m, ga + l->growable_len, &nheaps, sizeof(nheaps)) ||
+	    read_u64p(m, ga + l->growable_data, &data))
+		return;
+	for (uint32_t h = 0; h < nheaps && h < 8; h++) {
+		if (read_u64p(m, data + 8ull * h, &heap) ||
+		    read_u64p(m, heap + l->heap_memory + l->vspace_low, &low) ||
+		    read_u64p(m, heap + l->heap_memory + l->vspace_high, &high) ||
+		    proc_mem_read(m, heap + l->heap_log2_segment, &log2seg, sizeof(log2seg)) ||
+		    log2seg > 16)
+			continue;
+		for (unsigned n = 0; low < high && n < (1u << 20); n++) {
+			uint64_t len = 0, blob = low + 16, name_at, method;
+			uint8_t used = 0;
+			char kind[16] = "", name[JVM_MAX_METHOD_NAME];
+
+			if (read_u64p(m, low, &len) || proc_mem_read(m, low + 8, &used, 1) || !len)
+				break;
+			low += len << log2seg;
+			if (!used || read_u64p(m, blob + l->blob_name, &name_at) ||
+			    proc_mem_read(m, name_at, kind, sizeof(kind) - 1) ||
+			    strcmp(kind, "nmethod") != 0)
+				continue;
+			out->nmethods++;
+			if (read_u64p(m, blob + l->compiled_method, &method) ||
+			    jvm_method__name(l, proc_mem_read, m, method, name))
+				continue;
+			out->named++;
+			out->hot |= strcmp(name, "com.acme.Invoices.computeTotals") == 0;
+			out->recursion |= strcmp(name, "com.acme.Invoices.descend") == 0;
+			out->interpreted |= strcmp(name, "com.acme.Invoices.auditOnce") == 0;
+		}
+	}
+}
+
 static void test_real_jvm(void **state)
 {
 	struct jvm_binary b;
 	struct jvm_layout l;
 	struct proc_mem m = { -1 };
+	struct scan scan = { 0 };
 	enum jvm_refusal why = JVM_UNREADABLE;
 	char path[400] = "", name[64];
 	uint64_t bias = 0;
@@ -523,7 +671,8 @@ static void test_real_jvm(void **state)
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, 1);
-		execl(JDK17 "/bin/java", "java", "-Xint", "-Xshare:auto",
+		execl(JDK17 "/bin/java", "java", "-XX:CompileCommand=quiet",
+		      "-XX:CompileCommand=exclude,com.acme.Invoices::auditOnce",
 		      "tests/workloads/com/acme/Invoices.java", (char *)NULL);
 		_exit(127);
 	}
@@ -548,6 +697,14 @@ static void test_real_jvm(void **state)
 		}
 		why = jvm_layout__read(&b, bias, proc_mem_read, &m, &l);
 	}
+	/* then its methods, named from their nmethods once compiled (seconds; a minute
+	 * on a loaded machine at most) */
+	for (int i = 0; i < 600 && why == JVM_OK && !(scan.hot && scan.recursion); i++) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		scan_code_cache(&l, &m, &scan);
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	if (m.fd >= 0)
@@ -569,6 +726,11 @@ static void test_real_jvm(void **state)
 	assert_int_equal(l.compiled_method, 112);
 	assert_int_equal(l.interp_method, -3);
 	assert_int_equal(l.interp_sender_sp, -1);
+	print_message("code cache: %u nmethods, %u named\n", scan.nmethods, scan.named);
+	assert_true(scan.hot);
+	assert_true(scan.recursion);
+	assert_false(scan.interpreted); /* excluded from compilation: never an nmethod */
+	assert_true(scan.named * 10 >= scan.nmethods * 9);
 	/* statics lie in libjvm.so's own data */
 	assert_true(l.code_cache_heaps > bias && l.code_cache_low > bias && l.code_cache_high > bias);
 }
@@ -583,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_bad_strides),
 		cmocka_unit_test(test_refuses_endless_table),
 		cmocka_unit_test(test_refuses_bad_values),
+		cmocka_unit_test(test_method_names),
 		cmocka_unit_test(test_refusal_messages),
 		cmocka_unit_test(test_binary_symbols),
 		cmocka_unit_test(test_real_jvm),
