@@ -67,11 +67,13 @@ int jvm_method__name(const struct jvm_layout *l, jvm_read_fn read, void *ctx, ui
 		return -EINVAL;
 	if ((err = read_ptr(read, ctx, pool + l->pool_size + 8ull * name_index, &name_sym)))
 		return err;
-	if ((err = read_symbol(l, read, ctx, klass_sym, buf, true)))
-		return err;
-	n = strlen(buf);
-	buf[n] = '.';
-	err = read_symbol(l, read, ctx, name_sym, buf + n + 1, false);
+	err = read_symbol(l, read, ctx, klass_sym, buf, true);
+	if (!err) {
+		n = strlen(buf);
+		buf[n] = '.';
+		err = read_symbol(l, read, ctx, name_sym, buf + n + 1, false);
+	}
+	/* a class name read before a bad method name is no name */
 	if (err)
 		buf[0] = '\0';
 	return err;

@@ -482,6 +482,13 @@ static void test_method_names(void **state)
 	/* an empty name; a name of 65535 bytes is cut at JVM_MAX_SYMBOL */
 	m = image_method(&img, "com/acme/Invoices", "", 5, 8);
 	assert_int_equal(jvm_method__name(&l, image_read, &img, m, buf), -EINVAL);
+	assert_string_equal(buf, "");
+	/* a class name with a NUL inside (found by fuzz_jvm: its first bytes were left) */
+	m = image_method(&img, "com/acme/Invoices", "run", 5, 8);
+	image_put(&img, image_get(&img, image_get(&img, image_get(&img, image_get(&img, m + 8) + 8) +
+						       24) + 24) + 6 + 3, "", 1);
+	assert_int_equal(jvm_method__name(&l, image_read, &img, m, buf), -EINVAL);
+	assert_string_equal(buf, "");
 	longname = malloc(70000);
 	assert_non_null(longname);
 	memset(longname, 'k', 69999);
