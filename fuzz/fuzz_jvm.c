@@ -5,7 +5,8 @@
  * first JVM_SYM_COUNT words are where the exported variables are (offsets into the
  * bytes); jvm_layout__read must return, within its bounds, either a refusal or a layout
  * whose offsets the frame walker can use. The same bytes as a file go to
- * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name.
+ * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name;
+ * a layout accepted is turned into the walker's record (jvm_proc__init).
  * Reads outside the bytes fail as a fault would.
  *
  *   make build/fuzz/fuzz_jvm    (seeds: fuzz/make-jvm-seeds.sh, a made-up JVM's tables)
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "unwind/jvm.h"
+#include "../bpf/jvm_records.h"
 
 #define BASE 0x7f0000000000ull
 
@@ -48,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mem m = { data, size };
 	struct jvm_binary b;
 	struct jvm_layout l;
+	struct jvm_proc proc;
 	enum jvm_refusal why;
 
 	if (fd < 0) {
@@ -74,6 +77,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(l.symbol_length < l.symbol_body && l.pool_holder + 8 <= l.pool_size);
 		check(l.interp_method < 0 && l.interp_method >= -64);
 		check(l.entries < JVM_MAX_ENTRIES);
+		if (jvm_proc__init(&l, mem_read, &m, &proc) == 0) {
+			check(proc.nheaps >= 1 && proc.nheaps <= JVM_MAX_HEAPS);
+			for (unsigned i = 0; i < proc.nheaps; i++)
+				check(proc.heaps[i].low < proc.heaps[i].high &&
+				      proc.heaps[i].log2_segment <= 20);
+		}
 	}
 	/* the word after the symbols is a Method* to name, by the layout read or, when
 	 * refused, by OpenJDK 17's offsets */

@@ -29,7 +29,8 @@ fields = [("CodeCache", "_heaps", 1, 0, BASE + 0x10), ("CodeCache", "_low_bound"
           ("VirtualSpace", "_low", 0, 16, 0), ("VirtualSpace", "_high", 0, 24, 0),
           ("CodeBlob", "_name", 0, 96, 0), ("CodeBlob", "_size", 0, 12, 0),
           ("CodeBlob", "_frame_size", 0, 28, 0), ("CodeBlob", "_code_begin", 0, 32, 0),
-          ("CodeBlob", "_code_end", 0, 40, 0), ("CompiledMethod", "_method", 0, 112, 0),
+          ("CodeBlob", "_code_end", 0, 40, 0), ("CodeBlob", "_frame_complete_offset", 0, 24, 0),
+          ("CompiledMethod", "_method", 0, 112, 0),
           ("Method", "_constMethod", 0, 8, 0), ("ConstMethod", "_constants", 0, 8, 0),
           ("ConstMethod", "_name_index", 0, 34, 0), ("ConstMethod", "_signature_index", 0, 36, 0),
           ("ConstantPool", "_pool_holder", 0, 24, 0), ("ConstantPool", "_length", 0, 60, 0),
@@ -39,6 +40,7 @@ for i, (t, f, st, off, ad) in enumerate(fields):
     e = structs + i * 48
     u64(e, s(t)); u64(e + 8, s(f)); put(e + 24, struct.pack('<I', st)); u64(e + 32, off); u64(e + 40, ad)
 u64(types, s("ConstantPool")); u64(types + 40, 72)
+u64(types + 48, s("HeapBlock")); u64(types + 88, 16)
 for i, (n, v) in enumerate([("frame::interpreter_frame_sender_sp_offset", -1),
                             ("frame::interpreter_frame_last_sp_offset", -2)]):
     u64(ints + i * 16, s(n)); put(ints + i * 16 + 8, struct.pack('<i', v))

@@ -96,6 +96,8 @@ struct jvm_layout {
 	uint32_t blob_frame_size;	/* CodeBlob::_frame_size, in words */
 	uint32_t blob_code_begin;	/* CodeBlob::_code_begin */
 	uint32_t blob_code_end;		/* CodeBlob::_code_end */
+	uint32_t blob_frame_complete;	/* CodeBlob::_frame_complete_offset */
+	uint32_t heap_block;		/* sizeof(HeapBlock): a block's header */
 	uint32_t compiled_method;	/* CompiledMethod::_method */
 	/* a Method's name */
 	uint32_t method_const;		/* Method::_constMethod */
@@ -152,6 +154,15 @@ enum jvm_refusal jvm_layout__read(const struct jvm_binary *b, uint64_t bias, jvm
  */
 int jvm_method__name(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t method,
 		     char *buf);
+
+/*
+ * The struct jvm_proc the frame walker (bpf/jvm_walk.h) is handed: the layout's offsets
+ * and the code heaps, read through the reader (CodeCache::_heaps, each heap's committed
+ * memory and segment map), at most JVM_MAX_HEAPS. 0, -EFAULT, or -EINVAL (no heap, or
+ * one that makes no sense).
+ */
+struct jvm_proc;
+int jvm_proc__init(const struct jvm_layout *l, jvm_read_fn read, void *ctx, struct jvm_proc *p);
 
 /* The message of a refusal (an enum msg_id of util/messages.h: MSG_JVM_*), for the
  * profile's note on that process; JVM_MISSING_FIELD and JVM_BAD_OFFSET take the

@@ -235,6 +235,8 @@ static const struct want wants_template[] = {
 	F("CodeBlob", "_frame_size", blob_frame_size),
 	F("CodeBlob", "_code_begin", blob_code_begin),
 	F("CodeBlob", "_code_end", blob_code_end),
+	F("CodeBlob", "_frame_complete_offset", blob_frame_complete),
+	Z("HeapBlock", heap_block),
 	F("CompiledMethod", "_method", compiled_method),
 	F("Method", "_constMethod", method_const),
 	F("ConstMethod", "_constants", const_method_constants),

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "unwind/jvm.h"
+#include "jvm_walk.h"
 
 #define JDK17 "/usr/lib/jvm/java-17-openjdk-amd64"
 #define LIBJVM17 JDK17 "/lib/server/libjvm.so"
@@ -155,6 +156,7 @@ static void image_fields(struct image *img)
 	image_field(img, "CodeBlob", "_frame_size", 0, 28, 0);
 	image_field(img, "CodeBlob", "_code_begin", 0, 32, 0);
 	image_field(img, "CodeBlob", "_code_end", 0, 40, 0);
+	image_field(img, "CodeBlob", "_frame_complete_offset", 0, 24, 0);
 	image_field(img, "CompiledMethod", "_method", 0, 112, 0);
 	image_field(img, "Method", "_constMethod", 0, 8, 0);
 	image_field(img, "ConstMethod", "_constants", 0, 8, 0);
@@ -198,8 +200,10 @@ static void image_build_ints(struct image *img, bool fields, bool types, bool in
 	if (fields)
 		image_fields(img);
 	image_type(img, "Method", 88);
-	if (types)
+	if (types) {
 		image_type(img, "ConstantPool", 72);
+		image_type(img, "HeapBlock", 16);
+	}
 	image_int(img, "frame::pc_return_offset", 0);
 	if (ints) {
 		image_int(img, "frame::interpreter_frame_sender_sp_offset", -1);
@@ -271,7 +275,7 @@ static void test_refuses_missing(void **state)
 
 	image_build(&img, true, false, true);
 	assert_int_equal(image_layout(&img, &l), JVM_MISSING_FIELD);
-	assert_string_equal(l.missing, "ConstantPool");
+	assert_string_equal(l.missing, "HeapBlock");
 	image_free(&img);
 
 	image_build(&img, true, true, false);
@@ -509,6 +513,119 @@ static void test_method_names(void **state)
 	image_free(&img);
 }
 
+static int image_walk_read(void *ctx, void *dst, __u32 size, __u64 addr)
+{
+	return image_read(ctx, addr, dst, size);
+}
+
+/*
+ * The frame step over a made-up code heap of 128-byte segments: an nmethod of four
+ * (frame of 4 words, built 8 bytes into its code), the interpreter in two, a free one,
+ * and a stack of the nmethod's frame over an interpreted one over a native caller.
+ */
+static void test_walk_frames(void **state)
+{
+	static const __u8 segmap[] = { 0, 1, 2, 3, 0, 1, 0xff, 0, 1, 1, 1 };
+	struct image img;
+	struct jvm_reader rd = { image_walk_read, &img };
+	struct jvm_proc p = { 0 };
+	struct jvm_frame f;
+	struct jvm_regs r;
+	uint64_t low, map, a, b, stack, fp;
+	int32_t words = 4, complete = 8;
+
+	(void)state;
+	image_build(&img, true, true, true);
+	low = image_alloc(&img, 16 * 128);
+	map = image_alloc(&img, sizeof(segmap));
+	image_put(&img, map, segmap, sizeof(segmap));
+	p.code_low = low;
+	p.code_high = low + 16 * 128;
+	p.nheaps = 1;
+	p.heaps[0] = (struct jvm_heap){ low, low + 11 * 128, map, 7, 0 };
+	p.heap_block = 16, p.blob_name = 96, p.blob_frame_size = 28, p.blob_code_begin = 32;
+	p.blob_frame_complete = 24, p.compiled_method = 112, p.interp_method = -3;
+	a = low + 16;
+	b = low + 4 * 128 + 16;
+	image_u64(&img, a + 96, image_str(&img, "nmethod"));
+	image_u64(&img, a + 112, 0x1230);
+	image_put(&img, a + 28, &words, sizeof(words));
+	image_u64(&img, a + 32, low + 128);
+	image_put(&img, a + 24, &complete, sizeof(complete));
+	image_u64(&img, b + 96, image_str(&img, "Interpreter"));
+	/* the stack: the nmethod's 4 words (return into the interpreter, its rbp), then
+	 * the interpreted frame: Method* at rbp - 24, return to 0x999, caller's rbp 0 */
+	stack = image_alloc(&img, 256);
+	fp = stack + 128;
+	image_u64(&img, stack + 24, b + 100);
+	image_u64(&img, stack + 16, fp);
+	image_u64(&img, fp - 24, 0x5670);
+	image_u64(&img, fp + 8, 0x999);
+	image_u64(&img, fp, 0);
+
+	r = (struct jvm_regs){ low + 200, stack, 0x42 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), 0);
+	assert_int_equal(f.kind, JVM_KIND_NMETHOD);
+	assert_int_equal(f.method, 0x1230);
+	assert_int_equal(r.pc, b + 100);
+	assert_int_equal(r.sp, stack + 32);
+	assert_int_equal(r.bp, fp);
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), 0);
+	assert_int_equal(f.kind, JVM_KIND_INTERPRETER);
+	assert_int_equal(f.method, 0x5670);
+	assert_int_equal(r.pc, 0x999);
+	assert_int_equal(r.sp, fp + 16);
+	assert_int_equal(r.bp, 0);
+	/* native code: not the JVM's */
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), -1);
+	assert_int_equal(f.kind, JVM_KIND_NONE);
+
+	/* the prologue: the frame is not built yet */
+	r = (struct jvm_regs){ low + 128 + 2, stack, 0x42 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), -1);
+	assert_int_equal(f.kind, JVM_KIND_NMETHOD);
+	/* a free segment; a segment map that steps back past the heap's start, directly
+	 * (segment 7 says 9) or through others (10, 9, 8, then 7) */
+	assert_int_equal(jvm_walk__blob(&rd, &p, low + 6 * 128 + 5), 0);
+	image_put(&img, map + 7, "\x09", 1);
+	assert_int_equal(jvm_walk__blob(&rd, &p, low + 7 * 128 + 5), 0);
+	assert_int_equal(jvm_walk__blob(&rd, &p, low + 10 * 128 + 5), 0);
+	/* outside the heap, the cache */
+	assert_int_equal(jvm_walk__blob(&rd, &p, low + 12 * 128), 0);
+	assert_int_equal(jvm_walk__blob(&rd, &p, low - 1), 0);
+	/* an interpreted frame whose rbp is not a frame's */
+	r = (struct jvm_regs){ b + 100, stack, 0x43 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), -1);
+	r = (struct jvm_regs){ b + 100, stack, 0x1000 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), -1);
+	image_free(&img);
+}
+
+/* A segment map of 1s longer than the walker's steps: refused, not followed. */
+static void test_walk_endless_segmap(void **state)
+{
+	struct image img;
+	struct jvm_reader rd = { image_walk_read, &img };
+	struct jvm_proc p = { 0 };
+	uint64_t low, map;
+	unsigned n = 4 * JVM_SEGMAP_STEPS;
+
+	(void)state;
+	image_build(&img, true, true, true);
+	low = image_alloc(&img, n * 16);
+	map = image_alloc(&img, n);
+	memset(img.mem + (map - IMG_BASE), 1, n);
+	img.mem[map - IMG_BASE] = 0;
+	p.code_low = low;
+	p.code_high = low + n * 16;
+	p.nheaps = 1;
+	p.heaps[0] = (struct jvm_heap){ low, low + n * 16, map, 4, 0 };
+	p.heap_block = 16;
+	assert_int_equal(jvm_walk__blob(&rd, &p, low + 5 * 16), low + 16);
+	assert_int_equal(jvm_walk__blob(&rd, &p, low + (n - 1) * 16), 0);
+	image_free(&img);
+}
+
 static void test_refusal_messages(void **state)
 {
 	(void)state;
@@ -599,11 +716,39 @@ static uint64_t libjvm_bias(int pid, char *path, size_t pathlen)
 struct scan {
 	unsigned nmethods, named;
 	bool hot, recursion, interpreted;
+	/* the walker's lookup of a PC in the middle of each blob's code */
+	unsigned blobs, found, interpreters;
 };
 
 static int read_u64p(struct proc_mem *m, uint64_t addr, uint64_t *v)
 {
 	return proc_mem_read(m, addr, v, sizeof(*v));
+}
+
+static int walk_read(void *ctx, void *dst, __u32 size, __u64 addr)
+{
+	return proc_mem_read(ctx, addr, dst, size);
+}
+
+/* Whether jvm_walk__blob finds blob from a PC in its code, and as what kind. */
+static void check_lookup(const struct jvm_layout *l, struct proc_mem *m, const struct jvm_proc *p,
+			 uint64_t blob, const char *kind, struct scan *out)
+{
+	struct jvm_reader rd = { walk_read, m };
+	uint64_t begin, end;
+	__u32 want = strcmp(kind, "nmethod") == 0 ? JVM_KIND_NMETHOD
+		     : strncmp(kind, "Interpre", 8) == 0 ? JVM_KIND_INTERPRETER
+							 : JVM_KIND_STUB;
+
+	if (read_u64p(m, blob + l->blob_code_begin, &begin) ||
+	    read_u64p(m, blob + l->blob_code_end, &end) || end <= begin)
+		return;
+	out->blobs++;
+	if (jvm_walk__blob(&rd, p, begin + (end - begin) / 2) == blob &&
+	    jvm_walk__blob(&rd, p, begin) == blob && jvm_walk__blob(&rd, p, end - 1) == blob &&
+	    jvm_walk__kind(&rd, p, blob) == want)
+		out->found++;
+	out->interpreters += want == JVM_KIND_INTERPRETER;
 }
 
 /*
@@ -618,8 +763,11 @@ static void scan_code_cache(const struct jvm_layout *l, struct proc_mem *m, stru
 {
 	uint64_t ga, data, heap, low, high;
 	uint32_t nheaps = 0, log2seg = 0;
+	struct jvm_proc p;
 
 	memset(out, 0, sizeof(*out));
+	if (jvm_proc__init(l, proc_mem_read, m, &p))
+		return;
 	if (read_u64p(m, l->code_cache_heaps, &ga) ||
 	    proc_mem_read(m, ga + l->growable_len, &nheaps, sizeof(nheaps)) ||
 	    read_u64p(m, ga + l->growable_data, &data))
@@ -640,8 +788,10 @@ static void scan_code_cache(const struct jvm_layout *l, struct proc_mem *m, stru
 				break;
 			low += len << log2seg;
 			if (!used || read_u64p(m, blob + l->blob_name, &name_at) ||
-			    proc_mem_read(m, name_at, kind, sizeof(kind) - 1) ||
-			    strcmp(kind, "nmethod") != 0)
+			    proc_mem_read(m, name_at, kind, sizeof(kind) - 1))
+				continue;
+			check_lookup(l, m, &p, blob, kind, out);
+			if (strcmp(kind, "nmethod") != 0)
 				continue;
 			out->nmethods++;
 			if (read_u64p(m, blob + l->compiled_method, &method) ||
@@ -733,7 +883,11 @@ static void test_real_jvm(void **state)
 	assert_int_equal(l.compiled_method, 112);
 	assert_int_equal(l.interp_method, -3);
 	assert_int_equal(l.interp_sender_sp, -1);
-	print_message("code cache: %u nmethods, %u named\n", scan.nmethods, scan.named);
+	print_message("code cache: %u nmethods, %u named; %u of %u blobs found from a PC by "
+		      "jvm_walk__blob, %u interpreter\n", scan.nmethods, scan.named, scan.found,
+		      scan.blobs, scan.interpreters);
+	assert_int_equal(scan.found, scan.blobs);
+	assert_true(scan.interpreters >= 1);
 	assert_true(scan.hot);
 	assert_true(scan.recursion);
 	assert_false(scan.interpreted); /* excluded from compilation: never an nmethod */
@@ -753,6 +907,8 @@ int main(void)
 		cmocka_unit_test(test_refuses_endless_table),
 		cmocka_unit_test(test_refuses_bad_values),
 		cmocka_unit_test(test_method_names),
+		cmocka_unit_test(test_walk_frames),
+		cmocka_unit_test(test_walk_endless_segmap),
 		cmocka_unit_test(test_refusal_messages),
 		cmocka_unit_test(test_binary_symbols),
 		cmocka_unit_test(test_real_jvm),
