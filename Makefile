@@ -335,11 +335,22 @@ $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh $(PYTHO
 		$(filter %.c,$^) -lelf -lz -o $@
 	$(Q)fuzz/make-python-seeds.sh $(OUTPUT)/fuzz/seeds/python 2>/dev/null
 
+# The fuzz target over HotSpot's tables in a JVM's memory (src/unwind/jvm_structs.c) and
+# libjvm.so's exported symbols.
+$(OUTPUT)/fuzz/fuzz_jvm: fuzz/fuzz_jvm.c fuzz/make-jvm-seeds.sh src/unwind/jvm_structs.c src/unwind/jvm_method.c src/unwind/jvm_proc.c \
+		src/elf/elf_reader.c $(FUZZ_UTIL_SRCS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -lz -o $@
+	$(Q)fuzz/make-jvm-seeds.sh $(OUTPUT)/fuzz/seeds/jvm 2>/dev/null
+
 # Each fuzz target for FUZZ_SECONDS (60 by default); what it finds goes to
 # build/fuzz/artifacts/ (crash-*, oom-*, ...); long runs: fuzz/README.md. The
 # profile reader gets 256 MB: its seeds include a gzip bomb it must refuse within that.
 FUZZ_BINS := $(OUTPUT)/fuzz/fuzz_elf $(OUTPUT)/fuzz/fuzz_pprof $(OUTPUT)/fuzz/fuzz_unwind \
-	$(OUTPUT)/fuzz/fuzz_python
+	$(OUTPUT)/fuzz/fuzz_python $(OUTPUT)/fuzz/fuzz_jvm
 fuzz-test: $(FUZZ_BINS)
 	$(Q)mkdir -p $(OUTPUT)/fuzz/artifacts
 	$(Q)for t in $^; do seeds=$(OUTPUT)/fuzz/seeds/$${t##*/fuzz_}; \

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target over HotSpot's tables (src/unwind/jvm.h): the bytes are a process's
+ * memory, whatever a JVM (or anything calling itself libjvm.so) writes there. Their
+ * first JVM_SYM_COUNT words are where the exported variables are (offsets into the
+ * bytes); jvm_layout__read must return, within its bounds, either a refusal or a layout
+ * whose offsets the frame walker can use. The same bytes as a file go to
+ * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name;
+ * a layout accepted is turned into the walker's record (jvm_proc__init).
+ * Reads outside the bytes fail as a fault would.
+ *
+ *   make build/fuzz/fuzz_jvm    (seeds: fuzz/make-jvm-seeds.sh, a made-up JVM's tables)
+ *   build/fuzz/fuzz_jvm -max_total_time=60 build/fuzz/corpus build/fuzz/seeds/jvm
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "unwind/jvm.h"
+#include "../bpf/jvm_records.h"
+
+#define BASE 0x7f0000000000ull
+
+static void check(int ok)
+{
+	if (!ok)
+		__builtin_trap();
+}
+
+struct mem {
+	const uint8_t *data;
+	size_t size;
+};
+
+static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct mem *m = ctx;
+
+	if (addr < BASE || addr - BASE > m->size || len > m->size - (addr - BASE))
+		return -14;
+	memcpy(buf, m->data + (addr - BASE), len);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	struct mem m = { data, size };
+	struct jvm_binary b;
+	struct jvm_layout l;
+	struct jvm_proc proc;
+	enum jvm_refusal why;
+
+	if (fd < 0) {
+		fd = memfd_create("fuzz_jvm", MFD_CLOEXEC);
+		if (fd < 0)
+			abort();
+	}
+	if (ftruncate(fd, 0) < 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
+		abort();
+	jvm_binary__read(fd, &b);
+
+	memset(&b, 0, sizeof(b));
+	for (int i = 0; i < JVM_SYM_COUNT && (size_t)(i + 1) * 8 <= size; i++) {
+		uint64_t v;
+
+		memcpy(&v, data + i * 8, sizeof(v));
+		b.sym[i] = v;
+	}
+	why = jvm_layout__read(&b, BASE, mem_read, &m, &l);
+	check(jvm_refusal__msg(why) >= 0);
+	check(memchr(l.missing, '\0', sizeof(l.missing)) != NULL);
+	if (why == JVM_OK) {
+		check(l.method_const <= JVM_MAX_OFFSET && l.blob_frame_size <= JVM_MAX_OFFSET);
+		check(l.symbol_length < l.symbol_body && l.pool_holder + 8 <= l.pool_size);
+		check(l.interp_method < 0 && l.interp_method >= -64);
+		check(l.entries < JVM_MAX_ENTRIES);
+		if (jvm_proc__init(&l, mem_read, &m, &proc) == 0) {
+			check(proc.nheaps >= 1 && proc.nheaps <= JVM_MAX_HEAPS);
+			for (unsigned i = 0; i < proc.nheaps; i++)
+				check(proc.heaps[i].low < proc.heaps[i].high &&
+				      proc.heaps[i].log2_segment <= 20);
+		}
+	}
+	/* the word after the symbols is a Method* to name, by the layout read or, when
+	 * refused, by OpenJDK 17's offsets */
+	if (why != JVM_OK) {
+		memset(&l, 0, sizeof(l));
+		l.method_const = 8, l.const_method_constants = 8, l.const_method_name = 34;
+		l.pool_holder = 24, l.pool_length = 60, l.pool_size = 72, l.klass_name = 24;
+		l.symbol_length = 4, l.symbol_body = 6;
+	}
+	if (size >= (JVM_SYM_COUNT + 1) * 8) {
+		char name[JVM_MAX_METHOD_NAME];
+		uint64_t method;
+
+		memcpy(&method, data + JVM_SYM_COUNT * 8, sizeof(method));
+		if (jvm_method__name(&l, mem_read, &m, BASE + method, name) == 0)
+			check(strlen(name) <= 2 * JVM_MAX_SYMBOL + 1);
+		else
+			check(name[0] == '\0');
+	}
+	return 0;
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A JVM with known method names for the Java tests (tests/unit/test_jvm.c,
+ * tests/integration/java.sh): Invoices.computeTotals is a hot loop C2 compiles,
+ * Invoices.auditOnce a loop kept interpreted (the tests start the JVM with
+ * -XX:CompileCommand=exclude,com.acme.Invoices::auditOnce: its loop alone would be
+ * compiled on stack within seconds), and Invoices.descend recurses 40 deep before the
+ * hot loop, so a sample holds the same method many times. Each turn of main runs both,
+ * a few milliseconds each. Runs until killed; prints "ready" after its first second.
+ */
+package com.acme;
+
+public class Invoices {
+	static volatile long sink;
+
+	static long computeTotals(long seed)
+	{
+		long s = seed;
+		for (int i = 0; i < 2000000; i++)
+			s = s * 31 + (i ^ (s >>> 7));
+		return s;
+	}
+
+	static long descend(int depth, long seed)
+	{
+		if (depth == 0)
+			return computeTotals(seed);
+		return descend(depth - 1, seed + depth) + 1;
+	}
+
+	static void auditOnce(long seed)
+	{
+		long s = seed;
+		for (int i = 0; i < 300000; i++)
+			s ^= (s << 13) + i;
+		sink = s;
+	}
+
+	public static void main(String[] args)
+	{
+		long seed = 1, last = System.nanoTime();
+		boolean said = false;
+
+		for (long n = 0;; n++) {
+			seed = descend(40, seed);
+			auditOnce(seed);
+			if (System.nanoTime() - last > 1000000000L) {
+				last = System.nanoTime();
+				if (!said) {
+					System.out.println("ready");
+					System.out.flush();
+					said = true;
+				}
+			}
+		}
+	}
+}
