@@ -22,7 +22,7 @@ bool mapping__is_ours(const struct profile *p, const struct prof_mapping *m)
 }
 
 /* The sample's "where" frame: leaf-most of its best tier. NONE for an empty stack. */
-uint32_t ctx__where(const struct ctx *c, uint32_t stack, enum tier *tier)
+uint32_t analysis_pass__where(const struct analysis_pass *c, uint32_t stack, enum tier *tier)
 {
 	uint32_t depth, best = NONE;
 	const uint32_t *locs = profile__stack(c->p, stack, &depth);
@@ -111,8 +111,9 @@ static void tally__best(const struct profile *p, struct tally *t, size_t n, uint
  * "Most of it in" for every group, over the samples include() accepts (NULL: all).
  * out[g] is a string id or NONE.
  */
-int ctx__top_places(const struct ctx *c, bool (*include)(const struct ctx *, uint32_t),
-		    uint32_t *out)
+int analysis_pass__top_places(const struct analysis_pass *c,
+			      bool (*include)(const struct analysis_pass *, uint32_t),
+			      uint32_t *out)
 {
 	const struct profile *p = c->p;
 	struct tally *t = malloc(sizeof(*t) * (p->nsamples ? p->nsamples : 1));
@@ -127,7 +128,7 @@ int ctx__top_places(const struct ctx *c, bool (*include)(const struct ctx *, uin
 
 		if (c->group[i] == NONE || (include && !include(c, i)))
 			continue;
-		loc = ctx__where(c, s->stack, &tier);
+		loc = analysis_pass__where(c, s->stack, &tier);
 		if (loc == NONE)
 			continue;
 		t[n++] = (struct tally){ c->group[i], tier,
@@ -137,4 +138,22 @@ int ctx__top_places(const struct ctx *c, bool (*include)(const struct ctx *, uin
 	tally__best(p, t, n, c->ngroups, out);
 	free(t);
 	return 0;
+}
+
+json_t *analysis__waiting_json(const int64_t ns[PROFILE_WAIT_REASONS])
+{
+	json_t *o = json_object();
+	int err = 0;
+
+	for (int r = 0; o && r < PROFILE_WAIT_REASONS; r++) {
+		json_t *v = json_integer(ns[r]);
+
+		if (!v || json_object_set_new(o, profile_wait_reasons[r], v))
+			err = -1;
+	}
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }

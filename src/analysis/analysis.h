@@ -158,30 +158,8 @@ bool analysis__is_stack_root(const char *name);
 struct analysis *analysis__new(const struct profile *p);
 void analysis__free(struct analysis *a);
 
-/* How many functions analysis__to_json lists by self share. */
-#define ANALYSIS_JSON_FUNCTIONS 100
-
-/* How many locks the document lists (the longest waits first). */
-#define ANALYSIS_JSON_LOCKS 100
-
-/* architecture.md's document (id may be NULL): the top ANALYSIS_JSON_FUNCTIONS functions by self
- * share, and after them any other whose total share is 0.1% or more (callers). */
-json_t *analysis__to_json(const struct analysis *a, const char *id);
-/* {"runqueue": ns, "io": ns, "lock": ns, "sleep": ns, "other": ns}; NULL on ENOMEM. */
-json_t *analysis__waiting_by_reason_json(const int64_t ns[PROFILE_WAIT_REASONS]);
-/* The same with exactly the top max_functions functions by self share. */
-json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t max_functions);
-
-/*
- * The text views, as `capture` and `show` print them: the groups with their processes
- * beneath, the top functions, and the stripped-binary card (nothing when it is empty).
- */
-/* The whole text report: answer, lost events, card, groups, top functions (top 0: none). */
-void analysis__print_report(const struct analysis *a, FILE *out, size_t top);
-void analysis__print_groups(const struct analysis *a, FILE *out);
-void analysis__print_functions(const struct analysis *a, FILE *out, size_t max);
-void analysis__print_card(const struct analysis *a, FILE *out);
-/* threads: the sets of threads as a thread dump, largest first (max sets, max frames). */
-void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames);
+/* Waiting time by reason, as the JSON document and wall's fields carry it:
+ * {"runqueue": ns, "io": ns, "lock": ns, "sleep": ns, "other": ns}; NULL on ENOMEM. */
+json_t *analysis__waiting_json(const int64_t ns[PROFILE_WAIT_REASONS]);
 
 #endif

@@ -32,7 +32,7 @@ static int function__cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int ctx__functions(struct ctx *c, struct analysis *a)
+int analysis_pass__functions(struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
 	uint32_t nstr = strtab__count(p->strings), n = 0;
@@ -51,7 +51,7 @@ int ctx__functions(struct ctx *c, struct analysis *a)
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
 
-		for (uint32_t i = 0; i < depth && ctx__counts(c, si); i++) {
+		for (uint32_t i = 0; i < depth && analysis_pass__counts(c, si); i++) {
 			const struct prof_location *l = &p->locations[locs[i]];
 			uint32_t name = location__name(l) < nstr ? location__name(l) : 0;
 			struct fn_acc *f;
@@ -124,7 +124,7 @@ static bool mapping__unread(const struct profile *p, const struct prof_mapping *
 	return false;
 }
 
-int ctx__stripped(struct ctx *c, struct analysis *a)
+int analysis_pass__stripped(struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
 	uint32_t nm = p->nmappings ? p->nmappings : 1;
@@ -158,7 +158,7 @@ int ctx__stripped(struct ctx *c, struct analysis *a)
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, s->stack, &depth);
 
-		for (uint32_t i = 0; i < depth && ctx__counts(c, si); i++) {
+		for (uint32_t i = 0; i < depth && analysis_pass__counts(c, si); i++) {
 			uint32_t m = unnamed[locs[i]];
 
 			if (m == NONE || seen[m] == si + 1)

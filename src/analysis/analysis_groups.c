@@ -71,7 +71,7 @@ void analysis_group__add_running_waiting(const struct profile *p, uint32_t main,
 		g->waiting += s->values[main];
 }
 
-int ctx__groups(struct ctx *c, struct analysis *a)
+int analysis_pass__groups(struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
 	const struct question_plugin *question = question__get(p->header.question);
@@ -93,7 +93,7 @@ int ctx__groups(struct ctx *c, struct analysis *a)
 		uint32_t label = s->labels.group < nstr ? s->labels.group : 0;
 		uint32_t g = by_label[label];
 
-		if (!ctx__counts(c, i)) {
+		if (!analysis_pass__counts(c, i)) {
 			c->group[i] = NONE;
 			continue;
 		}
@@ -158,18 +158,18 @@ out_free:
 }
 
 /* The profiler's own samples count in System's share, and never name where it spent. */
-static bool not_the_profiler(const struct ctx *c, uint32_t sample)
+static bool not_the_profiler(const struct analysis_pass *c, uint32_t sample)
 {
 	int32_t pid = c->p->header.profiler_pid;
 
 	return !pid || c->p->samples[sample].labels.pid != pid;
 }
 
-int ctx__top_functions(struct ctx *c)
+int analysis_pass__top_functions(struct analysis_pass *c)
 {
 	uint32_t *top = malloc(sizeof(*top) * (c->ngroups ? c->ngroups : 1));
 
-	if (!top || ctx__top_places(c, not_the_profiler, top)) {
+	if (!top || analysis_pass__top_places(c, not_the_profiler, top)) {
 		free(top);
 		return -ENOMEM;
 	}

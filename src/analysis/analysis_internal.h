@@ -35,7 +35,7 @@ enum tier {
 	TIER__COUNT,
 };
 
-struct ctx {
+struct analysis_pass {
 	const struct profile *p;
 	uint32_t main;         /* index of the main value */
 	uint8_t *tier;         /* per location */
@@ -58,7 +58,7 @@ static inline uint32_t location__name(const struct prof_location *l)
 	return l->name ? l->name : l->function;
 }
 
-static inline bool ctx__counts(const struct ctx *c, uint32_t sample)
+static inline bool analysis_pass__counts(const struct analysis_pass *c, uint32_t sample)
 {
 	return !c->skip || !c->skip[sample];
 }
@@ -76,18 +76,19 @@ static inline bool sample__running(const struct profile *p, const struct prof_sa
 /* A binary of the user's: what the card lists and "most of it in" prefers. */
 bool mapping__is_ours(const struct profile *p, const struct prof_mapping *m);
 /* The sample's "where" frame: leaf-most of its best tier. NONE for an empty stack. */
-uint32_t ctx__where(const struct ctx *c, uint32_t stack, enum tier *tier);
+uint32_t analysis_pass__where(const struct analysis_pass *c, uint32_t stack, enum tier *tier);
 size_t tally__reduce(struct tally *t, size_t n);
 bool tally__better(const struct profile *p, const struct tally *cand,
 		   const struct tally *best);
-int ctx__top_places(const struct ctx *c, bool (*include)(const struct ctx *, uint32_t),
-		    uint32_t *out);
+int analysis_pass__top_places(const struct analysis_pass *c,
+			      bool (*include)(const struct analysis_pass *, uint32_t),
+			      uint32_t *out);
 
 int analysis_group__cmp(const void *a, const void *b);
-int ctx__groups(struct ctx *c, struct analysis *a);
-int ctx__top_functions(struct ctx *c);
-int ctx__functions(struct ctx *c, struct analysis *a);
-int ctx__stripped(struct ctx *c, struct analysis *a);
+int analysis_pass__groups(struct analysis_pass *c, struct analysis *a);
+int analysis_pass__top_functions(struct analysis_pass *c);
+int analysis_pass__functions(struct analysis_pass *c, struct analysis *a);
+int analysis_pass__stripped(struct analysis_pass *c, struct analysis *a);
 /* A question's group_add that splits the main value by the sample's state: running, or
  * waiting (wall's time, threads' threads). */
 void analysis_group__add_running_waiting(const struct profile *p, uint32_t main,

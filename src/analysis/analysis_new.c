@@ -23,7 +23,7 @@
  * Samples kept in the profile but not in the answer, groups, shares or functions: those
  * the question's sample_counts leaves out (waits.h).
  */
-static int ctx__classify_samples(struct ctx *c, struct analysis *a,
+static int analysis_pass__classify_samples(struct analysis_pass *c, struct analysis *a,
 				 const struct question_plugin *question)
 {
 	const struct profile *p = c->p;
@@ -37,12 +37,12 @@ static int ctx__classify_samples(struct ctx *c, struct analysis *a,
 			c->skip[i] = !sample__counts(p, &p->samples[i]);
 	}
 	for (uint32_t i = 0; i < p->nsamples; i++)
-		if (ctx__counts(c, i))
+		if (analysis_pass__counts(c, i))
 			a->total += p->samples[i].values[c->main];
 	return 0;
 }
 
-static int ctx__classify_locations(struct ctx *c)
+static int analysis_pass__classify_locations(struct analysis_pass *c)
 {
 	const struct profile *p = c->p;
 	uint8_t *ours;
@@ -148,7 +148,7 @@ static void analysis__unnamed_starts(const struct profile *p, struct analysis *a
  * counted by binary instead (what to upload), not as short. A stack cut short ends in
  * [truncated], which is no root.
  */
-static void analysis__stack_quality(const struct ctx *c, struct analysis *a)
+static void analysis__stack_quality(const struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
 	int64_t with_user = 0, judged = 0, complete = 0;
@@ -197,7 +197,7 @@ out:
 struct analysis *analysis__new(const struct profile *p)
 {
 	struct analysis *a = calloc(1, sizeof(*a));
-	struct ctx c = { .p = p };
+	struct analysis_pass c = { .p = p };
 	const struct prof_header *h = &p->header;
 	const struct question_plugin *question = question__get(h->question);
 
@@ -211,14 +211,15 @@ struct analysis *analysis__new(const struct profile *p)
 	a->profile = p;
 	c.main = profile__main_value(p);
 	a->unit = profile__str(p, p->value_types[c.main].unit);
-	if (ctx__classify_samples(&c, a, question))
+	if (analysis_pass__classify_samples(&c, a, question))
 		goto out_free;
 	a->share_of = a->total;
 	if (question__share_of_server(h->question) && h->ncpus && h->duration_ns)
 		a->share_of = (int64_t)h->ncpus * (int64_t)h->duration_ns;
 
-	if (ctx__classify_locations(&c) || ctx__groups(&c, a) || ctx__top_functions(&c) ||
-	    ctx__functions(&c, a) || ctx__stripped(&c, a))
+	if (analysis_pass__classify_locations(&c) || analysis_pass__groups(&c, a) ||
+	    analysis_pass__top_functions(&c) ||
+	    analysis_pass__functions(&c, a) || analysis_pass__stripped(&c, a))
 		goto out_free;
 	analysis__stack_quality(&c, a);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "views/analysis_view.h"
 #include "analysis/flamegraph.h"
 #include "util/format.h"
 #include "util/json_text.h"
@@ -170,7 +171,7 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 static void print_text(const char *id, const struct analysis *a, const char *flamegraph)
 {
 	msg_print(MSG_CAPTURE_PROFILE_ID, id);
-	analysis__print_report(a, stdout, FUNCTIONS_SHOWN);
+	analysis_view__print_report(a, stdout, FUNCTIONS_SHOWN);
 	if (flamegraph) {
 		fputc('\n', stdout);
 		msg_print(MSG_CAPTURE_FLAMEGRAPH, flamegraph);
@@ -179,7 +180,7 @@ static void print_text(const char *id, const struct analysis *a, const char *fla
 
 static int print_json(const char *id, const struct analysis *a, const char *flamegraph)
 {
-	json_t *doc = analysis__to_json(a, id);
+	json_t *doc = analysis_view__to_json(a, id);
 
 	if (doc && flamegraph && json_object_set_new(doc, "flamegraph", json_text(flamegraph))) {
 		json_decref(doc);

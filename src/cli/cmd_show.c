@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "views/analysis_view.h"
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
 #include "util/format.h"
@@ -130,7 +131,7 @@ static void show__print(const char *id, const struct analysis *a, size_t top)
 	msg_print(MSG_SHOW_HEADER, id, question__title(p->header.question),
 		  profile__str(p, p->header.hostname), started, over);
 	fputc('\n', stdout);
-	analysis__print_report(a, stdout, top);
+	analysis_view__print_report(a, stdout, top);
 }
 
 static int show__write_files(const struct show_opts *o, struct profile *p, struct store *s)
@@ -196,8 +197,8 @@ int cmd_show(int argc, char **argv, const struct cli_env *env)
 	if (to_stdout)
 		goto out_free;
 	if (env->json) {
-		json_t *doc = o.top_given ? analysis__to_json_top(a, o.id, (size_t)o.top) :
-					    analysis__to_json(a, o.id);
+		json_t *doc = o.top_given ? analysis_view__to_json_top(a, o.id, (size_t)o.top) :
+					    analysis_view__to_json(a, o.id);
 
 		if (doc && o.flamegraph)
 			json_object_set_new(doc, "flamegraph", json_text(o.flamegraph));

@@ -191,7 +191,7 @@ static int analysis_lock__cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static int locks_holders(const struct ctx *c, struct analysis *a);
+static int locks_holders(const struct analysis_pass *c, struct analysis *a);
 
 /*
  * The waits that count, by the lock they waited on: a user address names a lock only
@@ -199,7 +199,7 @@ static int locks_holders(const struct ctx *c, struct analysis *a);
  * address is one lock for all. Each lock gets its totals and its largest waiters, by
  * function ("where", as "most of it in" picks it) and by process.
  */
-static int locks_by_address(const struct ctx *c, struct analysis *a)
+static int locks_by_address(const struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
 	struct lock_wait *w = malloc(sizeof(*w) * (p->nsamples ? p->nsamples : 1));
@@ -213,9 +213,9 @@ static int locks_by_address(const struct ctx *c, struct analysis *a)
 		enum tier tier;
 		uint32_t loc;
 
-		if (!ctx__counts(c, i) || !s->labels.lock)
+		if (!analysis_pass__counts(c, i) || !s->labels.lock)
 			continue;
-		loc = ctx__where(c, s->stack, &tier);
+		loc = analysis_pass__where(c, s->stack, &tier);
 		w[n++] = (struct lock_wait){
 			.address = s->labels.lock,
 			.pid = strncmp(kind, "kernel ", 7) == 0 ? 0 : s->labels.pid,
@@ -333,7 +333,7 @@ static void lock__add_holder(struct analysis_lock *l, const struct analysis_lock
  * on the address) by function and process, with the waiting each ended. a->locks must
  * still be in (address, pid, kind) order.
  */
-static int locks_holders(const struct ctx *c, struct analysis *a)
+static int locks_holders(const struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
 	struct lock_release *r = malloc(sizeof(*r) * (p->nsamples ? p->nsamples : 1));
@@ -348,7 +348,7 @@ static int locks_holders(const struct ctx *c, struct analysis *a)
 
 		if (!s->labels.lock || !sample__is_release(p, s))
 			continue;
-		loc = ctx__where(c, s->stack, &tier);
+		loc = analysis_pass__where(c, s->stack, &tier);
 		r[n++] = (struct lock_release){
 			.address = s->labels.lock,
 			.pid = s->labels.pid,
@@ -377,7 +377,7 @@ static int locks_holders(const struct ctx *c, struct analysis *a)
 	return 0;
 }
 
-static int locks_analyse(struct ctx *c, struct analysis *a)
+static int locks_analyse(struct analysis_pass *c, struct analysis *a)
 {
 	return locks_by_address(c, a);
 }

@@ -189,7 +189,7 @@ static void memory_group_add(const struct profile *p, uint32_t main, struct anal
 /* The owners' resident memory from start to end (the header's) onto their groups; an
  * owner whose memory changed without a sample of its own is a group of its own, 0 by
  * the stacks. 0 or -ENOMEM. */
-static int memory_analyse(struct ctx *c, struct analysis *a)
+static int memory_analyse(struct analysis_pass *c, struct analysis *a)
 {
 	const struct prof_header *h = &c->p->header;
 	struct analysis_group *more;

@@ -35,7 +35,7 @@ struct profile;
 struct prof_sample;
 struct analysis;
 struct analysis_group;
-struct ctx;
+struct analysis_pass;
 struct capture_question;
 struct json_t;
 
@@ -103,7 +103,7 @@ struct question_plugin {
 	/* Its own measures over the groups as the samples met them (unsorted, c->group
 	 * giving each sample's): its views' data, and the answer when it ranks groups its
 	 * own way (then answer is NULL). 0 or -ENOMEM. NULL: nothing. */
-	int (*analyse)(struct ctx *c, struct analysis *a);
+	int (*analyse)(struct analysis_pass *c, struct analysis *a);
 	/* The answer sentence from the groups, largest first. malloc'd; NULL: ENOMEM. */
 	char *(*answer)(const struct analysis *a);
 

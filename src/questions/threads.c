@@ -129,7 +129,7 @@ static int thread_set__cmp_key(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-static int thread_sets(const struct ctx *c, struct analysis *a)
+static int thread_sets(const struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
 	size_t n = 0;
@@ -173,7 +173,7 @@ static int thread_sets(const struct ctx *c, struct analysis *a)
  * same place (one group, one "where" frame). Kernel threads all sleep in the same few
  * kernel functions; the System group is only chosen when nothing else waits.
  */
-static char *threads_answer(const struct ctx *c)
+static char *threads_answer(const struct analysis_pass *c)
 {
 	const struct profile *p = c->p;
 	struct tally *t = malloc(sizeof(*t) * (p->nsamples ? p->nsamples : 1));
@@ -196,7 +196,7 @@ static char *threads_answer(const struct ctx *c)
 			continue;
 		}
 		at.waiting += v;
-		loc = ctx__where(c, s->stack, &tier);
+		loc = analysis_pass__where(c, s->stack, &tier);
 		if (loc != NONE)
 			t[n++] = (struct tally){ c->group[i], 0, location__name(&p->locations[loc]),
 						 v };
@@ -220,7 +220,7 @@ static char *threads_answer(const struct ctx *c)
 	return answer;
 }
 
-static int threads_analyse(struct ctx *c, struct analysis *a)
+static int threads_analyse(struct analysis_pass *c, struct analysis *a)
 {
 	if (thread_sets(c, a))
 		return -ENOMEM;

@@ -263,7 +263,7 @@ static bool wall_sample_counts(const struct profile *p, const struct prof_sample
 	return strcmp(profile__str(p, s->labels.state), "idle") != 0;
 }
 
-static bool include_waiting(const struct ctx *c, uint32_t sample)
+static bool include_waiting(const struct analysis_pass *c, uint32_t sample)
 {
 	return !sample__running(c->p, &c->p->samples[sample]);
 }
@@ -290,7 +290,7 @@ static int thread_running__cmp(const void *a, const void *b)
  * WALL_RANK_MIN_RUNNING_PER_MILLE of the capture, and the profiler's own, are NONE.
  * NULL on ENOMEM.
  */
-static uint32_t *wall_ranking_groups(const struct ctx *c)
+static uint32_t *wall_ranking_groups(const struct analysis_pass *c)
 {
 	const struct profile *p = c->p;
 	size_t n = p->nsamples ? p->nsamples : 1, nthreads = 0;
@@ -367,7 +367,7 @@ static int wall_rank__cmp(const void *a, const void *b)
  * so the System group's waiting does not count towards which group leads either. Where
  * no thread ran that much (an idle machine), every thread ranks.
  */
-static char *wall_answer(const struct ctx *c, const struct analysis *a)
+static char *wall_answer(const struct analysis_pass *c, const struct analysis *a)
 {
 	const struct profile *p = c->p;
 	uint32_t ng = c->ngroups ? c->ngroups : 1;
@@ -375,7 +375,7 @@ static char *wall_answer(const struct ctx *c, const struct analysis *a)
 	uint32_t *waited_in = malloc(sizeof(*waited_in) * ng);
 	uint32_t *ranking = wall_ranking_groups(c);
 	struct answer_group first, next;
-	struct ctx ranked = *c;
+	struct analysis_pass ranked = *c;
 	char *answer = NULL;
 	bool any_ranks = false;
 
@@ -385,7 +385,7 @@ static char *wall_answer(const struct ctx *c, const struct analysis *a)
 		any_ranks = ranking[i] != NONE;
 	if (any_ranks)
 		ranked.group = ranking;
-	if (ctx__top_places(&ranked, include_waiting, waited_in))
+	if (analysis_pass__top_places(&ranked, include_waiting, waited_in))
 		goto out_free;
 	for (uint32_t g = 0; g < c->ngroups; g++)
 		r[g].group = g;
@@ -458,7 +458,7 @@ static void wall_group_add(const struct profile *p, uint32_t main, struct analys
 		g->waiting_by_reason[r] += s->values[main];
 }
 
-static int wall_analyse(struct ctx *c, struct analysis *a)
+static int wall_analyse(struct analysis_pass *c, struct analysis *a)
 {
 	for (uint32_t g = 0; g < c->ngroups; g++)
 		for (int r = 0; r < PROFILE_WAIT_REASONS; r++)
@@ -475,7 +475,7 @@ static void wall_group_json(json_t *o, const struct analysis_group *g, int *err)
 	question__json_set(o, "running_ns", json_integer(g->running), err);
 	question__json_set(o, "waiting_ns", json_integer(g->waiting), err);
 	question__json_set(o, "waiting_by_reason",
-			   analysis__waiting_by_reason_json(g->waiting_by_reason), err);
+			   analysis__waiting_json(g->waiting_by_reason), err);
 }
 
 static void wall_group_text(const struct analysis_group *g, FILE *out)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "views/analysis_view.h"
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
 #include "profile/pprof.h"
@@ -117,8 +118,8 @@ void api__show(struct call *c)
 		return;
 	if (!load(c, &l))
 		return;
-	api__ok(c, top >= 0 ? analysis__to_json_top(l.a, c->parts[1], (size_t)top) :
-			 analysis__to_json(l.a, c->parts[1]));
+	api__ok(c, top >= 0 ? analysis_view__to_json_top(l.a, c->parts[1], (size_t)top) :
+			 analysis_view__to_json(l.a, c->parts[1]));
 	unload(&l);
 }
 

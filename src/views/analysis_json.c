@@ -4,6 +4,7 @@
  * renamed: scripts and tests read these keys.
  */
 #include "analysis/analysis.h"
+#include "views/analysis_view.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -96,20 +97,6 @@ static json_t *thread_sets__to_json(const struct analysis *a, int *err)
 		append(sets, o, err);
 	}
 	return sets;
-}
-
-json_t *analysis__waiting_by_reason_json(const int64_t ns[PROFILE_WAIT_REASONS])
-{
-	json_t *o = json_object();
-	int err = 0;
-
-	for (int r = 0; o && r < PROFILE_WAIT_REASONS; r++)
-		set(o, profile_wait_reasons[r], json_integer(ns[r]), &err);
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
 }
 
 static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool processes,
@@ -279,7 +266,7 @@ static json_t *stack_quality__to_json(const struct analysis *a, int *err)
 	return o;
 }
 
-static json_t *analysis__json(const struct analysis *a, const char *id, size_t max_functions,
+static json_t *analysis_view__json(const struct analysis *a, const char *id, size_t max_functions,
 			      bool with_callers)
 {
 	const struct profile *p = a->profile;
@@ -340,7 +327,7 @@ static json_t *analysis__json(const struct analysis *a, const char *id, size_t m
 			set(doc, "locks", locks__to_json(a, &err), &err);
 		else if (strcmp(*v, "running_waiting") == 0)
 			set(doc, "waiting_by_reason",
-			    analysis__waiting_by_reason_json(a->waiting_by_reason), &err);
+			    analysis__waiting_json(a->waiting_by_reason), &err);
 	}
 	set(doc, "groups", groups, &err);
 	set(doc, "functions", functions, &err);
@@ -363,12 +350,12 @@ out_free:
 	return NULL;
 }
 
-json_t *analysis__to_json_top(const struct analysis *a, const char *id, size_t max_functions)
+json_t *analysis_view__to_json_top(const struct analysis *a, const char *id, size_t max_functions)
 {
-	return analysis__json(a, id, max_functions, false);
+	return analysis_view__json(a, id, max_functions, false);
 }
 
-json_t *analysis__to_json(const struct analysis *a, const char *id)
+json_t *analysis_view__to_json(const struct analysis *a, const char *id)
 {
-	return analysis__json(a, id, ANALYSIS_JSON_FUNCTIONS, true);
+	return analysis_view__json(a, id, ANALYSIS_JSON_FUNCTIONS, true);
 }

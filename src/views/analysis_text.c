@@ -5,6 +5,7 @@
  * top functions, and the stripped-binary card worded as the spec words it.
  */
 #include "analysis/analysis.h"
+#include "views/analysis_view.h"
 
 #include <stdarg.h>
 
@@ -20,7 +21,7 @@
 #define THREAD_FRAMES_SHOWN 16
 #define LOCKS_SHOWN 5
 
-void analysis__print_groups(const struct analysis *a, FILE *out)
+void analysis_view__print_groups(const struct analysis *a, FILE *out)
 {
 	const struct question_plugin *question = question__get(a->profile->header.question);
 	char pct[FORMAT_MAX], value[FORMAT_MAX], where[256], name[256];
@@ -55,7 +56,7 @@ void analysis__print_groups(const struct analysis *a, FILE *out)
 	}
 }
 
-void analysis__print_functions(const struct analysis *a, FILE *out, size_t max)
+void analysis_view__print_functions(const struct analysis *a, FILE *out, size_t max)
 {
 	char self[FORMAT_MAX], total[FORMAT_MAX];
 
@@ -73,7 +74,7 @@ void analysis__print_functions(const struct analysis *a, FILE *out, size_t max)
 	}
 }
 
-void analysis__print_card(const struct analysis *a, FILE *out)
+void analysis_view__print_card(const struct analysis *a, FILE *out)
 {
 	char pct[FORMAT_MAX];
 	bool uploadable = false;
@@ -101,7 +102,8 @@ void analysis__print_card(const struct analysis *a, FILE *out)
 		msg_fprint(out, MSG_CARD_BUILD_IDS_MISSING);
 }
 
-void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames)
+void analysis_view__print_thread_sets(const struct analysis *a, FILE *out, size_t max,
+				      size_t frames)
 {
 	const struct profile *p = a->profile;
 
@@ -133,7 +135,7 @@ void analysis__print_thread_sets(const struct analysis *a, FILE *out, size_t max
 }
 
 /* locks: the locks by address, each with where its waits came from. */
-static void analysis__print_locks(const struct analysis *a, FILE *out, size_t max)
+static void analysis_view__print_locks(const struct analysis *a, FILE *out, size_t max)
 {
 	char total[FORMAT_MAX], longest[FORMAT_MAX], wait[FORMAT_MAX];
 
@@ -183,7 +185,7 @@ static const enum msg_id stack_exit_words[STACK_EXIT__COUNT] = {
  * exit (frame pointers may take them all the way), but when there are any they are the
  * likeliest reason for short stacks, so they get their own line.
  */
-static void analysis__print_stack_quality(const struct analysis *a, FILE *out)
+static void analysis_view__print_stack_quality(const struct analysis *a, FILE *out)
 {
 	const struct prof_header *h = &a->profile->header;
 	int worst = -1;
@@ -213,13 +215,13 @@ static void analysis__print_stack_quality(const struct analysis *a, FILE *out)
 			   (unsigned long long)h->stack_exits[STACK_EXIT_NO_PROCESS_TABLES]);
 }
 
-void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
+void analysis_view__print_report(const struct analysis *a, FILE *out, size_t top)
 {
 	msg_fputs(a->answer, out);
 	fputc('\n', out);
 	if (a->profile->header.lost)
 		msg_fprint(out, MSG_REPORT_LOST, (unsigned long long)a->profile->header.lost);
-	analysis__print_stack_quality(a, out);
+	analysis_view__print_stack_quality(a, out);
 	if (a->profile->header.mappings_past_limit)
 		msg_fprint(out, MSG_REPORT_MAPPINGS_PAST_LIMIT,
 			   (unsigned long long)a->profile->header.mappings_past_limit,
@@ -227,19 +229,19 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 	/* The card sits at the top of the profile, as the spec has it. */
 	if (a->nstripped) {
 		fputc('\n', out);
-		analysis__print_card(a, out);
+		analysis_view__print_card(a, out);
 	}
 	if (a->nthread_sets) {
 		fputc('\n', out);
-		analysis__print_thread_sets(a, out, THREAD_SETS_SHOWN, THREAD_FRAMES_SHOWN);
+		analysis_view__print_thread_sets(a, out, THREAD_SETS_SHOWN, THREAD_FRAMES_SHOWN);
 	}
 	if (a->ngroups) {
 		fputc('\n', out);
-		analysis__print_groups(a, out);
+		analysis_view__print_groups(a, out);
 	}
 	if (a->nlocks) {
 		fputc('\n', out);
-		analysis__print_locks(a, out, LOCKS_SHOWN);
+		analysis_view__print_locks(a, out, LOCKS_SHOWN);
 	}
 	if (a->profile->header.nnot_read) {
 		const struct profile *p = a->profile;
@@ -253,6 +255,6 @@ void analysis__print_report(const struct analysis *a, FILE *out, size_t top)
 	}
 	if (a->nfunctions && top) {
 		fputc('\n', out);
-		analysis__print_functions(a, out, top);
+		analysis_view__print_functions(a, out, top);
 	}
 }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "analysis/analysis.h"
+#include "views/analysis_view.h"
 #include "analysis/answer.h"
 #include "analysis/folded.h"
 #include "util/format.h"
@@ -484,7 +485,7 @@ static char *card_text(const struct analysis *a)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	analysis__print_card(a, f);
+	analysis_view__print_card(a, f);
 	fclose(f);
 	return buf;
 }
@@ -558,7 +559,7 @@ static void test_json_document(void **state)
 
 	(void)state;
 	assert_non_null(a);
-	doc = analysis__to_json(a, "20261202-150405-cpu-1a2b");
+	doc = analysis_view__to_json(a, "20261202-150405-cpu-1a2b");
 	assert_non_null(doc);
 	/* Through text and back, as a script reads it. */
 	text = json_dumps(doc, 0);
@@ -605,7 +606,7 @@ static void test_json_document(void **state)
 	assert_true(json_is_number(json_object_get(s, "share")));
 	json_decref(doc);
 
-	doc = analysis__to_json_top(a, NULL, 2);
+	doc = analysis_view__to_json_top(a, NULL, 2);
 	assert_true(json_is_null(json_object_get(doc, "id")));
 	assert_int_equal(json_array_size(json_object_get(doc, "functions")), 2);
 	json_decref(doc);
@@ -645,12 +646,12 @@ static void test_json_lists_callers_beyond_the_top(void **state)
 	a = analysis__new(p);
 	assert_non_null(a);
 	assert_int_equal(a->nfunctions, 1502);
-	doc = analysis__to_json(a, NULL);
+	doc = analysis_view__to_json(a, NULL);
 	assert_int_equal(json_array_size(json_object_get(doc, "functions")), 102);
 	assert_true(json_lists_function(doc, "main"));
 	assert_true(json_lists_function(doc, "dispatch"));
 	json_decref(doc);
-	doc = analysis__to_json_top(a, NULL, 100);
+	doc = analysis_view__to_json_top(a, NULL, 100);
 	assert_int_equal(json_array_size(json_object_get(doc, "functions")), 100);
 	assert_false(json_lists_function(doc, "main"));
 	json_decref(doc);
@@ -672,7 +673,7 @@ static void test_json_survives_names_that_are_not_utf8(void **state)
 	pb_sample(p, &odd, 1 * SEC, 0, 1, pb_frame(p, app, 0x10, "f\xc3(", true, LANGUAGE_C));
 	a = analysis__new(p);
 	assert_non_null(a);
-	doc = analysis__to_json(a, NULL);
+	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
 	text = json_dumps(doc, 0);
 	assert_non_null(text);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "analysis/analysis.h"
+#include "views/analysis_view.h"
 #include "analysis/answer.h"
 #include "analysis/folded.h"
 #include "util/format.h"
@@ -386,7 +387,7 @@ static void test_locks_by_address(void **state)
 	assert_string_equal(a->locks[2].processes[1].name, "gunicorn");
 	assert_float_equal(a->locks[0].share, 4.0 / 6.6, 1e-9);
 
-	doc = analysis__to_json(a, "x");
+	doc = analysis_view__to_json(a, "x");
 	assert_non_null(doc);
 	locks = json_object_get(doc, "locks");
 	assert_int_equal(json_array_size(locks), 3);
@@ -459,7 +460,7 @@ static void test_lock_holders(void **state)
 				       "on locks, most of it in read_balance, waiting for "
 				       "apply_batch to release the lock.");
 
-	doc = analysis__to_json(a, "x");
+	doc = analysis_view__to_json(a, "x");
 	assert_non_null(doc);
 	h0 = json_array_get(json_object_get(json_array_get(json_object_get(doc, "locks"), 0),
 					    "holders"), 0);
@@ -469,7 +470,7 @@ static void test_lock_holders(void **state)
 	json_decref(doc);
 
 	f = open_memstream(&text, &len);
-	analysis__print_report(a, f, 0);
+	analysis_view__print_report(a, f, 0);
 	fclose(f);
 	assert_non_null(strstr(text, "held by apply_batch in gunicorn [4242], released while "
 				     "others waited 3.0 s"));
@@ -587,7 +588,7 @@ static void test_memory_answer_leads_with_owner_growth(void **state)
 	assert_int_equal(gone->file_grown, -(1LL << 20));
 	assert_int_equal(gone->processes_exited, 1);
 
-	doc = analysis__to_json(a, NULL);
+	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
 	g = json_array_get(json_object_get(doc, "groups"), 1); /* by the stacks: billing 2nd */
 	assert_string_equal(json_string_value(json_object_get(g, "label")), "Service billing");
@@ -627,7 +628,7 @@ static void test_memory_answer_without_owner_growth(void **state)
 	a = analysis__new(p);
 	assert_non_null(a);
 	assert_false(a->groups[0].owner_memory);
-	doc = analysis__to_json(a, NULL);
+	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
 	assert_null(json_object_get(json_array_get(json_object_get(doc, "groups"), 0),
 				    "rss_grown_bytes"));

@@ -33,7 +33,7 @@
 #define POD_UID_ESC "1b2c3d4e_5f6a_7b8c_9d0e_1f2a3b4c5d6e"
 #define SESSIONS "Signed-in sessions"
 
-struct ctx {
+struct owner_fixture {
 	struct fixture *fx;
 	char proc[PATH_MAX];
 	char root[PATH_MAX];
@@ -48,8 +48,9 @@ static void write_file(const char *path, const char *data, size_t len)
 	assert_int_equal(fclose(f), 0);
 }
 
-static void mkdirs(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void mkdirs(struct ctx *c, const char *fmt, ...)
+static void mkdirs(struct owner_fixture *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void mkdirs(struct owner_fixture *c, const char *fmt, ...)
 {
 	char path[PATH_MAX];
 	va_list ap;
@@ -61,7 +62,7 @@ static void mkdirs(struct ctx *c, const char *fmt, ...)
 }
 
 /* A process in the fake /proc: its stat, exe link, cmdline (args separated by '|'). */
-static void fake_proc(struct ctx *c, int pid, const char *comm, int ppid, int tty,
+static void fake_proc(struct owner_fixture *c, int pid, const char *comm, int ppid, int tty,
 		      unsigned long flags, unsigned long long start, const char *exe,
 		      const char *cmdline)
 {
@@ -95,7 +96,7 @@ static void fake_proc(struct ctx *c, int pid, const char *comm, int ppid, int tt
 
 static int setup(void **state)
 {
-	struct ctx *c = calloc(1, sizeof(*c));
+	struct owner_fixture *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return -1;
@@ -113,7 +114,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct ctx *c = *state;
+	struct owner_fixture *c = *state;
 
 	fixture__free(c->fx);
 	free(c);
@@ -152,7 +153,7 @@ static void expect_path(struct owner_resolver *r, const char *cgroup, enum group
 
 static void test_cgroup_paths(void **state)
 {
-	struct ctx *c = *state;
+	struct owner_fixture *c = *state;
 	static const struct {
 		const char *cgroup;
 		enum group_kind kind;
@@ -239,7 +240,7 @@ static void test_cgroup_paths(void **state)
 
 static void test_system(void **state)
 {
-	struct ctx *c = *state;
+	struct owner_fixture *c = *state;
 	struct owner_resolver *r = owner_resolver__new(c->proc, c->root, NULL, 0);
 	struct proc_info p = proc_in("/");
 	struct owner o;
@@ -264,7 +265,7 @@ static void test_system(void **state)
 	owner_resolver__free(r);
 }
 
-static void write_docker_config(struct ctx *c, const char *id, const char *name)
+static void write_docker_config(struct owner_fixture *c, const char *id, const char *name)
 {
 	char path[PATH_MAX + 128], json[512];
 	int n;
@@ -279,7 +280,7 @@ static void write_docker_config(struct ctx *c, const char *id, const char *name)
 
 static void test_container_names(void **state)
 {
-	struct ctx *c = *state;
+	struct owner_fixture *c = *state;
 	struct owner_resolver *r;
 	char path[PATH_MAX + 128];
 	const char *storage =
@@ -326,7 +327,7 @@ static void test_container_names(void **state)
 
 static void test_services(void **state)
 {
-	struct ctx *c = *state;
+	struct owner_fixture *c = *state;
 	const struct service services[] = {
 		{ .name = "billing", .match = SERVICE_BY_UNIT, .value = "billing" },
 		{ .name = "web", .match = SERVICE_BY_UNIT, .value = "nginx.service" },
@@ -397,7 +398,7 @@ static void test_services(void **state)
 /* Machines without systemd: a terminal, or an ancestor that is a login or a shell. */
 static void test_sessions_without_systemd(void **state)
 {
-	struct ctx *c = *state;
+	struct owner_fixture *c = *state;
 	struct owner_resolver *r;
 	struct proc_info p;
 
@@ -457,7 +458,7 @@ static void test_sessions_without_systemd(void **state)
 /* Parents exit and their pids come back as other processes. */
 static void test_reused_parent_pid(void **state)
 {
-	struct ctx *c = *state;
+	struct owner_fixture *c = *state;
 	struct owner_resolver *r;
 	struct proc_info p;
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "views/analysis_view.h"
 #include "profile/pprof.h"
 #include "profile_builder.h"
 
@@ -90,7 +91,7 @@ static void test_json_and_text(void **state)
 {
 	struct profile *p = build(true);
 	struct analysis *a = analysis__new(p);
-	json_t *doc = analysis__to_json(a, "x"), *q, *exits;
+	json_t *doc = analysis_view__to_json(a, "x"), *q, *exits;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -109,7 +110,7 @@ static void test_json_and_text(void **state)
 	json_decref(doc);
 
 	f = open_memstream(&text, &len);
-	analysis__print_report(a, f, 0);
+	analysis_view__print_report(a, f, 0);
 	fclose(f);
 	assert_non_null(strstr(text, "Stacks: 75% of user stacks are whole"));
 	/* The reason's key, as in the JSON document, and what it means in words. */
@@ -159,7 +160,7 @@ static void test_older_profile(void **state)
 			profile__intern(back, profile__str(p, p->locations[i].name)) : 0;
 	a = analysis__new(back);
 	assert_non_null(a);
-	doc = analysis__to_json(a, NULL);
+	doc = analysis_view__to_json(a, NULL);
 	assert_int_equal(json_object_size(json_object_get(json_object_get(doc, "stack_quality"),
 							  "exits")), 0);
 	json_decref(doc);
@@ -207,7 +208,7 @@ static void test_stripped_start(void **state)
 	assert_string_equal(a->unnamed_starts[0].path, "/srv/billing/billing-worker");
 	assert_true(a->unnamed_starts[0].share > 0.749 && a->unnamed_starts[0].share < 0.751);
 
-	doc = analysis__to_json(a, "x");
+	doc = analysis_view__to_json(a, "x");
 	assert_non_null(doc);
 	u = json_array_get(json_object_get(json_object_get(doc, "stack_quality"),
 					   "unnamed_starts"), 0);
@@ -224,7 +225,7 @@ static void test_stripped_start(void **state)
 	json_decref(doc);
 
 	f = open_memstream(&text, &len);
-	analysis__print_report(a, f, 0);
+	analysis_view__print_report(a, f, 0);
 	fclose(f);
 	assert_non_null(strstr(text, "The stacks of billing-worker start in unnamed code: "
 				     "upload its debug symbols"));
