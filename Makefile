@@ -93,7 +93,7 @@ RUN_COMMAND := sh -c '$(OUTPUT)/slideops capture cpu -d 10 && echo && \
 # python.sh builds for each Python it finds), each built once into build/tests/workloads/
 # with the flags its "/* build: FLAGS */" line gives; a test copies the one it runs
 # (tests/integration/lib.sh's workload). Compiled by its whole path, which its debug lines
-# then name (pprof -list finds the source wherever the test runs it).
+# then name (pprof's list command finds the source wherever the test runs it).
 WORKLOAD_SRCS := $(filter-out tests/workloads/burnext.c,$(wildcard tests/workloads/*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/tests/workloads/%,$(WORKLOAD_SRCS))
 
