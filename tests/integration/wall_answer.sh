@@ -4,9 +4,10 @@
 #   rates    Unit slideops-test-rates.service: 4 threads that compute 1 ms in
 #            compute_rates and sleep in fetch_rates (usleep, 50 times a second): each
 #            runs ~5% of the time
-#   pollers  Unit slideops-test-pollers.service: 32 threads that wake 10 times a second
+#   pollers  Unit slideops-test-pollers.service: 32 threads that wake twice a second
 #            to find nothing to do: they wait 8 times as long as the service's threads in
-#            all, and run far less than 0.1% of the capture each
+#            all, and run far less than 0.1% of the capture each (8 wakes of 4 s: under 1 ms
+#            even where a loaded machine makes a wake cost 100 µs)
 # The service must lead the answer (unless a group that ran more than it, another
 # engineer's workload on a shared machine, comes first); the pollers are never named;
 # the profiler's own process is a row of the System group (kind "system") and is never

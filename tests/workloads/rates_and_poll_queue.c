@@ -41,7 +41,7 @@ __attribute__((noinline)) void *poll_queue(void *arg)
 {
 	(void)arg;
 	for (;;)
-		usleep(100000);
+		usleep(500000);
 	return NULL;
 }
 
