@@ -1,7 +1,8 @@
 # SlideOps server profiles: one binary, build/slideops.
 #
-# Pipeline (as libbpf-bootstrap): vmlinux.h from the kernel's BTF, bpf/%.bpf.c ->
-# build/bpf/%.bpf.o -> build/bpf/%.skel.h, then user space. Unit tests are built twice:
+# Pipeline (as libbpf-bootstrap): vmlinux.h from the kernel's BTF, bpf/%.bpf.c and each
+# question's src/questions/NAME/NAME.bpf.c -> build/bpf/%.bpf.o -> build/bpf/%.skel.h, then
+# user space. Unit tests are built twice:
 # plain, and under ASan+UBSan (build/asan/).
 
 OUTPUT     := build
@@ -32,20 +33,31 @@ else
 	msg = @printf '  %-8s %s\n' "$(1)" "$(patsubst $(OUTPUT)/%,%,$(2))";
 endif
 
-BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+# The BPF programs: the shared ones of bpf/ (features, ksym, unwind_check) and each
+# question's, in its own folder (src/questions/NAME/NAME.bpf.c); every object and skeleton
+# is build/bpf/NAME.bpf.o and NAME.skel.h whatever folder its source is in (vpath).
+QUESTION_DIRS := $(sort $(dir $(wildcard src/questions/*/*.bpf.c)))
+QUESTION_BPF_SRCS := $(wildcard src/questions/*/*.bpf.c)
+BPF_SRCS   := $(wildcard bpf/*.bpf.c) $(QUESTION_BPF_SRCS)
+vpath %.bpf.c bpf $(QUESTION_DIRS)
 # Objects built again for other kernels (docs/kernel.md), chosen at load time:
-# NAME_no_trusted_args from bpf/NAME.bpf.c with -DNO_TRUSTED_ARGS (before 6.8),
-# NAME_no_loop with -DNO_BPF_LOOP (before 5.17: no Python frames), and NAME_fp with
-# -DSTACK_FRAME_POINTERS_ONLY (the smaller walker, for a kernel that refuses the full one).
-QUESTION_OBJS := cpu wall threads locks memory
-BPF_VARIANTS := threads_no_trusted_args wall_no_trusted_args \
+# NAME_no_trusted_args from NAME.bpf.c with -DNO_TRUSTED_ARGS (before 6.8; the questions
+# whose program is a sleepable task iterator, SEC("iter.s/task")), NAME_no_loop with
+# -DNO_BPF_LOOP (before 5.17: no Python frames), and NAME_fp with
+# -DSTACK_FRAME_POINTERS_ONLY (the smaller walker, for a kernel that refuses the full one):
+# every question's program, found by its folder.
+QUESTION_OBJS := $(patsubst %.bpf.c,%,$(notdir $(QUESTION_BPF_SRCS)))
+ITER_OBJS  := $(patsubst %.bpf.c,%,$(notdir $(shell grep -l 'SEC("iter\.s/task")' \
+	$(QUESTION_BPF_SRCS) /dev/null)))
+BPF_VARIANTS := $(patsubst %,%_no_trusted_args,$(ITER_OBJS)) \
 	$(patsubst %,%_no_loop,$(QUESTION_OBJS)) $(patsubst %,%_fp,$(QUESTION_OBJS))
-BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS)) \
+BPF_OBJS   := $(patsubst %.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(notdir $(BPF_SRCS))) \
 	      $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_VARIANTS))
 SKELS      := $(patsubst %.bpf.o,%.skel.h,$(BPF_OBJS))
 PROTO_C    := $(OUTPUT)/gen/profile.pb-c.c
 AGENT_PROTO_C := $(OUTPUT)/gen/agent.pb-c.c
-LIB_SRCS   := $(filter-out src/cli/main.c,$(wildcard src/*/*.c)) $(PROTO_C) $(AGENT_PROTO_C)
+# The library: every folder's C files, each question's folder too (not its BPF program).
+LIB_SRCS   := $(filter-out src/cli/main.c %.bpf.c,$(wildcard src/*/*.c src/questions/*/*.c)) $(PROTO_C) $(AGENT_PROTO_C)
 LIB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(LIB_SRCS))) \
 	      $(OUTPUT)/obj/web/assets.o
 ASAN_OBJS  := $(patsubst $(OUTPUT)/obj/%,$(OUTPUT)/asan/obj/%,$(LIB_OBJS))
@@ -154,16 +166,19 @@ define bpf_cc
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 endef
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+# %.bpf.c is found by vpath: in bpf/ or a question's folder. A program includes the
+# shared headers of bpf/ and its own folder's (a question's records).
+BPF_HEADERS := $(wildcard bpf/*.h src/questions/*/*.h)
+$(OUTPUT)/bpf/%.bpf.o: %.bpf.c $(BPF_HEADERS) $(OUTPUT)/vmlinux.h
 	$(call bpf_cc,)
 
-$(OUTPUT)/bpf/%_no_trusted_args.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+$(OUTPUT)/bpf/%_no_trusted_args.bpf.o: %.bpf.c $(BPF_HEADERS) $(OUTPUT)/vmlinux.h
 	$(call bpf_cc,-DNO_TRUSTED_ARGS)
 
-$(OUTPUT)/bpf/%_no_loop.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+$(OUTPUT)/bpf/%_no_loop.bpf.o: %.bpf.c $(BPF_HEADERS) $(OUTPUT)/vmlinux.h
 	$(call bpf_cc,-DNO_BPF_LOOP)
 
-$(OUTPUT)/bpf/%_fp.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUTPUT)/vmlinux.h
+$(OUTPUT)/bpf/%_fp.bpf.o: %.bpf.c $(BPF_HEADERS) $(OUTPUT)/vmlinux.h
 	$(call bpf_cc,-DSTACK_FRAME_POINTERS_ONLY)
 
 $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o

@@ -17,7 +17,7 @@
 
 #include "proc/proc.h"
 #include "profile/profile.h"
-#include "questions/memory_owners.h"
+#include "questions/memory/memory_owners.h"
 
 #define MB (1ull << 20)
 

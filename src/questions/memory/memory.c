@@ -23,7 +23,7 @@
 #include "memory_no_loop.skel.h"
 #include "proc/owner.h"
 #include "proc/proc.h"
-#include "questions/memory_owners.h"
+#include "questions/memory/memory_owners.h"
 #include "questions/question.h"
 #include "util/clock.h"
 #include "util/format.h"

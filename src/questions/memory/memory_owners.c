@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* memory: the owner groups' resident memory at a capture's start and end (memory_owners.h). */
-#include "questions/memory_owners.h"
+#include "questions/memory/memory_owners.h"
 
 #include <errno.h>
 #include <stdlib.h>
