@@ -4,10 +4,11 @@
  * that differs from one question to another, in one description. The layers below
  * (profile, capture, analysis, views) know no particular question: they look a question
  * up in the one table (questions.c) and call through its description. Each question is
- * one file of this directory (cpu.c, wall.c, ...), with its programs in bpf/NAME.bpf.c.
+ * one folder of this directory (cpu/, wall/, ...): its BPF program NAME.bpf.c and its
+ * records, its plug-in NAME.c, and what else is its own alone.
  *
- * Adding a question: its BPF file, its C file defining a struct question_plugin, and one row in
- * questions.c's table (docs/architecture.md, "Adding a question").
+ * Adding a question: its folder, with a C file defining a struct question_plugin, and one
+ * row in questions.def (docs/architecture.md, "Adding a question").
  */
 #ifndef SLIDEOPS_QUESTIONS_QUESTION_H
 #define SLIDEOPS_QUESTIONS_QUESTION_H
@@ -18,13 +19,12 @@
 #include <stdio.h>
 
 /* The questions' ids: indexes into the table, kept in profiles' headers in memory (the
- * store and pprof keep the id string). Only src/questions/ names a particular one. */
+ * store and pprof keep the id string), one of each row of questions.def (QUESTION_CPU,
+ * ...). Only src/questions/ names a particular one. */
 enum question {
-	QUESTION_CPU,
-	QUESTION_WALL,
-	QUESTION_THREADS,
-	QUESTION_LOCKS,
-	QUESTION_MEMORY,
+#define QUESTION(name, NAME) QUESTION_##NAME,
+#include "questions/questions.def"
+#undef QUESTION
 	QUESTION__COUNT,
 };
 

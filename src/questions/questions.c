@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The one table of the questions (question.h), in the order `check`, the API and the UI
- * list them, and the lookups every layer makes through it.
+ * The one table of the questions (question.h), made of questions.def's rows in their
+ * order (`check`, the API and the UI list them so), and the lookups every layer makes
+ * through it.
  */
 #include "questions/question.h"
 
@@ -9,18 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct question_plugin question_cpu;
-extern const struct question_plugin question_wall;
-extern const struct question_plugin question_threads;
-extern const struct question_plugin question_locks;
-extern const struct question_plugin question_memory;
+#define QUESTION(name, NAME) extern const struct question_plugin question_##name;
+#include "questions/questions.def"
+#undef QUESTION
 
 static const struct question_plugin *const questions[QUESTION__COUNT] = {
-	[QUESTION_CPU] = &question_cpu,
-	[QUESTION_WALL] = &question_wall,
-	[QUESTION_THREADS] = &question_threads,
-	[QUESTION_LOCKS] = &question_locks,
-	[QUESTION_MEMORY] = &question_memory,
+#define QUESTION(name, NAME) [QUESTION_##NAME] = &question_##name,
+#include "questions/questions.def"
+#undef QUESTION
 };
 
 const struct question_plugin *question__get(enum question q)
