@@ -113,6 +113,13 @@ struct question_plugin {
 	void (*group_json)(struct json_t *o, const struct analysis_group *g, int *err);
 	/* Its line beneath a group's row in the text report. NULL: none. */
 	void (*group_text)(const struct analysis_group *g, FILE *out);
+	/* Its own views' keys of the JSON document ("thread_sets", "locks", ...), set in doc
+	 * before the groups, in its views' order. NULL: none. */
+	void (*document_json)(struct json_t *doc, const struct analysis *a, int *err);
+	/* Its own views in the text report, each after a blank line when it prints:
+	 * before the groups (a thread dump) and after them (locks by address). NULL: none. */
+	void (*report_before_groups)(const struct analysis *a, FILE *out);
+	void (*report_after_groups)(const struct analysis *a, FILE *out);
 };
 
 /* The question of id q; NULL when q is none. */
@@ -147,5 +154,7 @@ int question_pprof__column(const struct question_pprof_types *t, const char *uni
 			   bool prefer_default);
 /* For group_json: sets key, remembering a failure in *err instead of leaking. */
 void question__json_set(struct json_t *o, const char *key, struct json_t *value, int *err);
+/* For document_json: appends value to the array list, the same way. */
+void question__json_append(struct json_t *list, struct json_t *value, int *err);
 
 #endif

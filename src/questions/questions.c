@@ -137,3 +137,9 @@ void question__json_set(struct json_t *o, const char *key, struct json_t *value,
 	if (!value || json_object_set_new(o, key, value))
 		*err = -1;
 }
+
+void question__json_append(struct json_t *list, struct json_t *value, int *err)
+{
+	if (!value || json_array_append_new(list, value))
+		*err = -1;
+}

@@ -63,118 +63,6 @@ static json_t *group__to_json(const struct analysis_group *g, const char *unit,
 	return o;
 }
 
-/* threads: architecture.md's thread_sets, each stack as its frames' names, leaf first. */
-static json_t *thread_sets__to_json(const struct analysis *a, int *err)
-{
-	const struct profile *p = a->profile;
-	json_t *sets = json_array();
-
-	if (!sets) {
-		*err = -1;
-		return NULL;
-	}
-	for (size_t i = 0; i < a->nthread_sets; i++) {
-		const struct analysis_thread_set *t = &a->thread_sets[i];
-		json_t *o = json_object(), *frames = json_array();
-		uint32_t depth;
-		const uint32_t *locs = profile__stack(p, t->stack, &depth);
-
-		for (uint32_t d = 0; frames && d < depth; d++) {
-			const struct prof_location *l = &p->locations[locs[d]];
-
-			append(frames, json_text(profile__str(p, l->name ? l->name : l->function)),
-			       err);
-		}
-		if (o) {
-			set(o, "threads", json_integer(t->threads), err);
-			set(o, "state", json_text(t->state), err);
-			set(o, "wait", json_text(t->wait), err);
-			set(o, "group", json_text(t->group), err);
-			set(o, "stack", frames, err);
-		} else {
-			json_decref(frames);
-		}
-		append(sets, o, err);
-	}
-	return sets;
-}
-
-static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool processes,
-				    int *err)
-{
-	json_t *list = json_array();
-
-	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && w[i].name; i++) {
-		json_t *o = json_object();
-
-		if (o && processes) {
-			set(o, "pid", json_integer(w[i].pid), err);
-			set(o, "comm", json_text(w[i].name), err);
-		} else if (o) {
-			set(o, "name", json_text(w[i].name), err);
-		}
-		if (o)
-			set(o, "wait_ns", json_integer(w[i].wait_ns), err);
-		append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
-/* Who held a lock: [{"function", "ns", "process", "pid"}], the largest first. */
-static json_t *lock_holders__to_json(const struct analysis_lock_holder *h, int *err)
-{
-	json_t *list = json_array();
-
-	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && h[i].function; i++) {
-		json_t *o = json_object();
-
-		if (o) {
-			set(o, "function", json_text(h[i].function), err);
-			set(o, "ns", json_integer(h[i].ns), err);
-			set(o, "process", json_text(h[i].process), err);
-			set(o, "pid", json_integer(h[i].pid), err);
-		}
-		append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
-/* locks: the locks by address, the longest total wait first. The address is text ("0x..."):
- * a kernel address does not fit a JSON number that every reader keeps exact. */
-static json_t *locks__to_json(const struct analysis *a, int *err)
-{
-	json_t *list = json_array();
-	char addr[24];
-
-	for (size_t i = 0; list && i < a->nlocks && i < ANALYSIS_JSON_LOCKS; i++) {
-		const struct analysis_lock *l = &a->locks[i];
-		json_t *o = json_object();
-
-		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
-		if (o) {
-			set(o, "address", json_text(addr), err);
-			set(o, "kind", json_text(l->kind), err);
-			set(o, "pid", l->pid ? json_integer(l->pid) : json_null(), err);
-			set(o, "contentions", json_integer(l->contentions), err);
-			set(o, "wait_ns", json_integer(l->wait_ns), err);
-			set(o, "longest_ns", json_integer(l->longest_ns), err);
-			set(o, "share", json_real(l->share), err);
-			set(o, "functions", lock_waiters__to_json(l->functions, false, err), err);
-			set(o, "processes", lock_waiters__to_json(l->processes, true, err), err);
-			set(o, "holders", lock_holders__to_json(l->holders, err), err);
-			set(o, "held_ns", json_integer(l->held_ns), err);
-		}
-		append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
 /* A function's total share that earns it a place in the default document even with
  * little self time of its own (main, a request handler): callers are what people look
  * for in a script too. */
@@ -270,6 +158,7 @@ static json_t *analysis_view__json(const struct analysis *a, const char *id, siz
 			      bool with_callers)
 {
 	const struct profile *p = a->profile;
+	const struct question_plugin *question;
 	json_t *doc = json_object(), *groups = json_array(), *functions = json_array(),
 	       *stripped = json_array();
 	char started[32];
@@ -320,15 +209,9 @@ static json_t *analysis_view__json(const struct analysis *a, const char *id, siz
 		append(stripped, o, &err);
 	}
 	/* The document's part of the question's own views. */
-	for (const char *const *v = question__views(p->header.question); *v; v++) {
-		if (strcmp(*v, "thread_sets") == 0)
-			set(doc, "thread_sets", thread_sets__to_json(a, &err), &err);
-		else if (strcmp(*v, "locks") == 0)
-			set(doc, "locks", locks__to_json(a, &err), &err);
-		else if (strcmp(*v, "running_waiting") == 0)
-			set(doc, "waiting_by_reason",
-			    analysis__waiting_json(a->waiting_by_reason), &err);
-	}
+	question = question__get(p->header.question);
+	if (question && question->document_json)
+		question->document_json(doc, a, &err);
 	set(doc, "groups", groups, &err);
 	set(doc, "functions", functions, &err);
 	set(doc, "stripped", stripped, &err);

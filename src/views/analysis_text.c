@@ -16,10 +16,6 @@
 
 /* Processes listed under each group; the rest are counted. */
 #define PROCESSES_SHOWN 5
-/* A thread dump: the largest sets and their frames; --json has them all. */
-#define THREAD_SETS_SHOWN 10
-#define THREAD_FRAMES_SHOWN 16
-#define LOCKS_SHOWN 5
 
 void analysis_view__print_groups(const struct analysis *a, FILE *out)
 {
@@ -102,73 +98,6 @@ void analysis_view__print_card(const struct analysis *a, FILE *out)
 		msg_fprint(out, MSG_CARD_BUILD_IDS_MISSING);
 }
 
-void analysis_view__print_thread_sets(const struct analysis *a, FILE *out, size_t max,
-				      size_t frames)
-{
-	const struct profile *p = a->profile;
-
-	msg_fprint(out, MSG_SHOW_THREAD_SETS_HEADER);
-	for (size_t i = 0; i < a->nthread_sets && i < max; i++) {
-		const struct analysis_thread_set *t = &a->thread_sets[i];
-		uint32_t depth;
-		const uint32_t *locs = profile__stack(p, t->stack, &depth);
-
-		if (i)
-			fputc('\n', out);
-		if (*t->wait)
-			msg_fprint(out, MSG_SHOW_THREAD_SET_WAITING, (long long)t->threads, t->group,
-				   t->state, t->wait);
-		else
-			msg_fprint(out, MSG_SHOW_THREAD_SET, (long long)t->threads, t->group,
-				   t->state);
-		for (uint32_t d = 0; d < depth && d < frames; d++) {
-			const struct prof_location *l = &p->locations[locs[d]];
-
-			msg_fprint(out, MSG_SHOW_THREAD_FRAME,
-				   profile__str(p, l->name ? l->name : l->function));
-		}
-		if (depth > frames)
-			msg_fprint(out, MSG_SHOW_THREAD_MORE_FRAMES, (unsigned)(depth - frames));
-	}
-	if (a->nthread_sets > max)
-		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(a->nthread_sets - max));
-}
-
-/* locks: the locks by address, each with where its waits came from. */
-static void analysis_view__print_locks(const struct analysis *a, FILE *out, size_t max)
-{
-	char total[FORMAT_MAX], longest[FORMAT_MAX], wait[FORMAT_MAX];
-
-	msg_fprint(out, MSG_SHOW_LOCKS_HEADER);
-	for (size_t i = 0; i < a->nlocks && i < max; i++) {
-		const struct analysis_lock *l = &a->locks[i];
-		char addr[24];
-
-		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
-		format_seconds(l->wait_ns, total, sizeof(total));
-		format_seconds(l->longest_ns, longest, sizeof(longest));
-		if (l->pid)
-			msg_fprint(out, MSG_SHOW_LOCK_USER, addr, l->kind,
-				   l->processes[0].name ? l->processes[0].name : "?", l->pid,
-				   (long long)l->contentions, total, longest);
-		else
-			msg_fprint(out, MSG_SHOW_LOCK_KERNEL, addr, l->kind, (long long)l->contentions,
-				   total, longest);
-		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->functions[k].name; k++) {
-			format_seconds(l->functions[k].wait_ns, wait, sizeof(wait));
-			msg_fprint(out, MSG_SHOW_LOCK_WAITER, l->functions[k].name, wait);
-		}
-		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->holders[k].function; k++) {
-			format_seconds(l->holders[k].ns, wait, sizeof(wait));
-			msg_fprint(out, MSG_SHOW_LOCK_HOLDER, l->holders[k].function,
-				   l->holders[k].process, l->holders[k].pid, wait);
-		}
-	}
-	if (a->nlocks > max)
-		msg_fprint(out, MSG_SHOW_LOCKS_MORE, (unsigned long long)(a->nlocks - max),
-			   ANALYSIS_JSON_LOCKS);
-}
-
 static const enum msg_id stack_exit_words[STACK_EXIT__COUNT] = {
 	[STACK_EXIT_NO_TABLE] = MSG_STACK_EXIT_NO_TABLE,
 	[STACK_EXIT_TABLE_MISS] = MSG_STACK_EXIT_TABLE_MISS,
@@ -217,6 +146,8 @@ static void analysis_view__print_stack_quality(const struct analysis *a, FILE *o
 
 void analysis_view__print_report(const struct analysis *a, FILE *out, size_t top)
 {
+	const struct question_plugin *question = question__get(a->profile->header.question);
+
 	msg_fputs(a->answer, out);
 	fputc('\n', out);
 	if (a->profile->header.lost)
@@ -231,18 +162,14 @@ void analysis_view__print_report(const struct analysis *a, FILE *out, size_t top
 		fputc('\n', out);
 		analysis_view__print_card(a, out);
 	}
-	if (a->nthread_sets) {
-		fputc('\n', out);
-		analysis_view__print_thread_sets(a, out, THREAD_SETS_SHOWN, THREAD_FRAMES_SHOWN);
-	}
+	if (question && question->report_before_groups)
+		question->report_before_groups(a, out);
 	if (a->ngroups) {
 		fputc('\n', out);
 		analysis_view__print_groups(a, out);
 	}
-	if (a->nlocks) {
-		fputc('\n', out);
-		analysis_view__print_locks(a, out, LOCKS_SHOWN);
-	}
+	if (question && question->report_after_groups)
+		question->report_after_groups(a, out);
 	if (a->profile->header.nnot_read) {
 		const struct profile *p = a->profile;
 

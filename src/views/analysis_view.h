@@ -17,9 +17,6 @@
 /* How many functions analysis_view__to_json lists by self share. */
 #define ANALYSIS_JSON_FUNCTIONS 100
 
-/* How many locks the document lists (the longest waits first). */
-#define ANALYSIS_JSON_LOCKS 100
-
 /* architecture.md's document (id may be NULL): the top ANALYSIS_JSON_FUNCTIONS functions by self
  * share, and after them any other whose total share is 0.1% or more (callers). */
 json_t *analysis_view__to_json(const struct analysis *a, const char *id);
@@ -28,14 +25,13 @@ json_t *analysis_view__to_json_top(const struct analysis *a, const char *id, siz
 
 /*
  * The text views, as `capture` and `show` print them: the groups with their processes
- * beneath, the top functions, and the stripped-binary card (nothing when it is empty).
+ * beneath, the top functions, and the stripped-binary card (nothing when it is empty);
+ * a question's own views are its plug-in's (src/questions/NAME/).
  */
 /* The whole text report: answer, lost events, card, groups, top functions (top 0: none). */
 void analysis_view__print_report(const struct analysis *a, FILE *out, size_t top);
 void analysis_view__print_groups(const struct analysis *a, FILE *out);
 void analysis_view__print_functions(const struct analysis *a, FILE *out, size_t max);
 void analysis_view__print_card(const struct analysis *a, FILE *out);
-/* threads: the sets of threads as a thread dump, largest first (max sets, max frames). */
-void analysis_view__print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames);
 
 #endif

@@ -27,6 +27,7 @@
 #include "threads_no_loop.skel.h"
 #include "threads_no_trusted_args.skel.h"
 #include "util/format.h"
+#include "util/json_text.h"
 #include "util/messages.h"
 
 /* Both variants' skeletons are the same object built twice: the same layout, and
@@ -237,6 +238,91 @@ static void threads_group_json(json_t *o, const struct analysis_group *g, int *e
 	question__json_set(o, "waiting", json_integer(g->waiting), err);
 }
 
+/* The thread dump in the text report: the largest sets and their frames; --json has
+ * them all. */
+#define THREAD_SETS_SHOWN 10
+#define THREAD_FRAMES_SHOWN 16
+
+/* threads: architecture.md's thread_sets, each stack as its frames' names, leaf first. */
+static json_t *thread_sets__to_json(const struct analysis *a, int *err)
+{
+	const struct profile *p = a->profile;
+	json_t *sets = json_array();
+
+	if (!sets) {
+		*err = -1;
+		return NULL;
+	}
+	for (size_t i = 0; i < a->nthread_sets; i++) {
+		const struct analysis_thread_set *t = &a->thread_sets[i];
+		json_t *o = json_object(), *frames = json_array();
+		uint32_t depth;
+		const uint32_t *locs = profile__stack(p, t->stack, &depth);
+
+		for (uint32_t d = 0; frames && d < depth; d++) {
+			const struct prof_location *l = &p->locations[locs[d]];
+
+			question__json_append(frames, json_text(profile__str(p, l->name ? l->name : l->function)),
+			       err);
+		}
+		if (o) {
+			question__json_set(o, "threads", json_integer(t->threads), err);
+			question__json_set(o, "state", json_text(t->state), err);
+			question__json_set(o, "wait", json_text(t->wait), err);
+			question__json_set(o, "group", json_text(t->group), err);
+			question__json_set(o, "stack", frames, err);
+		} else {
+			json_decref(frames);
+		}
+		question__json_append(sets, o, err);
+	}
+	return sets;
+}
+
+static void print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames)
+{
+	const struct profile *p = a->profile;
+
+	msg_fprint(out, MSG_SHOW_THREAD_SETS_HEADER);
+	for (size_t i = 0; i < a->nthread_sets && i < max; i++) {
+		const struct analysis_thread_set *t = &a->thread_sets[i];
+		uint32_t depth;
+		const uint32_t *locs = profile__stack(p, t->stack, &depth);
+
+		if (i)
+			fputc('\n', out);
+		if (*t->wait)
+			msg_fprint(out, MSG_SHOW_THREAD_SET_WAITING, (long long)t->threads, t->group,
+				   t->state, t->wait);
+		else
+			msg_fprint(out, MSG_SHOW_THREAD_SET, (long long)t->threads, t->group,
+				   t->state);
+		for (uint32_t d = 0; d < depth && d < frames; d++) {
+			const struct prof_location *l = &p->locations[locs[d]];
+
+			msg_fprint(out, MSG_SHOW_THREAD_FRAME,
+				   profile__str(p, l->name ? l->name : l->function));
+		}
+		if (depth > frames)
+			msg_fprint(out, MSG_SHOW_THREAD_MORE_FRAMES, (unsigned)(depth - frames));
+	}
+	if (a->nthread_sets > max)
+		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(a->nthread_sets - max));
+}
+
+static void threads_document_json(json_t *doc, const struct analysis *a, int *err)
+{
+	question__json_set(doc, "thread_sets", thread_sets__to_json(a, err), err);
+}
+
+static void threads_report_before_groups(const struct analysis *a, FILE *out)
+{
+	if (!a->nthread_sets)
+		return;
+	fputc('\n', out);
+	print_thread_sets(a, out, THREAD_SETS_SHOWN, THREAD_FRAMES_SHOWN);
+}
+
 /* ---- the question ---- */
 
 /* Any pprof no other question's is: its first column counted (Go's goroutine profile). */
@@ -260,4 +346,6 @@ const struct question_plugin question_threads = {
 	.group_add = analysis_group__add_running_waiting,
 	.analyse = threads_analyse,
 	.group_json = threads_group_json,
+	.document_json = threads_document_json,
+	.report_before_groups = threads_report_before_groups,
 };

@@ -478,6 +478,13 @@ static void wall_group_json(json_t *o, const struct analysis_group *g, int *err)
 			   analysis__waiting_json(g->waiting_by_reason), err);
 }
 
+/* The document's waiting by reason, all groups together (its running_waiting view). */
+static void wall_document_json(json_t *doc, const struct analysis *a, int *err)
+{
+	question__json_set(doc, "waiting_by_reason", analysis__waiting_json(a->waiting_by_reason),
+			   err);
+}
+
 static void wall_group_text(const struct analysis_group *g, FILE *out)
 {
 	char running[FORMAT_MAX], waiting[FORMAT_MAX];
@@ -514,4 +521,5 @@ const struct question_plugin question_wall = {
 	.analyse = wall_analyse,
 	.group_json = wall_group_json,
 	.group_text = wall_group_text,
+	.document_json = wall_document_json,
 };
