@@ -1,12 +1,16 @@
-// A profile's page as data (web/ui/profile_model.js) without a browser: what a user reads
+// A profile's page as data (web/ui/profile_model.js, and each question's own view,
+// web/ui/questions/NAME_model.js) without a browser: what a user reads
 // in each view of a profile (profile.js draws it; tests/browser/ui.test.js follows the
 // page in a browser).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { couldNotSee, functionRows, groupRows, lockRows, nextSort, ownerGrowthRows,
-	profileHeading, runningWaitingRows, sandwichRows, sortMarks, strippedCard,
-	threadSetRows } from '../../web/ui/profile_model.js';
+import { couldNotSee, functionRows, groupRows, nextSort, profileHeading, sandwichRows,
+	sortMarks, strippedCard } from '../../web/ui/profile_model.js';
+import { lockRows } from '../../web/ui/questions/locks_model.js';
+import { ownerGrowthRows } from '../../web/ui/questions/memory_model.js';
+import { threadSetRows } from '../../web/ui/questions/threads_model.js';
+import { runningWaitingRows } from '../../web/ui/questions/wall_model.js';
 import { tree } from './tree.mjs';
 
 const QUESTIONS = [

@@ -2,9 +2,9 @@
 // so tests/web/profile_model.test.mjs checks it with `node --test`. From the API's
 // documents (GET /api/profiles/ID, its flame graph tree, GET /api/questions): the
 // heading, the views the question lists, the card of stripped binaries, the groups,
-// the functions (filtered, sorted), the sandwich view of one function, each question's
-// own view (running and waiting, the thread dump, locks by address, growth by owner) and
-// what the capture could not see: rows of text, every number written by format.js.
+// the functions (filtered, sorted), the sandwich view of one function and what the
+// capture could not see: rows of text, every number written by format.js. Each
+// question's own view is its own (web/ui/questions/NAME_model.js).
 
 import { titleOf } from './api.js';
 import { duration, percent, utc, valueWords } from './format.js';
@@ -104,71 +104,6 @@ export function sandwichRows(tree, name, total) {
 		({ name: n, share: percent(v / (s.total || 1)) }));
 	return { name, callers: rows(s.callers), callees: rows(s.callees),
 		self: percent(s.total / (total || 1)) + ' of this profile' };
-}
-
-// ---- the questions' own views ----
-
-// locks: each lock by its address, the longest wait first (the API's order).
-export const LOCKS_SHOWN = 25;
-
-export function lockRows(locks) {
-	const ns = v => valueWords('nanoseconds', v);
-	const owner = l => {
-		if (l.pid === null)
-			return 'the kernel';
-		const p = l.processes.find(w => w.pid === l.pid);
-		return (p ? p.comm + ' ' : '') + '[' + l.pid + ']';
-	};
-	const waiter = text => w => ({ name: text(w), title: text(w), amount: ns(w.wait_ns) });
-	// Profiles taken before holders were tracked have none; the kernel's locks neither.
-	const holders = l => !l.holders || !l.holders.length ?
-		{ none: l.pid === null ? 'not seen (kernel)' : 'not seen' } :
-		{ list: l.holders.map(o => ({ name: o.function,
-			title: o.function + ' in ' + o.process + ' [' + o.pid + ']', amount: ns(o.ns) })) };
-	return {
-		rows: locks.slice(0, LOCKS_SHOWN).map(l => ({
-			address: l.address, kind: l.kind, owner: owner(l), contentions: l.contentions,
-			wait: ns(l.wait_ns), share: percent(l.share), longest: ns(l.longest_ns),
-			waiting: l.functions.map(waiter(w => w.name)),
-			holders: holders(l),
-			processes: l.processes.map(waiter(w => w.comm + ' [' + w.pid + ']')),
-		})),
-		more: locks.length > LOCKS_SHOWN ? 'and ' + (locks.length - LOCKS_SHOWN) + ' more locks' :
-			null,
-	};
-}
-
-// threads: the thread dump, sets of threads in the same place; null without any.
-export function threadSetRows(doc) {
-	if (!doc.thread_sets || !doc.thread_sets.length)
-		return null;
-	return doc.thread_sets.map(t => ({ threads: t.threads, state: t.state, wait: t.wait || '',
-		group: t.group,
-		stack: Array.isArray(t.stack) ? t.stack.join(' \u2190 ') : t.stack || '' }));
-}
-
-// wall: each group's time running against its time waiting; null when not a wall profile.
-export function runningWaitingRows(doc) {
-	if (!doc.groups.some(g => g.running_ns !== undefined))
-		return null;
-	return doc.groups.map(g => ({ label: g.label,
-		running: valueWords('nanoseconds', g.running_ns || 0),
-		waiting: valueWords('nanoseconds', g.waiting_ns || 0) }));
-}
-
-// memory: each owner's resident memory from the capture's start to its end, the most
-// grown first; null in profiles taken before it was read.
-export function ownerGrowthRows(doc) {
-	const owners = doc.groups.filter(g => g.rss_grown_bytes !== undefined);
-	if (!owners.length)
-		return null;
-	owners.sort((a, b) => b.rss_grown_bytes - a.rss_grown_bytes || (a.label < b.label ? -1 : 1));
-	const bytes = v => valueWords('bytes', Math.abs(v));
-	const signed = v => (v < 0 ? '\u2212' : '+') + bytes(v);
-	return owners.map(g => ({ label: g.label,
-		rssGrown: signed(g.rss_grown_bytes), rssStart: bytes(g.rss_start_bytes),
-		fileGrown: signed(g.file_grown_bytes), fileStart: bytes(g.file_start_bytes),
-		started: g.processes_started, exited: g.processes_exited }));
 }
 
 // ---- what the capture could not see ----
