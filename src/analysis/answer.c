@@ -171,9 +171,9 @@ static char *answer__amount_clause(uint64_t duration_ns, const struct answer_gro
 	return answer__join(lead, tail);
 }
 
-static char *answer__amount(uint64_t duration_ns, const struct answer_group *first,
-			    const struct answer_group *next, enum msg_id none, enum msg_id lead_id,
-			    enum msg_id next_id, void (*amount)(int64_t, char *, size_t))
+char *answer__amount(uint64_t duration_ns, const struct answer_group *first,
+		     const struct answer_group *next, enum msg_id none, enum msg_id lead_id,
+		     enum msg_id next_id, void (*amount)(int64_t, char *, size_t))
 {
 	return answer__amount_clause(duration_ns, first, next, none, lead_id, next_id, amount,
 				     NULL);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "profile/profile.h"
+#include "util/messages.h"
 
 /* One group as an answer names it. */
 struct answer_group {
@@ -38,6 +39,14 @@ char *answer__cpu(uint64_t duration_ns, const struct answer_group *first,
 char *answer__cpu_idle(uint64_t duration_ns, double used, const struct answer_group *first);
 char *answer__wall(uint64_t duration_ns, const struct answer_group *first,
 		   const struct answer_group *next);
+/* The shape of an answer that adds up an amount (locks, memory, and any question of its
+ * own words): "Over T, G <verb> AMOUNT, most of it in F. Next was H, AMOUNT." from the
+ * templates none (no samples: "Over %s, ..."), lead ("Over %s, %s ... %s%s.": the
+ * duration, the group, its amount, where) and next_id (" Next was %s, %s."), each amount
+ * written by amount (format_seconds, format_bytes). */
+char *answer__amount(uint64_t duration_ns, const struct answer_group *first,
+		     const struct answer_group *next, enum msg_id none, enum msg_id lead_id,
+		     enum msg_id next_id, void (*amount)(int64_t, char *, size_t));
 char *answer__locks(uint64_t duration_ns, const struct answer_group *first,
 		    const struct answer_group *next);
 /* The same, saying whose release the first group's waiting waited for (holder: a
