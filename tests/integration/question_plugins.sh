@@ -1,44 +1,75 @@
 #!/usr/bin/env bash
-# A question is one plug-in (docs/architecture.md, "Adding a question"): the questions'
-# ids are read from src/questions/question.h, and for each of them
-#   - nothing in src/ or web/ outside src/questions/ names it (QUESTION_X): the layers
-#     call through the table; the failure lists the files that do;
-#   - it has its C file (src/questions/ID.c), its BPF file (bpf/ID.bpf.c) and its row
-#     in the one table (src/questions/questions.c);
+# A question is one folder (docs/architecture.md, "Adding a question"): the questions are
+# the rows of src/questions/questions.def, and for each of them
+#   - nothing in src/ or web/ outside src/questions/ and web/ui/questions/ names it
+#     (QUESTION_X) or reaches into its folder (src/questions/ID/): the layers call
+#     through the table; the failure lists the files that do;
+#   - its folder holds its plug-in (src/questions/ID/ID.c, giving the id "ID") and its
+#     BPF program (src/questions/ID/ID.bpf.c); its UI renderer is web/ui/questions/ID.js,
+#     with its row in the UI's table (web/ui/questions/questions.js);
 #   - the binary knows it: `check --json` reports on it by its id.
+# And no folder of src/questions/ or file of web/ui/questions/ is no row's.
 source "$(dirname "$0")/lib.sh"
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-header=$top/src/questions/question.h
-[ -f "$header" ] || fail "no $header"
+table=$top/src/questions/questions.def
+ui_table=$top/web/ui/questions/questions.js
+[ -f "$table" ] || fail "no $table"
+[ -f "$ui_table" ] || fail "no $ui_table"
 
-# The enum's members, QUESTION__COUNT aside.
-mapfile -t names < <(sed -n '/^enum question {/,/^};/p' "$header" |
-	grep -o 'QUESTION_[A-Z0-9_]*' | grep -v '^QUESTION__')
-[ "${#names[@]}" -ge 5 ] || fail "read ${#names[@]} questions from $header: ${names[*]}"
+# The rows: QUESTION(id, ID).
+mapfile -t ids < <(sed -n 's/^QUESTION(\([a-z0-9_]*\), [A-Z0-9_]*)$/\1/p' "$table")
+[ "${#ids[@]}" -ge 5 ] || fail "read ${#ids[@]} questions from $table: ${ids[*]}"
+names=()
+for id in "${ids[@]}"; do
+	names+=("QUESTION_$(echo "$id" | tr 'a-z' 'A-Z')")
+	grep -qx "QUESTION($id, ${names[-1]#QUESTION_})" "$table" ||
+		fail "$table: the row of $id is not QUESTION($id, ${names[-1]#QUESTION_})"
+done
 
 pattern=$(IFS='|'; echo "\\b(${names[*]})\\b")
-outside=$(cd "$top" && grep -rlE "$pattern" src web | grep -v '^src/questions/' || true)
+outside=$(cd "$top" && grep -rlE "$pattern" src web |
+	grep -v -e '^src/questions/' -e '^web/ui/questions/' || true)
 [ -z "$outside" ] || fail "files outside src/questions/ name a particular question:" \
 	"$(echo "$outside" | tr '\n' ' ')($(cd "$top" && grep -rnE "$pattern" $outside | head -5))"
+reach=$(cd "$top" && grep -rnE '#\s*include\s*"questions/[a-z0-9_]+/' src bpf |
+	grep -v '^src/questions/' || true)
+[ -z "$reach" ] || fail "files outside src/questions/ include a question's own file: $reach"
+for id in "${ids[@]}"; do
+	# A question's folder is its own: no other question's file includes from it.
+	other=$(cd "$top" && grep -rlE "#\s*include\s*\"questions/$id/" src/questions |
+		grep -v "^src/questions/$id/" || true)
+	[ -z "$other" ] || fail "files of other questions include from src/questions/$id/: $other"
+done
 
 "$SLIDEOPS" check --json >"$WORK/check.json" 2>"$WORK/check.err" || true
 jq -e .questions "$WORK/check.json" >/dev/null ||
 	fail "check --json has no questions: $(cat "$WORK/check.err")"
 
-for name in "${names[@]}"; do
-	id=$(echo "${name#QUESTION_}" | tr 'A-Z' 'a-z')
-	[ -f "$top/src/questions/$id.c" ] || fail "$name has no src/questions/$id.c"
-	[ -f "$top/bpf/$id.bpf.c" ] || fail "$name has no bpf/$id.bpf.c"
-	grep -Eq "^\s*\[$name\] = &question_$id," "$top/src/questions/questions.c" ||
-		fail "$name has no row [$name] = &question_$id in src/questions/questions.c"
-	grep -q "^\s*\.id = \"$id\"," "$top/src/questions/$id.c" ||
-		fail "src/questions/$id.c does not give its question the id \"$id\""
+for id in "${ids[@]}"; do
+	dir=$top/src/questions/$id
+	[ -f "$dir/$id.c" ] || fail "$id has no src/questions/$id/$id.c"
+	[ -f "$dir/$id.bpf.c" ] || fail "$id has no src/questions/$id/$id.bpf.c"
+	grep -q "^\s*\.id = \"$id\"," "$dir/$id.c" ||
+		fail "src/questions/$id/$id.c does not give its question the id \"$id\""
+	grep -q "^const struct question_plugin question_$id = {" "$dir/$id.c" ||
+		fail "src/questions/$id/$id.c does not define question_$id"
+	[ -f "$top/web/ui/questions/$id.js" ] || fail "$id has no web/ui/questions/$id.js"
+	grep -Eq "^import \* as $id from './$id\.js';" "$ui_table" ||
+		fail "$ui_table does not import ./$id.js as $id"
+	grep -Eq "^\s*$id,$" "$ui_table" || fail "$ui_table has no row $id"
 	jq -e --arg id "$id" '.questions | has($id)' "$WORK/check.json" >/dev/null ||
 		fail "check --json does not report on $id: $(jq -c .questions "$WORK/check.json")"
 done
 
-# Only the table's rows: no question is listed twice, none is missing.
-rows=$(grep -cE '^\s*\[QUESTION_[A-Z0-9_]+\] = &question_' "$top/src/questions/questions.c")
-[ "$rows" = "${#names[@]}" ] || fail "questions.c has $rows rows for ${#names[@]} questions"
-echo "ok: ${#names[@]} questions, each one plug-in"
+# Only the table's rows: no folder, no renderer that is no row's.
+for dir in "$top"/src/questions/*/; do
+	id=$(basename "$dir")
+	printf '%s\n' "${ids[@]}" | grep -qx "$id" || fail "src/questions/$id/ is no row of $table"
+done
+for file in "$top"/web/ui/questions/*.js; do
+	id=$(basename "$file" .js); id=${id%_model}
+	[ "$id" = questions ] || printf '%s\n' "${ids[@]}" | grep -qx "$id" ||
+		fail "web/ui/questions/$id.js is no row of $table"
+done
+echo "ok: ${#ids[@]} questions, each one folder"
