@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The answer sentences of the five questions (architecture.md), as pure functions of what
- * analysis measured: no profile in here, so each template is tested word for word.
- * Every sentence is a template in the message table; these choose and fill them.
- * Each returns a malloc'd string, or NULL with errno ENOMEM.
+ * What the questions' answer sentences (architecture.md) are made with, as pure functions
+ * of what analysis measured: no profile in here, so each template is tested word for
+ * word. Every sentence is a template in the message table; each question's own choose
+ * and fill them (src/questions/NAME/NAME_answer.h). Each returns a malloc'd string, or
+ * NULL with errno ENOMEM.
  */
 #ifndef SLIDEOPS_ANALYSIS_ANSWER_H
 #define SLIDEOPS_ANALYSIS_ANSWER_H
@@ -26,19 +27,22 @@ struct answer_group {
 	int64_t wait_reason_ns;
 };
 
+/* A message into a new string. */
+char *answer__format(enum msg_id id, ...);
+/* ", most of it in F" (or the message given), or "" without F. */
+char *answer__where(enum msg_id id, const char *where);
+/* lead then next (either NULL: NULL, ENOMEM), both freed. */
+char *answer__join(char *lead, char *next);
+/* answer__amount's shape with clause after the first group's amount instead of "most of
+ * it in" (NULL: that). */
+char *answer__amount_clause(uint64_t duration_ns, const struct answer_group *first,
+			    const struct answer_group *next, enum msg_id none, enum msg_id lead_id,
+			    enum msg_id next_id, void (*amount)(int64_t, char *, size_t),
+			    const char *clause);
 /*
  * first NULL: the profile has no samples, and the answer says so. next NULL: only one
  * group, no "Next was" sentence.
  */
-char *answer__cpu(uint64_t duration_ns, const struct answer_group *first,
-		  const struct answer_group *next);
-/* cpu on a nearly idle server (the plug-in decides when): "Over 10 seconds, this server
- * was nearly idle: 0.8% of its CPU time was used. Most of it was System, in F." used: the
- * share of the server's CPU time all samples took; first: the largest group (NULL: the
- * first sentence alone). */
-char *answer__cpu_idle(uint64_t duration_ns, double used, const struct answer_group *first);
-char *answer__wall(uint64_t duration_ns, const struct answer_group *first,
-		   const struct answer_group *next);
 /* The shape of an answer that adds up an amount (locks, memory, and any question of its
  * own words): "Over T, G <verb> AMOUNT, most of it in F. Next was H, AMOUNT." from the
  * templates none (no samples: "Over %s, ..."), lead ("Over %s, %s ... %s%s.": the
@@ -47,28 +51,4 @@ char *answer__wall(uint64_t duration_ns, const struct answer_group *first,
 char *answer__amount(uint64_t duration_ns, const struct answer_group *first,
 		     const struct answer_group *next, enum msg_id none, enum msg_id lead_id,
 		     enum msg_id next_id, void (*amount)(int64_t, char *, size_t));
-char *answer__locks(uint64_t duration_ns, const struct answer_group *first,
-		    const struct answer_group *next);
-/* The same, saying whose release the first group's waiting waited for (holder: a
- * function; NULL: none stands out). */
-char *answer__locks_held(uint64_t duration_ns, const struct answer_group *first,
-			 const struct answer_group *next, const char *holder);
-char *answer__memory(uint64_t duration_ns, const struct answer_group *first,
-		     const struct answer_group *next);
-/* The same by the owners' resident memory from start to end (value: bytes grown), where
- * is where most of what the stacks saw grow was allocated. */
-char *answer__memory_rss(uint64_t duration_ns, const struct answer_group *first,
-			 const struct answer_group *next);
-
-struct answer_threads {
-	int64_t threads, running, waiting;
-	/* The largest set of threads waiting in the same place; omitted under 2. */
-	int64_t set_size;
-	const char *set_group;
-	const char *set_where;
-};
-
-/* threads 0: the profile has no samples. */
-char *answer__threads(const struct answer_threads *t);
-
 #endif

@@ -18,6 +18,11 @@
 #include "analysis/analysis.h"
 #include "views/analysis_view.h"
 #include "analysis/answer.h"
+#include "questions/cpu/cpu_answer.h"
+#include "questions/locks/locks_answer.h"
+#include "questions/memory/memory_answer.h"
+#include "questions/threads/threads_answer.h"
+#include "questions/wall/wall_answer.h"
 #include "analysis/folded.h"
 #include "util/format.h"
 #include "analysis_fixtures.h"
@@ -177,7 +182,7 @@ static void test_threads_answer_names_the_largest_set_waiting_in_one_place(void 
 	profile__free(p);
 
 	{
-		char *s = answer__threads(&(struct answer_threads){ 1, 1, 0, 0, NULL, NULL });
+		char *s = threads_answer__sentence(&(struct threads_answer){ 1, 1, 0, 0, NULL, NULL });
 
 		assert_string_equal(s, "This server had 1 thread: 1 running and 0 waiting.");
 		free(s);
@@ -697,33 +702,33 @@ static void test_answer_templates_directly(void **state)
 	char *s;
 
 	(void)state;
-	s = answer__cpu(29600 * MS, &billing, &nginx_);
+	s = cpu_answer__sentence(29600 * MS, &billing, &nginx_);
 	assert_string_equal(s, "Over 30 seconds, Service billing used 54% of the CPU time on "
 			       "this server, most of it in build_report. Next was Unit "
 			       "nginx.service, at <1%.");
 	free(s);
-	s = answer__cpu(2 * SEC, NULL, NULL);
+	s = cpu_answer__sentence(2 * SEC, NULL, NULL);
 	assert_string_equal(s, "Over 2 seconds, no process used the CPU on this server: the "
 			       "profile has no samples.");
 	free(s);
-	s = answer__wall(30 * SEC, NULL, NULL);
+	s = wall_answer__sentence(30 * SEC, NULL, NULL);
 	assert_string_equal(s, "Over 30 seconds, no thread was seen running or waiting: the "
 			       "profile has no samples.");
 	free(s);
-	s = answer__locks(1 * SEC, NULL, NULL);
+	s = locks_answer__sentence(1 * SEC, NULL, NULL);
 	assert_string_equal(s, "Over 1 second, no thread waited on a lock: the profile has no "
 			       "samples.");
 	free(s);
-	s = answer__threads(&(struct answer_threads){ 0 });
+	s = threads_answer__sentence(&(struct threads_answer){ 0 });
 	assert_string_equal(s, "No threads were seen on this server: the profile has no samples.");
 	free(s);
 	billing.value = 40 * MS;
-	s = answer__locks(30 * SEC, &billing, NULL);
+	s = locks_answer__sentence(30 * SEC, &billing, NULL);
 	assert_string_equal(s, "Over 30 seconds, threads of Service billing waited 40 ms on "
 			       "locks, most of it in build_report.");
 	free(s);
 	billing.value = 1536LL << 20;
-	s = answer__memory(30 * SEC, &billing, NULL);
+	s = memory_answer__sentence(30 * SEC, &billing, NULL);
 	assert_string_equal(s, "Over 30 seconds, Service billing grew by 1.5 GB, most of it in "
 			       "build_report.");
 	free(s);

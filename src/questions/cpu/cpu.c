@@ -13,8 +13,8 @@
 #include <bpf/libbpf.h>
 
 #include "analysis/analysis_internal.h"
-#include "analysis/answer.h"
 #include "capture/capture_internal.h"
+#include "cpu_answer.h"
 #include "cpu.skel.h"
 #include "cpu_fp.skel.h"
 #include "cpu_no_loop.skel.h"
@@ -105,12 +105,12 @@ static char *cpu_answer(const struct analysis *a)
 
 	/* Without its CPUs and duration (another tool's pprof) the server's time is unknown. */
 	if (!h->ncpus || !h->duration_ns || a->total <= 0 || !a->ngroups)
-		return analysis__answer_largest(a, answer__cpu);
+		return analysis__answer_largest(a, cpu_answer__sentence);
 	used = (double)a->total / ((double)h->ncpus * (double)h->duration_ns);
 	if (used >= CPU_IDLE_SHARE)
-		return analysis__answer_largest(a, answer__cpu);
+		return analysis__answer_largest(a, cpu_answer__sentence);
 	first = analysis_group__answer(&a->groups[0]);
-	return answer__cpu_idle(h->duration_ns, used, &first);
+	return cpu_answer__idle(h->duration_ns, used, &first);
 }
 
 /* ---- the question ---- */

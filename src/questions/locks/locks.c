@@ -16,9 +16,9 @@
 #include <jansson.h>
 
 #include "analysis/analysis_internal.h"
-#include "analysis/answer.h"
 #include "analysis/waits.h"
 #include "capture/capture_internal.h"
+#include "locks_answer.h"
 #include "locks.h"
 #include "locks.skel.h"
 #include "locks_fp.skel.h"
@@ -399,7 +399,7 @@ static char *locks_answer(const struct analysis *a)
 	struct answer_largest g;
 
 	analysis__largest_groups(a, &g);
-	return answer__locks_held(a->profile->header.duration_ns, g.first, g.next,
+	return locks_answer__held(a->profile->header.duration_ns, g.first, g.next,
 				  locks__standing_holder(a));
 }
 

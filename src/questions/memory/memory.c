@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "analysis/analysis_internal.h"
-#include "analysis/answer.h"
 #include "capture/capture_internal.h"
+#include "memory_answer.h"
 #include "capture/processes.h"
 #include "memory.skel.h"
 #include "memory_fp.skel.h"
@@ -272,7 +272,7 @@ static char *memory_answer(const struct analysis *a)
 	bool has_next;
 
 	if (memory_answer_rss(a, &first, &next, &has_next))
-		return answer__memory_rss(h->duration_ns, &first, has_next ? &next : NULL);
+		return memory_answer__rss(h->duration_ns, &first, has_next ? &next : NULL);
 	for (size_t g = 0; g < a->ngroups; g++) {
 		const struct analysis_group *x = &a->groups[g];
 
@@ -291,7 +291,7 @@ static char *memory_answer(const struct analysis *a)
 		*ag = analysis_group__answer(best[i]);
 		ag->value = best[i]->net_bytes;
 	}
-	return answer__memory(h->duration_ns, best[0] ? &first : NULL, best[1] ? &next : NULL);
+	return memory_answer__sentence(h->duration_ns, best[0] ? &first : NULL, best[1] ? &next : NULL);
 }
 
 /* ---- the views ---- */

@@ -19,8 +19,8 @@
 #include <jansson.h>
 
 #include "analysis/analysis_internal.h"
-#include "analysis/answer.h"
 #include "capture/capture_internal.h"
+#include "threads_answer.h"
 #include "questions/question.h"
 #include "threads.skel.h"
 #include "threads_fp.skel.h"
@@ -178,7 +178,7 @@ static char *threads_answer(const struct analysis_pass *c)
 {
 	const struct profile *p = c->p;
 	struct tally *t = malloc(sizeof(*t) * (p->nsamples ? p->nsamples : 1));
-	struct answer_threads at = { 0 };
+	struct threads_answer at = { 0 };
 	const struct tally *best[2] = { NULL, NULL }; /* [0] others, [1] System */
 	size_t n = 0;
 	char *answer;
@@ -216,7 +216,7 @@ static char *threads_answer(const struct analysis_pass *c)
 		at.set_group = c->groups[best[0]->key].label;
 		at.set_where = profile__str(p, best[0]->name);
 	}
-	answer = answer__threads(&at);
+	answer = threads_answer__sentence(&at);
 	free(t);
 	return answer;
 }

@@ -22,8 +22,8 @@
 #include <jansson.h>
 
 #include "analysis/analysis_internal.h"
-#include "analysis/answer.h"
 #include "capture/capture_internal.h"
+#include "wall_answer.h"
 #include "capture/processes.h"
 #include "questions/question.h"
 #include "util/format.h"
@@ -432,9 +432,9 @@ static char *wall_answer(const struct analysis_pass *c, const struct analysis *a
 		};
 	}
 	if (!c->ngroups || a->total <= 0)
-		answer = answer__wall(p->header.duration_ns, NULL, NULL);
+		answer = wall_answer__sentence(p->header.duration_ns, NULL, NULL);
 	else
-		answer = answer__wall(p->header.duration_ns, &first,
+		answer = wall_answer__sentence(p->header.duration_ns, &first,
 				      c->ngroups > 1 && r[1].rank > 0 ? &next : NULL);
 
 out_free:
