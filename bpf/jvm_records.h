@@ -51,6 +51,17 @@ enum jvm_kind {
 	JVM_KIND_STUB,	      /* any other blob: stubs, adapters, the runtime's */
 };
 
+/*
+ * A Java frame in a sample's user stack (bpf/jvm_frames.h): in place of its PC, the
+ * Method* it runs, tagged so that it is never an address ('J' in the top byte, where a
+ * user address has 0 and a kernel one 0xff), and whether the interpreter runs it. Stubs
+ * and frames without a Method* keep their PC (anonymous memory: one [Java] frame).
+ */
+#define JVM_FRAME_TAG 0x4a00000000000000ull
+#define JVM_FRAME_TAG_MASK 0xff00000000000000ull
+#define JVM_FRAME_INTERPRETED (1ull << 48)
+#define JVM_FRAME_METHOD_MASK ((1ull << 48) - 1)
+
 /* One Java frame: its kind and Method* (0 where a stub has none). */
 struct jvm_frame {
 	__u64 method;

@@ -14,14 +14,17 @@
  *   - the interpreter: rbp is kept; the Method* is at rbp + interp_method words, the
  *     return address at rbp + 8 and the caller's rbp at rbp.
  *   - a stub with a frame size: unwound as an nmethod, without a Method*; one without
- *     (frame_size 0) stops the walk.
+ *     (frame_size 0: the call stub that enters Java from JavaCalls::call_helper, the
+ *     native wrappers' entries) keeps rbp as its frame pointer (it is built with
+ *     enter/leave): the return address at rbp + 8 and the caller's rbp at rbp, followed
+ *     only when rbp is above sp and aligned.
  *
  * Cost per frame: the segment map's bytes (one read a step, a few steps) and one read
  * per field; names are not read here (jvm_method__name, once per Method, by user space).
  * Every loop is bounded by a constant; a read that fails ends the step with -1.
  *
- * Status (2026-12-05): tested on the host against a real OpenJDK 17 (test_jvm.c); not
- * yet called from a BPF program, so not yet in the verifier's budget.
+ * Called from the native walk (bpf/jvm_frames.h) for the current task's stack; tested on
+ * the host against a real OpenJDK 17 (test_jvm_real.c) and made-up heaps (test_jvm.c).
  */
 #ifndef SLIDEOPS_BPF_JVM_WALK_H
 #define SLIDEOPS_BPF_JVM_WALK_H
@@ -139,8 +142,18 @@ JVM_FN int jvm_walk__frame(const struct jvm_reader *rd, const struct jvm_proc *p
 	if (f->kind == JVM_KIND_NMETHOD &&
 	    jvm__u64(rd, blob + p->compiled_method, &f->method))
 		return -1;
-	if (jvm__s32(rd, blob + p->blob_frame_size, &words) || words <= 0 || words > 4096 ||
-	    jvm__u64(rd, blob + p->blob_code_begin, &code) ||
+	if (jvm__s32(rd, blob + p->blob_frame_size, &words) || words > 4096)
+		return -1;
+	if (words <= 0) {
+		if (f->kind != JVM_KIND_STUB || r->bp <= r->sp || (r->bp & 7) ||
+		    jvm__u64(rd, r->bp + 8, &pc) || jvm__u64(rd, r->bp, &bp))
+			return -1;
+		r->sp = r->bp + 16;
+		r->pc = pc;
+		r->bp = bp;
+		return 0;
+	}
+	if (jvm__u64(rd, blob + p->blob_code_begin, &code) ||
 	    jvm__s32(rd, blob + p->blob_frame_complete, &complete))
 		return -1;
 	/* in the prologue: the frame is not yet built */

@@ -96,6 +96,8 @@ void processes__free(struct processes *ps)
 	}
 	free(ps->items);
 	hashmap__free(ps->index);
+	hashmap__free(ps->java_index);
+	free(ps->java_methods);
 	python_code_cache__free(ps->codes);
 	free(ps);
 }
@@ -116,6 +118,11 @@ int processes__set_lock_kinds(struct processes *ps, const char *const *names, ui
 void processes__set_unwinding(struct processes *ps, struct unwinding *u)
 {
 	ps->unwinding = u;
+}
+
+void processes__set_jvm(struct processes *ps, struct jvm_procs *jp)
+{
+	ps->jvm = jp;
 }
 
 void processes__set_python(struct processes *ps, struct python_procs *pp)

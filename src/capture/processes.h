@@ -30,6 +30,8 @@ struct processes_stats {
 	uint64_t unresolved;     /* processes whose facts came from their samples only */
 	uint64_t unknown_frames; /* user addresses in no known mapping */
 	uint64_t truncated;      /* stacks as deep as the kernel takes them */
+	uint64_t java_methods;   /* distinct (process, Method*) of Java frames */
+	uint64_t java_unnamed;   /* of them, whose name could not be read: [Java] */
 };
 
 struct processes;
@@ -53,6 +55,11 @@ void processes__set_unwinding(struct processes *ps, struct unwinding *u);
  * Python frames replace the evaluator's native frames. NULL: nowhere. */
 struct python_procs;
 void processes__set_python(struct processes *ps, struct python_procs *pp);
+/* Where the processes running a JVM are named (capture/jvm_procs.h): their samples'
+ * Java frames (a tagged Method*, bpf/jvm_records.h) become the methods' names. NULL:
+ * each stays one [Java] frame. */
+struct jvm_procs;
+void processes__set_jvm(struct processes *ps, struct jvm_procs *jp);
 /* A RECORD_PYTHON_CODE record (struct python_code_record): the names of a code object,
  * kept for the samples that follow. 0 or -ENOMEM. */
 int processes__python_code(struct processes *ps, const void *data, size_t size);

@@ -14,6 +14,7 @@
 
 #include "capture/binaries.h"
 #include "capture/cgroups.h"
+#include "capture/jvm_procs.h"
 #include "capture/maps.h"
 #include "capture/processes_internal.h"
 #include "capture/python_procs.h"
@@ -21,7 +22,9 @@
 #include "proc/owner.h"
 #include "proc/proc.h"
 #include "profile/profile.h"
+#include "jvm_records.h"
 #include "python_frames.h"
+#include "unwind/jvm.h"
 #include "unwind/python.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
@@ -188,6 +191,72 @@ static uint32_t processes__jit_location(struct processes *ps, enum language lang
 	return *cache;
 }
 
+/* ---- Java frames: a Method* the kernel's walk read, named once per process ---- */
+
+struct java_key {
+	uint64_t method;
+	uint32_t tgid;
+};
+
+static bool java_method__equal(const void *key, uint32_t id, void *ctx)
+{
+	const struct java_key *k = key;
+	const struct processes *ps = ctx;
+
+	return ps->java_methods[id].method == k->method && ps->java_methods[id].tgid == k->tgid;
+}
+
+/*
+ * The location of Java frame frame (a tagged Method*, bpf/jvm_records.h) of process tgid:
+ * the method's name, in the Java mapping, read through the kernel the first time the
+ * process's Method* is met; [Java] when it cannot be read (the process is gone, or what
+ * the walk read was no Method). UINT32_MAX when out of memory.
+ */
+static uint32_t processes__java_location(struct processes *ps, uint32_t tgid, uint64_t frame)
+{
+	struct java_key k = { frame & JVM_FRAME_METHOD_MASK, tgid };
+	uint64_t h = hash_u64(hash_u64(0, k.method), tgid);
+	struct prof_location loc = { 0 };
+	char name[JVM_MAX_METHOD_NAME];
+	struct java_method *m;
+	uint32_t id;
+
+	if (!ps->java_index && !(ps->java_index = hashmap__new()))
+		return UINT32_MAX;
+	id = hashmap__find(ps->java_index, h, &k, java_method__equal, ps);
+	if (id != HASHMAP_NONE)
+		return ps->java_methods[id].location;
+	if (ps->njava_methods == ps->cap_java_methods) {
+		uint32_t cap = ps->cap_java_methods ? ps->cap_java_methods * 2 : 64;
+		struct java_method *grown = realloc(ps->java_methods, cap * sizeof(*grown));
+
+		if (!grown)
+			return UINT32_MAX;
+		ps->java_methods = grown;
+		ps->cap_java_methods = cap;
+	}
+	ps->stats.java_methods++;
+	if (!ps->jvm || jvm_procs__method_name(ps->jvm, (int)tgid, k.method, name) != 0) {
+		ps->stats.java_unnamed++;
+		loc.function = UINT32_MAX;
+	} else {
+		loc.mapping = processes__special_mapping(ps, &ps->java_mapping, JAVA_FRAME,
+							 MAPPING_JIT, LANGUAGE_JAVA, "");
+		loc.function = profile__intern(ps->p, name);
+		if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX)
+			return UINT32_MAX;
+	}
+	m = &ps->java_methods[ps->njava_methods];
+	m->method = k.method;
+	m->tgid = tgid;
+	m->location = loc.function == UINT32_MAX ? processes__jit_location(ps, LANGUAGE_JAVA)
+						 : profile__add_location(ps->p, &loc);
+	if (m->location == UINT32_MAX || hashmap__insert(ps->java_index, h, ps->njava_methods))
+		return UINT32_MAX;
+	ps->njava_methods++;
+	return m->location;
+}
+
 /*
  * Puts the sample's Python frames in place of the evaluator's native frames of its
  * user stack ulocs (nu frames, leaf first; is_eval says which) into out. Returns the
@@ -264,6 +333,14 @@ int processes__emit(struct processes *ps, struct process *proc, const struct sta
 		struct prof_location loc = { 0 };
 		uint64_t addr = s->ips[klen + i] - (i > 0);
 
+		if ((s->ips[klen + i] & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG) {
+			/* A Java frame: the method the kernel's walk read. */
+			ulocs[nu] = processes__java_location(ps, s->tgid, s->ips[klen + i]);
+			if (ulocs[nu] == UINT32_MAX)
+				return -ENOMEM;
+			is_eval[nu++] = false;
+			continue;
+		}
 		err = processes__user_location(ps, proc, addr, &loc);
 		if (err < 0)
 			return err;

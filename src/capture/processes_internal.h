@@ -55,6 +55,15 @@ struct processes {
 	struct unwinding *unwinding;
 	struct python_procs *python;
 	struct python_code_cache *codes; /* names of the code objects BPF sent */
+	struct jvm_procs *jvm;           /* names Java frames' Method*s; NULL: no JVMs */
+	/* Each (process, Method*) met so far, and its location: named once. */
+	struct java_method {
+		uint64_t method;
+		uint32_t tgid;
+		uint32_t location;
+	} *java_methods;
+	uint32_t njava_methods, cap_java_methods;
+	struct hashmap *java_index;
 	const char *proc_root;
 	int64_t default_values[RECORD_MAX_VALUES];
 	uint32_t state_ids[4];   /* string ids of "", "running", "waiting", "idle" */

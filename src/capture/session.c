@@ -31,6 +31,8 @@
 #include "capture/cgroups.h"
 #include "capture/processes.h"
 #include "capture/profiler.h"
+#include "capture/jvm_memory.h"
+#include "capture/jvm_procs.h"
 #include "capture/python_procs.h"
 #include "capture/session_internal.h"
 #include "capture/unwinding.h"
@@ -286,6 +288,23 @@ static void capture_session__start_python(struct capture_session *s)
 	processes__set_python(s->processes, s->python);
 }
 
+/* Java frames: the same worker finds JVMs and reads their layout through the kernel
+ * (jvm_memory.h). Without the reader (a kernel without sleepable task iterators), each
+ * JVM is refused as unreadable and keeps its one [Java] frame, said in the profile. */
+static void capture_session__start_jvm(struct capture_session *s)
+{
+	int procs = bpf_loaded__map(s->bpf, "jvm_procs");
+
+	if (procs < 0)
+		return;
+	s->jvm_memory = jvm_memory__new();
+	s->jvm = jvm_procs__new(procs, s->jvm_memory);
+	if (!s->jvm)
+		return;
+	unwinding__set_jvm(s->unwinding, s->jvm);
+	processes__set_jvm(s->processes, s->jvm);
+}
+
 /* The unwind worker over the loaded maps. Without it (a thread or memory refused) every
  * stack is the kernel's frame-pointer walk, as the walker does for a process without
  * tables: worse stacks, not a failed capture. */
@@ -312,6 +331,7 @@ static void capture_session__start_unwinding(struct capture_session *s)
 		unwinding__set_facts(s->unwinding, profiler__facts(s->config.profiler));
 	processes__set_unwinding(s->processes, s->unwinding);
 	capture_session__start_python(s);
+	capture_session__start_jvm(s);
 }
 
 static int capture_session__attach_processes(struct capture_session *s)
@@ -543,6 +563,8 @@ void capture_session__free(struct capture_session *s)
 	/* Before the binaries whose descriptors it reads, and the maps it writes. */
 	unwinding__free(s->unwinding);
 	python_procs__free(s->python);
+	jvm_procs__free(s->jvm);
+	jvm_memory__free(s->jvm_memory);
 	free(s->links);
 	ring_buffer__free(s->rb);
 	/* Every link closed above: the profiler's object samples nothing now. */

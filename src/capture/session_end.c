@@ -14,6 +14,8 @@
 #include "capture/capture_internal.h"
 #include "capture/processes.h"
 #include "capture/profiler.h"
+#include "capture/jvm_memory.h"
+#include "capture/jvm_procs.h"
 #include "capture/python_procs.h"
 #include "capture/session_internal.h"
 #include "capture/unwinding.h"
@@ -90,6 +92,19 @@ static void capture_session__debug_python(const struct capture_session *s)
 		      (unsigned long long)c[STACK_COUNTER_PYTHON_CODE_LOST]);
 }
 
+static void capture_session__debug_jvm(const struct capture_session *s)
+{
+	const struct processes_stats *st = processes__stats(s->processes);
+	uint32_t refused = 0, walked;
+
+	if (!capture__debug() || !s->jvm)
+		return;
+	walked = jvm_procs__count(s->jvm, &refused);
+	report__error(s->config.report, MSG_CAPTURE_DEBUG_JVM, walked, refused,
+		      (unsigned long long)st->java_methods, (unsigned long long)st->java_unnamed,
+		      (unsigned long long)(s->jvm_memory ? jvm_memory__reads(s->jvm_memory) : 0));
+}
+
 static void capture_session__debug_unwinding(const struct capture_session *s)
 {
 	struct unwinding_stats st;
@@ -156,8 +171,14 @@ int capture_session__end(struct capture_session *s)
 		s->p->header.processes_past_limit = st.maps.procs_dropping;
 		s->p->header.mappings_limit = st.maps.maps_limit;
 	}
+	/* A JVM whose layout could not be read says why, as a binary not read. */
+	if (s->jvm && jvm_procs__refusals(s->jvm, s->p)) {
+		report__error(s->config.report, MSG_OUT_OF_MEMORY, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	capture_session__debug_stats(s);
 	capture_session__debug_unwinding(s);
 	capture_session__debug_python(s);
+	capture_session__debug_jvm(s);
 	return 0;
 }

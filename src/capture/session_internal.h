@@ -32,6 +32,8 @@ struct capture_session {
 	struct processes *processes;
 	struct unwinding *unwinding; /* NULL: frame pointers only */
 	struct python_procs *python; /* NULL: no Python frames */
+	struct jvm_procs *jvm;       /* NULL: no Java frames */
+	struct jvm_memory *jvm_memory; /* the kernel's reader of JVMs' memory; NULL: none */
 	struct unwind_maps_plan unwind_plan;
 	uint32_t kernel_mapping;
 	uint64_t counters[RECORD_MAX_COUNTERS];

@@ -27,6 +27,7 @@
 #include "capture/binaries.h"
 #include "capture/elf_facts.h"
 #include "capture/guarded_read.h"
+#include "capture/jvm_procs.h"
 #include "capture/python_procs.h"
 #include "elf/elf_file.h"
 #include "elf/elf_reader.h"
@@ -41,7 +42,7 @@ struct job {
 	struct job *next;
 	int pid;
 	bool remove;
-	bool python_done; /* its interpreters were looked for */
+	bool runtimes_done; /* its interpreters and JVM were looked for */
 	size_t n;
 	struct unwinding_mapping maps[]; /* n */
 };
@@ -78,6 +79,7 @@ struct unwinding {
 	uint64_t spent_ns;
 	struct unwinding_stats stats;
 	struct python_procs *python; /* set before any job (under lock), then the worker's */
+	struct jvm_procs *jvm;       /* the same for JVMs */
 	struct elf_facts *facts;  /* a resident profiler's, or NULL; set before any job */
 };
 
@@ -203,20 +205,28 @@ static void job__resolve_copies(struct unwinding *u, struct job *j)
 	}
 }
 
-/* The interpreters of the jobs of list not looked at yet (capture/python_procs.h). */
-static void unwinding__python_jobs(struct unwinding *u, struct job *list)
+/* The interpreters and JVMs of the jobs of list not looked at yet (capture/python_procs.h,
+ * capture/jvm_procs.h). */
+static void unwinding__runtime_jobs(struct unwinding *u, struct job *list)
 {
 	for (struct job *j = list; j; j = j->next)
 		if (!j->remove)
 			job__resolve_copies(u, j);
-	for (struct job *j = list; j && u->python; j = j->next) {
-		if (j->python_done)
+	for (struct job *j = list; j && (u->python || u->jvm); j = j->next) {
+		if (j->runtimes_done)
 			continue;
-		j->python_done = true;
-		if (j->remove)
-			python_procs__remove_process(u->python, j->pid);
-		else
-			python_procs__add_process(u->python, j->pid, j->maps, j->n);
+		j->runtimes_done = true;
+		if (j->remove) {
+			if (u->python)
+				python_procs__remove_process(u->python, j->pid);
+			if (u->jvm)
+				jvm_procs__remove_process(u->jvm, j->pid);
+		} else {
+			if (u->python)
+				python_procs__add_process(u->python, j->pid, j->maps, j->n);
+			if (u->jvm)
+				jvm_procs__add_process(u->jvm, j->pid, j->maps, j->n);
+		}
 	}
 }
 
@@ -227,11 +237,11 @@ static void unwinding__python_jobs(struct unwinding *u, struct job *list)
  * whole and put back in front of what arrived meanwhile: the sampling thread never
  * waits for this.
  */
-static void unwinding__run_python(struct unwinding *u)
+static void unwinding__run_runtimes(struct unwinding *u)
 {
 	struct job *list, *last;
 
-	if (!u->python)
+	if (!u->python && !u->jvm)
 		return;
 	pthread_mutex_lock(&u->lock);
 	list = u->head;
@@ -240,7 +250,7 @@ static void unwinding__run_python(struct unwinding *u)
 	pthread_mutex_unlock(&u->lock);
 	if (!list)
 		return;
-	unwinding__python_jobs(u, list);
+	unwinding__runtime_jobs(u, list);
 	for (last = list; last->next; last = last->next)
 		;
 	pthread_mutex_lock(&u->lock);
@@ -286,7 +296,7 @@ static size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool 
 			return 0;
 		}
 		if (read_new)
-			unwinding__run_python(u);
+			unwinding__run_runtimes(u);
 		k = read_new ? unwinding__get(u, m) : unwinding__find(u, m->dev, m->ino);
 		if (!k) {
 			unknown++;
@@ -349,7 +359,7 @@ static void unwinding__run_batch(struct unwinding *u, struct job *batch)
 	size_t n = 0, npending = 0;
 
 	/* Interpreters first, in the order things happened (an exit, then a new image). */
-	unwinding__python_jobs(u, batch);
+	unwinding__runtime_jobs(u, batch);
 	for (struct job *j = batch; j; j = j->next)
 		n++;
 	pending = calloc(n ? n : 1, sizeof(*pending));
@@ -488,6 +498,13 @@ void unwinding__set_python(struct unwinding *u, struct python_procs *pp)
 {
 	pthread_mutex_lock(&u->lock);
 	u->python = pp;
+	pthread_mutex_unlock(&u->lock);
+}
+
+void unwinding__set_jvm(struct unwinding *u, struct jvm_procs *jp)
+{
+	pthread_mutex_lock(&u->lock);
+	u->jvm = jp;
 	pthread_mutex_unlock(&u->lock);
 }
 

@@ -75,6 +75,9 @@ int unwinding__remove_process(struct unwinding *u, int pid);
  * capture/python_procs.h), before the first process is queued. NULL: nowhere. */
 struct python_procs;
 void unwinding__set_python(struct unwinding *u, struct python_procs *pp);
+/* The same for JVMs (capture/jvm_procs.h). */
+struct jvm_procs;
+void unwinding__set_jvm(struct unwinding *u, struct jvm_procs *jp);
 
 /* Where the worker takes the ELF facts of binaries read before (a resident profiler's:
  * capture/elf_facts.h), before the first process is queued. NULL: each is read. */

@@ -590,6 +590,21 @@ static void test_walk_frames(void **state)
 	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), -1);
 	r = (struct jvm_regs){ b + 100, stack, 0x1000 };
 	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), -1);
+	/* a stub without a frame size (the call stub): by its rbp, when above sp */
+	image_put(&img, map + 7, "\x00", 1);
+	image_u64(&img, low + 7 * 128 + 16 + 96, image_str(&img, "StubRoutines (1)"));
+	image_u64(&img, stack + 64, 0x4242);
+	image_u64(&img, stack + 72, 0x777);
+	r = (struct jvm_regs){ low + 8 * 128, stack, stack + 64 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), 0);
+	assert_int_equal(f.kind, JVM_KIND_STUB);
+	assert_int_equal(f.method, 0);
+	assert_int_equal(r.pc, 0x777);
+	assert_int_equal(r.sp, stack + 80);
+	assert_int_equal(r.bp, 0x4242);
+	r = (struct jvm_regs){ low + 8 * 128, stack + 64, stack + 8 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), -1);
+	assert_int_equal(f.kind, JVM_KIND_STUB);
 	image_free(&img);
 }
 

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Java frames in the native walk (bpf/stack.h, the current task's stack): for a process
+ * user space found a JVM in (src/capture/jvm_procs.c writes its struct jvm_proc in
+ * jvm_procs, off the sampling path), each frame whose PC is in the JVM's code cache is
+ * stepped by the HotSpot frame step (jvm_walk.h: its CodeBlob through the heap's segment
+ * map, its Method*, the caller's registers) instead of the native one, and goes into the
+ * sample as its tagged Method* (JVM_FRAME_TAG, jvm_records.h); the walk then goes on,
+ * native or Java, to the stack's root. User space names each Method* once per process.
+ *
+ * One global function, jvm_frame_current, checked once by the verifier on its own
+ * (~4,500 instructions measured alone): a frame outside the code cache costs a call and
+ * two compares. A process without a JVM gets jvm_no_proc, whose code cache is empty.
+ *
+ * Not yet for another task's stack (threads, wall's sweep: bpf_copy_from_user_task):
+ * their Java code stays one [Java] frame.
+ */
+#ifndef SLIDEOPS_BPF_JVM_FRAMES_H
+#define SLIDEOPS_BPF_JVM_FRAMES_H
+
+#include "jvm_walk.h"
+
+/* tgid -> its JVM's code cache and offsets (user space's unwind worker writes it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct jvm_proc);
+} jvm_procs SEC(".maps");
+
+/* What a process without a JVM is handed: no code cache (all zero). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jvm_proc);
+} jvm_no_proc SEC(".maps");
+
+/* Every build has the maps (the loader opens each build with the same skeleton type);
+ * the frame-pointer build walks no Java frames. */
+#ifndef STACK_FRAME_POINTERS_ONLY
+/*
+ * The current task's next frame when its PC is Java code of jp: the tagged Method* (or
+ * the PC, for a stub) into pcs, the caller's registers into w. -1: not Java code (the
+ * native step takes it); 0: go on; 1: the walk is over (w->reason says why).
+ */
+__noinline int jvm_frame_current(struct unwind_walk *w, struct unwind_pcs *pcs,
+				 const struct jvm_proc *jp)
+{
+	struct jvm_regs r;
+	struct jvm_frame f;
+	__u64 ip;
+	__u32 at;
+	int rc;
+
+	if (!w || !pcs || !jp)
+		return -1;
+	ip = w->regs.ip;
+	if (ip < jp->code_low || ip >= jp->code_high)
+		return -1;
+	at = w->at;
+	if (at >= w->end || at >= UNWIND_USER_PCS)
+		return 1; /* reason stays UNWIND_STOP_DEPTH */
+	r.pc = ip;
+	r.sp = w->regs.sp;
+	r.bp = w->regs.bp;
+	rc = jvm_walk__frame(NULL, jp, &r, &f);
+	if (f.kind == JVM_KIND_NONE)
+		return -1; /* no blob: the native step's frame pointers */
+	if (f.method && (f.kind == JVM_KIND_NMETHOD || f.kind == JVM_KIND_INTERPRETER))
+		ip = JVM_FRAME_TAG | (f.method & JVM_FRAME_METHOD_MASK) |
+		     (f.kind == JVM_KIND_INTERPRETER ? JVM_FRAME_INTERPRETED : 0);
+	pcs->pc[at & UNWIND_USER_PCS_MASK] = ip;
+	w->at = at + 1;
+	if (rc) {
+		/* a prologue, a stub without a frame, a read that failed */
+		w->reason = UNWIND_STOP_UNSUPPORTED;
+		return 1;
+	}
+	if (r.sp <= w->regs.sp) {
+		w->reason = UNWIND_STOP_NOT_GROWING;
+		return 1;
+	}
+	w->regs.ip = r.pc;
+	w->regs.sp = r.sp;
+	w->regs.bp = r.bp;
+	w->regs.bp_known = 1;
+	w->regs.after_signal = 0;
+	return 0;
+}
+
+/* The current task's next frame, Java's where its PC is in jp's code cache, else the
+ * native walker's: one global function, so that the walk's loop stays one call a turn. */
+__noinline int jvm_or_native_frame_current(struct unwind_walk *w, struct unwind_pcs *pcs,
+					   const struct unwind_proc *proc,
+					   const struct jvm_proc *jp)
+{
+	int r = jvm_frame_current(w, pcs, jp);
+
+	return r < 0 ? unwind_frame_current(w, pcs, proc) : r;
+}
+
+static __always_inline const struct jvm_proc *jvm_proc_of(__u32 tgid)
+{
+	const struct jvm_proc *jp = bpf_map_lookup_elem(&jvm_procs, &tgid);
+	__u32 zero = 0;
+
+	return jp ? jp : bpf_map_lookup_elem(&jvm_no_proc, &zero);
+}
+
+/* unwind_user_walk_current with Java frames: each frame is jp's when its PC is in jp's
+ * code cache, else the native walker's. */
+static __always_inline __u32 jvm_user_walk_current(struct unwind_walk *w, struct unwind_pcs *pcs,
+						   const struct unwind_proc *proc,
+						   const struct jvm_proc *jp,
+						   const struct unwind_regs *regs, __u32 at,
+						   __u32 max)
+{
+	proc = unwind_proc_or_none(proc);
+	if (!proc || !jp)
+		return 0;
+	unwind_walk_begin(w, regs, at, max);
+	return UNWIND_WALK_FRAMES(w, at, jvm_or_native_frame_current(w, pcs, proc, jp));
+}
+#endif /* STACK_FRAME_POINTERS_ONLY */
+
+#endif

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * JVMs in the processes of a capture (jvm_procs.h). Workload: libjvm.so's .dynsym read
+ * once per binary (~500 exported symbols), a layout read once per JVM (its three
+ * tables, ~100 pages read in the kernel, some milliseconds), one map update; then one
+ * name per Method a sample carries, read once (the caller caches it).
+ */
+#include "capture/jvm_procs.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "../../bpf/jvm_records.h"
+#include "capture/jvm_memory.h"
+#include "capture/unwinding.h"
+#include "profile/profile.h"
+#include "unwind/jvm.h"
+#include "util/messages.h"
+
+struct jvm_known {
+	dev_t dev;
+	uint64_t ino;
+	int err; /* jvm_binary__read's */
+	struct jvm_binary bin;
+};
+
+struct jvm_entry {
+	int pid;
+	bool live;                /* its record is in the map */
+	enum jvm_refusal refusal; /* JVM_OK: walked */
+	char path[256];           /* its libjvm.so */
+	struct jvm_layout layout;
+};
+
+struct jvm_procs {
+	int map_fd;
+	struct jvm_memory *mem;
+	/* The worker's own. */
+	struct jvm_known *known;
+	size_t nknown, cap_known;
+	/* Shared with the sampling side, under lock. */
+	pthread_mutex_t lock;
+	struct jvm_entry *procs;
+	size_t nprocs, cap_procs;
+};
+
+struct jvm_procs *jvm_procs__new(int map_fd, struct jvm_memory *mem)
+{
+	struct jvm_procs *jp = calloc(1, sizeof(*jp));
+
+	if (!jp)
+		return NULL;
+	jp->map_fd = map_fd;
+	jp->mem = mem;
+	pthread_mutex_init(&jp->lock, NULL);
+	return jp;
+}
+
+void jvm_procs__free(struct jvm_procs *jp)
+{
+	if (!jp)
+		return;
+	free(jp->known);
+	free(jp->procs);
+	pthread_mutex_destroy(&jp->lock);
+	free(jp);
+}
+
+static const struct jvm_known *jvm_procs__binary(struct jvm_procs *jp,
+						 const struct unwinding_mapping *m)
+{
+	struct jvm_known *k;
+
+	for (size_t i = 0; i < jp->nknown; i++)
+		if (jp->known[i].dev == m->dev && jp->known[i].ino == m->ino)
+			return &jp->known[i];
+	if (jp->nknown == jp->cap_known) {
+		size_t cap = jp->cap_known ? jp->cap_known * 2 : 4;
+		struct jvm_known *grown = realloc(jp->known, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		jp->known = grown;
+		jp->cap_known = cap;
+	}
+	k = &jp->known[jp->nknown++];
+	memset(k, 0, sizeof(*k));
+	k->dev = m->dev;
+	k->ino = m->ino;
+	k->err = jvm_binary__read(m->fd, &k->bin);
+	return k;
+}
+
+/* The entry of pid, or a new one (an exited JVM's room reused past JVM_PROCS_MAX).
+ * Under lock. NULL: no room. */
+static struct jvm_entry *jvm_procs__slot(struct jvm_procs *jp, int pid)
+{
+	for (size_t i = 0; i < jp->nprocs; i++)
+		if (jp->procs[i].pid == pid)
+			return &jp->procs[i];
+	if (jp->nprocs == JVM_PROCS_MAX) {
+		for (size_t i = 0; i < jp->nprocs; i++)
+			if (!jp->procs[i].live)
+				return &jp->procs[i];
+		return NULL;
+	}
+	if (jp->nprocs == jp->cap_procs) {
+		size_t cap = jp->cap_procs ? jp->cap_procs * 2 : 8;
+		struct jvm_entry *grown = realloc(jp->procs, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		jp->procs = grown;
+		jp->cap_procs = cap;
+	}
+	return &jp->procs[jp->nprocs++];
+}
+
+void jvm_procs__add_process(struct jvm_procs *jp, int pid, const struct unwinding_mapping *maps,
+			    size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct unwinding_mapping *m = &maps[i];
+		struct jvm_memory_process mp = { jp->mem, pid };
+		const struct jvm_known *k;
+		struct jvm_entry e = { .pid = pid };
+		struct jvm_proc proc;
+		struct jvm_entry *slot;
+		uint32_t key = (uint32_t)pid;
+
+		if (m->fd < 0 || !m->path || !jvm_binary__is_candidate(m->path))
+			continue;
+		k = jvm_procs__binary(jp, m);
+		if (!k)
+			return;
+		snprintf(e.path, sizeof(e.path), "%s", m->path);
+		if (k->err == -ENOENT)
+			e.refusal = JVM_NO_TABLES;
+		else if (k->err || !jp->mem)
+			e.refusal = JVM_UNREADABLE;
+		else
+			/* libjvm.so's segments have file offset = virtual address (checked by
+			 * the tables' statics landing in its own data: an error otherwise) */
+			e.refusal = jvm_layout__read(&k->bin, m->start - m->offset,
+						     jvm_memory__read, &mp, &e.layout);
+		if (e.refusal == JVM_OK &&
+		    jvm_proc__init(&e.layout, jvm_memory__read, &mp, &proc) != 0)
+			e.refusal = JVM_UNREADABLE;
+		/* the pages read for the layout are not a Method's: room for those */
+		if (jp->mem)
+			jvm_memory__forget(jp->mem, pid);
+		e.live = e.refusal == JVM_OK;
+		if (e.live && bpf_map_update_elem(jp->map_fd, &key, &proc, BPF_ANY))
+			e.live = false;
+		pthread_mutex_lock(&jp->lock);
+		slot = jvm_procs__slot(jp, pid);
+		if (slot)
+			*slot = e;
+		pthread_mutex_unlock(&jp->lock);
+		return;
+	}
+}
+
+void jvm_procs__remove_process(struct jvm_procs *jp, int pid)
+{
+	uint32_t key = (uint32_t)pid;
+
+	bpf_map_delete_elem(jp->map_fd, &key);
+	pthread_mutex_lock(&jp->lock);
+	for (size_t i = 0; i < jp->nprocs; i++)
+		if (jp->procs[i].pid == pid)
+			jp->procs[i].live = false;
+	pthread_mutex_unlock(&jp->lock);
+	if (jp->mem)
+		jvm_memory__forget(jp->mem, pid);
+}
+
+int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf)
+{
+	struct jvm_memory_process mp = { jp->mem, pid };
+	struct jvm_layout l;
+	bool found = false;
+
+	buf[0] = '\0';
+	pthread_mutex_lock(&jp->lock);
+	for (size_t i = 0; i < jp->nprocs; i++) {
+		if (jp->procs[i].pid == pid && jp->procs[i].refusal == JVM_OK) {
+			l = jp->procs[i].layout;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&jp->lock);
+	if (!found || !jp->mem)
+		return -ENOENT;
+	return jvm_method__name(&l, jvm_memory__read, &mp, method, buf);
+}
+
+uint32_t jvm_procs__count(struct jvm_procs *jp, uint32_t *refused)
+{
+	uint32_t n = 0, r = 0;
+
+	pthread_mutex_lock(&jp->lock);
+	for (size_t i = 0; i < jp->nprocs; i++) {
+		if (jp->procs[i].refusal == JVM_OK)
+			n++;
+		else
+			r++;
+	}
+	pthread_mutex_unlock(&jp->lock);
+	if (refused)
+		*refused = r;
+	return n;
+}
+
+int jvm_procs__refusals(struct jvm_procs *jp, struct profile *p)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&jp->lock);
+	for (size_t i = 0; i < jp->nprocs && !err; i++) {
+		const struct jvm_entry *e = &jp->procs[i];
+		char why[512], reason[600];
+
+		if (e->refusal == JVM_OK)
+			continue;
+		msg_format(why, sizeof(why), jvm_refusal__msg(e->refusal), e->layout.missing);
+		msg_format(reason, sizeof(reason), MSG_JVM_REFUSED_PROCESS, e->pid, why);
+		err = profile__add_not_read(p, e->path, "", reason);
+	}
+	pthread_mutex_unlock(&jp->lock);
+	return err;
+}
