@@ -263,6 +263,8 @@ void profiler__give_back(struct profiler *p, const struct capture_question *q, b
 const char *profiler__unwind_dir(const struct profiler *p);
 /* capture__name_kernel_frames with the resident kernel-symbol program (loaded on first
  * use). -errno when it cannot run: the caller names them otherwise. */
+/* The resident JVM memory reader, its pages forgotten (NULL: it cannot load here). */
+struct jvm_memory *profiler__jvm_memory(struct profiler *p);
 int profiler__name_kernel_frames(struct profiler *p, struct profile *prof,
 				 uint32_t kernel_mapping);
 

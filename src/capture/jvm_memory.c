@@ -188,6 +188,15 @@ void jvm_memory__forget(struct jvm_memory *m, int pid)
 	pthread_mutex_unlock(&m->lock);
 }
 
+void jvm_memory__forget_all(struct jvm_memory *m)
+{
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < JVM_MEMORY_PAGES; i++)
+		m->pages[i].pid = 0;
+	m->reads = 0;
+	pthread_mutex_unlock(&m->lock);
+}
+
 uint64_t jvm_memory__reads(struct jvm_memory *m)
 {
 	uint64_t n;

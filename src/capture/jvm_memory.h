@@ -24,6 +24,8 @@ struct jvm_memory;
 /* Loads the reader's program. NULL with errno set: the kernel refused it (it needs
  * sleepable task iterators, 5.18) or memory. */
 struct jvm_memory *jvm_memory__new(void);
+/* Forgets every page read (a kept reader, at a capture's start: memory moves). */
+void jvm_memory__forget_all(struct jvm_memory *m);
 void jvm_memory__free(struct jvm_memory *m);
 
 /* What a jvm_read_fn is handed: the reader and the process. */

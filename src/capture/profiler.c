@@ -32,6 +32,7 @@
 
 #include "capture/capture_internal.h"
 #include "capture/elf_facts.h"
+#include "capture/jvm_memory.h"
 #include "capture/profiler_internal.h"
 #include "proc/packages.h"
 #include "symbols/lines.h"
@@ -105,6 +106,9 @@ static void profiler__unload_locked(struct profiler *p)
 	capture__ksyms_free(p->ksym);
 	p->ksym = NULL;
 	p->ksym_failed = false;
+	jvm_memory__free(p->jvm_memory);
+	p->jvm_memory = NULL;
+	p->jvm_memory_failed = false;
 }
 
 bool profiler__installed(struct profiler *p)
@@ -354,6 +358,18 @@ int profiler__name_kernel_frames(struct profiler *p, struct profile *prof,
 	if (!p->ksym)
 		return -EOPNOTSUPP;
 	return capture__name_kernel_frames_with(p->ksym, prof, kernel_mapping);
+}
+
+struct jvm_memory *profiler__jvm_memory(struct profiler *p)
+{
+	/* Only a capture that holds the profiler calls this: no lock needed. */
+	if (!p->jvm_memory && !p->jvm_memory_failed) {
+		p->jvm_memory = jvm_memory__new();
+		p->jvm_memory_failed = !p->jvm_memory;
+	}
+	if (p->jvm_memory)
+		jvm_memory__forget_all(p->jvm_memory);
+	return p->jvm_memory;
 }
 
 int profiler__unload(struct profiler *p)

@@ -60,6 +60,10 @@ struct profiler {
 	bool busy;                     /* a capture holds it */
 	struct resident q[QUESTION__COUNT];
 	struct ksym_bpf *ksym;
+	/* The JVM memory reader (capture/jvm_memory.h), loaded on a capture's first JVM
+	 * need and kept with the questions' programs; its pages are forgotten per capture. */
+	struct jvm_memory *jvm_memory;
+	bool jvm_memory_failed;
 	bool ksym_failed;              /* the program cannot run here: not tried again */
 	struct packages *packages;     /* under memo_lock */
 	struct elf_facts *facts;       /* binaries' ELF facts (its own lock); NULL: ENOMEM */

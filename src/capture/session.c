@@ -297,7 +297,13 @@ static void capture_session__start_jvm(struct capture_session *s)
 
 	if (procs < 0)
 		return;
-	s->jvm_memory = jvm_memory__new();
+	/* A resident profiler keeps its reader with its programs; a capture alone loads its own. */
+	if (s->config.profiler) {
+		s->jvm_memory = profiler__jvm_memory(s->config.profiler);
+		s->jvm_memory_kept = true;
+	} else {
+		s->jvm_memory = jvm_memory__new();
+	}
 	s->jvm = jvm_procs__new(procs, s->jvm_memory);
 	if (!s->jvm)
 		return;
@@ -564,7 +570,8 @@ void capture_session__free(struct capture_session *s)
 	unwinding__free(s->unwinding);
 	python_procs__free(s->python);
 	jvm_procs__free(s->jvm);
-	jvm_memory__free(s->jvm_memory);
+	if (!s->jvm_memory_kept)
+		jvm_memory__free(s->jvm_memory);
 	free(s->links);
 	ring_buffer__free(s->rb);
 	/* Every link closed above: the profiler's object samples nothing now. */

@@ -34,6 +34,7 @@ struct capture_session {
 	struct python_procs *python; /* NULL: no Python frames */
 	struct jvm_procs *jvm;       /* NULL: no Java frames */
 	struct jvm_memory *jvm_memory; /* the kernel's reader of JVMs' memory; NULL: none */
+	bool jvm_memory_kept;           /* jvm_memory is the resident profiler's: not freed here */
 	struct unwind_maps_plan unwind_plan;
 	uint32_t kernel_mapping;
 	uint64_t counters[RECORD_MAX_COUNTERS];
