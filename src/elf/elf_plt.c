@@ -27,6 +27,7 @@
 #define PLT_MAX_SECTION (1u << 20)     /* 65,536 stubs of 16 bytes */
 #define PLT_NAME_MAX 255
 #define RELOC_CHUNK 2730               /* Elf64_Rela per 64 KB read */
+#define PLT_MAX_HELD (4u << 20)        /* .dynsym or .dynstr read whole up to this (libc: 80 KB) */
 
 struct got_slot {
 	uint64_t addr;
@@ -37,7 +38,10 @@ struct plt_reader {
 	const struct elf_reader *r;
 	const struct elf_shdr *dynsym, *dynstr;
 	struct got_slot *slots;
-	size_t nslots;
+	size_t nslots, cap_slots;
+	/* .dynsym and .dynstr when read whole (up to PLT_MAX_HELD each), else NULL: a stub's
+	 * name is then two reads of the file, not two copies from memory. */
+	unsigned char *syms, *strs;
 };
 
 static int slot__cmp(const void *a, const void *b)
@@ -64,12 +68,12 @@ static int read_relocs(struct plt_reader *pr, const struct elf_shdr *sh, uint64_
 	buf = malloc(RELOC_CHUNK * sizeof(*buf));
 	if (!buf)
 		return -ENOMEM;
-	while (done < n && !err && pr->nslots < PLT_MAX_RELOCS) {
+	while (done < n && !err && pr->nslots < pr->cap_slots) {
 		size_t k = n - done < RELOC_CHUNK ? (size_t)(n - done) : RELOC_CHUNK;
 
 		err = elf_reader__pread(pr->r, buf, k * sizeof(*buf),
 					sh->offset + done * sizeof(*buf));
-		for (size_t i = 0; i < k && !err && pr->nslots < PLT_MAX_RELOCS; i++) {
+		for (size_t i = 0; i < k && !err && pr->nslots < pr->cap_slots; i++) {
 			uint64_t info = elf_reader__u64(pr->r, buf[i].r_info);
 			uint32_t type = ELF64_R_TYPE(info), sym = ELF64_R_SYM(info);
 
@@ -92,6 +96,17 @@ static const struct got_slot *find_slot(const struct plt_reader *pr, uint64_t ad
 	return bsearch(&key, pr->slots, pr->nslots, sizeof(key), slot__cmp);
 }
 
+/* len bytes at off of sh: from memory when held whole, else read from the file. */
+static int plt_copy(const struct plt_reader *pr, const struct elf_shdr *sh,
+		    const unsigned char *held, void *out, size_t len, uint64_t off)
+{
+	if (held) {
+		memcpy(out, held + off, len);
+		return 0;
+	}
+	return elf_reader__pread(pr->r, out, len, sh->offset + off);
+}
+
 /* "name@plt" of dynamic symbol i into out (PLT_NAME_MAX + 5 bytes): its length, 0 when
  * the symbol has no readable name, or -errno. */
 static int plt_name(const struct plt_reader *pr, uint32_t i, char *out)
@@ -104,7 +119,7 @@ static int plt_name(const struct plt_reader *pr, uint32_t i, char *out)
 
 	if (i >= pr->dynsym->size / sizeof(sym))
 		return 0;
-	err = elf_reader__pread(pr->r, &sym, sizeof(sym), pr->dynsym->offset + i * sizeof(sym));
+	err = plt_copy(pr, pr->dynsym, pr->syms, &sym, sizeof(sym), (uint64_t)i * sizeof(sym));
 	if (err)
 		return err;
 	name = elf_reader__u32(pr->r, sym.st_name);
@@ -112,7 +127,7 @@ static int plt_name(const struct plt_reader *pr, uint32_t i, char *out)
 		return 0;
 	avail = pr->dynstr->size - name;
 	len = avail < PLT_NAME_MAX ? (size_t)avail : PLT_NAME_MAX;
-	err = elf_reader__pread(pr->r, out, len, pr->dynstr->offset + name);
+	err = plt_copy(pr, pr->dynstr, pr->strs, out, len, name);
 	if (err)
 		return err;
 	nul = memchr(out, '\0', len);
@@ -122,6 +137,21 @@ static int plt_name(const struct plt_reader *pr, uint32_t i, char *out)
 		return 0;
 	memcpy(out + len, "@plt", 5);
 	return (int)len + 4;
+}
+
+/* sh whole when within PLT_MAX_HELD and readable, else NULL (read a name at a time). */
+static unsigned char *plt_hold(const struct plt_reader *pr, const struct elf_shdr *sh)
+{
+	unsigned char *buf;
+
+	if (sh->size == 0 || sh->size > PLT_MAX_HELD || (sh->flags & SHF_COMPRESSED))
+		return NULL;
+	buf = malloc(sh->size);
+	if (buf && elf_reader__pread(pr->r, buf, sh->size, sh->offset) != 0) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
 }
 
 /*
@@ -220,7 +250,18 @@ int elf__each_plt_stub_limited(int fd, struct elf_limits *limits, elf_symbol_fn 
 	if (pr.dynsym->type == SHT_NOBITS || pr.dynstr->type == SHT_NOBITS)
 		goto out_close;
 
-	pr.slots = malloc(PLT_MAX_RELOCS * sizeof(*pr.slots));
+	/* As many slots as the relocations could fill, up to the cap. */
+	for (uint32_t i = 0; i < r.shnum && pr.cap_slots < PLT_MAX_RELOCS; i++)
+		if (r.shdrs[i].type == SHT_RELA && r.shdrs[i].link == (uint32_t)index &&
+		    r.shdrs[i].entsize == sizeof(Elf64_Rela))
+			pr.cap_slots += r.shdrs[i].size / sizeof(Elf64_Rela) < PLT_MAX_RELOCS ?
+						r.shdrs[i].size / sizeof(Elf64_Rela) :
+						PLT_MAX_RELOCS;
+	if (pr.cap_slots > PLT_MAX_RELOCS)
+		pr.cap_slots = PLT_MAX_RELOCS;
+	if (pr.cap_slots == 0)
+		goto out_close;
+	pr.slots = malloc(pr.cap_slots * sizeof(*pr.slots));
 	err = -ENOMEM;
 	if (!pr.slots)
 		goto out_close;
@@ -232,11 +273,15 @@ int elf__each_plt_stub_limited(int fd, struct elf_limits *limits, elf_symbol_fn 
 	if (err || pr.nslots == 0)
 		goto out_free;
 	qsort(pr.slots, pr.nslots, sizeof(*pr.slots), slot__cmp);
+	pr.syms = plt_hold(&pr, pr.dynsym);
+	pr.strs = plt_hold(&pr, pr.dynstr);
 	for (uint32_t i = 0; i < r.shnum && !err; i++) {
 		if (is_plt_section(&r, i))
 			err = name_stubs(&pr, &r.shdrs[i], fn, ctx);
 	}
 out_free:
+	free(pr.syms);
+	free(pr.strs);
 	free(pr.slots);
 out_close:
 	elf_reader__close(&r);
