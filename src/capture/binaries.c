@@ -151,6 +151,33 @@ static int open_checked(const char *path, dev_t dev, uint64_t ino)
 }
 
 /*
+ * The device of the kernel's internal shared-memory mount, which no mount table lists:
+ * every memfd is a file there (runc's copy of itself, sandboxes' sealed executables), as
+ * are shared anonymous mappings. Its reads are memory's, never a server's. Found once,
+ * from a memfd of our own; 0 when none could be made.
+ */
+static pthread_once_t memfd_once = PTHREAD_ONCE_INIT;
+static dev_t memfd_dev;
+
+static void memfd_device__find(void)
+{
+	struct stat st;
+	int fd = memfd_create("slideops-device", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0)
+		memfd_dev = st.st_dev;
+	close(fd);
+}
+
+static dev_t memfd_device(void)
+{
+	pthread_once(&memfd_once, memfd_device__find);
+	return memfd_dev;
+}
+
+/*
  * Whether files of dev may leave a read waiting without end, from the mount tables alone
  * (nothing of the mount is touched): ours, else that of pid's mount namespace (a
  * container's). A device no table lists is taken to be one when it is an anonymous
@@ -169,6 +196,8 @@ static bool binaries__may_hang(struct binaries *b, int pid, dev_t dev,
 	*e = mounts__find(&b->mounts, dev);
 	if (*e)
 		return (*e)->may_hang;
+	if (dev != 0 && dev == memfd_device())
+		return false;
 	for (uint32_t i = 0; i < b->nunlisted; i++)
 		if (b->unlisted[i] == dev)
 			return major(dev) == 0;
