@@ -64,6 +64,9 @@ static int analysis_pass__classify_locations(struct analysis_pass *c)
 			c->tier[i] = TIER_KERNEL;
 		else if (l->file && python__is_library_file(profile__str(p, l->file)))
 			c->tier[i] = TIER_USER; /* Python's standard library, installed packages */
+		else if (l->language == LANGUAGE_JAVA &&
+			 java__is_library_method(profile__str(p, l->name)))
+			c->tier[i] = TIER_USER; /* the JDK's own classes */
 		else if (l->file || (m && ours[l->mapping]))
 			c->tier[i] = TIER_OWN; /* the user's interpreted code */
 		else

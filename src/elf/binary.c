@@ -198,6 +198,18 @@ enum language symbol__language(const char *name, enum language binary_language)
 	return binary_language;
 }
 
+bool java__is_library_method(const char *name)
+{
+	static const char *const packages[] = { "java.", "javax.", "jdk.", "sun.", "com.sun." };
+
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof(packages) / sizeof(packages[0]); i++)
+		if (strncmp(name, packages[i], strlen(packages[i])) == 0)
+			return true;
+	return false;
+}
+
 bool python__is_library_file(const char *file)
 {
 	const char *p;

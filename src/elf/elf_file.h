@@ -113,6 +113,9 @@ bool binary__is_system(const char *path, bool from_package);
  * where time is spent, not the user's own code that "most of it in" names (architecture.md).
  */
 bool python__is_library_file(const char *file);
+/* A Java method of the JDK's own classes (java.*, javax.*, jdk.*, sun.*, com.sun.*): the
+ * runtime's library, which "most of it in" passes over as it does Python's. */
+bool java__is_library_method(const char *name);
 /* The language of a binary's frames by its path and contents (info may be NULL): a
  * runtime's own binary is C/C++. */
 enum language binary__language(const char *path, const struct elf_info *info);

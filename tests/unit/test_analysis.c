@@ -207,6 +207,45 @@ static void test_most_of_it_in_skips_python_libraries(void **state)
 	assert_false(python__is_library_file(NULL));
 }
 
+/* The JDK's own classes are where a Java service's time goes, not what the answer names:
+ * the service's method that called them is. */
+static void test_most_of_it_in_skips_jdk_classes(void **state)
+{
+	struct profile *p = pb_new(QUESTION_CPU, 1, 10 * SEC);
+	uint32_t jit = pb_mapping(p, "[Java]", "", MAPPING_JIT, false);
+	uint32_t jvm = pb_mapping(p, "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so",
+				  "cc", MAPPING_LIB, true);
+	uint32_t get = pb_frame(p, jit, 0x10, "java.util.HashMap.getNode", true, LANGUAGE_JAVA);
+	uint32_t fmt = pb_frame(p, jit, 0x20, "jdk.internal.math.FloatingDecimal.dtoa", true,
+				LANGUAGE_JAVA);
+	uint32_t sun = pb_frame(p, jit, 0x30, "sun.nio.ch.SocketDispatcher.read", true,
+				LANGUAGE_JAVA);
+	uint32_t totals = pb_frame(p, jit, 0x40, "com.acme.billing.Invoices.computeTotals", true,
+				   LANGUAGE_JAVA);
+	uint32_t main_ = pb_frame(p, jit, 0x50, "com.acme.billing.Main.main", true,
+				  LANGUAGE_JAVA);
+	uint32_t helper = pb_frame(p, jvm, 0x60, "JavaCalls::call_helper", true, LANGUAGE_C);
+	struct analysis *a;
+
+	(void)state;
+	pb_sample(p, &gunicorn, 3 * SEC, 1, 4, get, totals, main_, helper);
+	pb_sample(p, &gunicorn, 2 * SEC, 1, 4, fmt, totals, main_, helper);
+	pb_sample(p, &gunicorn, 1 * SEC, 1, 3, sun, main_, helper);
+	a = analysis__new(p);
+	assert_non_null(a);
+	assert_string_equal(a->groups[0].top_function, "com.acme.billing.Invoices.computeTotals");
+	analysis__free(a);
+	profile__free(p);
+
+	assert_true(java__is_library_method("java.lang.String.hashCode"));
+	assert_true(java__is_library_method("javax.crypto.Cipher.doFinal"));
+	assert_true(java__is_library_method("com.sun.crypto.provider.GHASH.processBlocks"));
+	assert_false(java__is_library_method("javanese.Script.run"));
+	assert_false(java__is_library_method("com.sunrise.Report.build"));
+	assert_false(java__is_library_method("org.acme.java.Util.run"));
+	assert_false(java__is_library_method(NULL));
+}
+
 static void test_cpu_answer_edge_cases(void **state)
 {
 	struct profile *p = pb_new(QUESTION_CPU, 1, 1400 * MS);
@@ -699,6 +738,7 @@ int main(void)
 		cmocka_unit_test(test_most_of_it_in_skips_kernel_runtime_and_system_libraries),
 		cmocka_unit_test(test_most_of_it_in_weighs_by_value),
 		cmocka_unit_test(test_most_of_it_in_skips_python_libraries),
+		cmocka_unit_test(test_most_of_it_in_skips_jdk_classes),
 		cmocka_unit_test(test_cpu_answer_edge_cases),
 		cmocka_unit_test(test_cpu_answer_says_a_quiet_server_was_nearly_idle),
 		cmocka_unit_test(test_cpu_answer_of_a_busy_server_keeps_its_form),
