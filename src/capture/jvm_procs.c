@@ -39,7 +39,10 @@ struct jvm_entry {
 
 struct jvm_procs {
 	int map_fd;
-	struct jvm_memory *mem;
+	jvm_memory_reader_fn reader;
+	void *reader_ctx;
+	bool reader_asked;
+	struct jvm_memory *mem; /* set by the worker under lock, once; NULL until then */
 	/* The worker's own. */
 	struct jvm_known *known;
 	size_t nknown, cap_known;
@@ -49,14 +52,15 @@ struct jvm_procs {
 	size_t nprocs, cap_procs;
 };
 
-struct jvm_procs *jvm_procs__new(int map_fd, struct jvm_memory *mem)
+struct jvm_procs *jvm_procs__new(int map_fd, jvm_memory_reader_fn reader, void *ctx)
 {
 	struct jvm_procs *jp = calloc(1, sizeof(*jp));
 
 	if (!jp)
 		return NULL;
 	jp->map_fd = map_fd;
-	jp->mem = mem;
+	jp->reader = reader;
+	jp->reader_ctx = ctx;
 	pthread_mutex_init(&jp->lock, NULL);
 	return jp;
 }
@@ -121,12 +125,27 @@ static struct jvm_entry *jvm_procs__slot(struct jvm_procs *jp, int pid)
 	return &jp->procs[jp->nprocs++];
 }
 
+/* The reader, asked for when the first JVM is met (the worker's). */
+static struct jvm_memory *jvm_procs__reader(struct jvm_procs *jp)
+{
+	struct jvm_memory *mem;
+
+	if (jp->reader_asked)
+		return jp->mem;
+	jp->reader_asked = true;
+	mem = jp->reader ? jp->reader(jp->reader_ctx) : NULL;
+	pthread_mutex_lock(&jp->lock);
+	jp->mem = mem;
+	pthread_mutex_unlock(&jp->lock);
+	return mem;
+}
+
 void jvm_procs__add_process(struct jvm_procs *jp, int pid, const struct unwinding_mapping *maps,
 			    size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct unwinding_mapping *m = &maps[i];
-		struct jvm_memory_process mp = { jp->mem, pid };
+		struct jvm_memory_process mp = { NULL, pid };
 		const struct jvm_known *k;
 		struct jvm_entry e = { .pid = pid };
 		struct jvm_proc proc;
@@ -139,9 +158,11 @@ void jvm_procs__add_process(struct jvm_procs *jp, int pid, const struct unwindin
 		if (!k)
 			return;
 		snprintf(e.path, sizeof(e.path), "%s", m->path);
+		if (!k->err)
+			mp.m = jvm_procs__reader(jp);
 		if (k->err == -ENOENT)
 			e.refusal = JVM_NO_TABLES;
-		else if (k->err || !jp->mem)
+		else if (k->err || !mp.m)
 			e.refusal = JVM_UNREADABLE;
 		else
 			/* libjvm.so's segments have file offset = virtual address (checked by
@@ -182,12 +203,13 @@ void jvm_procs__remove_process(struct jvm_procs *jp, int pid)
 
 int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf)
 {
-	struct jvm_memory_process mp = { jp->mem, pid };
+	struct jvm_memory_process mp = { NULL, pid };
 	struct jvm_layout l;
 	bool found = false;
 
 	buf[0] = '\0';
 	pthread_mutex_lock(&jp->lock);
+	mp.m = jp->mem;
 	for (size_t i = 0; i < jp->nprocs; i++) {
 		if (jp->procs[i].pid == pid && jp->procs[i].refusal == JVM_OK) {
 			l = jp->procs[i].layout;
@@ -196,9 +218,19 @@ int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char 
 		}
 	}
 	pthread_mutex_unlock(&jp->lock);
-	if (!found || !jp->mem)
+	if (!found || !mp.m)
 		return -ENOENT;
 	return jvm_method__name(&l, jvm_memory__read, &mp, method, buf);
+}
+
+uint64_t jvm_procs__memory_reads(struct jvm_procs *jp)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&jp->lock);
+	n = jp->mem ? jvm_memory__reads(jp->mem) : 0;
+	pthread_mutex_unlock(&jp->lock);
+	return n;
 }
 
 uint32_t jvm_procs__count(struct jvm_procs *jp, uint32_t *refused)

@@ -25,10 +25,15 @@ struct profile;
 /* JVMs a capture keeps (their layouts, ~0.5 KB each); past it, exited ones make room. */
 #define JVM_PROCS_MAX 1024
 
-/* Over the BPF map jvm_procs (descriptor not owned). mem: the kernel's reader, NULL when
- * it could not be loaded (every JVM is then refused as unreadable). NULL with errno. */
+/*
+ * Over the BPF map jvm_procs (descriptor not owned). The kernel's reader of a process's
+ * memory is asked of reader(ctx) when the first JVM is met, by the unwind worker, once:
+ * a capture of a machine without a JVM loads no reader. NULL from it: it could not be
+ * loaded, and every JVM is refused as unreadable. NULL with errno.
+ */
 struct jvm_memory;
-struct jvm_procs *jvm_procs__new(int map_fd, struct jvm_memory *mem);
+typedef struct jvm_memory *(*jvm_memory_reader_fn)(void *ctx);
+struct jvm_procs *jvm_procs__new(int map_fd, jvm_memory_reader_fn reader, void *ctx);
 void jvm_procs__free(struct jvm_procs *jp);
 
 /* Worker side: looks for libjvm.so in pid's executable mappings and, when found, reads
@@ -42,6 +47,9 @@ void jvm_procs__remove_process(struct jvm_procs *jp, int pid);
  * into buf (JVM_MAX_METHOD_NAME bytes). 0, -ENOENT (pid's layout is not known), or the
  * reader's error (-EFAULT: the process is gone or the pointer is not a Method). */
 int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf);
+
+/* Pages the reader has read so far (0 before the first JVM). */
+uint64_t jvm_procs__memory_reads(struct jvm_procs *jp);
 
 /* JVMs whose Java frames are walked, and those refused. */
 uint32_t jvm_procs__count(struct jvm_procs *jp, uint32_t *refused);

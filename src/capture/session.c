@@ -289,22 +289,31 @@ static void capture_session__start_python(struct capture_session *s)
 }
 
 /* Java frames: the same worker finds JVMs and reads their layout through the kernel
- * (jvm_memory.h). Without the reader (a kernel without sleepable task iterators), each
- * JVM is refused as unreadable and keeps its one [Java] frame, said in the profile. */
-static void capture_session__start_jvm(struct capture_session *s)
+ * (jvm_memory.h), with the reader asked for here when it meets the first JVM (a machine
+ * without one loads none): a resident profiler keeps its reader with its programs; a
+ * capture alone loads its own, freed with it. Without the reader (a kernel without
+ * sleepable task iterators), each JVM is refused as unreadable and keeps its one [Java]
+ * frame, said in the profile. */
+static struct jvm_memory *capture_session__jvm_reader(void *ctx)
 {
-	int procs = bpf_loaded__map(s->bpf, "jvm_procs");
+	struct capture_session *s = ctx;
 
-	if (procs < 0)
-		return;
-	/* A resident profiler keeps its reader with its programs; a capture alone loads its own. */
 	if (s->config.profiler) {
 		s->jvm_memory = profiler__jvm_memory(s->config.profiler);
 		s->jvm_memory_kept = true;
 	} else {
 		s->jvm_memory = jvm_memory__new();
 	}
-	s->jvm = jvm_procs__new(procs, s->jvm_memory);
+	return s->jvm_memory;
+}
+
+static void capture_session__start_jvm(struct capture_session *s)
+{
+	int procs = bpf_loaded__map(s->bpf, "jvm_procs");
+
+	if (procs < 0)
+		return;
+	s->jvm = jvm_procs__new(procs, capture_session__jvm_reader, s);
 	if (!s->jvm)
 		return;
 	unwinding__set_jvm(s->unwinding, s->jvm);

@@ -14,7 +14,6 @@
 #include "capture/capture_internal.h"
 #include "capture/processes.h"
 #include "capture/profiler.h"
-#include "capture/jvm_memory.h"
 #include "capture/jvm_procs.h"
 #include "capture/python_procs.h"
 #include "capture/session_internal.h"
@@ -102,7 +101,7 @@ static void capture_session__debug_jvm(const struct capture_session *s)
 	walked = jvm_procs__count(s->jvm, &refused);
 	report__error(s->config.report, MSG_CAPTURE_DEBUG_JVM, walked, refused,
 		      (unsigned long long)st->java_methods, (unsigned long long)st->java_unnamed,
-		      (unsigned long long)(s->jvm_memory ? jvm_memory__reads(s->jvm_memory) : 0));
+		      (unsigned long long)jvm_procs__memory_reads(s->jvm));
 }
 
 static void capture_session__debug_unwinding(const struct capture_session *s)

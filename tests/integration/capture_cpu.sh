@@ -43,6 +43,15 @@ defer "kill -9 $cap 2>/dev/null"
 wait_attached "$cap" || fail "the capture never started sampling: $(cat "$WORK/capture.err")"
 # delta starts once sampling has: all of its CPU time is inside the capture.
 delta=$(start_in_cgroup "$cg_delta" "$WORK/delta" "$WORK/delta.cpu")
+# A machine without a JVM: the capture loads no JVM memory reader (bpf/jvm_memory.bpf.c's
+# read_page), which it asks for only when it meets a JVM (java.sh sees it loaded).
+sleep 1
+if ! pgrep -x java >/dev/null; then
+	for id in $(held_programs "$cap"); do
+		bpftool prog show id "$id" 2>/dev/null | has -w read_page &&
+			fail "a capture of a machine without a JVM loaded the JVM memory reader"
+	done
+fi
 wait "$cap" || fail "capture failed: $(cat "$WORK/capture.err")"
 alpha1=$(cpu_ticks "$alpha") beta1=$(cpu_ticks "$beta") t1=$(date +%s.%N)
 [ ! -d "/proc/$delta" ] || [ "$(awk '{ print $3 }' "/proc/$delta/stat")" = Z ] ||

@@ -54,6 +54,9 @@ doc="$WORK/capture.json"
 id=$(jq -r .id "$doc")
 "$SLIDEOPS" show "$id" --export folded "$WORK/folded" || fail "no folded export of $id"
 grep -F "Java:" "$WORK/capture.err" || true
+# The JVM memory reader, loaded when the first JVM was met, read pages.
+pages=$(sed -n 's/.*Java: .* \([0-9][0-9]*\) pages read in the kernel.*/\1/p' "$WORK/capture.err" | tail -1)
+[ "${pages:-0}" -gt 0 ] || fail "the JVM memory reader read no page: $(grep -F 'Java:' "$WORK/capture.err")"
 
 label() { echo "Unit slideops-test-$1.service"; }
 group() { jq -c --arg l "$(label "$1")" '.groups[] | select(.label == $l)' "$doc"; }
