@@ -27,6 +27,7 @@
 #include "symbols/lines.h"
 #include "symbols/symtab.h"
 #include "util/clock.h"
+#include "util/time_factor.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
 #include "util/messages.h"
@@ -44,13 +45,9 @@ static pthread_once_t budget_in_force_once = PTHREAD_ONCE_INIT;
 
 static void budget_in_force__init(void)
 {
-	const char *v = getenv("SLIDEOPS_READ_TIME_FACTOR");
-	char *end;
-	unsigned long factor = v ? strtoul(v, &end, 10) : 1;
+	unsigned factor = time_factor__read();
 
 	budget_in_force = binaries_budget_default;
-	if (!v || *end || factor < 1 || factor > 100)
-		return;
 	budget_in_force.total_ns *= factor;
 	budget_in_force.per_binary_ns *= factor;
 }
@@ -130,8 +127,8 @@ static int binary__not_read(const struct binary *bin, struct profile *p,
 		msg_format(reason, sizeof(reason), MSG_NOT_READ_UNOPENED);
 		break;
 	case GUARDED_READ_HUNG:
-		msg_format(reason, sizeof(reason), MSG_NOT_READ_HUNG, GUARDED_READ_ANSWER_S,
-			   bin->mount);
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_HUNG,
+			   (unsigned)GUARDED_READ_ANSWER_S * time_factor__read(), bin->mount);
 		break;
 	case -ECHILD:
 		msg_format(reason, sizeof(reason), MSG_NOT_READ_READER, bin->mount);

@@ -37,6 +37,7 @@
 
 #include "capture/guarded_read_protocol.h"
 #include "util/clock.h"
+#include "util/time_factor.h"
 
 #define NSEC_PER_SEC 1000000000LL
 /* How often a waiter looks again (a message wakes it sooner). */
@@ -165,13 +166,14 @@ static void gr__check_answer(struct guarded_file *g, int64_t now)
 		return;
 	if (!g->hello) {
 		/* It never started: not its file system's doing. */
-		if (now - g->started_ns > GUARDED_READ_START_S * NSEC_PER_SEC) {
+		if (now - g->started_ns >
+		    GUARDED_READ_START_S * NSEC_PER_SEC * (int64_t)time_factor__read()) {
 			kill(g->pid, SIGKILL);
 			gr__end(g, -ECHILD);
 		}
 		return;
 	}
-	if (now - g->heard_ns <= GUARDED_READ_ANSWER_S * NSEC_PER_SEC)
+	if (now - g->heard_ns <= GUARDED_READ_ANSWER_S * NSEC_PER_SEC * (int64_t)time_factor__read())
 		return;
 	g->hung = true;
 	/* Ends a wait on NFS (TASK_KILLABLE); one on a FUSE daemon ends when it answers. */

@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 /* A reader that says nothing for this long is abandoned: its file system did not
- * answer. */
+ * answer. Both times are multiplied by SLIDEOPS_READ_TIME_FACTOR (util/time_factor.h). */
 #define GUARDED_READ_ANSWER_S 2
 /* The time a reader has to start and say so (exec and dynamic loading, on a loaded
  * machine). */

@@ -14,6 +14,9 @@
 #include <time.h>
 
 #include "util/clock.h"
+#include "util/time_factor.h"
+
+#include <stdlib.h>
 
 static void sleep_ms(long ms)
 {
@@ -69,12 +72,24 @@ static void test_min_and_none(void **state)
 	assert_true(m.cpu_ns == whole.cpu_ns && m.wall_ns == whole.wall_ns);
 }
 
+/* SLIDEOPS_READ_TIME_FACTOR, read once: the emulated guests' 8 stretches every bound on
+ * reading binaries 8 times. */
+static void test_read_time_factor(void **state)
+{
+	(void)state;
+	setenv("SLIDEOPS_READ_TIME_FACTOR", "8", 1);
+	assert_int_equal(time_factor__read(), 8);
+	setenv("SLIDEOPS_READ_TIME_FACTOR", "3", 1);
+	assert_int_equal(time_factor__read(), 8); /* read once, for the whole process */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_waiting_does_not_use_the_budget),
 		cmocka_unit_test(test_only_waiting_meets_the_backstop),
 		cmocka_unit_test(test_min_and_none),
+		cmocka_unit_test(test_read_time_factor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
