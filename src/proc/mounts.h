@@ -28,7 +28,8 @@ struct mounts {
 };
 
 /* Whether a file system of this type can leave an open or a read waiting without end:
- * network and cluster file systems, FUSE (any daemon's), 9p, virtiofs. */
+ * network and cluster file systems, FUSE (any daemon's), 9p, virtiofs; none that
+ * SLIDEOPS_TRUSTED_MOUNTS lists (the operator trusts them to answer). */
 bool mounts__may_hang(const char *fstype);
 
 /* Adds the mounts of a mountinfo file to m (a device already listed keeps its first

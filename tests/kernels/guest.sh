@@ -7,10 +7,18 @@
 set -u
 cd "$KT_REPO" || exit 1
 export SLIDEOPS=${KT_SLIDEOPS:-$KT_REPO/build/slideops}
+# The integration tests' workloads, as `make` built them: not beside $SLIDEOPS, which is a
+# copy under build/kernels/ (tests/integration/lib.sh looks beside it otherwise).
+export WORKLOADS=${WORKLOADS:-$KT_REPO/build/tests/workloads}
 # An emulated CPU runs every instruction many times slower: reading binaries gets 8 times
 # the time a real server's capture allows (binaries_budget__in_force), or the functions of
 # the workloads go unnamed when the host is busy.
 export SLIDEOPS_READ_TIME_FACTOR=${SLIDEOPS_READ_TIME_FACTOR:-8}
+# The guest's root is the host's, over 9p: every binary on it would be copied by a guarded
+# reader (an exec of slideops, seconds under emulation), so few are read within a short
+# capture. 9p here is the test's own and answers; tests/integration/hung_mount.sh tests the
+# guarded reads on the host.
+export SLIDEOPS_TRUSTED_MOUNTS=${SLIDEOPS_TRUSTED_MOUNTS:-9p}
 # The verifier too: the loader's bound on its time (3 s) is for real CPUs.
 export SLIDEOPS_VERIFY_SECONDS=${SLIDEOPS_VERIFY_SECONDS:-120}
 mkdir -p /run/kernel-test

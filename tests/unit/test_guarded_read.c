@@ -71,6 +71,14 @@ static void test_mountinfo(void **state)
 	assert_true(mounts__may_hang("fuse.gcsfuse") && mounts__may_hang("cifs") &&
 		    mounts__may_hang("ceph") && !mounts__may_hang("xfs") &&
 		    !mounts__may_hang("overlay") && !mounts__may_hang(NULL));
+	/* The types the operator trusts to answer are read in-process; no other is. */
+	setenv("SLIDEOPS_TRUSTED_MOUNTS", "9p,nfs4", 1);
+	assert_true(!mounts__may_hang("9p") && !mounts__may_hang("nfs4") &&
+		    mounts__may_hang("nfs") && mounts__may_hang("fuse"));
+	setenv("SLIDEOPS_TRUSTED_MOUNTS", "nfs", 1);
+	assert_true(!mounts__may_hang("nfs") && mounts__may_hang("nfs4"));
+	unsetenv("SLIDEOPS_TRUSTED_MOUNTS");
+	assert_true(mounts__may_hang("9p"));
 	mounts__clear(&m);
 	/* Ours, read from the kernel. */
 	assert_int_equal(mounts__read(&m, "/proc/self/mountinfo"), 0);
