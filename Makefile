@@ -61,11 +61,18 @@ LIB_SRCS   := $(filter-out src/cli/main.c %.bpf.c,$(wildcard src/*/*.c src/quest
 LIB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(LIB_SRCS))) \
 	      $(OUTPUT)/obj/web/assets.o
 ASAN_OBJS  := $(patsubst $(OUTPUT)/obj/%,$(OUTPUT)/asan/obj/%,$(LIB_OBJS))
-# Unit tests: tests/unit/ need no root (make check); tests/unit/root/ load BPF programs or
-# make BPF maps, and run in the root tier (tests/run.sh).
-UNIT_SRCS  := $(wildcard tests/unit/test_*.c tests/unit/root/test_*.c)
-UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-ASAN_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/asan/tests/%,$(UNIT_SRCS))
+# Unit tests, one folder of tests/unit/ for each of src/ (tests/unit/questions/NAME/ for a
+# question's own): they need no root (make check); tests/unit/root/ load BPF programs or
+# make BPF maps, and run in the root tier (tests/run.sh). A test's binary keeps its file's
+# name, flat: build/tests/NAME, build/tests/root/NAME for the root tier (the names are
+# unique, and checked to be).
+UNIT_SRCS  := $(sort $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c))
+unit_bin    = $(if $(filter tests/unit/root/%,$(1)),root/)$(notdir $(basename $(1)))
+UNIT_BINS  := $(foreach t,$(UNIT_SRCS),$(OUTPUT)/tests/$(call unit_bin,$(t)))
+ASAN_BINS  := $(foreach t,$(UNIT_SRCS),$(OUTPUT)/asan/tests/$(call unit_bin,$(t)))
+ifneq ($(words $(UNIT_BINS)),$(words $(sort $(UNIT_BINS))))
+$(error two unit tests of tests/unit/ have one name: $(sort $(foreach b,$(UNIT_BINS),$(if $(filter-out 1,$(words $(filter $(b),$(UNIT_BINS)))),$(notdir $(b))))))
+endif
 TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
@@ -269,16 +276,22 @@ $(OUTPUT)/asan/slideops: $(OUTPUT)/obj/src/cli/main.o $(OUTPUT)/asan/libslideops
 	$(call msg,LINK-ASAN,$@)
 	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $^ $(LIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/libslideops.a
-	$(call msg,TEST,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(TEST_HELPERS) $(OUTPUT)/libslideops.a $(LIBS) -lcmocka -o $@
+# A unit test's binary from its source (unit_bin): plain and ASan+UBSan. -Itests/unit finds
+# what tests of several folders share (helpers/, profile_builder.h); a folder's own fixture
+# sits beside its tests.
+define unit_test_rules
+$(OUTPUT)/tests/$(call unit_bin,$(1)): $(1) $$(TEST_HELPERS) $$(OUTPUT)/libslideops.a
+	$$(call msg,TEST,$$@)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(CFLAGS) -Itests/unit $$< $$(TEST_HELPERS) $$(OUTPUT)/libslideops.a $$(LIBS) -lcmocka -o $$@
 
-$(OUTPUT)/asan/tests/%: tests/unit/%.c $(TEST_HELPERS) $(OUTPUT)/asan/libslideops.a
-	$(call msg,TEST-ASAN,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit $< $(TEST_HELPERS) \
-		$(OUTPUT)/asan/libslideops.a $(LIBS) -lcmocka -o $@
+$(OUTPUT)/asan/tests/$(call unit_bin,$(1)): $(1) $$(TEST_HELPERS) $$(OUTPUT)/asan/libslideops.a
+	$$(call msg,TEST-ASAN,$$@)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(CFLAGS) $$(ASAN_FLAGS) -Itests/unit $$< $$(TEST_HELPERS) \
+		$$(OUTPUT)/asan/libslideops.a $$(LIBS) -lcmocka -o $$@
+endef
+$(foreach t,$(UNIT_SRCS),$(eval $(call unit_test_rules,$(t))))
 
 # What the fuzz targets take of util/: not what builds JSON (jansson) or numbers (libm),
 # nor what needs ICU (server_name.c) or protobuf-c (pb_limits.c).

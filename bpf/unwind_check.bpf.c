@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The stack walker in the kernel, for tests (tests/unit/test_unwind_walk.c) and `check`:
+ * The stack walker in the kernel, for tests (tests/unit/unwind/test_unwind_walk.c) and `check`:
  * a sleepable task iterator that, for one thread, prints its user registers from
  * pt_regs (ip, sp, bp: what /proc cannot give) and then walks its user stack with
  * bpf/unwind_walk.h over the tables user space loaded (bpf/unwind_maps.h), the same

@@ -4,7 +4,7 @@
  * rows built from .eh_frame (src/unwind/), falling back to frame pointers where no table
  * covers a PC. Plain C that compiles twice: for BPF (clang -target bpf) inside the
  * engine's stack code, and for the host, where unit tests run it against registers and
- * stacks recorded from real processes (tests/unit/test_unwind_walk.c). Both sides share
+ * stacks recorded from real processes (tests/unit/unwind/test_unwind_walk.c). Both sides share
  * this file, so what the tests prove is what the kernel runs.
  *
  * The includer defines, before including this file, UNWIND_CTX (the type of its context)

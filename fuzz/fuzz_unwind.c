@@ -49,7 +49,7 @@ static void check_table(struct unwind_table *t)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Small caps, so a hostile table meets them quickly; the defaults are tested on
-	 * real binaries by tests/unit/test_unwind_table.c. */
+	 * real binaries by tests/unit/unwind/test_unwind_table.c. */
 	const struct unwind_caps caps = { .max_bytes = 1 << 20, .max_fdes = 4096,
 					  .max_rows = 1 << 16, .max_ms = 1000 };
 	static int fd = -1;

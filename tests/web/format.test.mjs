@@ -1,5 +1,5 @@
 // Numbers for people (web/ui/format.js) against tests/format_cases.tsv, the one table of
-// cases the C rule (src/util/format.c) is checked against too (tests/unit/test_format.c):
+// cases the C rule (src/util/format.c) is checked against too (tests/unit/util/test_format.c):
 // a page writes a share, a time or a size as the answer and `slideops show` do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

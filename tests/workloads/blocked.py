@@ -2,7 +2,7 @@
 # handle_request -> build_report, the second in worker -> Worker.wait_for_orders ("# at"
 # marks the line each frame runs). Prints the main thread's native id, its
 # threading.get_ident() and the descriptor it reads, then the same for the second.
-# Used by tests/unit/test_python.c and tests/unit/root/test_python_bpf.c. Runs on 3.6 on:
+# Used by tests/unit/unwind/test_python.c and tests/unit/root/test_python_bpf.c. Runs on 3.6 on:
 # before 3.8 (no threading.get_native_id) a thread's native id is gettid's.
 import os
 import sys

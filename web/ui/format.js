@@ -1,7 +1,7 @@
 // Numbers for people, as the pages write them: the rule of src/util/format.c, function
 // for function, so a page writes a share, a time or a size as the answer and `slideops
 // show` do. tests/format_cases.tsv is the one table of cases both are checked against
-// (tests/web/format.test.mjs, tests/unit/test_format.c): change the rule in both.
+// (tests/web/format.test.mjs, tests/unit/util/test_format.c): change the rule in both.
 //
 // Every rounding is half away from zero (C's llround), done on the number itself; times
 // and sizes by integer arithmetic, exact in a double below 2^53. The standalone flame

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A JVM with known method names for the Java tests (tests/unit/test_jvm.c,
+ * A JVM with known method names for the Java tests (tests/unit/unwind/test_jvm.c,
  * tests/integration/java.sh): Invoices.computeTotals is a hot loop C2 compiles,
  * Invoices.auditOnce a loop kept interpreted (the tests start the JVM with
  * -XX:CompileCommand=exclude,com.acme.Invoices::auditOnce: its loop alone would be

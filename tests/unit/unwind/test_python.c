@@ -38,7 +38,7 @@
 #include "helpers/fixture.h"
 #include "helpers/pyproc.h"
 #include "unwind/python.h"
-#include "../../bpf/python_walk.h"
+#include "../../../bpf/python_walk.h"
 
 /* A started interpreter and what it said about its threads. */
 struct service {

@@ -3,9 +3,8 @@
  * What the store's tests share (test_store.c: profiles; test_store_workspace.c: the
  * workspace itself; test_store_catalog.c: symbol tables, uploads, servers, services):
  * each test's fresh data directory and store, on SQLite (setup) or on a fresh database
- * of a PostgreSQL 15 the test starts itself (setup_pg, helpers/pgserver.h; skipped,
- * saying so, only where PostgreSQL is not installed), a small cpu profile, and files
- * made by hand. Each including file uses what it needs.
+ * of a PostgreSQL 15 the test starts itself (setup_pg, store_pg_group.h), a small cpu
+ * profile, and files made by hand. Each including file uses what it needs.
  */
 #ifndef SLIDEOPS_TESTS_STORE_FIXTURE_H
 #define SLIDEOPS_TESTS_STORE_FIXTURE_H
@@ -28,11 +27,13 @@
 
 #include <cmocka.h>
 
-#include "helpers/pgserver.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "symbols/symtab.h"
 #include "util/clock.h"
+
+#define STORE_PG_TESTS "store"
+#include "store_pg_group.h"
 
 #define S(p, s) profile__intern((p), (s))
 
@@ -58,47 +59,19 @@ __attribute__((unused)) static int setup(void **state)
 	return 0;
 }
 
-__attribute__((unused)) static struct pgserver *pg;
-__attribute__((unused)) static int pg_databases;
-
 /* The same fixture on a fresh PostgreSQL database: store__open(dir) then opens it, and
  * dir holds only this machine's caches. */
 __attribute__((unused)) static int setup_pg(void **state)
 {
-	char name[32];
-	const char *url;
+	const char *url = pg_fresh_database("store");
 
-	if (!pg)
-		skip();
-	snprintf(name, sizeof(name), "store_%d", ++pg_databases);
-	url = pgserver__createdb(pg, name);
-	if (!url || store__set_url(url))
+	if (!url)
 		return -1;
 	if (setup(state)) {
 		fprintf(stderr, "cannot open %s: %s (%s)\n", url, strerror(errno),
 			store__problem(NULL));
 		return -1;
 	}
-	return 0;
-}
-
-__attribute__((unused)) static int group_setup_pg(void **state)
-{
-	(void)state;
-	pg = pgserver__start();
-	if (!pg && !pgserver__missing())
-		return -1; /* installed, yet not started: a failure, not a skip */
-	if (!pg)
-		fprintf(stderr, "skipping the PostgreSQL store tests: %s\n", pgserver__why());
-	return 0;
-}
-
-__attribute__((unused)) static int group_teardown_pg(void **state)
-{
-	(void)state;
-	store__set_url(NULL);
-	pgserver__stop(pg);
-	pg = NULL;
 	return 0;
 }
 

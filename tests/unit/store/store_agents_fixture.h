@@ -4,7 +4,7 @@
  * enrolment, credentials, names, workspaces from before agents; test_store_agents_data.c:
  * what agents deliver and are sent): each test's fresh store, on SQLite (setup) or on a
  * fresh database of a PostgreSQL 15 the test starts itself (setup_pg,
- * helpers/pgserver.h), a statement's one value, and a server enrolled. Each including
+ * store_pg_group.h), a statement's one value, and a server enrolled. Each including
  * file uses what it needs.
  */
 #ifndef SLIDEOPS_TESTS_STORE_AGENTS_FIXTURE_H
@@ -25,7 +25,6 @@
 
 #include <cmocka.h>
 
-#include "helpers/pgserver.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "store/store_backend.h"
@@ -34,6 +33,9 @@
 #include "util/strtab.h"
 #include "util/clock.h"
 
+#define STORE_PG_TESTS "agent"
+#include "store_pg_group.h"
+
 #define S(p, s) profile__intern((p), (s))
 
 struct fixture {
@@ -41,9 +43,6 @@ struct fixture {
 	const char *url;     /* PostgreSQL: the database; NULL: SQLite in dir */
 	struct store *s;
 };
-
-__attribute__((unused)) static struct pgserver *pg;
-__attribute__((unused)) static int pg_databases;
 
 __attribute__((unused)) static int setup(void **state)
 {
@@ -64,14 +63,7 @@ __attribute__((unused)) static int setup(void **state)
 
 __attribute__((unused)) static int setup_pg(void **state)
 {
-	char name[32];
-	const char *url;
-
-	if (!pg)
-		skip();
-	snprintf(name, sizeof(name), "agents_%d", ++pg_databases);
-	url = pgserver__createdb(pg, name);
-	if (!url || store__set_url(url))
+	if (!pg_fresh_database("agents"))
 		return -1;
 	return setup(state);
 }
@@ -86,26 +78,6 @@ __attribute__((unused)) static int teardown(void **state)
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", f->dir);
 	free(f);
-	return 0;
-}
-
-__attribute__((unused)) static int group_setup_pg(void **state)
-{
-	(void)state;
-	pg = pgserver__start();
-	if (!pg && !pgserver__missing())
-		return -1;
-	if (!pg)
-		fprintf(stderr, "skipping the PostgreSQL agent tests: %s\n", pgserver__why());
-	return 0;
-}
-
-__attribute__((unused)) static int group_teardown_pg(void **state)
-{
-	(void)state;
-	store__set_url(NULL);
-	pgserver__stop(pg);
-	pg = NULL;
 	return 0;
 }
 
