@@ -8,7 +8,7 @@
  * duration times the rate (or the CPUs), no negative values. A profile past them is
  * refused whole, and the agent told why; counters that only describe (events lost,
  * stacks cut short) are clamped instead. The workspace's own captures are not checked.
- * Pure functions: tested without a server (tests/unit/test_ingest.c).
+ * Pure functions: tested without a server (tests/unit/server/test_ingest.c).
  */
 #ifndef SLIDEOPS_SERVER_INGEST_H
 #define SLIDEOPS_SERVER_INGEST_H

@@ -10,7 +10,7 @@
 /*
  * One row per version, from CPython's own headers at that version (offsetof over the
  * installed Include/internal/pycore_*.h, default build: no Py_DEBUG, GIL). Checked
- * against running interpreters by tests/unit/test_python.c; 3.11's match
+ * against running interpreters by tests/unit/unwind/test_python.c; 3.11's match
  * docs/kernel.md §CPython; 3.13's match its _Py_DebugOffsets, which are used instead
  * whenever the binary has them.
  */

@@ -2,7 +2,7 @@
 /*
  * Numbers for people, rounded the way the answers promise (architecture.md). See format.h.
  * web/ui/format.js is the same rule for the web UI, and tests/format_cases.tsv the one
- * table of cases both are checked against (tests/unit/test_format.c,
+ * table of cases both are checked against (tests/unit/util/test_format.c,
  * tests/web/format.test.mjs): a change here is a change there.
  *
  * Every rounding is half away from zero, done on the number itself (llround, or integer
