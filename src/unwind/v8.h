@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * V8's layout, as V8 itself describes it for postmortem debuggers: the v8dbg_* symbols
+ * every Node.js binary exports (Node 20: 531 of them). Each is an int: a frame offset
+ * (v8dbg_off_fp_function), a tag (v8dbg_SmiTag), a class field's offset
+ * (v8dbg_class_JSFunction__shared__SharedFunctionInfo) or an instance type.
+ *
+ * Unlike HotSpot's tables (jvm.h) these are plain initialised data: their values are in
+ * the file, .data for the non-zero ones and .bss for those that are 0, so the binary
+ * alone gives the layout; nothing of the process is read. A node whose binary does not
+ * export one the walker needs is refused, the missing name said.
+ *
+ * First step of issue 29 item 2: the layout is read and tested; nothing in the capture
+ * uses it yet (see docs/kernel.md, "JavaScript").
+ */
+#ifndef SLIDEOPS_UNWIND_V8_H
+#define SLIDEOPS_UNWIND_V8_H
+
+#include <stdint.h>
+
+/* The constants read, each from its v8dbg_ symbol (v8_const__name). */
+enum v8_const {
+	/* Frames: where the function and the context sit below a frame's fp. */
+	V8_OFF_FP_FUNCTION,	 /* off_fp_function */
+	V8_OFF_FP_CONTEXT,	 /* off_fp_context: a Context, or a typed frame's Smi marker */
+	/* Tagging. */
+	V8_SMI_TAG,		 /* SmiTag */
+	V8_SMI_TAG_MASK,	 /* SmiTagMask */
+	V8_SMI_SHIFT,		 /* SmiShiftSize */
+	V8_HEAP_TAG,		 /* HeapObjectTag */
+	V8_HEAP_TAG_MASK,	 /* HeapObjectTagMask */
+	V8_TAGGED_SIZE,		 /* TaggedSize: 8 without pointer compression */
+	/* Objects. */
+	V8_HEAP_OBJECT_MAP,	 /* class_HeapObject__map__Map */
+	V8_MAP_INSTANCE_TYPE,	 /* class_Map__instance_type__uint16_t */
+	V8_JS_FUNCTION_TYPE,	 /* type_JSFunction__JS_FUNCTION_TYPE */
+	V8_JS_FUNCTION_SHARED,	 /* class_JSFunction__shared__SharedFunctionInfo */
+	V8_SFI_NAME,		 /* class_SharedFunctionInfo__name_or_scope_info__Object */
+	V8_SFI_SCRIPT,		 /* class_SharedFunctionInfo__script_or_debug_info__HeapObject */
+	V8_SCRIPT_NAME,		 /* class_Script__name__Object */
+	/* Strings. */
+	V8_FIRST_NONSTRING_TYPE, /* FirstNonstringType */
+	V8_STRING_REPR_MASK,	 /* StringRepresentationMask */
+	V8_STRING_ENC_MASK,	 /* StringEncodingMask */
+	V8_SEQ_STRING_TAG,	 /* SeqStringTag */
+	V8_CONS_STRING_TAG,	 /* ConsStringTag */
+	V8_ONE_BYTE_STRING_TAG,	 /* OneByteStringTag */
+	V8_STRING_LENGTH,	 /* class_String__length__int32_t */
+	V8_SEQ_ONE_BYTE_CHARS,	 /* class_SeqOneByteString__chars__char */
+	V8_SEQ_TWO_BYTE_CHARS,	 /* class_SeqTwoByteString__chars__char */
+	V8_CONST_COUNT
+};
+
+struct v8_layout {
+	int32_t c[V8_CONST_COUNT];
+};
+
+/* The v8dbg_ name of a constant, without its prefix ("off_fp_function"). */
+const char *v8_const__name(enum v8_const which);
+
+/*
+ * The layout of the node (or other V8 embedder) binary open at fd, from its .dynsym.
+ * 0: every constant read. -ENOENT: no v8dbg_ symbol at all (not V8). -ENODATA: some but
+ * not all; *missing (when not NULL) is the first one absent. -ENOEXEC (not a 64-bit
+ * little-endian x86-64 ELF, or a corrupt table), -errno.
+ */
+int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing);
+
+#endif

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * V8's postmortem constants (v8.h) read from a binary's .dynsym: each v8dbg_ symbol is
+ * an int whose value is in the file (.data), or 0 (.bss). Bounded: the table is read in
+ * chunks and at most V8_DYNSYM_MAX entries, each name compared within V8_NAME_MAX.
+ */
+#include "unwind/v8.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf/elf_reader.h"
+
+#define V8_PREFIX "v8dbg_"
+#define V8_NAME_MAX 96		  /* longest name read is 58 */
+#define V8_DYNSYM_MAX (1u << 22) /* node 20 exports ~9,000 symbols */
+#define V8_DYNSYM_CHUNK 256
+
+static const char *const names[V8_CONST_COUNT] = {
+	[V8_OFF_FP_FUNCTION] = "off_fp_function",
+	[V8_OFF_FP_CONTEXT] = "off_fp_context",
+	[V8_SMI_TAG] = "SmiTag",
+	[V8_SMI_TAG_MASK] = "SmiTagMask",
+	[V8_SMI_SHIFT] = "SmiShiftSize",
+	[V8_HEAP_TAG] = "HeapObjectTag",
+	[V8_HEAP_TAG_MASK] = "HeapObjectTagMask",
+	[V8_TAGGED_SIZE] = "TaggedSize",
+	[V8_HEAP_OBJECT_MAP] = "class_HeapObject__map__Map",
+	[V8_MAP_INSTANCE_TYPE] = "class_Map__instance_type__uint16_t",
+	[V8_JS_FUNCTION_TYPE] = "type_JSFunction__JS_FUNCTION_TYPE",
+	[V8_JS_FUNCTION_SHARED] = "class_JSFunction__shared__SharedFunctionInfo",
+	[V8_SFI_NAME] = "class_SharedFunctionInfo__name_or_scope_info__Object",
+	[V8_SFI_SCRIPT] = "class_SharedFunctionInfo__script_or_debug_info__HeapObject",
+	[V8_SCRIPT_NAME] = "class_Script__name__Object",
+	[V8_FIRST_NONSTRING_TYPE] = "FirstNonstringType",
+	[V8_STRING_REPR_MASK] = "StringRepresentationMask",
+	[V8_STRING_ENC_MASK] = "StringEncodingMask",
+	[V8_SEQ_STRING_TAG] = "SeqStringTag",
+	[V8_CONS_STRING_TAG] = "ConsStringTag",
+	[V8_ONE_BYTE_STRING_TAG] = "OneByteStringTag",
+	[V8_STRING_LENGTH] = "class_String__length__int32_t",
+	[V8_SEQ_ONE_BYTE_CHARS] = "class_SeqOneByteString__chars__char",
+	[V8_SEQ_TWO_BYTE_CHARS] = "class_SeqTwoByteString__chars__char",
+};
+
+const char *v8_const__name(enum v8_const which)
+{
+	return (unsigned)which < V8_CONST_COUNT ? names[which] : "?";
+}
+
+struct found {
+	struct v8_layout *l;
+	bool seen[V8_CONST_COUNT];
+	bool any;
+};
+
+/* The int a symbol names: from the file for a section with contents, 0 for .bss. */
+static int value_of(const struct elf_reader *r, const Elf64_Sym *s, int32_t *v)
+{
+	const struct elf_shdr *sh;
+	uint64_t off;
+
+	if (s->st_shndx >= r->shnum)
+		return -ENOEXEC;
+	sh = &r->shdrs[s->st_shndx];
+	if (s->st_value < sh->addr || s->st_value - sh->addr > sh->size ||
+	    sh->size - (s->st_value - sh->addr) < sizeof(*v))
+		return -ENOEXEC;
+	if (sh->type == SHT_NOBITS) {
+		*v = 0;
+		return 0;
+	}
+	off = sh->offset + (s->st_value - sh->addr);
+	if (elf_reader__pread(r, v, sizeof(*v), off) < 0)
+		return -ENOEXEC;
+	*v = (int32_t)elf_reader__u32(r, (uint32_t)*v);
+	return 0;
+}
+
+static void one(const struct elf_reader *r, const struct elf_shdr *str, const Elf64_Sym *s,
+		struct found *f)
+{
+	char name[V8_NAME_MAX + 1];
+	uint64_t off = s->st_name;
+	size_t len = V8_NAME_MAX;
+	int32_t v;
+
+	if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || s->st_shndx == SHN_UNDEF ||
+	    s->st_size != sizeof(int32_t) || off >= str->size)
+		return;
+	if (len > str->size - off)
+		len = (size_t)(str->size - off);
+	if (elf_reader__pread(r, name, len, str->offset + off) < 0)
+		return;
+	name[len] = '\0';
+	if (strncmp(name, V8_PREFIX, sizeof(V8_PREFIX) - 1) != 0)
+		return;
+	f->any = true;
+	for (int i = 0; i < V8_CONST_COUNT; i++) {
+		if (f->seen[i] || strcmp(name + sizeof(V8_PREFIX) - 1, names[i]) != 0)
+			continue;
+		if (value_of(r, s, &v) == 0) {
+			f->l->c[i] = v;
+			f->seen[i] = true;
+		}
+		return;
+	}
+}
+
+static int each_dynsym(const struct elf_reader *r, int index, struct found *f)
+{
+	const struct elf_shdr *sh = &r->shdrs[index], *str;
+	Elf64_Sym *syms;
+	uint64_t n, done = 0;
+	int err = 0;
+
+	if (sh->link >= r->shnum || (sh->entsize && sh->entsize != sizeof(Elf64_Sym)))
+		return -ENOEXEC;
+	str = &r->shdrs[sh->link];
+	n = sh->size / sizeof(Elf64_Sym);
+	if (n > V8_DYNSYM_MAX)
+		return -ENOEXEC;
+	syms = malloc(V8_DYNSYM_CHUNK * sizeof(*syms));
+	if (!syms)
+		return -ENOMEM;
+	while (done < n && !err) {
+		size_t k = n - done < V8_DYNSYM_CHUNK ? (size_t)(n - done) : V8_DYNSYM_CHUNK;
+
+		err = elf_reader__pread(r, syms, k * sizeof(*syms), sh->offset + done * sizeof(*syms));
+		for (size_t i = 0; i < k && !err; i++)
+			one(r, str, &syms[i], f);
+		done += k;
+	}
+	free(syms);
+	return err < 0 ? err : 0;
+}
+
+int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
+{
+	struct found f = { .l = l };
+	struct elf_reader r;
+	int err, index;
+
+	memset(l, 0, sizeof(*l));
+	err = elf_reader__open(&r, fd);
+	if (err)
+		return err;
+	if (!r.is64 || r.swap || r.machine != EM_X86_64) {
+		err = -ENOEXEC;
+		goto out_close;
+	}
+	index = elf_reader__find_section(&r, SHT_DYNSYM);
+	err = index < 0 ? -ENOENT : each_dynsym(&r, index, &f);
+	if (err)
+		goto out_close;
+	if (!f.any) {
+		err = -ENOENT;
+		goto out_close;
+	}
+	for (int i = 0; i < V8_CONST_COUNT; i++) {
+		if (!f.seen[i]) {
+			if (missing)
+				*missing = (enum v8_const)i;
+			err = -ENODATA;
+			break;
+		}
+	}
+out_close:
+	if (err)
+		memset(l, 0, sizeof(*l));
+	elf_reader__close(&r);
+	return err;
+}
