@@ -10,12 +10,14 @@
  * alone gives the layout; nothing of the process is read. A node whose binary does not
  * export one the walker needs is refused, the missing name said.
  *
- * First step of issue 29 item 2: the layout is read and tested; nothing in the capture
- * uses it yet (see docs/kernel.md, "JavaScript").
+ * Issue 29 item 2, first steps: the layout is read, and a JSFunction named from a
+ * process's memory through a reader; nothing in the capture uses them yet (see
+ * docs/kernel.md, "JavaScript (V8): where it stands").
  */
 #ifndef SLIDEOPS_UNWIND_V8_H
 #define SLIDEOPS_UNWIND_V8_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The constants read, each from its v8dbg_ symbol (v8_const__name). */
@@ -48,6 +50,10 @@ enum v8_const {
 	V8_STRING_LENGTH,	 /* class_String__length__int32_t */
 	V8_SEQ_ONE_BYTE_CHARS,	 /* class_SeqOneByteString__chars__char */
 	V8_SEQ_TWO_BYTE_CHARS,	 /* class_SeqTwoByteString__chars__char */
+	/* ScopeInfo: where a compiled function's name is (word indices after the map). */
+	V8_SCOPE_INFO_TYPE,	 /* type_ScopeInfo__SCOPE_INFO_TYPE */
+	V8_SCOPE_INFO_NLOCALS,	 /* scopeinfo_idx_ncontextlocals */
+	V8_SCOPE_INFO_FIRST_VARS, /* scopeinfo_idx_first_vars */
 	V8_CONST_COUNT
 };
 
@@ -65,5 +71,26 @@ const char *v8_const__name(enum v8_const which);
  * little-endian x86-64 ELF, or a corrupt table), -errno.
  */
 int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing);
+
+/* Reads len bytes of the process at addr: 0 or a negative errno. */
+typedef int (*v8_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* Longest function name kept, with its NUL; longer ones are cut. */
+#define V8_MAX_NAME 128u
+
+/*
+ * The name of the JSFunction at the tagged pointer fn, read through read: its
+ * SharedFunctionInfo's name_or_scope_info, a String, or for a compiled function its
+ * ScopeInfo's function-name slot: after the context locals' names and infos (a name
+ * table's one slot when there are more than V8_SCOPE_INFO_INLINED_LOCALS), then the
+ * saved class variable's slot if present. Those flag bits are not exported: the first of
+ * those two slots that holds a one- or two-byte sequential String is taken.
+ * 0 (name: at most V8_MAX_NAME - 1 bytes and a NUL, "" for an anonymous function),
+ * -EINVAL (not a JSFunction, or a field not a heap object of the expected type), or
+ * the reader's error. Only one-byte characters are kept; others become '?'.
+ */
+#define V8_SCOPE_INFO_INLINED_LOCALS 75
+int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+		      char *name);
 
 #endif

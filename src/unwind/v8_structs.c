@@ -44,6 +44,9 @@ static const char *const names[V8_CONST_COUNT] = {
 	[V8_STRING_LENGTH] = "class_String__length__int32_t",
 	[V8_SEQ_ONE_BYTE_CHARS] = "class_SeqOneByteString__chars__char",
 	[V8_SEQ_TWO_BYTE_CHARS] = "class_SeqTwoByteString__chars__char",
+	[V8_SCOPE_INFO_TYPE] = "type_ScopeInfo__SCOPE_INFO_TYPE",
+	[V8_SCOPE_INFO_NLOCALS] = "scopeinfo_idx_ncontextlocals",
+	[V8_SCOPE_INFO_FIRST_VARS] = "scopeinfo_idx_first_vars",
 };
 
 const char *v8_const__name(enum v8_const which)
@@ -173,4 +176,151 @@ out_close:
 		memset(l, 0, sizeof(*l));
 	elf_reader__close(&r);
 	return err;
+}
+
+/* ---- a function's name, read from the process ---- */
+
+struct heap {
+	const struct v8_layout *l;
+	v8_read_fn read;
+	void *ctx;
+};
+
+static bool is_heap_object(const struct heap *h, uint64_t v)
+{
+	return (v & (uint64_t)(uint32_t)h->l->c[V8_HEAP_TAG_MASK]) ==
+	       (uint64_t)(uint32_t)h->l->c[V8_HEAP_TAG];
+}
+
+/* The tagged word at a heap object's field. */
+static int field(const struct heap *h, uint64_t obj, int32_t off, uint64_t *v)
+{
+	uint64_t tag = (uint64_t)(uint32_t)h->l->c[V8_HEAP_TAG];
+
+	if (!is_heap_object(h, obj) || off < 0 || off > 4096)
+		return -EINVAL;
+	return h->read(h->ctx, obj - tag + (uint64_t)off, v, sizeof(*v));
+}
+
+static int instance_type(const struct heap *h, uint64_t obj, uint16_t *type)
+{
+	uint64_t map, tag = (uint64_t)(uint32_t)h->l->c[V8_HEAP_TAG];
+	int err = field(h, obj, h->l->c[V8_HEAP_OBJECT_MAP], &map);
+
+	if (err)
+		return err;
+	if (!is_heap_object(h, map) || h->l->c[V8_MAP_INSTANCE_TYPE] < 0)
+		return -EINVAL;
+	return h->read(h->ctx, map - tag + (uint64_t)h->l->c[V8_MAP_INSTANCE_TYPE], type,
+		       sizeof(*type));
+}
+
+static int32_t smi_value(const struct heap *h, uint64_t v, bool *ok)
+{
+	int shift = h->l->c[V8_SMI_SHIFT] + 1; /* the tag's bit and the shift */
+
+	*ok = (v & (uint64_t)(uint32_t)h->l->c[V8_SMI_TAG_MASK]) ==
+		      (uint64_t)(uint32_t)h->l->c[V8_SMI_TAG] &&
+	      shift > 0 && shift < 64;
+	return *ok ? (int32_t)((int64_t)v >> shift) : 0;
+}
+
+/* A sequential String's characters into name: 0, 1 (not a sequential string), <0. */
+static int read_string(const struct heap *h, uint64_t s, char *name)
+{
+	const struct v8_layout *l = h->l;
+	uint64_t tag = (uint64_t)(uint32_t)l->c[V8_HEAP_TAG];
+	uint16_t type;
+	int32_t len;
+	bool one_byte;
+	int err;
+
+	if (!is_heap_object(h, s))
+		return 1;
+	err = instance_type(h, s, &type);
+	if (err)
+		return err;
+	if (type >= (uint32_t)l->c[V8_FIRST_NONSTRING_TYPE] ||
+	    (type & l->c[V8_STRING_REPR_MASK]) != l->c[V8_SEQ_STRING_TAG])
+		return 1;
+	one_byte = (type & l->c[V8_STRING_ENC_MASK]) == l->c[V8_ONE_BYTE_STRING_TAG];
+	err = h->read(h->ctx, s - tag + (uint64_t)(uint32_t)l->c[V8_STRING_LENGTH], &len,
+		      sizeof(len));
+	if (err)
+		return err;
+	if (len < 0)
+		return -EINVAL;
+	if ((uint32_t)len > V8_MAX_NAME - 1)
+		len = V8_MAX_NAME - 1;
+	if (one_byte) {
+		err = h->read(h->ctx, s - tag + (uint64_t)(uint32_t)l->c[V8_SEQ_ONE_BYTE_CHARS],
+			      name, (size_t)len);
+	} else {
+		uint16_t wide[V8_MAX_NAME];
+
+		err = h->read(h->ctx, s - tag + (uint64_t)(uint32_t)l->c[V8_SEQ_TWO_BYTE_CHARS],
+			      wide, (size_t)len * 2);
+		for (int32_t i = 0; !err && i < len; i++)
+			name[i] = wide[i] < 0x80 ? (char)wide[i] : '?';
+	}
+	if (err)
+		return err;
+	name[len] = '\0';
+	for (int32_t i = 0; i < len; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			name[i] = '?';
+	return 0;
+}
+
+int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+		      char *name)
+{
+	struct heap h = { l, read, ctx };
+	uint64_t shared, n, nlocals_v;
+	int32_t nlocals, slot, ts = l->c[V8_TAGGED_SIZE];
+	uint16_t type;
+	bool ok;
+	int err;
+
+	name[0] = '\0';
+	if (ts != 8)
+		return -EINVAL; /* pointer compression: not read yet */
+	err = instance_type(&h, fn, &type);
+	if (err)
+		return err;
+	if (type != (uint32_t)l->c[V8_JS_FUNCTION_TYPE])
+		return -EINVAL;
+	err = field(&h, fn, l->c[V8_JS_FUNCTION_SHARED], &shared);
+	if (!err)
+		err = field(&h, shared, l->c[V8_SFI_NAME], &n);
+	if (err)
+		return err;
+	err = read_string(&h, n, name);
+	if (err <= 0)
+		return err;
+	/* not a String: the ScopeInfo of a compiled function */
+	err = instance_type(&h, n, &type);
+	if (err)
+		return err;
+	if (type != (uint32_t)l->c[V8_SCOPE_INFO_TYPE])
+		return -EINVAL;
+	err = field(&h, n, ts * (1 + l->c[V8_SCOPE_INFO_NLOCALS]), &nlocals_v);
+	if (err)
+		return err;
+	nlocals = smi_value(&h, nlocals_v, &ok);
+	if (!ok || nlocals < 0 || nlocals > 4096 / 8)
+		return -EINVAL;
+	slot = l->c[V8_SCOPE_INFO_FIRST_VARS] +
+	       (nlocals > V8_SCOPE_INFO_INLINED_LOCALS ? 1 + nlocals : 2 * nlocals);
+	for (int i = 0; i < 2; i++) {
+		uint64_t s;
+
+		err = field(&h, n, ts * (1 + slot + i), &s);
+		if (err)
+			return err;
+		err = read_string(&h, s, name);
+		if (err <= 0)
+			return err;
+	}
+	return 0; /* no name in either slot: anonymous */
 }

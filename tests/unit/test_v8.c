@@ -2,16 +2,25 @@
 /*
  * V8's postmortem constants (src/unwind/v8.h) read from a real node binary's .dynsym:
  * /usr/bin/node, Node 20 (Debian). Without it the real-binary test skips and says so.
- * A binary without v8dbg_ symbols is not V8; a file that is not ELF is refused.
+ * A binary without v8dbg_ symbols is not V8; a file that is not ELF is refused. Then a
+ * real node blocked in computeTotals < descendA < descendB: every word of its main
+ * thread's stack is tried as a JSFunction and named through /proc/PID/mem of this test's
+ * own child (the stand-in here for the capture's page reader, as in test_jvm_real.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "unwind/v8.h"
 
@@ -83,12 +92,161 @@ static void test_real_node(void **state)
 	assert_true(l.c[V8_JS_FUNCTION_TYPE] >= l.c[V8_FIRST_NONSTRING_TYPE]);
 }
 
+/* ---- a real node: its functions named from its own stack ---- */
+
+/* computeTotals blocks in a read of its stdin (a pipe this test never writes), called from
+ * descendA, called from descendB: their JSFunctions are on the main thread's stack. */
+static const char script[] =
+	"const fs = require('fs');\n"
+	"function computeTotals(n) { const b = Buffer.alloc(1); fs.readSync(0, b); return n; }\n"
+	"function descendA(n) { return computeTotals(n) + 1; }\n"
+	"function descendB(n) { return descendA(n) + 2; }\n"
+	"for (let i = 0; i < 3; i++) descendB(i);\n";
+
+static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+
+	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* The stack pointer of pid's main thread blocked in read(2) (/proc/PID/syscall), or 0. */
+static uint64_t blocked_sp(pid_t pid)
+{
+	char path[64], line[512];
+	unsigned long long nr, a[6], sp, pc;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fgets(line, sizeof(line), f) ? sscanf(line, "%llu %llx %llx %llx %llx %llx %llx %llx %llx",
+						 &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sp, &pc)
+					 : 0;
+	fclose(f);
+	return n == 9 && nr == 0 && a[0] == 0 ? sp : 0;
+}
+
+static void test_real_functions(void **state)
+{
+	char dir[] = "/tmp/slideops-v8-XXXXXX", file[64], path[64], name[V8_MAX_NAME];
+	struct v8_layout l;
+	int fd, in[2], mem, named = 0, functions = 0;
+	uint64_t sp = 0, hot = 0, a = 0, b = 0; /* where each is first seen */
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	fd = open(NODE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		print_message("skipped: no " NODE "\n");
+		skip();
+	}
+	assert_int_equal(v8_layout__read(fd, &l, NULL), 0);
+	close(fd);
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/w.js", dir);
+	f = fopen(file, "we");
+	assert_non_null(f);
+	assert_int_equal(fputs(script, f) >= 0, 1);
+	fclose(f);
+	assert_int_equal(pipe(in), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		execl(NODE, "node", file, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	for (int i = 0; i < 200 && !sp; i++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		sp = blocked_sp(pid);
+	}
+	assert_true(sp != 0);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	mem = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(mem >= 0);
+	/* every word of the stack that names a JSFunction: the three, and node's own */
+	for (uint64_t at = sp; at < sp + 64 * 1024; at += 8) {
+		uint64_t w;
+
+		if (mem_read(&mem, at, &w, sizeof(w)))
+			break;
+		if (v8_function__name(&l, mem_read, &mem, w, name) != 0)
+			continue;
+		functions++;
+		named += name[0] != '\0';
+		if (!hot && strcmp(name, "computeTotals") == 0)
+			hot = at;
+		if (!a && strcmp(name, "descendA") == 0)
+			a = at;
+		if (!b && strcmp(name, "descendB") == 0)
+			b = at;
+	}
+	close(mem);
+	close(in[1]); /* node reads EOF, returns and exits */
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	unlink(file);
+	rmdir(dir);
+	/* the others are node's anonymous functions (its module wrappers, arrows): "" */
+	print_message("%d JSFunctions on the stack, %d with a name\n", functions, named);
+	/* callee below caller: the stack grows down */
+	assert_true(hot && a && b);
+	assert_true(hot < a && a < b);
+}
+
+/* Memory that lies: a word that is not a JSFunction, a reader that fails. */
+static int fail_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	return -EFAULT;
+}
+
+static int zero_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	(void)addr;
+	memset(buf, 0, len);
+	return 0;
+}
+
+static void test_lies(void **state)
+{
+	struct v8_layout l;
+	char name[V8_MAX_NAME];
+	int fd;
+
+	(void)state;
+	fd = open(NODE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		skip();
+	assert_int_equal(v8_layout__read(fd, &l, NULL), 0);
+	close(fd);
+	assert_int_equal(v8_function__name(&l, fail_read, NULL, 0x1001, name), -EFAULT);
+	assert_string_equal(name, "");
+	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1000, name), -EINVAL); /* a Smi */
+	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL); /* map 0 */
+	l.c[V8_TAGGED_SIZE] = 4;
+	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_not_v8),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_real_node),
+		cmocka_unit_test(test_real_functions),
+		cmocka_unit_test(test_lies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
