@@ -39,6 +39,21 @@ async function noInjectedScript(page) {
 	assert.ok(!/\[object |^null$/m.test(text), 'the page shows a value where an element belongs');
 }
 
+// Waits until fn(arg), run in the page, is true. page.waitForFunction cannot: it polls
+// with the page's own eval, which the UI's Content-Security-Policy (script-src 'self')
+// refuses, so it only ever passed when its first try, made inside DevTools' call, was
+// already true. page.evaluate is DevTools' call every time.
+async function waitUntil(page, fn, arg, timeoutMs) {
+	const until = Date.now() + (timeoutMs || 30000);
+	for (;;) {
+		if (await page.evaluate(fn, arg))
+			return;
+		if (Date.now() > until)
+			throw new Error('timed out waiting for ' + String(fn).replace(/\s+/g, ' '));
+		await new Promise(r => setTimeout(r, 50));
+	}
+}
+
 // The run passed: the page never threw.
 async function passed(s) {
 	assert.deepStrictEqual(s.errors, [], 'the page threw');
@@ -59,4 +74,4 @@ async function failed(s, step, e) {
 	process.exit(1);
 }
 
-module.exports = { open, noInjectedScript, passed, failed };
+module.exports = { open, noInjectedScript, waitUntil, passed, failed };

@@ -66,7 +66,7 @@ async function boxesInColour(page, re, key) {
 	const at = await highlighted(page);
 	assert.ok(at.length > 100, 'no box of ' + re + ' in the flame graph');
 	await page.getByLabel('Search').fill('');
-	await page.waitForFunction(() => !document.querySelector('#flamegraph').dataset.matched);
+	await session.waitUntil(page, () => !document.querySelector('#flamegraph').dataset.matched);
 	const share = await shareInLegendColour(page, at, key);
 	assert.ok(share >= 0, 'the legend has no ' + key);
 	assert.ok(share >= 0.9, 'only ' + Math.round(share * 100) + '% of the boxes of ' + re +
@@ -166,7 +166,7 @@ async function boxesInColour(page, re, key) {
 		step = 'see the names appear in that profile';
 		await page.locator('table.functions').getByText('ledger_settle_hot').waitFor({ timeout: 30000 });
 		await page.getByLabel('Search').fill('ledger_settle_hot');
-		await page.waitForFunction(() => Number(document.querySelector('#flamegraph').dataset.matched) > 0);
+		await session.waitUntil(page, () => Number(document.querySelector('#flamegraph').dataset.matched) > 0);
 		await page.goto(profileUrl);
 		await page.locator('table.functions').getByText('ledger_settle_hot').waitFor();
 		await shot(page, '06-named-after-upload');
@@ -200,7 +200,7 @@ async function boxesInColour(page, re, key) {
 		await page.getByLabel('Question').selectOption('cpu');
 		const boxes = page.locator('table.profiles input[type=checkbox]');
 		await boxes.first().waitFor();
-		await page.waitForFunction(() => [...document.querySelectorAll('table.profiles tbody tr')]
+		await session.waitUntil(page, () => [...document.querySelectorAll('table.profiles tbody tr')]
 			.every(tr => tr.dataset.question === 'cpu'));
 		assert.ok(await boxes.count() >= 2, 'fewer than two profiles to compare');
 		await boxes.nth(0).check();
@@ -221,8 +221,8 @@ async function boxesInColour(page, re, key) {
 			'the diff flame graph drew no frame of the older profile alone');
 		await page.locator('.legend').getByText(/^only in the older profile/).waitFor();
 		await page.getByLabel('Search').fill('^retired_batch_job$');
-		await page.waitForFunction(() => Number(document.querySelector('#flamegraph').dataset.matched) > 0,
-			null, { timeout: 5000 }).catch(() => {
+		await session.waitUntil(page, () => Number(document.querySelector('#flamegraph').dataset.matched) > 0,
+			null, 5000).catch(() => {
 			throw new Error('retired_batch_job, only in the older profile, is not in the diff flame graph');
 		});
 		await shot(page, '09b-compare-gone');
