@@ -12,8 +12,10 @@
  * (~4,500 instructions measured alone): a frame outside the code cache costs a call and
  * two compares. A process without a JVM gets jvm_no_proc, whose code cache is empty.
  *
- * Not yet for another task's stack (threads, wall's sweep: bpf_copy_from_user_task):
- * their Java code stays one [Java] frame.
+ * Another task's stack (threads, wall's sweep: sleepable task iterators) is stepped the
+ * same by jvm_frame_task, which reads with bpf_copy_from_user_task and so needs the task
+ * as a trusted argument (6.8+). Objects built with NO_TRUSTED_ARGS, for older kernels,
+ * walk other tasks natively: their Java code stays one [Java] frame there.
  */
 #ifndef SLIDEOPS_BPF_JVM_FRAMES_H
 #define SLIDEOPS_BPF_JVM_FRAMES_H
@@ -40,12 +42,14 @@ struct {
  * the frame-pointer build walks no Java frames. */
 #ifndef STACK_FRAME_POINTERS_ONLY
 /*
- * The current task's next frame when its PC is Java code of jp: the tagged Method* (or
- * the PC, for a stub) into pcs, the caller's registers into w. -1: not Java code (the
- * native step takes it); 0: go on; 1: the walk is over (w->reason says why).
+ * The next frame when its PC is Java code of jp: the tagged Method* (or the PC, for a
+ * stub) into pcs, the caller's registers into w; the memory read is rd's (NULL: the
+ * current task's). -1: not Java code (the native step takes it); 0: go on; 1: the walk
+ * is over (w->reason says why).
  */
-__noinline int jvm_frame_current(struct unwind_walk *w, struct unwind_pcs *pcs,
-				 const struct jvm_proc *jp)
+static __always_inline int jvm_frame_body(struct unwind_walk *w, struct unwind_pcs *pcs,
+					  const struct jvm_proc *jp,
+					  const struct jvm_reader *rd)
 {
 	struct jvm_regs r;
 	struct jvm_frame f;
@@ -64,7 +68,7 @@ __noinline int jvm_frame_current(struct unwind_walk *w, struct unwind_pcs *pcs,
 	r.pc = ip;
 	r.sp = w->regs.sp;
 	r.bp = w->regs.bp;
-	rc = jvm_walk__frame(NULL, jp, &r, &f);
+	rc = jvm_walk__frame(rd, jp, &r, &f);
 	if (f.kind == JVM_KIND_NONE)
 		return -1; /* no blob: the native step's frame pointers */
 	if (f.method && (f.kind == JVM_KIND_NMETHOD || f.kind == JVM_KIND_INTERPRETER))
@@ -87,6 +91,13 @@ __noinline int jvm_frame_current(struct unwind_walk *w, struct unwind_pcs *pcs,
 	w->regs.bp_known = 1;
 	w->regs.after_signal = 0;
 	return 0;
+}
+
+/* The current task's next frame when its PC is Java code of jp (jvm_frame_body). */
+__noinline int jvm_frame_current(struct unwind_walk *w, struct unwind_pcs *pcs,
+				 const struct jvm_proc *jp)
+{
+	return jvm_frame_body(w, pcs, jp, NULL);
 }
 
 /* The current task's next frame, Java's where its PC is in jp's code cache, else the
@@ -122,6 +133,53 @@ static __always_inline __u32 jvm_user_walk_current(struct unwind_walk *w, struct
 	unwind_walk_begin(w, regs, at, max);
 	return UNWIND_WALK_FRAMES(w, at, jvm_or_native_frame_current(w, pcs, proc, jp));
 }
+
+#ifndef NO_TRUSTED_ARGS
+/* Another task's next frame when its PC is Java code of jp (sleepable programs only). */
+__noinline int jvm_frame_task(struct unwind_walk *w, struct unwind_pcs *pcs,
+			      const struct jvm_proc *jp, struct task_struct *task __arg_trusted)
+{
+	struct jvm_reader rd = { .task = task };
+
+	return jvm_frame_body(w, pcs, jp, &rd);
+}
+
+/* Another task's next frame, Java's or the native walker's (sleepable programs only). */
+__noinline int jvm_or_native_frame_task(struct unwind_walk *w, struct unwind_pcs *pcs,
+					const struct unwind_proc *proc,
+					const struct jvm_proc *jp,
+					struct task_struct *task __arg_trusted)
+{
+	int r = jvm_frame_task(w, pcs, jp, task);
+
+	return r < 0 ? unwind_frame_task(w, pcs, proc, task) : r;
+}
+
+/* unwind_user_walk_task with Java frames. */
+static __always_inline __u32 jvm_user_walk_task(struct unwind_walk *w, struct unwind_pcs *pcs,
+						const struct unwind_proc *proc,
+						const struct jvm_proc *jp,
+						struct task_struct *task,
+						const struct unwind_regs *regs, __u32 at, __u32 max)
+{
+	proc = unwind_proc_or_none(proc);
+	if (!proc || !jp)
+		return 0;
+	unwind_walk_begin(w, regs, at, max);
+	return UNWIND_WALK_FRAMES(w, at, jvm_or_native_frame_task(w, pcs, proc, jp, task));
+}
+#else
+/* Kernels before 6.8: another task's Java code is walked natively (one [Java] frame). */
+static __always_inline __u32 jvm_user_walk_task(struct unwind_walk *w, struct unwind_pcs *pcs,
+						const struct unwind_proc *proc,
+						const struct jvm_proc *jp,
+						struct task_struct *task,
+						const struct unwind_regs *regs, __u32 at, __u32 max)
+{
+	(void)jp;
+	return unwind_user_walk_task(w, pcs, proc, task, regs, at, max);
+}
+#endif /* NO_TRUSTED_ARGS */
 #endif /* STACK_FRAME_POINTERS_ONLY */
 
 #endif

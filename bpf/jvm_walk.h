@@ -7,9 +7,9 @@
  * segment map, as HotSpot's own CodeHeap::find_blob_unsafe does), what kind of blob that
  * is, the frame's Method*, and the caller's registers:
  *
- *   - an nmethod (C1 or C2 code): the frame is frame_size words from sp; the return
- *     address is the word below its top and the caller's rbp the one below that (x86-64
- *     compiled frames, frame_x86.cpp). In the prologue (pc before frame_complete) the
+ *   - an nmethod (C1 or C2 code, or a native method's wrapper): the frame is frame_size
+ *     words from sp; the return address is the word below its top and the caller's rbp
+ *     the one below that (x86-64 compiled frames, frame_x86.cpp). In the prologue (pc before frame_complete) the
  *     frame is not built yet: the walk stops there, said by the result.
  *   - the interpreter: rbp is kept; the Method* is at rbp + interp_method words, the
  *     return address at rbp + 8 and the caller's rbp at rbp.
@@ -23,7 +23,8 @@
  * per field; names are not read here (jvm_method__name, once per Method, by user space).
  * Every loop is bounded by a constant; a read that fails ends the step with -1.
  *
- * Called from the native walk (bpf/jvm_frames.h) for the current task's stack; tested on
+ * Called from the native walk (bpf/jvm_frames.h) for the current task's stack and, from
+ * sleepable task iterators, another task's (threads, wall's sweep); tested on
  * the host against a real OpenJDK 17 (test_jvm_real.c) and made-up heaps (test_jvm.c).
  */
 #ifndef SLIDEOPS_BPF_JVM_WALK_H
@@ -37,11 +38,19 @@
 #define JVM_FN static inline
 #endif
 
-/* Host reads; BPF reads the current task's memory (rd NULL). */
+#ifdef __bpf__
+/* BPF reads the current task's memory (rd NULL) or, from a sleepable program, task's
+ * (bpf_copy_from_user_task: a trusted task, bpf/jvm_frames.h's jvm_frame_task). */
+struct jvm_reader {
+	struct task_struct *task;
+};
+#else
+/* Host reads: through read (tests: /proc/PID/mem, made-up images). */
 struct jvm_reader {
 	int (*read)(void *ctx, void *dst, __u32 size, __u64 addr); /* 0 or -errno */
 	void *ctx;
 };
+#endif
 
 struct jvm_regs {
 	__u64 pc, sp, bp;
@@ -52,6 +61,9 @@ JVM_FN int jvm__read(const struct jvm_reader *rd, void *dst, __u32 size, __u64 a
 	if (!addr)
 		return -1;
 #ifdef __bpf__
+	if (rd && rd->task)
+		return bpf_copy_from_user_task(dst, size, (const void *)(unsigned long)addr,
+					       rd->task, 0);
 	return bpf_probe_read_user(dst, size, (const void *)(unsigned long)addr);
 #else
 	return rd->read(rd->ctx, dst, size, addr);
@@ -106,8 +118,9 @@ JVM_FN __u32 jvm_walk__kind(const struct jvm_reader *rd, const struct jvm_proc *
 
 	if (!blob || jvm__u64(rd, blob + p->blob_name, &name) || jvm__u64(rd, name, &text))
 		return JVM_KIND_NONE;
-	/* little-endian "nmethod\0" and "Interpre" */
-	if (text == 0x00646f6874656d6eull)
+	/* little-endian "nmethod\0", "native n" (a native method's wrapper, an nmethod of its
+	 * Method*: "native nmethod") and "Interpre" */
+	if (text == 0x00646f6874656d6eull || text == 0x6e2065766974616eull)
 		return JVM_KIND_NMETHOD;
 	if (text == 0x6572707265746e49ull)
 		return JVM_KIND_INTERPRETER;

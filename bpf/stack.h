@@ -270,8 +270,8 @@ static __always_inline long stack__walk(struct stack_sample *s, const struct unw
 
 	stack__regs(&r, regs);
 	if (task)
-		n = unwind_user_walk_task(&st->walk, (struct unwind_pcs *)s->ips, proc, task, &r,
-					  at, RECORD_MAX_STACK);
+		n = jvm_user_walk_task(&st->walk, (struct unwind_pcs *)s->ips, proc,
+				       jvm_proc_of(s->tgid), task, &r, at, RECORD_MAX_STACK);
 	else
 		n = jvm_user_walk_current(&st->walk, (struct unwind_pcs *)s->ips, proc,
 					  jvm_proc_of(s->tgid), &r, at, RECORD_MAX_STACK);

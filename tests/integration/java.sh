@@ -5,6 +5,7 @@
 #              C2 compiles (kept out of line: inlined frames are not read yet), then
 #              auditOnce, a loop kept interpreted
 #   shortlived the same program, killed mid-capture
+# and then a threads capture, in which invoices' Settlement thread waits in Thread.sleep.
 # The capture reads each JVM's layout through the kernel (never /proc/PID/mem), and each
 # Java frame of a sample is its method, with language Java: computeTotals under descend
 # under main, auditOnce under main, the JVM's own native frames (JavaCalls::call_helper)
@@ -101,6 +102,22 @@ com.acme.Invoices.computeTotals | com.acme.Invoices.auditOnce) ;;
 *) fail "invoices: most of it in '$top', not one of its Java loops" ;;
 esac
 echo "invoices: most of it in $top"
+
+# What every thread is doing: the threads question walks each thread's stack from a task
+# iterator (another task's memory, not the current one's), Java frames by name there too.
+# Settlement waits in Thread.sleep (its native method's wrapper, a "native nmethod")
+# called from the interpreted awaitSettlement: the whole chain, by name, down to
+# start_thread.
+"$SLIDEOPS" capture threads --json > "$WORK/threads.json" 2> "$WORK/threads.err" ||
+	fail "capture threads failed: $(cat "$WORK/threads.err")"
+"$SLIDEOPS" show "$(jq -r .id "$WORK/threads.json")" --export folded "$WORK/threads.folded" ||
+	fail "no folded export of the threads profile"
+waiting=$(grep -F "$(label invoices);" "$WORK/threads.folded" | grep -F awaitSettlement || true)
+[ -n "$waiting" ] ||
+	fail "threads: no thread of invoices in awaitSettlement: $(grep -F "$(label invoices);" "$WORK/threads.folded" | cut -c1-300 | head -5)"
+echo "$waiting" | has -E "(^|;)(clone3;)?start_thread;.*JavaCalls::call_helper[^;]*;([^;]+;)*$J\\\$Settlement\.run;$J\.awaitSettlement;java\.lang\.Thread\.sleep;JVM_Sleep;" ||
+	fail "threads: the waiting thread's Java frames are not named in order: $(echo "$waiting" | head -2)"
+echo "threads: Settlement.run;awaitSettlement;java.lang.Thread.sleep, whole"
 
 # The JVM killed mid-capture: its samples are there, the capture whole.
 [ -n "$(group shortlived)" ] || echo "shortlived: not sampled (its JVM was still starting)"

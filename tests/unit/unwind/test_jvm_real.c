@@ -132,7 +132,8 @@ static void check_lookup(const struct jvm_layout *l, struct proc_mem *m, const s
 {
 	struct jvm_reader rd = { walk_read, m };
 	uint64_t begin, end;
-	__u32 want = strcmp(kind, "nmethod") == 0 ? JVM_KIND_NMETHOD
+	__u32 want = strcmp(kind, "nmethod") == 0 || strcmp(kind, "native nmethod") == 0
+			     ? JVM_KIND_NMETHOD
 		     : strncmp(kind, "Interpre", 8) == 0 ? JVM_KIND_INTERPRETER
 							 : JVM_KIND_STUB;
 

@@ -6,7 +6,10 @@
  * -XX:CompileCommand=exclude,com.acme.Invoices::auditOnce: its loop alone would be
  * compiled on stack within seconds), and Invoices.descend recurses 40 deep before the
  * hot loop, so a sample holds the same method many times. Each turn of main runs both,
- * a few milliseconds each. Runs until killed; prints "ready" after its first second.
+ * a few milliseconds each. A second thread, Settlement, spends its time in
+ * awaitSettlement's Thread.sleep (interpreted: 50 calls a second never get it compiled):
+ * what the threads question finds a waiting Java thread doing. Runs until killed; prints
+ * "ready" after its first second.
  */
 package com.acme;
 
@@ -36,10 +39,36 @@ public class Invoices {
 		sink = s;
 	}
 
+	static void awaitSettlement() throws InterruptedException
+	{
+		for (;;)
+			Thread.sleep(20);
+	}
+
+	static class Settlement extends Thread {
+		Settlement()
+		{
+			super("settlement");
+			setDaemon(true);
+		}
+
+		@Override
+		public void run()
+		{
+			try {
+				awaitSettlement();
+			} catch (InterruptedException e) {
+				return;
+			}
+		}
+	}
+
 	public static void main(String[] args)
 	{
 		long seed = 1, last = System.nanoTime();
 		boolean said = false;
+
+		new Settlement().start();
 
 		for (long n = 0;; n++) {
 			seed = descend(40, seed);
