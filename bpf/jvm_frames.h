@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Java frames in the native walk (bpf/stack.h, the current task's stack): for a process
+ * Java frames in the native walk (bpf/runtime_frames.h drives them): for a process
  * user space found a JVM in (src/capture/jvm_procs.c writes its struct jvm_proc in
  * jvm_procs, off the sampling path), each frame whose PC is in the JVM's code cache is
  * stepped by the HotSpot frame step (jvm_walk.h: its CodeBlob through the heap's segment
@@ -100,38 +100,12 @@ __noinline int jvm_frame_current(struct unwind_walk *w, struct unwind_pcs *pcs,
 	return jvm_frame_body(w, pcs, jp, NULL);
 }
 
-/* The current task's next frame, Java's where its PC is in jp's code cache, else the
- * native walker's: one global function, so that the walk's loop stays one call a turn. */
-__noinline int jvm_or_native_frame_current(struct unwind_walk *w, struct unwind_pcs *pcs,
-					   const struct unwind_proc *proc,
-					   const struct jvm_proc *jp)
-{
-	int r = jvm_frame_current(w, pcs, jp);
-
-	return r < 0 ? unwind_frame_current(w, pcs, proc) : r;
-}
-
 static __always_inline const struct jvm_proc *jvm_proc_of(__u32 tgid)
 {
 	const struct jvm_proc *jp = bpf_map_lookup_elem(&jvm_procs, &tgid);
 	__u32 zero = 0;
 
 	return jp ? jp : bpf_map_lookup_elem(&jvm_no_proc, &zero);
-}
-
-/* unwind_user_walk_current with Java frames: each frame is jp's when its PC is in jp's
- * code cache, else the native walker's. */
-static __always_inline __u32 jvm_user_walk_current(struct unwind_walk *w, struct unwind_pcs *pcs,
-						   const struct unwind_proc *proc,
-						   const struct jvm_proc *jp,
-						   const struct unwind_regs *regs, __u32 at,
-						   __u32 max)
-{
-	proc = unwind_proc_or_none(proc);
-	if (!proc || !jp)
-		return 0;
-	unwind_walk_begin(w, regs, at, max);
-	return UNWIND_WALK_FRAMES(w, at, jvm_or_native_frame_current(w, pcs, proc, jp));
 }
 
 #ifndef NO_TRUSTED_ARGS
@@ -142,42 +116,6 @@ __noinline int jvm_frame_task(struct unwind_walk *w, struct unwind_pcs *pcs,
 	struct jvm_reader rd = { .task = task };
 
 	return jvm_frame_body(w, pcs, jp, &rd);
-}
-
-/* Another task's next frame, Java's or the native walker's (sleepable programs only). */
-__noinline int jvm_or_native_frame_task(struct unwind_walk *w, struct unwind_pcs *pcs,
-					const struct unwind_proc *proc,
-					const struct jvm_proc *jp,
-					struct task_struct *task __arg_trusted)
-{
-	int r = jvm_frame_task(w, pcs, jp, task);
-
-	return r < 0 ? unwind_frame_task(w, pcs, proc, task) : r;
-}
-
-/* unwind_user_walk_task with Java frames. */
-static __always_inline __u32 jvm_user_walk_task(struct unwind_walk *w, struct unwind_pcs *pcs,
-						const struct unwind_proc *proc,
-						const struct jvm_proc *jp,
-						struct task_struct *task,
-						const struct unwind_regs *regs, __u32 at, __u32 max)
-{
-	proc = unwind_proc_or_none(proc);
-	if (!proc || !jp)
-		return 0;
-	unwind_walk_begin(w, regs, at, max);
-	return UNWIND_WALK_FRAMES(w, at, jvm_or_native_frame_task(w, pcs, proc, jp, task));
-}
-#else
-/* Kernels before 6.8: another task's Java code is walked natively (one [Java] frame). */
-static __always_inline __u32 jvm_user_walk_task(struct unwind_walk *w, struct unwind_pcs *pcs,
-						const struct unwind_proc *proc,
-						const struct jvm_proc *jp,
-						struct task_struct *task,
-						const struct unwind_regs *regs, __u32 at, __u32 max)
-{
-	(void)jp;
-	return unwind_user_walk_task(w, pcs, proc, task, regs, at, max);
 }
 #endif /* NO_TRUSTED_ARGS */
 #endif /* STACK_FRAME_POINTERS_ONLY */

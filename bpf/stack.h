@@ -111,7 +111,7 @@ static __always_inline void count(__u32 counter)
 /* Interpreter frames: stack__send's hook, over the maps above and count(). */
 #include "python_frames.h"
 /* Java frames: a step of the native walk where a PC is a JVM's code (current task). */
-#include "jvm_frames.h"
+#include "runtime_frames.h"
 
 /* tty_nr as /proc/PID/stat encodes it (new_encode_dev of the tty's device). */
 static __always_inline __u32 task_tty_nr(struct task_struct *task)
@@ -270,11 +270,11 @@ static __always_inline long stack__walk(struct stack_sample *s, const struct unw
 
 	stack__regs(&r, regs);
 	if (task)
-		n = jvm_user_walk_task(&st->walk, (struct unwind_pcs *)s->ips, proc,
-				       jvm_proc_of(s->tgid), task, &r, at, RECORD_MAX_STACK);
+		n = runtime_user_walk_task(&st->walk, (struct unwind_pcs *)s->ips, proc, task,
+					   &r, at, RECORD_MAX_STACK);
 	else
-		n = jvm_user_walk_current(&st->walk, (struct unwind_pcs *)s->ips, proc,
-					  jvm_proc_of(s->tgid), &r, at, RECORD_MAX_STACK);
+		n = runtime_user_walk_current(&st->walk, (struct unwind_pcs *)s->ips, proc,
+					      s->tgid, &r, at, RECORD_MAX_STACK);
 	stack__walked(s, &st->walk, proc != NULL);
 	return n;
 }

@@ -6,8 +6,8 @@
  * bytes); jvm_layout__read must return, within its bounds, either a refusal or a layout
  * whose offsets the frame walker can use. The same bytes as a file go to
  * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name;
- * a layout accepted is turned into the walker's record (jvm_proc__init).
- * Reads outside the bytes fail as a fault would.
+ * a layout accepted is turned into the walker's record (jvm_proc__init). The same bytes
+ * go to V8's readers too (fuzz_v8). Reads outside the bytes fail as a fault would.
  *
  *   make build/fuzz/fuzz_jvm    (seeds: fuzz/make-jvm-seeds.sh, a made-up JVM's tables)
  *   build/fuzz/fuzz_jvm -max_total_time=60 build/fuzz/corpus build/fuzz/seeds/jvm
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "unwind/jvm.h"
+#include "unwind/v8.h"
 #include "../bpf/jvm_records.h"
 
 #define BASE 0x7f0000000000ull
@@ -44,6 +45,43 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * V8 too (src/unwind/v8.h): the bytes as a node binary (its .dynsym's constants, its
+ * .symtab's builtins, which must lie within the file), then as a node's memory, where
+ * the first word is a JSFunction to name with the layout read or, when refused, one
+ * whose offsets are Node 20's (its type numbers made up: any is as good to a fuzzer).
+ */
+static void fuzz_v8(int fd, const struct mem *m)
+{
+	static const int32_t node20[V8_CONST_COUNT] = {
+		[V8_OFF_FP_FUNCTION] = -16, [V8_OFF_FP_CONTEXT] = -8, [V8_SMI_TAG_MASK] = 1,
+		[V8_SMI_SHIFT] = 31, [V8_HEAP_TAG] = 1, [V8_HEAP_TAG_MASK] = 3,
+		[V8_TAGGED_SIZE] = 8, [V8_MAP_INSTANCE_TYPE] = 12, [V8_JS_FUNCTION_TYPE] = 2058,
+		[V8_JS_FUNCTION_SHARED] = 24, [V8_SFI_NAME] = 16, [V8_SFI_SCRIPT] = 32,
+		[V8_SCRIPT_NAME] = 16, [V8_FIRST_NONSTRING_TYPE] = 128,
+		[V8_STRING_REPR_MASK] = 7, [V8_STRING_ENC_MASK] = 8, [V8_CONS_STRING_TAG] = 1,
+		[V8_ONE_BYTE_STRING_TAG] = 8, [V8_STRING_LENGTH] = 12,
+		[V8_SEQ_ONE_BYTE_CHARS] = 16, [V8_SEQ_TWO_BYTE_CHARS] = 16,
+		[V8_SCOPE_INFO_TYPE] = 251, [V8_SCOPE_INFO_NLOCALS] = 2,
+		[V8_SCOPE_INFO_FIRST_VARS] = 4,
+	};
+	struct v8_layout l;
+	char name[V8_MAX_NAME];
+	uint64_t fn;
+
+	if (v8_layout__read(fd, &l, NULL) != 0) {
+		memset(&l, 0, sizeof(l));
+		memcpy(l.c, node20, sizeof(node20));
+	} else {
+		check(l.builtins_offset + l.builtins_size <= m->size);
+	}
+	if (m->size < 8)
+		return;
+	memcpy(&fn, m->data, sizeof(fn));
+	if (v8_function__name(&l, mem_read, (void *)m, BASE + fn, name) == 0)
+		check(strlen(name) < V8_MAX_NAME);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
@@ -61,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) < 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
 		abort();
 	jvm_binary__read(fd, &b);
+	fuzz_v8(fd, &m);
 
 	memset(&b, 0, sizeof(b));
 	for (int i = 0; i < JVM_SYM_COUNT && (size_t)(i + 1) * 8 <= size; i++) {

@@ -54,3 +54,20 @@ u64(pool + 72 + 40, BASE + sym("computeTotals")); u64(holder + 24, BASE + sym("c
 u64(15 * 8, method)
 open(sys.argv[1], 'wb').write(bytes(img[:used[0]]))
 PY
+# A V8 binary for fuzz_v8: an ELF whose .dynsym exports every v8dbg_ constant the reader
+# looks for (their names from src/unwind/v8_structs.c, each 8 but the frame offsets) and
+# whose .symtab places the embedded builtins, built here where a compiler is.
+structs=$(dirname "$0")/../src/unwind/v8_structs.c
+if command -v cc >/dev/null 2>&1 && [ -r "$structs" ]; then
+	src=$(mktemp --suffix=.c)
+	sed -n 's/^\t\[V8_[A-Z_]*\] = "\([A-Za-z_0-9]*\)",$/int v8dbg_\1 = 8;/p' "$structs" |
+		sed 's/off_fp_function = 8/off_fp_function = -16/; s/off_fp_context = 8/off_fp_context = -8/' \
+		> "$src"
+	cat >> "$src" <<'C'
+__asm__(".text\nv8_Default_embedded_blob_code_:\n.fill 64,1,0xcc\n"
+	".section .rodata\nv8_Default_embedded_blob_code_size_:\n.long 64\n");
+int main(void) { return 0; }
+C
+	cc -O0 -rdynamic -o "$dir/node" "$src" 2>/dev/null || true
+	rm -f "$src"
+fi

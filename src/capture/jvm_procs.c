@@ -262,7 +262,7 @@ int jvm_procs__refusals(struct jvm_procs *jp, struct profile *p)
 		if (e->refusal == JVM_OK)
 			continue;
 		msg_format(why, sizeof(why), jvm_refusal__msg(e->refusal), e->layout.missing);
-		msg_format(reason, sizeof(reason), MSG_JVM_REFUSED_PROCESS, e->pid, why);
+		msg_format(reason, sizeof(reason), MSG_RUNTIME_REFUSED_PROCESS, e->pid, why);
 		err = profile__add_not_read(p, e->path, "", reason);
 	}
 	pthread_mutex_unlock(&jp->lock);

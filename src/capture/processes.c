@@ -125,6 +125,11 @@ void processes__set_jvm(struct processes *ps, struct jvm_procs *jp)
 	ps->jvm = jp;
 }
 
+void processes__set_v8(struct processes *ps, struct v8_procs *vp)
+{
+	ps->v8 = vp;
+}
+
 void processes__set_python(struct processes *ps, struct python_procs *pp)
 {
 	ps->python = pp;

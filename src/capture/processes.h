@@ -32,6 +32,8 @@ struct processes_stats {
 	uint64_t truncated;      /* stacks as deep as the kernel takes them */
 	uint64_t java_methods;   /* distinct (process, Method*) of Java frames */
 	uint64_t java_unnamed;   /* of them, whose name could not be read: [Java] */
+	uint64_t javascript_functions; /* distinct (process, JSFunction) of JavaScript frames */
+	uint64_t javascript_unnamed;   /* of them, whose name could not be read: [JavaScript] */
 };
 
 struct processes;
@@ -60,6 +62,10 @@ void processes__set_python(struct processes *ps, struct python_procs *pp);
  * each stays one [Java] frame. */
 struct jvm_procs;
 void processes__set_jvm(struct processes *ps, struct jvm_procs *jp);
+/* The same for node processes (capture/v8_procs.h): their JavaScript frames (a tagged
+ * JSFunction, bpf/v8_records.h) become the functions' names. NULL: [JavaScript]. */
+struct v8_procs;
+void processes__set_v8(struct processes *ps, struct v8_procs *vp);
 /* A RECORD_PYTHON_CODE record (struct python_code_record): the names of a code object,
  * kept for the samples that follow. 0 or -ENOMEM. */
 int processes__python_code(struct processes *ps, const void *data, size_t size);

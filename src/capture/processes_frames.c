@@ -15,6 +15,7 @@
 #include "capture/binaries.h"
 #include "capture/cgroups.h"
 #include "capture/jvm_procs.h"
+#include "capture/v8_procs.h"
 #include "capture/maps.h"
 #include "capture/processes_internal.h"
 #include "capture/python_procs.h"
@@ -23,8 +24,10 @@
 #include "proc/proc.h"
 #include "profile/profile.h"
 #include "jvm_records.h"
+#include "v8_records.h"
 #include "python_frames.h"
 #include "unwind/jvm.h"
+#include "unwind/v8.h"
 #include "unwind/python.h"
 #include "util/hash.h"
 #include "util/hashmap.h"
@@ -207,17 +210,23 @@ static bool java_method__equal(const void *key, uint32_t id, void *ctx)
 }
 
 /*
- * The location of Java frame frame (a tagged Method*, bpf/jvm_records.h) of process tgid:
- * the method's name, in the Java mapping, read through the kernel the first time the
- * process's Method* is met; [Java] when it cannot be read (the process is gone, or what
- * the walk read was no Method). UINT32_MAX when out of memory.
+ * The location of a runtime's frame (a tagged Method*, bpf/jvm_records.h, or a tagged
+ * JSFunction, bpf/v8_records.h) of process tgid, lang the runtime's language: the
+ * method's or function's name, in the runtime's mapping, read through the kernel the
+ * first time the process's pointer is met; [Java] or [JavaScript] when it cannot be read
+ * (the process is gone, or what the walk read was no Method or JSFunction). UINT32_MAX
+ * when out of memory.
  */
-static uint32_t processes__java_location(struct processes *ps, uint32_t tgid, uint64_t frame)
+static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid, uint64_t frame,
+					    enum language lang)
 {
-	struct java_key k = { frame & JVM_FRAME_METHOD_MASK, tgid };
+	bool java = lang == LANGUAGE_JAVA;
+	struct java_key k = { frame & (java ? JVM_FRAME_METHOD_MASK : V8_FRAME_FUNCTION_MASK),
+			      tgid };
 	uint64_t h = hash_u64(hash_u64(0, k.method), tgid);
 	struct prof_location loc = { 0 };
-	char name[JVM_MAX_METHOD_NAME];
+	char name[JVM_MAX_METHOD_NAME > V8_MAX_NAME ? JVM_MAX_METHOD_NAME : V8_MAX_NAME];
+	int named;
 	struct java_method *m;
 	uint32_t id;
 
@@ -235,13 +244,25 @@ static uint32_t processes__java_location(struct processes *ps, uint32_t tgid, ui
 		ps->java_methods = grown;
 		ps->cap_java_methods = cap;
 	}
-	ps->stats.java_methods++;
-	if (!ps->jvm || jvm_procs__method_name(ps->jvm, (int)tgid, k.method, name) != 0) {
-		ps->stats.java_unnamed++;
+	if (java) {
+		ps->stats.java_methods++;
+		named = ps->jvm ? jvm_procs__method_name(ps->jvm, (int)tgid, k.method, name) : -ENOENT;
+	} else {
+		ps->stats.javascript_functions++;
+		named = ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.method, name) : -ENOENT;
+	}
+	if (named != 0) {
+		if (java)
+			ps->stats.java_unnamed++;
+		else
+			ps->stats.javascript_unnamed++;
 		loc.function = UINT32_MAX;
 	} else {
-		loc.mapping = processes__special_mapping(ps, &ps->java_mapping, JAVA_FRAME,
-							 MAPPING_JIT, LANGUAGE_JAVA, "");
+		loc.mapping = java ? processes__special_mapping(ps, &ps->java_mapping, JAVA_FRAME,
+								MAPPING_JIT, LANGUAGE_JAVA, "")
+				   : processes__special_mapping(ps, &ps->javascript_mapping,
+								JAVASCRIPT_FRAME, MAPPING_JIT,
+								LANGUAGE_JAVASCRIPT, "");
 		loc.function = profile__intern(ps->p, name);
 		if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX)
 			return UINT32_MAX;
@@ -249,7 +270,7 @@ static uint32_t processes__java_location(struct processes *ps, uint32_t tgid, ui
 	m = &ps->java_methods[ps->njava_methods];
 	m->method = k.method;
 	m->tgid = tgid;
-	m->location = loc.function == UINT32_MAX ? processes__jit_location(ps, LANGUAGE_JAVA)
+	m->location = loc.function == UINT32_MAX ? processes__jit_location(ps, lang)
 						 : profile__add_location(ps->p, &loc);
 	if (m->location == UINT32_MAX || hashmap__insert(ps->java_index, h, ps->njava_methods))
 		return UINT32_MAX;
@@ -333,9 +354,15 @@ int processes__emit(struct processes *ps, struct process *proc, const struct sta
 		struct prof_location loc = { 0 };
 		uint64_t addr = s->ips[klen + i] - (i > 0);
 
-		if ((s->ips[klen + i] & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG) {
-			/* A Java frame: the method the kernel's walk read. */
-			ulocs[nu] = processes__java_location(ps, s->tgid, s->ips[klen + i]);
+		if ((s->ips[klen + i] & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG ||
+		    (s->ips[klen + i] & V8_FRAME_TAG_MASK) == V8_FRAME_TAG) {
+			/* A Java or JavaScript frame: the method or function the kernel's walk
+			 * read. */
+			ulocs[nu] = processes__runtime_location(
+				ps, s->tgid, s->ips[klen + i],
+				(s->ips[klen + i] & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG
+					? LANGUAGE_JAVA
+					: LANGUAGE_JAVASCRIPT);
 			if (ulocs[nu] == UINT32_MAX)
 				return -ENOMEM;
 			is_eval[nu++] = false;

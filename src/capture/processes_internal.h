@@ -56,6 +56,7 @@ struct processes {
 	struct python_procs *python;
 	struct python_code_cache *codes; /* names of the code objects BPF sent */
 	struct jvm_procs *jvm;           /* names Java frames' Method*s; NULL: no JVMs */
+	struct v8_procs *v8;             /* names JavaScript frames' JSFunctions; NULL: none */
 	/* Each (process, Method*) met so far, and its location: named once. */
 	struct java_method {
 		uint64_t method;

@@ -33,6 +33,7 @@
 #include "capture/profiler.h"
 #include "capture/jvm_memory.h"
 #include "capture/jvm_procs.h"
+#include "capture/v8_procs.h"
 #include "capture/python_procs.h"
 #include "capture/session_internal.h"
 #include "capture/unwinding.h"
@@ -298,6 +299,8 @@ static struct jvm_memory *capture_session__jvm_reader(void *ctx)
 {
 	struct capture_session *s = ctx;
 
+	if (s->jvm_memory)
+		return s->jvm_memory; /* asked already, for a JVM or a node */
 	if (s->config.profiler) {
 		s->jvm_memory = profiler__jvm_memory(s->config.profiler);
 		s->jvm_memory_kept = true;
@@ -318,6 +321,21 @@ static void capture_session__start_jvm(struct capture_session *s)
 		return;
 	unwinding__set_jvm(s->unwinding, s->jvm);
 	processes__set_jvm(s->processes, s->jvm);
+}
+
+/* JavaScript frames: node processes found by the same worker, their functions named
+ * through the same reader as the JVMs' (asked for when the first of either is met). */
+static void capture_session__start_v8(struct capture_session *s)
+{
+	int procs = bpf_loaded__map(s->bpf, "v8_procs");
+
+	if (procs < 0)
+		return;
+	s->v8 = v8_procs__new(procs, capture_session__jvm_reader, s);
+	if (!s->v8)
+		return;
+	unwinding__set_v8(s->unwinding, s->v8);
+	processes__set_v8(s->processes, s->v8);
 }
 
 /* The unwind worker over the loaded maps. Without it (a thread or memory refused) every
@@ -347,6 +365,7 @@ static void capture_session__start_unwinding(struct capture_session *s)
 	processes__set_unwinding(s->processes, s->unwinding);
 	capture_session__start_python(s);
 	capture_session__start_jvm(s);
+	capture_session__start_v8(s);
 }
 
 static int capture_session__attach_processes(struct capture_session *s)
@@ -579,6 +598,7 @@ void capture_session__free(struct capture_session *s)
 	unwinding__free(s->unwinding);
 	python_procs__free(s->python);
 	jvm_procs__free(s->jvm);
+	v8_procs__free(s->v8);
 	if (!s->jvm_memory_kept)
 		jvm_memory__free(s->jvm_memory);
 	free(s->links);

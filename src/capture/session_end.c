@@ -15,6 +15,7 @@
 #include "capture/processes.h"
 #include "capture/profiler.h"
 #include "capture/jvm_procs.h"
+#include "capture/v8_procs.h"
 #include "capture/python_procs.h"
 #include "capture/session_internal.h"
 #include "capture/unwinding.h"
@@ -104,6 +105,19 @@ static void capture_session__debug_jvm(const struct capture_session *s)
 		      (unsigned long long)jvm_procs__memory_reads(s->jvm));
 }
 
+static void capture_session__debug_v8(const struct capture_session *s)
+{
+	const struct processes_stats *st = processes__stats(s->processes);
+	uint32_t refused = 0, walked;
+
+	if (!capture__debug() || !s->v8)
+		return;
+	walked = v8_procs__count(s->v8, &refused);
+	report__error(s->config.report, MSG_CAPTURE_DEBUG_V8, walked, refused,
+		      (unsigned long long)st->javascript_functions,
+		      (unsigned long long)st->javascript_unnamed);
+}
+
 static void capture_session__debug_unwinding(const struct capture_session *s)
 {
 	struct unwinding_stats st;
@@ -170,8 +184,9 @@ int capture_session__end(struct capture_session *s)
 		s->p->header.processes_past_limit = st.maps.procs_dropping;
 		s->p->header.mappings_limit = st.maps.maps_limit;
 	}
-	/* A JVM whose layout could not be read says why, as a binary not read. */
-	if (s->jvm && jvm_procs__refusals(s->jvm, s->p)) {
+	/* A JVM or node whose layout could not be read says why, as a binary not read. */
+	if ((s->jvm && jvm_procs__refusals(s->jvm, s->p)) ||
+	    (s->v8 && v8_procs__refusals(s->v8, s->p))) {
 		report__error(s->config.report, MSG_OUT_OF_MEMORY, strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -179,5 +194,6 @@ int capture_session__end(struct capture_session *s)
 	capture_session__debug_unwinding(s);
 	capture_session__debug_python(s);
 	capture_session__debug_jvm(s);
+	capture_session__debug_v8(s);
 	return 0;
 }

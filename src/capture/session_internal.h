@@ -33,6 +33,7 @@ struct capture_session {
 	struct unwinding *unwinding; /* NULL: frame pointers only */
 	struct python_procs *python; /* NULL: no Python frames */
 	struct jvm_procs *jvm;       /* NULL: no Java frames */
+	struct v8_procs *v8;         /* NULL: no JavaScript frames */
 	struct jvm_memory *jvm_memory; /* the kernel's reader of JVMs' memory; NULL: none */
 	bool jvm_memory_kept;           /* jvm_memory is the resident profiler's: not freed here */
 	struct unwind_maps_plan unwind_plan;

@@ -28,6 +28,7 @@
 #include "capture/elf_facts.h"
 #include "capture/guarded_read.h"
 #include "capture/jvm_procs.h"
+#include "capture/v8_procs.h"
 #include "capture/python_procs.h"
 #include "elf/elf_file.h"
 #include "elf/elf_reader.h"
@@ -80,6 +81,7 @@ struct unwinding {
 	struct unwinding_stats stats;
 	struct python_procs *python; /* set before any job (under lock), then the worker's */
 	struct jvm_procs *jvm;       /* the same for JVMs */
+	struct v8_procs *v8;         /* and for node processes */
 	struct elf_facts *facts;  /* a resident profiler's, or NULL; set before any job */
 };
 
@@ -212,7 +214,7 @@ static void unwinding__runtime_jobs(struct unwinding *u, struct job *list)
 	for (struct job *j = list; j; j = j->next)
 		if (!j->remove)
 			job__resolve_copies(u, j);
-	for (struct job *j = list; j && (u->python || u->jvm); j = j->next) {
+	for (struct job *j = list; j && (u->python || u->jvm || u->v8); j = j->next) {
 		if (j->runtimes_done)
 			continue;
 		j->runtimes_done = true;
@@ -221,11 +223,15 @@ static void unwinding__runtime_jobs(struct unwinding *u, struct job *list)
 				python_procs__remove_process(u->python, j->pid);
 			if (u->jvm)
 				jvm_procs__remove_process(u->jvm, j->pid);
+			if (u->v8)
+				v8_procs__remove_process(u->v8, j->pid);
 		} else {
 			if (u->python)
 				python_procs__add_process(u->python, j->pid, j->maps, j->n);
 			if (u->jvm)
 				jvm_procs__add_process(u->jvm, j->pid, j->maps, j->n);
+			if (u->v8)
+				v8_procs__add_process(u->v8, j->pid, j->maps, j->n);
 		}
 	}
 }
@@ -241,7 +247,7 @@ static void unwinding__run_runtimes(struct unwinding *u)
 {
 	struct job *list, *last;
 
-	if (!u->python && !u->jvm)
+	if (!u->python && !u->jvm && !u->v8)
 		return;
 	pthread_mutex_lock(&u->lock);
 	list = u->head;
@@ -505,6 +511,13 @@ void unwinding__set_jvm(struct unwinding *u, struct jvm_procs *jp)
 {
 	pthread_mutex_lock(&u->lock);
 	u->jvm = jp;
+	pthread_mutex_unlock(&u->lock);
+}
+
+void unwinding__set_v8(struct unwinding *u, struct v8_procs *vp)
+{
+	pthread_mutex_lock(&u->lock);
+	u->v8 = vp;
 	pthread_mutex_unlock(&u->lock);
 }
 

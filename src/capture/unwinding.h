@@ -78,6 +78,9 @@ void unwinding__set_python(struct unwinding *u, struct python_procs *pp);
 /* The same for JVMs (capture/jvm_procs.h). */
 struct jvm_procs;
 void unwinding__set_jvm(struct unwinding *u, struct jvm_procs *jp);
+/* And for node processes (capture/v8_procs.h). */
+struct v8_procs;
+void unwinding__set_v8(struct unwinding *u, struct v8_procs *vp);
 
 /* Where the worker takes the ELF facts of binaries read before (a resident profiler's:
  * capture/elf_facts.h), before the first process is queued. NULL: each is read. */

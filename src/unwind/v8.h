@@ -59,13 +59,18 @@ enum v8_const {
 
 struct v8_layout {
 	int32_t c[V8_CONST_COUNT];
+	/* The builtins embedded in the binary's text (the interpreter's entry and bytecode
+	 * handlers among them): their file offset and size, from .symtab's
+	 * v8_Default_embedded_blob_code_ and _size_; 0 where the binary keeps no .symtab. */
+	uint64_t builtins_offset, builtins_size;
 };
 
 /* The v8dbg_ name of a constant, without its prefix ("off_fp_function"). */
 const char *v8_const__name(enum v8_const which);
 
 /*
- * The layout of the node (or other V8 embedder) binary open at fd, from its .dynsym.
+ * The layout of the node (or other V8 embedder) binary open at fd, from its .dynsym (and
+ * its builtins' place from .symtab, when it has one).
  * 0: every constant read. -ENOENT: no v8dbg_ symbol at all (not V8). -ENODATA: some but
  * not all; *missing (when not NULL) is the first one absent. -ENOEXEC (not a 64-bit
  * little-endian x86-64 ELF, or a corrupt table), -errno.

@@ -58,7 +58,12 @@ struct found {
 	struct v8_layout *l;
 	bool seen[V8_CONST_COUNT];
 	bool any;
+	uint64_t blob_value, size_value; /* .symtab's values of the builtins' two symbols */
+	int blob_section, size_section;
 };
+
+#define V8_BLOB_SYMBOL "v8_Default_embedded_blob_code_"
+#define V8_BLOB_SIZE_SYMBOL "v8_Default_embedded_blob_code_size_"
 
 /* The int a symbol names: from the file for a section with contents, 0 for .bss. */
 static int value_of(const struct elf_reader *r, const Elf64_Sym *s, int32_t *v)
@@ -113,7 +118,36 @@ static void one(const struct elf_reader *r, const struct elf_shdr *str, const El
 	}
 }
 
-static int each_dynsym(const struct elf_reader *r, int index, struct found *f)
+/* The embedded builtins' two symbols, where .symtab has them. */
+static void one_builtins(const struct elf_reader *r, const struct elf_shdr *str,
+			 const Elf64_Sym *s, struct found *f)
+{
+	char name[sizeof(V8_BLOB_SIZE_SYMBOL)];
+	uint64_t off = s->st_name;
+	size_t len = sizeof(name) - 1;
+
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= r->shnum || off >= str->size)
+		return;
+	if (len > str->size - off)
+		len = (size_t)(str->size - off);
+	if (elf_reader__pread(r, name, len, str->offset + off) < 0)
+		return;
+	name[len] = '\0';
+	if (strncmp(name, V8_BLOB_SYMBOL, sizeof(V8_BLOB_SYMBOL) - 1) != 0)
+		return;
+	if (strcmp(name, V8_BLOB_SYMBOL) == 0) {
+		f->blob_value = s->st_value;
+		f->blob_section = s->st_shndx;
+	} else if (strcmp(name, V8_BLOB_SIZE_SYMBOL) == 0) {
+		f->size_value = s->st_value;
+		f->size_section = s->st_shndx;
+	}
+}
+
+typedef void (*symbol_fn)(const struct elf_reader *r, const struct elf_shdr *str,
+			  const Elf64_Sym *s, struct found *f);
+
+static int each_symbol(const struct elf_reader *r, int index, symbol_fn fn, struct found *f)
 {
 	const struct elf_shdr *sh = &r->shdrs[index], *str;
 	Elf64_Sym *syms;
@@ -134,11 +168,38 @@ static int each_dynsym(const struct elf_reader *r, int index, struct found *f)
 
 		err = elf_reader__pread(r, syms, k * sizeof(*syms), sh->offset + done * sizeof(*syms));
 		for (size_t i = 0; i < k && !err; i++)
-			one(r, str, &syms[i], f);
+			fn(r, str, &syms[i], f);
 		done += k;
 	}
 	free(syms);
 	return err < 0 ? err : 0;
+}
+
+/* The builtins' file offset and size into l, from .symtab; left 0 where it has not both
+ * symbols or they make no sense (the blob outside its section, a size past it). */
+static void builtins_of(const struct elf_reader *r, struct found *f, struct v8_layout *l)
+{
+	const struct elf_shdr *text, *rodata;
+	int index = elf_reader__find_section(r, SHT_SYMTAB);
+	uint32_t size;
+
+	if (index < 0 || each_symbol(r, index, one_builtins, f) || !f->blob_section ||
+	    !f->size_section)
+		return;
+	text = &r->shdrs[f->blob_section];
+	rodata = &r->shdrs[f->size_section];
+	if (text->type == SHT_NOBITS || rodata->type == SHT_NOBITS ||
+	    f->blob_value < text->addr || f->blob_value - text->addr >= text->size ||
+	    rodata->size < 4 || f->size_value < rodata->addr ||
+	    f->size_value - rodata->addr > rodata->size - 4 ||
+	    elf_reader__pread(r, &size, sizeof(size),
+			      rodata->offset + (f->size_value - rodata->addr)) < 0)
+		return;
+	size = elf_reader__u32(r, size);
+	if (!size || size > text->size - (f->blob_value - text->addr))
+		return;
+	l->builtins_offset = text->offset + (f->blob_value - text->addr);
+	l->builtins_size = size;
 }
 
 int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
@@ -156,7 +217,7 @@ int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 		goto out_close;
 	}
 	index = elf_reader__find_section(&r, SHT_DYNSYM);
-	err = index < 0 ? -ENOENT : each_dynsym(&r, index, &f);
+	err = index < 0 ? -ENOENT : each_symbol(&r, index, one, &f);
 	if (err)
 		goto out_close;
 	if (!f.any) {
@@ -171,6 +232,8 @@ int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 			break;
 		}
 	}
+	if (!err)
+		builtins_of(&r, &f, l);
 out_close:
 	if (err)
 		memset(l, 0, sizeof(*l));

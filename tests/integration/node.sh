@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# JavaScript functions by name from `slideops capture cpu` (issue 29): a real node runs
+# tests/workloads/invoices.js in a cgroup named as systemd names a unit's:
+#   ledger      runLedger() calls descendA, which recurses through descendB 12 deep down
+#               to computeTotals, a hot loop TurboFan compiles (node runs with
+#               --no-turbo-inlining, so that each call stays its own frame), then
+#               auditOnce, a loop V8 never optimises (the interpreter or baseline code)
+#   shortlived  the same program, killed mid-capture
+# The capture reads each node's layout from its binary (V8's v8dbg_ constants) and its
+# functions' names through the kernel (never /proc/PID/mem), and each JavaScript frame of
+# a sample is its function, with language JavaScript: computeTotals under the recursion
+# under runLedger, auditOnce under runLedger, node's own native frames (v8::Function::Call,
+# node::Start) below them; the group's answer is "most of it in" one of its loops, by
+# name. A node that exits mid-capture breaks nothing: the capture ends and saves.
+source "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "needs root"
+[ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
+"$SLIDEOPS" check >/dev/null 2>&1 || skip "this server cannot run the cpu question"
+NODE=${NODE:-/usr/bin/node}
+[ -x "$NODE" ] || skip "no node at $NODE"
+[ "$(nm -D "$NODE" 2>/dev/null | grep -c v8dbg_off_fp_function)" -gt 0 ] ||
+	skip "$NODE exports no V8 layout constants (a node on a shared libnode?)"
+
+workloads=$(cd "$(dirname "$0")/../workloads" && pwd)
+SECONDS_CAPTURE=${NODE_CAPTURE_SECONDS:-6}
+
+# start NAME: the workload in the cgroup of unit slideops-test-NAME.service, its output
+# in $WORK/NAME.out ("ready" after its first second of work).
+start() {
+	local cg
+	cg=$(make_cgroup "system.slice/slideops-test-$1.service")
+	start_in_cgroup "$cg" bash -c 'exec "$@" > "$0" 2>&1' "$WORK/$1.out" \
+		"$NODE" --no-turbo-inlining --allow-natives-syntax "$workloads/invoices.js"
+}
+pid=$(start ledger)
+for _ in $(seq 1 300); do
+	grep -q ready "$WORK/ledger.out" 2>/dev/null && break
+	kill -0 "$pid" 2>/dev/null || fail "node ended: $(cat "$WORK/ledger.out")"
+	sleep 0.1
+done
+grep -q ready "$WORK/ledger.out" || fail "node was not ready within 30 s"
+sleep 1 # computeTotals optimised
+
+# The short-lived node: started with the capture, killed halfway through it.
+short=$(start shortlived)
+( sleep $((SECONDS_CAPTURE / 2 + 1)); kill -9 "$short" 2>/dev/null ) &
+killer=$!
+defer "kill $killer 2>/dev/null"
+
+SLIDEOPS_DEBUG=1 "$SLIDEOPS" capture cpu -d "$SECONDS_CAPTURE" --json > "$WORK/capture.json" \
+	2> "$WORK/capture.err" || fail "capture failed: $(cat "$WORK/capture.err")"
+wait "$killer" 2>/dev/null || true
+kill -0 "$short" 2>/dev/null && fail "the short-lived node outlived the capture"
+doc="$WORK/capture.json"
+id=$(jq -r .id "$doc")
+"$SLIDEOPS" show "$id" --export folded "$WORK/folded" || fail "no folded export of $id"
+grep -F "JavaScript:" "$WORK/capture.err" || true
+walked=$(sed -n 's/.*JavaScript: \([0-9][0-9]*\) node processes walked.*/\1/p' "$WORK/capture.err" | tail -1)
+[ "${walked:-0}" -ge 1 ] || fail "no node process was walked: $(grep -F 'JavaScript:' "$WORK/capture.err")"
+
+label() { echo "Unit slideops-test-$1.service"; }
+group() { jq -c --arg l "$(label "$1")" '.groups[] | select(.label == $l)' "$doc"; }
+stacks() { grep -F "$(label "$1");" "$WORK/folded" | cut -d';' -f3- || true; }
+share_of() {
+	awk -v re="$1" '{ v = $NF; all += v; if ($0 ~ re) hit += v }
+		END { if (all == 0) print 0; else printf "%.3f\n", hit / all }'
+}
+
+[ -n "$(group ledger)" ] || fail "no group $(label ledger): $(jq -c '[.groups[].label]' "$doc")"
+n=$(stacks ledger | awk '{ s += $NF } END { print s + 0 }')
+[ "$n" -ge 50 ] || fail "ledger: only $n samples"
+
+# computeTotals, optimised, beneath the recursion beneath runLedger, node's native
+# frames below.
+share=$(stacks ledger | share_of "(^|;)computeTotals( |;)")
+awk -v s="$share" 'BEGIN { exit !(s >= 0.15) }' ||
+	fail "ledger: computeTotals in only $share of $n samples: $(stacks ledger | sort -t' ' -k2 -nr | head -3)"
+wrong=$(stacks ledger | grep -E "(^|;)computeTotals( |;)" |
+	grep -vE "v8::Function::Call[^;]*;([^;]+;)*runLedger;descendA;(descendB;descendA;){12}computeTotals( |;)" || true)
+[ -z "$wrong" ] || fail "ledger: computeTotals out of its callers' order: $(echo "$wrong" | head -2)"
+echo "ledger: computeTotals in $share of $n samples, under 25 frames of recursion, runLedger and node's native frames"
+
+# auditOnce, never optimised, under runLedger.
+stacks ledger | has -E "(^|;)runLedger;auditOnce( |;)" ||
+	fail "ledger: auditOnce is not named under runLedger: $(stacks ledger | grep -v computeTotals | head -3)"
+echo "ledger: auditOnce under runLedger"
+
+# Whole stacks: most samples reach the process's start through the JavaScript frames.
+root=$(stacks ledger | share_of '^(_start;)?(__libc_start_main_impl;)?__libc_start_call_main;node::Start')
+awk -v s="$root" 'BEGIN { exit !(s >= 0.8) }' ||
+	fail "ledger: only $root of samples reach node::Start: $(stacks ledger | grep -v 'node::Start' | head -3)"
+echo "ledger: $root of samples whole down to node::Start"
+
+# Language JavaScript, and the answer's "most of it in".
+jq -e '[.functions[] | select(.name == "computeTotals" and .language == "JavaScript")] | length == 1' \
+	"$doc" >/dev/null || fail "computeTotals is not a JavaScript function: $(jq -c '[.functions[] | select(.name | test("computeTotals"))]' "$doc")"
+top=$(group ledger | jq -r .top_function)
+case $top in
+computeTotals | auditOnce) ;;
+*) fail "ledger: most of it in '$top', not one of its JavaScript loops" ;;
+esac
+echo "ledger: most of it in $top"
+
+# The node killed mid-capture: the capture whole.
+[ -n "$(group shortlived)" ] || echo "shortlived: not sampled (node was still starting)"
+echo "ok"
