@@ -10,9 +10,9 @@
  * alone gives the layout; nothing of the process is read. A node whose binary does not
  * export one the walker needs is refused, the missing name said.
  *
- * Issue 29 item 2, first steps: the layout is read, and a JSFunction named from a
- * process's memory through a reader; nothing in the capture uses them yet (see
- * docs/kernel.md, "JavaScript (V8): where it stands").
+ * The capture reads a node's layout here (src/capture/v8_procs.c) and names the
+ * JSFunctions its kernel walk sends (bpf/v8_frames.h) with v8_function__name, through
+ * the kernel's page reader (docs/kernel.md, "JavaScript (V8)").
  */
 #ifndef SLIDEOPS_UNWIND_V8_H
 #define SLIDEOPS_UNWIND_V8_H
