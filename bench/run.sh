@@ -7,7 +7,7 @@
 # make deps). Each of those three takes minutes. BENCHES="cpu stacks" runs only those.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-BENCHES=${BENCHES:-cpu stacks python wall locks memory hostile symbols serve agent ingest store}
+BENCHES=${BENCHES:-cpu stacks python runtimes wall locks memory hostile symbols serve agent ingest store}
 for b in $BENCHES; do
 	case $b in
 	ingest) script=$here/agent/ingest.sh ;;
