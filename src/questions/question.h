@@ -38,6 +38,8 @@ struct analysis_group;
 struct analysis_pass;
 struct capture_question;
 struct json_t;
+struct pprof_header_out;
+struct pprof_header_in;
 
 /* A pprof's sample types, as a profile from another tool has them: which question it
  * answers is told from these. */
@@ -86,6 +88,22 @@ struct question_plugin {
 	 * (-1: not at all; the highest wins, then the table's order), and which of its
 	 * columns holds each of this question's values (cols come as -1: reads as 0). */
 	int (*pprof_match)(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES]);
+
+	/* ---- its own data in the profile's header (src/profile/pprof_internal.h) ---- */
+
+	/* Its data kept in a profile's header.own (memory: each owner group's resident
+	 * memory at the start and end), as its own fields of profile.proto's SlideopsHeader.
+	 * All NULL: it keeps none. Frees header.own (not NULL). */
+	void (*header_free)(void *own);
+	/* Writes p's header.own (not NULL) into the SlideOps header of the pprof being
+	 * encoded. 0 or -ENOMEM. */
+	int (*header_encode)(const struct profile *p, struct pprof_header_out *out);
+	/* Reads its fields of a decoded SlideOps header into p's header.own (none: leaves it
+	 * NULL); a damaged entry is left out. 0 or -ENOMEM. */
+	int (*header_decode)(struct profile *p, const struct pprof_header_in *in);
+	/* Clamps the counters of p's header.own (not NULL) to at most most: what an agent's
+	 * profile says of the capture, clamped not refused (src/server/ingest.c). */
+	void (*header_clamp)(struct profile *p, uint64_t most);
 
 	/* ---- the capture: its row of the engine (src/capture/capture_internal.h) ---- */
 

@@ -191,18 +191,18 @@ static void memory_group_add(const struct profile *p, uint32_t main, struct anal
  * the stacks. 0 or -ENOMEM. */
 static int memory_analyse(struct analysis_pass *c, struct analysis *a)
 {
-	const struct prof_header *h = &c->p->header;
+	const struct memory_owners *o = memory_owners__of(c->p);
 	struct analysis_group *more;
 
 	(void)a;
-	if (!h->nowner_memory)
+	if (!o || !o->n)
 		return 0;
-	more = realloc(c->groups, (c->ngroups + h->nowner_memory) * sizeof(*more));
+	more = realloc(c->groups, (c->ngroups + o->n) * sizeof(*more));
 	if (!more)
 		return -ENOMEM;
 	c->groups = more;
-	for (uint32_t i = 0; i < h->nowner_memory; i++) {
-		const struct prof_owner_memory *om = &h->owner_memory[i];
+	for (uint32_t i = 0; i < o->n; i++) {
+		const struct memory_owner *om = &o->owners[i];
 		const char *label = profile__str(c->p, om->group);
 		struct analysis_group *g = NULL;
 
@@ -357,6 +357,10 @@ const struct question_plugin question_memory = {
 	.max_value = -1,
 	.views = { "groups", "owner_growth", "flamegraph", "functions" },
 	.pprof_match = memory_pprof_match,
+	.header_free = memory_owners__free,
+	.header_encode = memory_owners__encode,
+	.header_decode = memory_owners__decode,
+	.header_clamp = memory_owners__clamp,
 	.capture = &capture,
 	.group_add = memory_group_add,
 	.analyse = memory_analyse,
