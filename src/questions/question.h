@@ -5,7 +5,8 @@
  * (profile, capture, analysis, views) know no particular question: they look a question
  * up in the one table (questions.c) and call through its description. Each question is
  * one folder of this directory (cpu/, wall/, ...): its BPF program NAME.bpf.c and its
- * records, its plug-in NAME.c, and what else is its own alone.
+ * records, its plug-in NAME.c, and what else is its own alone (its data in a profile's
+ * header and in an analysis: the header hooks below, and analysis.h's own).
  *
  * Adding a question: its folder, with a C file defining a struct question_plugin, and one
  * row in questions.def (docs/architecture.md, "Adding a question").
@@ -120,7 +121,8 @@ struct question_plugin {
 			  const struct prof_sample *s);
 	/* Its own measures over the groups as the samples met them (unsorted, c->group
 	 * giving each sample's): its views' data, and the answer when it ranks groups its
-	 * own way (then answer is NULL). 0 or -ENOMEM. NULL: nothing. */
+	 * own way (then answer is NULL). What only it reads goes in a group's own and the
+	 * analysis's own (analysis.h). 0 or -ENOMEM. NULL: nothing. */
 	int (*analyse)(struct analysis_pass *c, struct analysis *a);
 	/* The answer sentence from the groups, largest first. malloc'd; NULL: ENOMEM. */
 	char *(*answer)(const struct analysis *a);

@@ -555,6 +555,7 @@ static void test_memory_answer_leads_with_owner_growth(void **state)
 	uint32_t main_ = pb_frame(p, app, 0x40, "main", true, LANGUAGE_C);
 	struct memory_owner *billing, *ng, *redis;
 	const struct analysis_group *gone = NULL;
+	const struct memory_growth *gone_growth;
 	struct analysis *a;
 	json_t *doc, *g;
 
@@ -590,9 +591,11 @@ static void test_memory_answer_leads_with_owner_growth(void **state)
 	assert_non_null(gone);
 	assert_string_equal(gone->name, "redis");
 	assert_int_equal(gone->value, 0);
-	assert_int_equal(gone->rss_grown, -(40LL << 20));
-	assert_int_equal(gone->file_grown, -(1LL << 20));
-	assert_int_equal(gone->processes_exited, 1);
+	gone_growth = gone->own;
+	assert_non_null(gone_growth);
+	assert_int_equal(gone_growth->rss_grown, -(40LL << 20));
+	assert_int_equal(gone_growth->file_grown, -(1LL << 20));
+	assert_int_equal(gone_growth->processes_exited, 1);
 
 	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
@@ -633,7 +636,7 @@ static void test_memory_answer_without_owner_growth(void **state)
 	memory_owners__of(p)->n = 0;
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_false(a->groups[0].owner_memory);
+	assert_null(a->groups[0].own);
 	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
 	assert_null(json_object_get(json_array_get(json_object_get(doc, "groups"), 0),
