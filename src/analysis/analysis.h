@@ -35,13 +35,10 @@ struct analysis_group {
 	int64_t running, waiting;
 	int64_t contentions, longest; /* locks: how many waits, the longest (ns) */
 	int64_t net_bytes, file_bytes;
-	/* memory: the group's resident memory when the capture started and its change by the
-	 * end, anonymous and shared (rss) and file-backed apart, and its processes that
-	 * started and exited meanwhile; owner_memory false: not read (another question, an
-	 * older capture). */
-	bool owner_memory;
-	int64_t rss_start, rss_grown, file_start, file_grown;
-	int64_t processes_started, processes_exited;
+	/* The question's own measures of the group beyond these (memory: its resident
+	 * memory from the capture's start to its end), which only its plug-in makes and
+	 * reads; they live in the analysis's own (below). NULL: none. */
+	void *own;
 	/* wall: waiting split by why (profile_wait_reasons' order, profile.h); waiting
 	 * without a reason (profiles from before reasons) is in none of them. */
 	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];
@@ -143,6 +140,9 @@ struct analysis {
 	 * what they are is told by their debug symbols, not by us. */
 	struct analysis_unnamed_start unnamed_starts[ANALYSIS_UNNAMED_STARTS];
 	size_t nunnamed_starts;
+	/* The question's own data of this analysis, which its groups' own point into: one
+	 * malloc'd block its analyse made, freed with the analysis. NULL: none. */
+	void *own;
 };
 
 /* "The stacks of billing-worker start in unnamed code: upload its debug symbols ...". */

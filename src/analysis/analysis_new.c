@@ -270,6 +270,7 @@ void analysis__free(struct analysis *a)
 	free(a->stripped);
 	free(a->thread_sets);
 	free(a->locks);
+	free(a->own);
 	free(a->answer);
 	free(a);
 }

@@ -3,7 +3,7 @@
  * A pprof decode's first passes (pprof_decode.c runs them in order): the string table
  * interned and which question the profile answers (its SlideOps header's, or guessed
  * from another tool's sample types), then the SlideOps header itself, every index in it
- * checked.
+ * checked; the question's own fields of it are read by its plug-in (header_decode).
  */
 #include <errno.h>
 #include <limits.h>
@@ -116,6 +116,7 @@ int dec__header(struct decoder *d)
 	const PbProfile *pb = d->pb;
 	const PbHeader *h = pb->slideops;
 	struct prof_header *ph = &d->p->header;
+	const struct question_plugin *q = question__get(ph->question);
 
 	if (h) {
 		ph->format_version = h->format_version;
@@ -156,24 +157,11 @@ int dec__header(struct decoder *d)
 				ph->stack_exits[kind] = se->count;
 			ph->stack_exits_recorded = true;
 		}
-		for (size_t i = 0; i < h->n_owner_memory; i++) {
-			const PbOwnerMemory *om = h->owner_memory[i];
-			struct prof_owner_memory *out;
-			int kind = str_ok(d, om->group_kind) ?
-					   group_kind__parse(pb_str(d, om->group_kind)) : -1;
+		if (q && q->header_decode) {
+			struct pprof_header_in in = { h, (const char *const *)pb->string_table,
+						      d->nstr };
 
-			/* A damaged entry is left out: the rest of the profile stands. */
-			if (!str_ok(d, om->group) || kind < 0)
-				continue;
-			out = profile__owner_memory(d->p, pb->string_table[om->group], kind);
-			if (!out)
-				return -ENOMEM;
-			out->rss_start = om->rss_start_bytes;
-			out->rss_end = om->rss_end_bytes;
-			out->file_start = om->file_start_bytes;
-			out->file_end = om->file_end_bytes;
-			out->started = om->processes_started;
-			out->exited = om->processes_exited;
+			return q->header_decode(d->p, &in);
 		}
 		return 0;
 	}

@@ -60,6 +60,28 @@ static int64_t enc__str(struct encoder *e, uint32_t id)
 	return idx;
 }
 
+int64_t pprof_header_out__str(struct pprof_header_out *o, uint32_t id)
+{
+	return enc__str(o->e, id);
+}
+
+int64_t pprof_header_out__literal(struct pprof_header_out *o, const char *s)
+{
+	return enc__literal(o->e, s);
+}
+
+void *pprof_header_out__calloc(struct pprof_header_out *o, size_t n, size_t size)
+{
+	void *block;
+
+	if (o->nkeep == PPROF_HEADER_OUT_KEEP)
+		return NULL;
+	block = calloc_n(n, size);
+	if (block)
+		o->keep[o->nkeep++] = block;
+	return block;
+}
+
 struct function_key {
 	int64_t name, filename, start_line;
 };
@@ -195,8 +217,7 @@ struct enc_arrays {
 	PbNotRead **not_read_ptrs;
 	PbStackExit exits[STACK_EXIT__COUNT];
 	PbStackExit *exit_ptrs[STACK_EXIT__COUNT];
-	PbOwnerMemory *owner_memory;
-	PbOwnerMemory **owner_memory_ptrs;
+	struct pprof_header_out own; /* the question's own fields of the header */
 };
 
 static void enc_arrays__free(struct enc_arrays *a)
@@ -224,8 +245,8 @@ static void enc_arrays__free(struct enc_arrays *a)
 	free(a->mapping_weight);
 	free(a->not_read);
 	free(a->not_read_ptrs);
-	free(a->owner_memory);
-	free(a->owner_memory_ptrs);
+	for (size_t i = 0; i < a->own.nkeep; i++)
+		free(a->own.keep[i]);
 }
 
 /* Where a location was in the process its mapping was recorded from: what pprof's
@@ -492,27 +513,14 @@ static int enc__build(struct encoder *e, PbProfile *pb, PbHeader *hdr, struct en
 		hdr->n_stack_exits = STACK_EXIT__COUNT;
 		hdr->stack_exits = a->exit_ptrs;
 	}
-	a->owner_memory = calloc_n(p->header.nowner_memory, sizeof(*a->owner_memory));
-	a->owner_memory_ptrs = calloc_n(p->header.nowner_memory, sizeof(*a->owner_memory_ptrs));
-	if (!a->owner_memory || !a->owner_memory_ptrs)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < p->header.nowner_memory; i++) {
-		const struct prof_owner_memory *om = &p->header.owner_memory[i];
-		PbOwnerMemory *out = &a->owner_memory[i];
+	if (p->header.own) {
+		const struct question_plugin *q = question__get(p->header.question);
 
-		perftools__profiles__owner_memory__init(out);
-		out->group = enc__str(e, om->group);
-		out->group_kind = enc__literal(e, group_kind__name(om->kind));
-		out->rss_start_bytes = om->rss_start;
-		out->rss_end_bytes = om->rss_end;
-		out->file_start_bytes = om->file_start;
-		out->file_end_bytes = om->file_end;
-		out->processes_started = om->started;
-		out->processes_exited = om->exited;
-		a->owner_memory_ptrs[i] = out;
+		a->own.hdr = hdr;
+		a->own.e = e;
+		if (q && q->header_encode && q->header_encode(p, &a->own))
+			return -ENOMEM;
 	}
-	hdr->n_owner_memory = p->header.nowner_memory;
-	hdr->owner_memory = a->owner_memory_ptrs;
 	pb->slideops = hdr;
 
 	pb->time_nanos = p->header.started_at_ns;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the pprof files share and nothing else sees: protobuf-c's type names, the size
- * limits on what is read, and the budgeted gzip both directions use.
+ * What the pprof files share and nothing else sees but the questions' header hooks
+ * (question.h): protobuf-c's type names, the size limits on what is read, the budgeted
+ * gzip both directions use, and what a question's own fields of the header are handed.
  *   pprof_gzip.c    gzip in and out, inflating within a budget
  *   pprof_encode.c  the profile model to profile.proto
  *   pprof_decode.c  profile.proto (ours or another tool's) to the model, checking all
@@ -27,7 +28,6 @@ typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__SlideopsHeader PbHeader;
 typedef Perftools__Profiles__NotRead PbNotRead;
 typedef Perftools__Profiles__StackExit PbStackExit;
-typedef Perftools__Profiles__OwnerMemory PbOwnerMemory;
 
 /*
  * The budget for inflating a blob: never more than PPROF_MAX_RAW, and never more than
@@ -53,6 +53,44 @@ static inline void *calloc_n(size_t n, size_t size)
 {
 	/* calloc(0, ...) may return NULL; one element keeps "NULL means ENOMEM" true. */
 	return calloc(n ? n : 1, size);
+}
+
+/*
+ * A question's own fields of the SlideOps header (question.h's header_encode and
+ * header_decode), which protobuf-c's types in profile.pb-c.h name. Writing: the header
+ * being built, the encode whose string table its strings go to, and what the encode frees
+ * once the pprof is packed.
+ */
+#define PPROF_HEADER_OUT_KEEP 4
+
+struct encoder;
+
+struct pprof_header_out {
+	PbHeader *hdr;
+	struct encoder *e;
+	void *keep[PPROF_HEADER_OUT_KEEP]; /* pprof_header_out__calloc's */
+	size_t nkeep;
+};
+
+/* The pprof string index of one of the profile's string ids, or of a literal; on ENOMEM
+ * 0, and the encode fails. */
+int64_t pprof_header_out__str(struct pprof_header_out *o, uint32_t id);
+int64_t pprof_header_out__literal(struct pprof_header_out *o, const char *s);
+/* n zeroed elements of size, freed with the encode (at most PPROF_HEADER_OUT_KEEP
+ * blocks); NULL on ENOMEM. */
+void *pprof_header_out__calloc(struct pprof_header_out *o, size_t n, size_t size);
+
+/* Reading: the decoded header, and the pprof's string table its indexes point into. */
+struct pprof_header_in {
+	const PbHeader *hdr;
+	const char *const *strings;
+	size_t nstrings;
+};
+
+/* The string at idx of the table; NULL when idx is outside it (a damaged entry). */
+static inline const char *pprof_header_in__str(const struct pprof_header_in *in, int64_t idx)
+{
+	return idx >= 0 && (uint64_t)idx < in->nstrings ? in->strings[idx] : NULL;
 }
 
 #endif

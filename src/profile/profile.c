@@ -125,7 +125,12 @@ void profile__free(struct profile *p)
 	free(p->stacks);
 	free(p->samples);
 	free(p->header.not_read);
-	free(p->header.owner_memory);
+	if (p->header.own) {
+		const struct question_plugin *q = question__get(p->header.question);
+
+		if (q && q->header_free)
+			q->header_free(p->header.own);
+	}
 	free(p);
 }
 
@@ -216,23 +221,6 @@ int profile__add_not_read(struct profile *p, const char *path, const char *build
 		return -ENOMEM;
 	h->not_read[h->nnot_read++] = nr;
 	return 0;
-}
-
-struct prof_owner_memory *profile__owner_memory(struct profile *p, const char *label,
-					       enum group_kind kind)
-{
-	struct prof_header *h = &p->header;
-	uint32_t id = profile__intern(p, label);
-
-	if (id == UINT32_MAX)
-		return NULL;
-	for (uint32_t i = 0; i < h->nowner_memory; i++)
-		if (h->owner_memory[i].group == id)
-			return &h->owner_memory[i];
-	if (ARRAY_RESERVE(h->owner_memory, h->cap_owner_memory, h->nowner_memory, 1))
-		return NULL;
-	h->owner_memory[h->nowner_memory] = (struct prof_owner_memory){ .group = id, .kind = kind };
-	return &h->owner_memory[h->nowner_memory++];
 }
 
 /* ---- locations: by mapping, address and capture-time name ---- */

@@ -142,18 +142,6 @@ int stack_exit__parse(const char *name);
 /* The frame that ends a stack cut short (its mapping's path and its name). */
 #define PROFILE_TRUNCATED_FRAME "[truncated]"
 
-/* memory: one owner group's resident memory when the capture started and when it ended,
- * summed over its processes: anonymous and shared (RssAnon + RssShmem) as rss, file-backed
- * (RssFile) apart. A process absent at one end counts 0 there: one gone by the end shrank
- * to 0, one new at the end grew from 0 (each counted in processes_exited, _started). */
-struct prof_owner_memory {
-	uint32_t group;      /* string id of the label: "Service billing" */
-	enum group_kind kind;
-	uint64_t rss_start, rss_end;   /* bytes */
-	uint64_t file_start, file_end; /* bytes */
-	uint32_t started, exited;      /* processes */
-};
-
 struct prof_header {
 	uint32_t format_version;
 	enum question question;
@@ -178,10 +166,10 @@ struct prof_header {
 	/* The process that took the capture (0: unknown): its samples stay in the profile,
 	 * under System, and no answer names them. */
 	int32_t profiler_pid;
-	/* memory: the owner groups' resident memory at the start and end (none: another
-	 * question, or an older capture). */
-	struct prof_owner_memory *owner_memory;
-	uint32_t nowner_memory, cap_owner_memory;
+	/* The question's own data (memory: its owner groups' resident memory at the start
+	 * and end), made, read and freed by its plug-in alone (question.h's header hooks);
+	 * NULL: none (a question that keeps none, or an older capture). */
+	void *own;
 };
 
 struct prof_value_type {
@@ -242,11 +230,6 @@ static inline const uint32_t *profile__stack(const struct profile *p, uint32_t s
 /* Records that a binary was not read (path, build id, reason). 0 or -ENOMEM. */
 int profile__add_not_read(struct profile *p, const char *path, const char *build_id,
 			  const char *reason);
-
-/* The owner group labelled label's resident memory (header.owner_memory), added as new
- * when the profile has none of that label yet: NULL on ENOMEM. */
-struct prof_owner_memory *profile__owner_memory(struct profile *p, const char *label,
-					       enum group_kind kind);
 
 /*
  * Rebuilds the interning indexes after mappings or locations were changed in place

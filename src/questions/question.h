@@ -5,7 +5,8 @@
  * (profile, capture, analysis, views) know no particular question: they look a question
  * up in the one table (questions.c) and call through its description. Each question is
  * one folder of this directory (cpu/, wall/, ...): its BPF program NAME.bpf.c and its
- * records, its plug-in NAME.c, and what else is its own alone.
+ * records, its plug-in NAME.c, and what else is its own alone (its data in a profile's
+ * header and in an analysis: the header hooks below, and analysis.h's own).
  *
  * Adding a question: its folder, with a C file defining a struct question_plugin, and one
  * row in questions.def (docs/architecture.md, "Adding a question").
@@ -38,6 +39,8 @@ struct analysis_group;
 struct analysis_pass;
 struct capture_question;
 struct json_t;
+struct pprof_header_out;
+struct pprof_header_in;
 
 /* A pprof's sample types, as a profile from another tool has them: which question it
  * answers is told from these. */
@@ -87,6 +90,22 @@ struct question_plugin {
 	 * columns holds each of this question's values (cols come as -1: reads as 0). */
 	int (*pprof_match)(const struct question_pprof_types *t, int cols[QUESTION_MAX_VALUES]);
 
+	/* ---- its own data in the profile's header (src/profile/pprof_internal.h) ---- */
+
+	/* Its data kept in a profile's header.own (memory: each owner group's resident
+	 * memory at the start and end), as its own fields of profile.proto's SlideopsHeader.
+	 * All NULL: it keeps none. Frees header.own (not NULL). */
+	void (*header_free)(void *own);
+	/* Writes p's header.own (not NULL) into the SlideOps header of the pprof being
+	 * encoded. 0 or -ENOMEM. */
+	int (*header_encode)(const struct profile *p, struct pprof_header_out *out);
+	/* Reads its fields of a decoded SlideOps header into p's header.own (none: leaves it
+	 * NULL); a damaged entry is left out. 0 or -ENOMEM. */
+	int (*header_decode)(struct profile *p, const struct pprof_header_in *in);
+	/* Clamps the counters of p's header.own (not NULL) to at most most: what an agent's
+	 * profile says of the capture, clamped not refused (src/server/ingest.c). */
+	void (*header_clamp)(struct profile *p, uint64_t most);
+
 	/* ---- the capture: its row of the engine (src/capture/capture_internal.h) ---- */
 
 	const struct capture_question *capture;
@@ -102,7 +121,8 @@ struct question_plugin {
 			  const struct prof_sample *s);
 	/* Its own measures over the groups as the samples met them (unsorted, c->group
 	 * giving each sample's): its views' data, and the answer when it ranks groups its
-	 * own way (then answer is NULL). 0 or -ENOMEM. NULL: nothing. */
+	 * own way (then answer is NULL). What only it reads goes in a group's own and the
+	 * analysis's own (analysis.h). 0 or -ENOMEM. NULL: nothing. */
 	int (*analyse)(struct analysis_pass *c, struct analysis *a);
 	/* The answer sentence from the groups, largest first. malloc'd; NULL: ENOMEM. */
 	char *(*answer)(const struct analysis *a);

@@ -198,13 +198,11 @@ int ingest__check(struct profile *p, int64_t now_ns, int64_t asked_at_ns, char *
 	h->stacks_truncated = clamp(h->stacks_truncated, COUNTER_MAX);
 	for (int i = 0; i < STACK_EXIT__COUNT; i++)
 		h->stack_exits[i] = clamp(h->stack_exits[i], COUNTER_MAX);
-	for (uint32_t i = 0; i < h->nowner_memory; i++) {
-		struct prof_owner_memory *m = &h->owner_memory[i];
+	if (h->own) {
+		const struct question_plugin *q = question__get(h->question);
 
-		m->rss_start = clamp(m->rss_start, COUNTER_MAX);
-		m->rss_end = clamp(m->rss_end, COUNTER_MAX);
-		m->file_start = clamp(m->file_start, COUNTER_MAX);
-		m->file_end = clamp(m->file_end, COUNTER_MAX);
+		if (q && q->header_clamp)
+			q->header_clamp(p, COUNTER_MAX);
 	}
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		int64_t *ran = &p->samples[i].labels.thread_ran_ns;

@@ -186,23 +186,28 @@ static void memory_group_add(const struct profile *p, uint32_t main, struct anal
 	}
 }
 
-/* The owners' resident memory from start to end (the header's) onto their groups; an
- * owner whose memory changed without a sample of its own is a group of its own, 0 by
- * the stacks. 0 or -ENOMEM. */
+/* The owners' resident memory from start to end (the header's) onto their groups, as
+ * their own (struct memory_growth, one block: the analysis's own); an owner whose memory
+ * changed without a sample of its own is a group of its own, 0 by the stacks. 0 or
+ * -ENOMEM. */
 static int memory_analyse(struct analysis_pass *c, struct analysis *a)
 {
-	const struct prof_header *h = &c->p->header;
+	const struct memory_owners *o = memory_owners__of(c->p);
 	struct analysis_group *more;
+	struct memory_growth *growth;
 
-	(void)a;
-	if (!h->nowner_memory)
+	if (!o || !o->n)
 		return 0;
-	more = realloc(c->groups, (c->ngroups + h->nowner_memory) * sizeof(*more));
+	growth = calloc(o->n, sizeof(*growth));
+	if (!growth)
+		return -ENOMEM;
+	a->own = growth;
+	more = realloc(c->groups, (c->ngroups + o->n) * sizeof(*more));
 	if (!more)
 		return -ENOMEM;
 	c->groups = more;
-	for (uint32_t i = 0; i < h->nowner_memory; i++) {
-		const struct prof_owner_memory *om = &h->owner_memory[i];
+	for (uint32_t i = 0; i < o->n; i++) {
+		const struct memory_owner *om = &o->owners[i];
 		const char *label = profile__str(c->p, om->group);
 		struct analysis_group *g = NULL;
 
@@ -219,15 +224,23 @@ static int memory_analyse(struct analysis_pass *c, struct analysis *a)
 			     om->kind == GROUP_UNIT) && strchr(label, ' '))
 				g->name = strchr(label, ' ') + 1;
 		}
-		g->owner_memory = true;
-		g->rss_start = (int64_t)om->rss_start;
-		g->rss_grown = (int64_t)(om->rss_end - om->rss_start);
-		g->file_start = (int64_t)om->file_start;
-		g->file_grown = (int64_t)(om->file_end - om->file_start);
-		g->processes_started = om->started;
-		g->processes_exited = om->exited;
+		growth[i] = (struct memory_growth){
+			.rss_start = (int64_t)om->rss_start,
+			.rss_grown = (int64_t)(om->rss_end - om->rss_start),
+			.file_start = (int64_t)om->file_start,
+			.file_grown = (int64_t)(om->file_end - om->file_start),
+			.processes_started = om->started,
+			.processes_exited = om->exited,
+		};
+		g->own = &growth[i];
 	}
 	return 0;
+}
+
+/* How much a group's resident memory (anonymous and shared) grew; its own is not NULL. */
+static int64_t grown(const struct analysis_group *g)
+{
+	return ((const struct memory_growth *)g->own)->rss_grown;
 }
 
 /* The two owners whose resident memory (anonymous and shared) grew the most from the
@@ -240,23 +253,23 @@ static bool memory_answer_rss(const struct analysis *a, struct answer_group *fir
 	for (size_t g = 0; g < a->ngroups; g++) {
 		const struct analysis_group *x = &a->groups[g];
 
-		if (!x->owner_memory || x->rss_grown <= 0)
+		if (!x->own || grown(x) <= 0)
 			continue;
-		if (!best[0] || x->rss_grown > best[0]->rss_grown) {
+		if (!best[0] || grown(x) > grown(best[0])) {
 			best[1] = best[0];
 			best[0] = x;
-		} else if (!best[1] || x->rss_grown > best[1]->rss_grown) {
+		} else if (!best[1] || grown(x) > grown(best[1])) {
 			best[1] = x;
 		}
 	}
 	if (!best[0])
 		return false;
 	*first = analysis_group__answer(best[0]);
-	first->value = best[0]->rss_grown;
+	first->value = grown(best[0]);
 	*has_next = best[1] != NULL;
 	if (best[1]) {
 		*next = analysis_group__answer(best[1]);
-		next->value = best[1]->rss_grown;
+		next->value = grown(best[1]);
 	}
 	return true;
 }
@@ -299,37 +312,40 @@ static char *memory_answer(const struct analysis *a)
 /* A group's net change and file-backed growth: its JSON fields and its line of text. */
 static void memory_group_json(json_t *o, const struct analysis_group *g, int *err)
 {
+	const struct memory_growth *m = g->own;
+
 	question__json_set(o, "net_bytes", json_integer(g->net_bytes), err);
 	question__json_set(o, "file_bytes", json_integer(g->file_bytes), err);
-	if (!g->owner_memory)
+	if (!m)
 		return;
-	question__json_set(o, "rss_start_bytes", json_integer(g->rss_start), err);
-	question__json_set(o, "rss_grown_bytes", json_integer(g->rss_grown), err);
-	question__json_set(o, "file_start_bytes", json_integer(g->file_start), err);
-	question__json_set(o, "file_grown_bytes", json_integer(g->file_grown), err);
-	question__json_set(o, "processes_started", json_integer(g->processes_started), err);
-	question__json_set(o, "processes_exited", json_integer(g->processes_exited), err);
+	question__json_set(o, "rss_start_bytes", json_integer(m->rss_start), err);
+	question__json_set(o, "rss_grown_bytes", json_integer(m->rss_grown), err);
+	question__json_set(o, "file_start_bytes", json_integer(m->file_start), err);
+	question__json_set(o, "file_grown_bytes", json_integer(m->file_grown), err);
+	question__json_set(o, "processes_started", json_integer(m->processes_started), err);
+	question__json_set(o, "processes_exited", json_integer(m->processes_exited), err);
 }
 
 static void memory_group_text(const struct analysis_group *g, FILE *out)
 {
+	const struct memory_growth *m = g->own;
 	char net[FORMAT_MAX], file[FORMAT_MAX];
 
 	format_bytes(g->net_bytes < 0 ? -g->net_bytes : g->net_bytes, net, sizeof(net));
 	format_bytes(g->file_bytes, file, sizeof(file));
 	msg_fprint(out, g->net_bytes < 0 ? MSG_SHOW_GROUP_MEMORY_SHRANK : MSG_SHOW_GROUP_MEMORY, net,
 		   file);
-	if (g->owner_memory) {
+	if (m) {
 		char rss[FORMAT_MAX], rss_start[FORMAT_MAX], file_start[FORMAT_MAX];
 
-		format_bytes(g->rss_grown < 0 ? -g->rss_grown : g->rss_grown, rss, sizeof(rss));
-		format_bytes(g->rss_start, rss_start, sizeof(rss_start));
-		format_bytes(g->file_grown < 0 ? -g->file_grown : g->file_grown, file,
+		format_bytes(m->rss_grown < 0 ? -m->rss_grown : m->rss_grown, rss, sizeof(rss));
+		format_bytes(m->rss_start, rss_start, sizeof(rss_start));
+		format_bytes(m->file_grown < 0 ? -m->file_grown : m->file_grown, file,
 			     sizeof(file));
-		format_bytes(g->file_start, file_start, sizeof(file_start));
-		msg_fprint(out, MSG_SHOW_GROUP_MEMORY_OWNER, g->rss_grown < 0 ? "-" : "+", rss,
-			   rss_start, g->file_grown < 0 ? "-" : "+", file, file_start,
-			   (long long)g->processes_started, (long long)g->processes_exited);
+		format_bytes(m->file_start, file_start, sizeof(file_start));
+		msg_fprint(out, MSG_SHOW_GROUP_MEMORY_OWNER, m->rss_grown < 0 ? "-" : "+", rss,
+			   rss_start, m->file_grown < 0 ? "-" : "+", file, file_start,
+			   (long long)m->processes_started, (long long)m->processes_exited);
 	}
 }
 
@@ -357,6 +373,10 @@ const struct question_plugin question_memory = {
 	.max_value = -1,
 	.views = { "groups", "owner_growth", "flamegraph", "functions" },
 	.pprof_match = memory_pprof_match,
+	.header_free = memory_owners__free,
+	.header_encode = memory_owners__encode,
+	.header_decode = memory_owners__decode,
+	.header_clamp = memory_owners__clamp,
 	.capture = &capture,
 	.group_add = memory_group_add,
 	.analyse = memory_analyse,

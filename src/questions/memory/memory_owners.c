@@ -36,9 +36,9 @@ static int process__cmp(const void *a, const void *b)
 }
 
 /* The process's owner's sums; NULL on ENOMEM. */
-static struct prof_owner_memory *owner_of(struct profile *p, const struct memory_process *proc)
+static struct memory_owner *owner_of(struct profile *p, const struct memory_process *proc)
 {
-	return profile__owner_memory(p, profile__str(p, proc->group), proc->kind);
+	return memory_owners__add(p, profile__str(p, proc->group), proc->kind);
 }
 
 int memory_owners__sum(struct profile *p, struct memory_snapshot *start,
@@ -55,7 +55,7 @@ int memory_owners__sum(struct profile *p, struct memory_snapshot *start,
 		const struct memory_process *s = i < start->n ? &start->procs[i] : NULL;
 		const struct memory_process *e = j < end->n ? &end->procs[j] : NULL;
 		int order = !s ? 1 : !e ? -1 : process__cmp(s, e);
-		struct prof_owner_memory *om;
+		struct memory_owner *om;
 
 		if (order <= 0) {
 			om = owner_of(p, s);

@@ -21,6 +21,7 @@
 #include "questions/cpu/cpu_answer.h"
 #include "questions/locks/locks_answer.h"
 #include "questions/memory/memory_answer.h"
+#include "questions/memory/memory_owners.h"
 #include "questions/threads/threads_answer.h"
 #include "questions/wall/wall_answer.h"
 #include "analysis/folded.h"
@@ -552,8 +553,9 @@ static void test_memory_answer_leads_with_owner_growth(void **state)
 	uint32_t fill = pb_frame(p, app, 0x20, "fill_index", true, LANGUAGE_C);
 	uint32_t load = pb_frame(p, app, 0x30, "load_dataset", true, LANGUAGE_C);
 	uint32_t main_ = pb_frame(p, app, 0x40, "main", true, LANGUAGE_C);
-	struct prof_owner_memory *billing, *ng, *redis;
+	struct memory_owner *billing, *ng, *redis;
 	const struct analysis_group *gone = NULL;
+	const struct memory_growth *gone_growth;
 	struct analysis *a;
 	json_t *doc, *g;
 
@@ -564,19 +566,19 @@ static void test_memory_answer_leads_with_owner_growth(void **state)
 	add_full(p, &gunicorn, 1, (int64_t[]){ 70LL << 20, 0, 0 }, NULL, NULL, leak, main_);
 	add_full(p, &gunicorn, 1, (int64_t[]){ 50LL << 20, 0, 0 }, NULL, NULL, fill, main_);
 	add_full(p, &nginx, 2, (int64_t[]){ 300LL << 20, 0, 0 }, NULL, NULL, load, main_);
-	billing = profile__owner_memory(p, "Service billing", GROUP_SERVICE);
+	billing = memory_owners__add(p, "Service billing", GROUP_SERVICE);
 	assert_non_null(billing);
-	*billing = (struct prof_owner_memory){ billing->group, GROUP_SERVICE, 100LL << 20,
+	*billing = (struct memory_owner){ billing->group, GROUP_SERVICE, 100LL << 20,
 					       312LL << 20, 8LL << 20, 11LL << 20, 0, 0 };
-	ng = profile__owner_memory(p, "Unit nginx.service", GROUP_UNIT);
+	ng = memory_owners__add(p, "Unit nginx.service", GROUP_UNIT);
 	assert_non_null(ng);
-	*ng = (struct prof_owner_memory){ ng->group, GROUP_UNIT, 40LL << 20, 52LL << 20, 0, 0,
+	*ng = (struct memory_owner){ ng->group, GROUP_UNIT, 40LL << 20, 52LL << 20, 0, 0,
 					  1, 3 };
-	redis = profile__owner_memory(p, "Container redis", GROUP_CONTAINER);
+	redis = memory_owners__add(p, "Container redis", GROUP_CONTAINER);
 	assert_non_null(redis);
-	*redis = (struct prof_owner_memory){ redis->group, GROUP_CONTAINER, 40LL << 20, 0,
+	*redis = (struct memory_owner){ redis->group, GROUP_CONTAINER, 40LL << 20, 0,
 					     1LL << 20, 0, 0, 1 };
-	assert_ptr_equal(profile__owner_memory(p, "Service billing", GROUP_SERVICE), billing);
+	assert_ptr_equal(memory_owners__add(p, "Service billing", GROUP_SERVICE), billing);
 	a = analysis__new(p);
 	assert_non_null(a);
 	assert_string_equal(a->answer, "Over 30 seconds, Service billing grew by 212 MB (RSS), "
@@ -589,9 +591,11 @@ static void test_memory_answer_leads_with_owner_growth(void **state)
 	assert_non_null(gone);
 	assert_string_equal(gone->name, "redis");
 	assert_int_equal(gone->value, 0);
-	assert_int_equal(gone->rss_grown, -(40LL << 20));
-	assert_int_equal(gone->file_grown, -(1LL << 20));
-	assert_int_equal(gone->processes_exited, 1);
+	gone_growth = gone->own;
+	assert_non_null(gone_growth);
+	assert_int_equal(gone_growth->rss_grown, -(40LL << 20));
+	assert_int_equal(gone_growth->file_grown, -(1LL << 20));
+	assert_int_equal(gone_growth->processes_exited, 1);
 
 	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
@@ -614,13 +618,13 @@ static void test_memory_answer_without_owner_growth(void **state)
 	uint32_t app = pb_mapping(p, "/srv/billing/billing", "dd", MAPPING_EXE, true);
 	uint32_t load = pb_frame(p, app, 0x20, "load_dataset", true, LANGUAGE_C);
 	uint32_t main_ = pb_frame(p, app, 0x40, "main", true, LANGUAGE_C);
-	struct prof_owner_memory *om;
+	struct memory_owner *om;
 	struct analysis *a;
 	json_t *doc;
 
 	(void)state;
 	add_full(p, &nginx, 2, (int64_t[]){ 20LL << 20, 0, 0 }, NULL, NULL, load, main_);
-	om = profile__owner_memory(p, "Unit nginx.service", GROUP_UNIT);
+	om = memory_owners__add(p, "Unit nginx.service", GROUP_UNIT);
 	assert_non_null(om);
 	om->rss_start = om->rss_end = 40LL << 20;
 	a = analysis__new(p);
@@ -629,10 +633,10 @@ static void test_memory_answer_without_owner_growth(void **state)
 				       "of it in load_dataset.");
 	analysis__free(a);
 	/* Without the header's owners: no growth fields at all. */
-	p->header.nowner_memory = 0;
+	memory_owners__of(p)->n = 0;
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_false(a->groups[0].owner_memory);
+	assert_null(a->groups[0].own);
 	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
 	assert_null(json_object_get(json_array_get(json_object_get(doc, "groups"), 0),

@@ -21,6 +21,7 @@
 #include "profile.pb-c.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
+#include "questions/memory/memory_owners.h"
 
 #define S(p, s) profile__intern((p), (s))
 
@@ -162,6 +163,7 @@ static void assert_str_id_equal(const struct profile *a, uint32_t x, const struc
 static void assert_profiles_equal(const struct profile *a, const struct profile *b)
 {
 	const struct prof_header *ha = &a->header, *hb = &b->header;
+	const struct memory_owners *oa = memory_owners__of(a), *ob = memory_owners__of(b);
 
 	assert_int_equal(ha->format_version, hb->format_version);
 	assert_int_equal(ha->question, hb->question);
@@ -178,9 +180,9 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 	assert_int_equal(ha->mappings_past_limit, hb->mappings_past_limit);
 	assert_int_equal(ha->processes_past_limit, hb->processes_past_limit);
 	assert_int_equal(ha->mappings_limit, hb->mappings_limit);
-	assert_int_equal(ha->nowner_memory, hb->nowner_memory);
-	for (uint32_t i = 0; i < ha->nowner_memory; i++) {
-		const struct prof_owner_memory *x = &ha->owner_memory[i], *y = &hb->owner_memory[i];
+	assert_int_equal(oa ? oa->n : 0, ob ? ob->n : 0);
+	for (uint32_t i = 0; oa && i < oa->n; i++) {
+		const struct memory_owner *x = &oa->owners[i], *y = &ob->owners[i];
 
 		assert_str_id_equal(a, x->group, b, y->group);
 		assert_int_equal(x->kind, y->kind);
@@ -343,8 +345,8 @@ static void test_round_trip_every_question(void **state)
 		assert_int_equal(profile__add_sample(p, st, v, &lb), 0);
 		if (qi == QUESTION_MEMORY) {
 			/* Each owner's resident memory at the start and the end. */
-			struct prof_owner_memory *om =
-				profile__owner_memory(p, "Service billing", GROUP_SERVICE);
+			struct memory_owner *om =
+				memory_owners__add(p, "Service billing", GROUP_SERVICE);
 
 			assert_non_null(om);
 			om->rss_start = 100 << 20;
@@ -353,7 +355,7 @@ static void test_round_trip_every_question(void **state)
 			om->file_end = 4 << 20;
 			om->started = 2;
 			om->exited = 1;
-			assert_non_null(profile__owner_memory(p, "System", GROUP_SYSTEM));
+			assert_non_null(memory_owners__add(p, "System", GROUP_SYSTEM));
 		}
 		assert_int_equal(pprof__encode(p, false, &data, &len), 0);
 		assert_int_equal(pprof__decode(data, len, &q), 0);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "profile/profile.h"
+#include "questions/memory/memory_owners.h"
 #include "server/ingest.h"
 
 #define S 1000000000LL
@@ -166,6 +167,28 @@ static void counters_clamped(void **state)
 	profile__free(p);
 }
 
+/* A question's own counters of the header (memory's owners) are clamped too, by its
+ * plug-in. */
+static void question_counters_clamped(void **state)
+{
+	struct profile *p = profile__new(QUESTION_MEMORY);
+	struct memory_owner *om;
+	char why[256] = "";
+
+	(void)state;
+	assert_non_null(p);
+	p->header.ncpus = 4;
+	p->header.duration_ns = 30 * S;
+	p->header.started_at_ns = NOW - 60 * S;
+	om = memory_owners__add(p, "Service billing", GROUP_SERVICE);
+	assert_non_null(om);
+	om->rss_start = om->rss_end = om->file_start = om->file_end = UINT64_MAX;
+	assert_int_equal(ingest__check(p, NOW, 0, why, sizeof(why)), 0);
+	assert_true(om->rss_start <= (1ULL << 40) && om->rss_end <= (1ULL << 40));
+	assert_true(om->file_start <= (1ULL << 40) && om->file_end <= (1ULL << 40));
+	profile__free(p);
+}
+
 static void statuses(void **state)
 {
 	(void)state;
@@ -186,6 +209,7 @@ int main(void)
 		cmocka_unit_test(counts_refused),
 		cmocka_unit_test(times_refused),
 		cmocka_unit_test(counters_clamped),
+		cmocka_unit_test(question_counters_clamped),
 		cmocka_unit_test(statuses),
 	};
 

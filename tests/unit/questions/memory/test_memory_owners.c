@@ -30,11 +30,21 @@ static void add(struct profile *p, struct memory_snapshot *s, int pid, uint64_t 
 	assert_int_equal(memory_snapshot__add(s, &proc), 0);
 }
 
-static const struct prof_owner_memory *owner(const struct profile *p, const char *label)
+/* How many owners p's header has. */
+static uint32_t nowners(const struct profile *p)
 {
-	for (uint32_t i = 0; i < p->header.nowner_memory; i++)
-		if (strcmp(profile__str(p, p->header.owner_memory[i].group), label) == 0)
-			return &p->header.owner_memory[i];
+	const struct memory_owners *o = memory_owners__of(p);
+
+	return o ? o->n : 0;
+}
+
+static const struct memory_owner *owner(const struct profile *p, const char *label)
+{
+	const struct memory_owners *o = memory_owners__of(p);
+
+	for (uint32_t i = 0; o && i < o->n; i++)
+		if (strcmp(profile__str(p, o->owners[i].group), label) == 0)
+			return &o->owners[i];
 	fail_msg("no owner %s", label);
 	return NULL;
 }
@@ -43,7 +53,7 @@ static void test_sums_per_owner_with_starts_and_exits(void **state)
 {
 	struct profile *p = profile__new(QUESTION_MEMORY);
 	struct memory_snapshot start = { 0 }, end = { 0 };
-	const struct prof_owner_memory *billing, *nginx, *other, *cron;
+	const struct memory_owner *billing, *nginx, *other, *cron;
 
 	(void)state;
 	/* billing: two workers, one grew 200 MB and a new one 12 MB; nginx: one worker
@@ -62,7 +72,7 @@ static void test_sums_per_owner_with_starts_and_exits(void **state)
 	start.complete = end.complete = true;
 	assert_int_equal(memory_owners__sum(p, &start, &end), 0);
 
-	assert_int_equal(p->header.nowner_memory, 4);
+	assert_int_equal(nowners(p), 4);
 	billing = owner(p, "Service billing");
 	assert_int_equal(billing->kind, GROUP_SERVICE);
 	assert_int_equal(billing->rss_start, 100 * MB);
@@ -98,7 +108,7 @@ static void test_empty_snapshots_sum_to_nothing(void **state)
 
 	(void)state;
 	assert_int_equal(memory_owners__sum(p, &start, &end), 0);
-	assert_int_equal(p->header.nowner_memory, 0);
+	assert_int_equal(nowners(p), 0);
 	profile__free(p);
 }
 
