@@ -121,7 +121,7 @@ public class Units {
 }
 JAVA
 (cd "$dir/java" && "$(dirname "$(readlink -f "$JAVA")")/javac" -d . com/acme/Units.java)
-cat > "$dir/units.js" <<'JS'
+cat > "$dir/work.js" <<'JS'
 'use strict';
 function computeTotals(x) {
 	for (let i = 0; i < 20000; i++)
@@ -157,7 +157,7 @@ work() {
 				com.acme.Units "$SECONDS_RUN" ;;
 		node)
 			[ "$mode" = perf ] && extra=(--perf-basic-prof)
-			set -- "$NODE" "${NODE_FLAGS[@]}" ${extra[@]+"${extra[@]}"} "$dir/units.js" \
+			set -- "$NODE" "${NODE_FLAGS[@]}" ${extra[@]+"${extra[@]}"} "$dir/work.js" \
 				"$SECONDS_RUN" ;;
 		esac
 		/usr/bin/time -f "%U %S" -o "$dir/wcpu.$i" "$@" > "$dir/units.$i" &
@@ -175,7 +175,7 @@ named() {
 	local comm id
 	case $1 in native) comm=native ;; java) comm=java ;; node) comm=node ;; esac
 	if [ "$2" = slideops ]; then
-		id=$("$SLIDEOPS" --json profiles | jq -r '.[0].id')
+		id=$("$SLIDEOPS" --json profiles | jq -r '.profiles[0].id')
 		"$SLIDEOPS" show "$id" --export folded "$dir/folded" >/dev/null
 		awk -v comm="$comm" -F';' '$2 == comm { split($NF, v, " "); n = v[length(v)];
 			all += n; if ($0 ~ /(^|;)(com\.acme\.Units\.)?computeTotals( |;)/) hit += n }
