@@ -13,7 +13,9 @@
 # "most of it in" build_report, and >= 90% of build_report's samples run its loop's line
 # (the pprof export's lines, read by go tool pprof), with build_report's file and first
 # line. Both threads' functions are named; ext_burn sits beneath call_native; java and
-# node get a [Java] / [JavaScript] frame in that language and named native frames.
+# node keep a [Java] / [JavaScript] frame in that language where their runtime's own
+# stubs are (the call stub, V8's entry frames: their methods and functions are named,
+# java.sh and node.sh check those), and named native frames.
 source "$(dirname "$0")/lib.sh"
 [ -n "${KEEP_WORK:-}" ] && defer "cp -r $WORK /tmp/python-it-kept"
 
@@ -210,7 +212,8 @@ if [[ " ${started[*]} " == *" pyext "* ]]; then
 	echo "pyext: ext_burn beneath call_native in $share of samples"
 fi
 
-# A runtime's JIT code is one frame of its language, its own C/C++ code named.
+# A runtime's unnamed code (its stubs) is one frame of its language, its own C/C++ code
+# named.
 jit() {
 	local name=$1 frame=$2 lang=$3
 	[[ " ${started[*]} " == *" $name "* ]] || return 0
