@@ -126,7 +126,10 @@ static void one_builtins(const struct elf_reader *r, const struct elf_shdr *str,
 	uint64_t off = s->st_name;
 	size_t len = sizeof(name) - 1;
 
-	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= r->shnum || off >= str->size)
+	/* both are labels (no type, no size): a handful of node's 100,000 symbols, so
+	 * only their names are read */
+	if (ELF64_ST_TYPE(s->st_info) != STT_NOTYPE || s->st_size != 0 ||
+	    s->st_shndx == SHN_UNDEF || s->st_shndx >= r->shnum || off >= str->size)
 		return;
 	if (len > str->size - off)
 		len = (size_t)(str->size - off);
