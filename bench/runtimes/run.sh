@@ -147,6 +147,7 @@ NODE_FLAGS=(--no-turbo-inlining)
 # and of the CPU time they took (user + system).
 work() {
 	local kind=$1 mode=$2 i pids=() extra=()
+	cd "$dir" # (node's --perf-basic-prof also writes an isolate's log where it runs)
 	for i in $(seq "$WORKERS"); do
 		case $kind in
 		native) set -- "$dir/native" "$SECONDS_RUN" ;;
