@@ -96,8 +96,15 @@ fi
 MEMORY=
 MEMORY_OWNERS=0
 if "$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.memory' >/dev/null; then
+	# An owner that grows while it runs (leak_map_and_hold as "leaker": 2.4 MB every
+	# 100 ms), so that a quiet machine has one too.
+	workload leak_map_and_hold leaker
+	leak_cg=$(make_cgroup "system.slice/web-leaker.service")
+	start_in_cgroup "$leak_cg" "$WORK/leaker" "$WORK/leaked" >/dev/null
+	for _ in $(seq 50); do [ -s "$WORK/leaked" ] && break; sleep 0.1; done
 	"$SLIDEOPS" capture memory -d 2 --json > memory.json 2>/dev/null ||
 		fail "the memory capture failed"
+	cg_kill "$leak_cg"
 	MEMORY=$(jq -r .id memory.json)
 	MEMORY_OWNERS=$(jq '[.groups[] | select(has("rss_grown_bytes"))] | length' memory.json)
 	# memory_owners.sh proves the growth itself; here only its page is followed. A loaded
