@@ -88,22 +88,34 @@ static int value_of(const struct elf_reader *r, const Elf64_Sym *s, int32_t *v)
 	return 0;
 }
 
+/* The first size - 1 bytes of s's name in the string table str, NUL-terminated into
+ * name (a longer name is cut: callers compare against names shorter than that).
+ * 0, or -1 when the name is outside the table or cannot be read. */
+static int symbol_name(const struct elf_reader *r, const struct elf_shdr *str,
+		       const Elf64_Sym *s, char *name, size_t size)
+{
+	uint64_t off = s->st_name;
+	size_t len = size - 1;
+
+	if (off >= str->size)
+		return -1;
+	if (len > str->size - off)
+		len = (size_t)(str->size - off);
+	if (elf_reader__pread(r, name, len, str->offset + off) < 0)
+		return -1;
+	name[len] = '\0';
+	return 0;
+}
+
 static void one(const struct elf_reader *r, const struct elf_shdr *str, const Elf64_Sym *s,
 		struct found *f)
 {
 	char name[V8_NAME_MAX + 1];
-	uint64_t off = s->st_name;
-	size_t len = V8_NAME_MAX;
 	int32_t v;
 
 	if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || s->st_shndx == SHN_UNDEF ||
-	    s->st_size != sizeof(int32_t) || off >= str->size)
+	    s->st_size != sizeof(int32_t) || symbol_name(r, str, s, name, sizeof(name)))
 		return;
-	if (len > str->size - off)
-		len = (size_t)(str->size - off);
-	if (elf_reader__pread(r, name, len, str->offset + off) < 0)
-		return;
-	name[len] = '\0';
 	if (strncmp(name, V8_PREFIX, sizeof(V8_PREFIX) - 1) != 0)
 		return;
 	f->any = true;
@@ -123,19 +135,13 @@ static void one_builtins(const struct elf_reader *r, const struct elf_shdr *str,
 			 const Elf64_Sym *s, struct found *f)
 {
 	char name[sizeof(V8_BLOB_SIZE_SYMBOL)];
-	uint64_t off = s->st_name;
-	size_t len = sizeof(name) - 1;
 
 	/* both are labels (no type, no size): a handful of node's 100,000 symbols, so
 	 * only their names are read */
 	if (ELF64_ST_TYPE(s->st_info) != STT_NOTYPE || s->st_size != 0 ||
-	    s->st_shndx == SHN_UNDEF || s->st_shndx >= r->shnum || off >= str->size)
+	    s->st_shndx == SHN_UNDEF || s->st_shndx >= r->shnum ||
+	    symbol_name(r, str, s, name, sizeof(name)))
 		return;
-	if (len > str->size - off)
-		len = (size_t)(str->size - off);
-	if (elf_reader__pread(r, name, len, str->offset + off) < 0)
-		return;
-	name[len] = '\0';
 	if (strncmp(name, V8_BLOB_SYMBOL, sizeof(V8_BLOB_SYMBOL) - 1) != 0)
 		return;
 	if (strcmp(name, V8_BLOB_SYMBOL) == 0) {
