@@ -59,13 +59,6 @@ grep -F "Java:" "$WORK/capture.err" || true
 pages=$(sed -n 's/.*Java: .* \([0-9][0-9]*\) pages read in the kernel.*/\1/p' "$WORK/capture.err" | tail -1)
 [ "${pages:-0}" -gt 0 ] || fail "the JVM memory reader read no page: $(grep -F 'Java:' "$WORK/capture.err")"
 
-label() { echo "Unit slideops-test-$1.service"; }
-group() { jq -c --arg l "$(label "$1")" '.groups[] | select(.label == $l)' "$doc"; }
-stacks() { grep -F "$(label "$1");" "$WORK/folded" | cut -d';' -f3- || true; }
-share_of() {
-	awk -v re="$1" '{ v = $NF; all += v; if ($0 ~ re) hit += v }
-		END { if (all == 0) print 0; else printf "%.3f\n", hit / all }'
-}
 J='com\.acme\.Invoices'
 
 [ -n "$(group invoices)" ] || fail "no group $(label invoices): $(jq -c '[.groups[].label]' "$doc")"

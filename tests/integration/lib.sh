@@ -46,6 +46,18 @@ make_cgroup() {
 # pipefail, grep -q's early exit makes a writer still writing die of SIGPIPE, and the
 # whole pipe fail although the pattern matched.
 has() { local input; input=$(cat); grep -q "$@" <<<"$input"; }
+# A capture's parts for a workload started in unit slideops-test-NAME.service (a test may
+# define its own): label NAME, its group's label; group NAME, its group in $doc (the
+# capture's JSON); stacks NAME, its folded stacks in $WORK/folded, FRAME;...;LEAF VALUE
+# (group and comm taken off); share_of PATTERN < stacks, the share of the value of the
+# lines matching the extended regex.
+label() { echo "Unit slideops-test-$1.service"; }
+group() { jq -c --arg l "$(label "$1")" '.groups[] | select(.label == $l)' "$doc"; }
+stacks() { grep -F "$(label "$1");" "$WORK/folded" | cut -d';' -f3- || true; }
+share_of() {
+	awk -v re="$1" '{ v = $NF; all += v; if ($0 ~ re) hit += v }
+		END { if (all == 0) print 0; else printf "%.3f\n", hit / all }'
+}
 # start_pg: a PostgreSQL 15 of the test's own (tests/tools/pg-server.sh) in $PG, stopped
 # at exit, holding a database "workspace" (its URL: $(cat "$PG/url")/workspace), with
 # PGPASSFILE set. Returns 77 where PostgreSQL is not installed: the caller says what then.

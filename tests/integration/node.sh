@@ -59,13 +59,6 @@ grep -F "JavaScript:" "$WORK/capture.err" || true
 walked=$(sed -n 's/.*JavaScript: \([0-9][0-9]*\) node processes walked.*/\1/p' "$WORK/capture.err" | tail -1)
 [ "${walked:-0}" -ge 1 ] || fail "no node process was walked: $(grep -F 'JavaScript:' "$WORK/capture.err")"
 
-label() { echo "Unit slideops-test-$1.service"; }
-group() { jq -c --arg l "$(label "$1")" '.groups[] | select(.label == $l)' "$doc"; }
-stacks() { grep -F "$(label "$1");" "$WORK/folded" | cut -d';' -f3- || true; }
-share_of() {
-	awk -v re="$1" '{ v = $NF; all += v; if ($0 ~ re) hit += v }
-		END { if (all == 0) print 0; else printf "%.3f\n", hit / all }'
-}
 
 [ -n "$(group ledger)" ] || fail "no group $(label ledger): $(jq -c '[.groups[].label]' "$doc")"
 n=$(stacks ledger | awk '{ s += $NF } END { print s + 0 }')

@@ -110,16 +110,6 @@ doc="$WORK/capture.json"
 id=$(jq -r .id "$doc")
 "$SLIDEOPS" show "$id" --export folded "$WORK/folded" || fail "no folded export of $id"
 
-label() { echo "Unit slideops-test-$1.service"; }
-group() { jq -c --arg l "$(label "$1")" '.groups[] | select(.label == $l)' "$doc"; }
-# The folded stacks of a group: FRAME;...;LEAF VALUE (group and comm taken off).
-stacks() { grep -F "$(label "$1");" "$WORK/folded" | cut -d';' -f3- || true; }
-# share PATTERN < stacks: the share of the value of lines matching the extended regex.
-share_of() {
-	awk -v re="$1" '{ v = $NF; all += v; if ($0 ~ re) hit += v }
-		END { if (all == 0) print 0; else printf "%.3f\n", hit / all }'
-}
-
 for name in "${loops[@]}"; do
 	[ -n "$(group "$name")" ] || fail "no group $(label "$name"): $(jq -c '[.groups[].label]' "$doc")"
 	n=$(stacks "$name" | awk '{ s += $NF } END { print s + 0 }')

@@ -49,7 +49,6 @@ start() {
 	cg=$(make_cgroup "system.slice/slideops-test-$name.service")
 	start_in_cgroup "$cg" "$@" >/dev/null
 }
-label() { echo "Unit slideops-test-$1.service"; }
 
 start nofp "$WORK/nofp"
 pythons=()
