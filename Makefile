@@ -364,7 +364,8 @@ $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh $(PYTHO
 	$(Q)fuzz/make-python-seeds.sh $(OUTPUT)/fuzz/seeds/python 2>/dev/null
 
 # The fuzz target over HotSpot's tables in a JVM's memory (src/unwind/jvm_structs.c) and
-# libjvm.so's exported symbols.
+# libjvm.so's exported symbols, and over V8's readers (src/unwind/v8_structs.c: a node
+# binary's constants and builtins, a JSFunction's name in its memory).
 $(OUTPUT)/fuzz/fuzz_jvm: fuzz/fuzz_jvm.c fuzz/make-jvm-seeds.sh src/unwind/jvm_structs.c src/unwind/jvm_method.c src/unwind/jvm_proc.c \
 		src/unwind/v8_structs.c src/elf/elf_reader.c $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
