@@ -160,10 +160,11 @@ if want integration; then
 		[ "$(basename "$t")" = lib.sh ] && continue
 		name=integration/$(basename "$t" .sh)
 		out="$log_dir/$(basename "$t" .sh).log"
+		started=$SECONDS
 		SLIDEOPS_DATA=$(mktemp -d /tmp/slideops-data.XXXXXX) timeout 600 bash "$t" >"$out" 2>&1
 		rc=$?
 		if [ $rc = 0 ]; then
-			passed=$((passed + 1)); echo "ok   $name"
+			passed=$((passed + 1)); echo "ok   $name ($((SECONDS - started)) s)"
 		elif [ $rc = 77 ]; then
 			skipped=$((skipped + 1)); echo "skip $name: $(tail -1 "$out")"
 		else
