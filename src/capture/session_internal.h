@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * One capture session's state (struct capture_session), shared by session.c (open,
- * attach, drain, free) and session_end.c (its end), and the steps both take.
+ * attach, drain, free), session_unwinding.c (the unwind worker and the runtimes' readers)
+ * and session_end.c (its end), and the steps they take.
  */
 #ifndef SLIDEOPS_CAPTURE_SESSION_INTERNAL_H
 #define SLIDEOPS_CAPTURE_SESSION_INTERNAL_H
@@ -49,6 +50,10 @@ struct capture_session {
 	bool sampling, ended;
 	int err;                /* from the record callback: -ENOMEM */
 };
+
+/* The unwind worker and the runtimes' readers, over the loaded maps; without them every
+ * stack is a frame-pointer walk (session_unwinding.c). */
+void capture_session__start_unwinding(struct capture_session *s);
 
 /* Sampling is over: detach, keep the duration, and let the question account for what
  * is still under way. 0 or -errno (session.c). */

@@ -11,7 +11,8 @@
  * variable; the worker alone touches the tables and the BPF maps. It runs at the
  * workloads' priority (a lower one starves it on a busy server, and every sample taken
  * before a process's tables are in is a frame-pointer stack), within its own time
- * budget: past it, binaries not yet read keep frame pointers.
+ * budget: past it, binaries not yet read keep frame pointers. Each binary it looks at
+ * (build id, table) is unwinding_binaries.c's.
  */
 #include "capture/unwinding.h"
 
@@ -24,165 +25,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/binaries.h"
-#include "capture/elf_facts.h"
 #include "capture/guarded_read.h"
 #include "capture/jvm_procs.h"
 #include "capture/v8_procs.h"
 #include "capture/python_procs.h"
+#include "capture/unwinding_internal.h"
 #include "elf/elf_file.h"
-#include "elf/elf_reader.h"
 #include "util/clock.h"
-
-/* The worker's time for reading binaries and building tables, per capture. */
-#define WORKER_BUDGET_NS (10ull * 1000000000ull)
-/* Per binary: the engine's caps (binaries.h), and a table's own. */
-#define TABLE_MAX_MS 1000
-
-struct job {
-	struct job *next;
-	int pid;
-	bool remove;
-	bool runtimes_done; /* its interpreters and JVM were looked for */
-	size_t n;
-	struct unwinding_mapping maps[]; /* n */
-};
-
-/* A binary the worker has looked at, by file identity. */
-struct known {
-	dev_t dev;
-	uint64_t ino;
-	bool ok;                 /* info was read */
-	struct elf_info info;
-	struct unwind_table *table; /* NULL: frame pointers, unless in_maps */
-	/* Its table is in the maps already (a resident profiler's, loaded by an earlier
-	 * capture): not read again while it stays there. */
-	bool in_maps;
-};
-
-struct unwinding {
-	pthread_t thread;
-	bool started, stopped;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct job *head, **tail; /* under lock */
-	atomic_bool stop;         /* set under lock; read without it between binaries */
-	bool busy;                /* under lock: the worker runs a batch */
-	pthread_cond_t idle;      /* the queue is empty and no batch runs */
-	atomic_uint_fast32_t jobs_in, jobs_out; /* queued, and done (loaded or dropped) */
-
-	/* The worker's own from here. */
-	char *cache_dir;
-	struct unwind_maps *maps;
-	bool owns_maps;           /* false: a resident profiler's (capture/profiler.h) */
-	struct known *known;
-	size_t nknown, cap_known;
-	uint64_t spent_ns;
-	struct unwinding_stats stats;
-	struct python_procs *python; /* set before any job (under lock), then the worker's */
-	struct jvm_procs *jvm;       /* the same for JVMs */
-	struct v8_procs *v8;         /* and for node processes */
-	struct elf_facts *facts;  /* a resident profiler's, or NULL; set before any job */
-};
 
 int unwinding__plan(uint64_t budget, struct unwind_maps_plan *plan)
 {
 	return unwind_maps__plan(budget ? budget : UNWINDING_BUDGET_DEFAULT, plan);
-}
-
-static struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t ino)
-{
-	for (size_t i = 0; i < u->nknown; i++)
-		if (u->known[i].dev == dev && u->known[i].ino == ino)
-			return &u->known[i];
-	return NULL;
-}
-
-static void known__table(struct unwinding *u, struct known *k, int fd);
-
-/* Reads fd's build id and gets its table, within the caps. The outcome is kept either
- * way: a binary is tried once per capture. copy: fd is a guarded read's copy, whose
- * facts are not kept by file identity (a new file each capture). */
-static void known__read(struct unwinding *u, struct known *k, int fd, bool copy)
-{
-	const struct binaries_budget *b = binaries_budget__in_force();
-	int64_t start = clock__thread_cpu_ns();
-	struct elf_limits limits = {
-		.max_sections = b->sections,
-		.max_symbols = b->symbols,
-		.bytes_left = b->bytes,
-		.deadline = clock_budget__from_now(b->per_binary_ns),
-	};
-
-	if (fd < 0 || u->spent_ns >= WORKER_BUDGET_NS)
-		goto out;
-	/* The build id and segments: whether it has symbols is the reading's question. */
-	if (elf_facts__read_identity(copy ? NULL : u->facts, fd, &limits, &k->info) != 0 ||
-	    !k->info.build_id[0])
-		goto out;
-	k->ok = true;
-	if (!u->owns_maps && unwind_maps__loaded(u->maps, k->info.build_id)) {
-		k->in_maps = true;
-		u->stats.cached++;
-		goto out;
-	}
-	known__table(u, k, fd);
-out:
-	u->stats.binaries++;
-	if (k->table || k->in_maps)
-		u->stats.tables++;
-	else
-		u->stats.not_read++;
-	u->spent_ns += clock__thread_cpu_ns() - start;
-}
-
-/* k's table: from the cache, else built from fd within the caps (and cached). */
-static void known__table(struct unwinding *u, struct known *k, int fd)
-{
-	enum unwind_not_read why = UNWIND_READ;
-	struct unwind_caps caps;
-	int err;
-
-	unwind_caps__default(&caps);
-	caps.max_ms = TABLE_MAX_MS;
-	if (u->cache_dir) {
-		struct unwind_table *cached = NULL;
-
-		if (unwind_table__load(u->cache_dir, k->info.build_id, &cached) == 0) {
-			k->table = cached;
-			u->stats.cached++;
-			return;
-		}
-		err = unwind_table__get(u->cache_dir, k->info.build_id, fd, &caps, &k->table,
-					&why);
-	} else {
-		err = unwind_table__build(fd, &caps, &k->table, &why);
-	}
-	if (err)
-		k->table = NULL;
-}
-
-static struct known *unwinding__get(struct unwinding *u, const struct unwinding_mapping *m)
-{
-	struct known *k = unwinding__find(u, m->dev, m->ino);
-
-	if (k)
-		return k;
-	if (u->nknown == u->cap_known) {
-		size_t cap = u->cap_known ? u->cap_known * 2 : 64;
-		struct known *grown = realloc(u->known, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		u->known = grown;
-		u->cap_known = cap;
-	}
-	k = &u->known[u->nknown++];
-	memset(k, 0, sizeof(*k));
-	k->dev = m->dev;
-	k->ino = m->ino;
-	known__read(u, k, m->fd, m->copy);
-	return k;
 }
 
 /*

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The unwind worker's state (struct unwinding), shared by unwinding.c (the queue, the
+ * batches, loading each process) and unwinding_binaries.c (each binary it looks at: its
+ * build id, its table).
+ */
+#ifndef SLIDEOPS_CAPTURE_UNWINDING_INTERNAL_H
+#define SLIDEOPS_CAPTURE_UNWINDING_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "capture/unwinding.h"
+#include "elf/elf_file.h"
+
+/* The worker's time for reading binaries and building tables, per capture. */
+#define WORKER_BUDGET_NS (10ull * 1000000000ull)
+/* Per binary: the engine's caps (binaries.h), and a table's own. */
+#define TABLE_MAX_MS 1000
+
+struct job {
+	struct job *next;
+	int pid;
+	bool remove;
+	bool runtimes_done; /* its interpreters and JVM were looked for */
+	size_t n;
+	struct unwinding_mapping maps[]; /* n */
+};
+
+/* A binary the worker has looked at, by file identity. */
+struct known {
+	dev_t dev;
+	uint64_t ino;
+	bool ok;                 /* info was read */
+	struct elf_info info;
+	struct unwind_table *table; /* NULL: frame pointers, unless in_maps */
+	/* Its table is in the maps already (a resident profiler's, loaded by an earlier
+	 * capture): not read again while it stays there. */
+	bool in_maps;
+};
+
+struct unwinding {
+	pthread_t thread;
+	bool started, stopped;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct job *head, **tail; /* under lock */
+	atomic_bool stop;         /* set under lock; read without it between binaries */
+	bool busy;                /* under lock: the worker runs a batch */
+	pthread_cond_t idle;      /* the queue is empty and no batch runs */
+	atomic_uint_fast32_t jobs_in, jobs_out; /* queued, and done (loaded or dropped) */
+
+	/* The worker's own from here. */
+	char *cache_dir;
+	struct unwind_maps *maps;
+	bool owns_maps;           /* false: a resident profiler's (capture/profiler.h) */
+	struct known *known;
+	size_t nknown, cap_known;
+	uint64_t spent_ns;
+	struct unwinding_stats stats;
+	struct python_procs *python; /* set before any job (under lock), then the worker's */
+	struct jvm_procs *jvm;       /* the same for JVMs */
+	struct v8_procs *v8;         /* and for node processes */
+	struct elf_facts *facts;  /* a resident profiler's, or NULL; set before any job */
+};
+
+/* The binary of m (dev, ino), looked at now if it never was: NULL without memory. */
+struct known *unwinding__get(struct unwinding *u, const struct unwinding_mapping *m);
+/* The binary dev, ino if it was looked at; NULL otherwise. */
+struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t ino);
+/* k's table: from the cache, else built from fd within the caps (and cached). */
+void known__table(struct unwinding *u, struct known *k, int fd);
+
+#endif
