@@ -133,7 +133,8 @@ static void capture_session__debug_unwinding(const struct capture_session *s)
 		      (unsigned long long)(st.load_ns / 1000000),
 		      (unsigned long long)(st.maps.used >> 10),
 		      (unsigned long long)(st.maps.budget >> 10), st.maps.evictions,
-		      st.maps.over_budget);
+		      st.maps.over_budget, (unsigned long long)(st.wait_max_ns / 1000000),
+		      (unsigned long long)(st.waited ? st.wait_total_ns / st.waited / 1000000 : 0));
 }
 
 int capture_session__end(struct capture_session *s)

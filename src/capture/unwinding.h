@@ -45,6 +45,10 @@ struct unwinding_stats {
 	uint32_t processes;      /* processes whose mappings were loaded */
 	uint64_t build_ns;       /* the worker's time spent reading and building */
 	uint64_t load_ns;        /* its time spent writing the BPF maps */
+	/* How long processes waited from being queued to having their tables in (those
+	 * loaded): the longest, and all together; their stacks were frame pointers meanwhile. */
+	uint64_t wait_max_ns, wait_total_ns;
+	uint32_t waited;         /* processes counted in wait_total_ns */
 	struct unwind_maps_stats maps;
 };
 

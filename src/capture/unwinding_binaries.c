@@ -6,6 +6,7 @@
  * within the caps and cached; a resident profiler's tables already in the maps are not
  * read again. The worker's whole time for this is capped (WORKER_BUDGET_NS).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,12 +16,51 @@
 #include "elf/elf_reader.h"
 #include "util/clock.h"
 
+static size_t known__slot(dev_t dev, uint64_t ino, size_t cap)
+{
+	uint64_t h = (ino ^ ((uint64_t)dev << 32) ^ (uint64_t)dev) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
 struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t ino)
 {
-	for (size_t i = 0; i < u->nknown; i++)
-		if (u->known[i].dev == dev && u->known[i].ino == ino)
-			return &u->known[i];
-	return NULL;
+	if (!u->index_cap)
+		return NULL;
+	for (size_t i = known__slot(dev, ino, u->index_cap);; i = (i + 1) & (u->index_cap - 1)) {
+		uint32_t at = u->index[i];
+
+		if (!at)
+			return NULL;
+		if (u->known[at - 1].dev == dev && u->known[at - 1].ino == ino)
+			return &u->known[at - 1];
+	}
+}
+
+/* Room in the index for one more binary: -ENOMEM or 0. */
+static int unwinding__index_reserve(struct unwinding *u)
+{
+	size_t cap = u->index_cap ? u->index_cap : 128;
+	uint32_t *index;
+
+	while ((u->nknown + 1) * 2 > cap)
+		cap *= 2;
+	if (cap == u->index_cap)
+		return 0;
+	index = calloc(cap, sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	for (size_t k = 0; k < u->nknown; k++) {
+		size_t i = known__slot(u->known[k].dev, u->known[k].ino, cap);
+
+		while (index[i])
+			i = (i + 1) & (cap - 1);
+		index[i] = (uint32_t)k + 1;
+	}
+	free(u->index);
+	u->index = index;
+	u->index_cap = cap;
+	return 0;
 }
 
 /* Reads fd's build id and gets its table, within the caps. The outcome is kept either
@@ -91,6 +131,8 @@ struct known *unwinding__get(struct unwinding *u, const struct unwinding_mapping
 
 	if (k)
 		return k;
+	if (unwinding__index_reserve(u))
+		return NULL;
 	if (u->nknown == u->cap_known) {
 		size_t cap = u->cap_known ? u->cap_known * 2 : 64;
 		struct known *grown = realloc(u->known, cap * sizeof(*grown));
@@ -100,10 +142,17 @@ struct known *unwinding__get(struct unwinding *u, const struct unwinding_mapping
 		u->known = grown;
 		u->cap_known = cap;
 	}
-	k = &u->known[u->nknown++];
+	k = &u->known[u->nknown];
 	memset(k, 0, sizeof(*k));
 	k->dev = m->dev;
 	k->ino = m->ino;
+	{
+		size_t i = known__slot(m->dev, m->ino, u->index_cap);
+
+		while (u->index[i])
+			i = (i + 1) & (u->index_cap - 1);
+		u->index[i] = (uint32_t)++u->nknown;
+	}
 	known__read(u, k, m->fd, m->copy);
 	return k;
 }

@@ -27,6 +27,7 @@ struct job {
 	int pid;
 	bool remove;
 	bool runtimes_done; /* its interpreters and JVM were looked for */
+	int64_t queued_ns;  /* when the sampling side queued it (CLOCK_MONOTONIC) */
 	size_t n;
 	struct unwinding_mapping maps[]; /* n */
 };
@@ -60,6 +61,10 @@ struct unwinding {
 	bool owns_maps;           /* false: a resident profiler's (capture/profiler.h) */
 	struct known *known;
 	size_t nknown, cap_known;
+	/* known by (dev, ino): open addressing, each slot an index into known + 1 (0: empty),
+	 * at most half full. */
+	uint32_t *index;
+	size_t index_cap;
 	uint64_t spent_ns;
 	struct unwinding_stats stats;
 	struct python_procs *python; /* set before any job (under lock), then the worker's */

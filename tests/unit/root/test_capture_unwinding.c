@@ -3,8 +3,9 @@
  * The capture's unwind worker (src/capture/unwinding.c) on real BPF maps, with this test's
  * own process as the sampled one: its executable mappings queued, tables built and
  * cached by build id, the process's mappings in the map the walker reads, a second worker
- * reading the cache instead of building, and a removal that empties the entry. Needs
- * root (BPF maps); skipped otherwise.
+ * reading the cache instead of building, and a removal that empties the entry; and the
+ * order it serves processes in (the one needing the fewest binaries now, newcomers joining
+ * a batch under way). Needs root (BPF maps); skipped otherwise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -184,11 +185,149 @@ static void test_stop_with_work_queued(void **state)
 	unwinding__free(NULL);
 }
 
+/* libc's executable mapping in this process: its path, and where it is. */
+static bool own_libc(char *path, size_t size, struct unwinding_mapping *m)
+{
+	char line[512], file[256], perms[8];
+	FILE *f = fopen("/proc/self/maps", "re");
+	bool found = false;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %255s", &start, &end, perms, &off,
+			   &maj, &min, &ino, file) < 8 || perms[2] != 'x' || !strstr(file, "/libc.so"))
+			continue;
+		snprintf(path, size, "%s", file);
+		*m = (struct unwinding_mapping){ .start = start, .end = end, .offset = off, .fd = -1 };
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Copy i of libc (a file of its own: read, and its table built, on its own). */
+static struct unwinding_mapping libc_copy(struct env *e, const struct unwinding_mapping *libc,
+					  int i, uint64_t shift)
+{
+	char name[32];
+	struct unwinding_mapping m = *libc;
+	struct stat st;
+
+	snprintf(name, sizeof(name), "libc%d.so", i);
+	m.fd = open(fixture__path(e->fx, name), O_RDONLY | O_CLOEXEC);
+	assert_true(m.fd >= 0);
+	assert_int_equal(fstat(m.fd, &st), 0);
+	m.dev = st.st_dev;
+	m.ino = st.st_ino;
+	m.start += shift;
+	m.end += shift;
+	return m;
+}
+
+/*
+ * A process whose binaries others' reads bring goes before those that still need their
+ * own: N processes each map a copy of libc of their own (tables built, no cache); one
+ * more, queued last, maps copies 0 and 1. Counted once, when they came, it needed more
+ * than any (2) and would wait for all N; counted again after each read, it needs nothing
+ * once the first two are read. Seen from outside: when its entry appears, some of the N
+ * are still without theirs.
+ */
+#define COPIES 32
+static void test_served_by_what_it_still_needs(void **state)
+{
+	struct env *e = *state;
+	struct unwinding_mapping libc = { .fd = -1 }, copies[COPIES], late[2];
+	uint32_t late_pid = 310000, loaded = 0;
+	struct unwind_proc proc;
+	char path[256];
+	struct unwinding *u;
+	bool seen = false;
+
+	assert_true(own_libc(path, sizeof(path), &libc));
+	assert_int_equal(fixture__sh(e->fx, "for i in $(seq 0 %d); do cp '%s' libc$i.so; done",
+				     COPIES - 1, path), 0);
+	for (int i = 0; i < COPIES; i++)
+		copies[i] = libc_copy(e, &libc, i, 0);
+	late[0] = copies[0];
+	late[1] = copies[1];
+	late[1].start += 1ull << 32;
+	late[1].end += 1ull << 32;
+	u = unwinding__new(&e->plan, e->rows, e->tables, e->procs, NULL);
+	assert_non_null(u);
+	for (int i = 0; i < COPIES; i++)
+		assert_int_equal(unwinding__add_process(u, 300000 + i, &copies[i], 1), 0);
+	assert_int_equal(unwinding__add_process(u, (int)late_pid, late, 2), 0);
+	for (int i = 0; i < 20000 && !seen; i++) {
+		seen = bpf_map_lookup_elem(e->procs, &late_pid, &proc) == 0;
+		if (!seen)
+			usleep(500);
+	}
+	unwinding__stop(u);
+	assert_true(seen);
+	assert_int_equal(proc.n, 2);
+	for (uint32_t pid = 300000; pid < 300000 + COPIES; pid++)
+		loaded += bpf_map_lookup_elem(e->procs, &pid, &proc) == 0;
+	fprintf(stderr, "# the late process was in when %u of %d others were\n", loaded, COPIES);
+	assert_true(loaded < COPIES);
+	unwinding__free(u);
+	for (int i = 0; i < COPIES; i++)
+		close(copies[i].fd);
+}
+
+/*
+ * A process queued while a batch runs joins it between two processes' reads: N processes
+ * with a copy of libc each are under way when one more comes that maps copy 0, read
+ * already. Its entry appears while some of the N are still without theirs (it would
+ * have waited for the whole batch).
+ */
+static void test_newcomer_joins_the_batch(void **state)
+{
+	struct env *e = *state;
+	struct unwinding_mapping libc = { .fd = -1 }, copies[COPIES];
+	uint32_t first = 300000, newcomer = 310001, loaded = 0;
+	struct unwind_proc proc;
+	char path[256];
+	struct unwinding *u;
+	bool seen = false;
+
+	assert_true(own_libc(path, sizeof(path), &libc));
+	assert_int_equal(fixture__sh(e->fx, "for i in $(seq 0 %d); do cp '%s' libc$i.so; done",
+				     COPIES - 1, path), 0);
+	for (int i = 0; i < COPIES; i++)
+		copies[i] = libc_copy(e, &libc, i, 0);
+	u = unwinding__new(&e->plan, e->rows, e->tables, e->procs, NULL);
+	assert_non_null(u);
+	for (int i = 0; i < COPIES; i++)
+		assert_int_equal(unwinding__add_process(u, 300000 + i, &copies[i], 1), 0);
+	assert_true(wait_entry(e, first, true, &proc));
+	assert_int_equal(unwinding__add_process(u, (int)newcomer, &copies[0], 1), 0);
+	for (int i = 0; i < 20000 && !seen; i++) {
+		seen = bpf_map_lookup_elem(e->procs, &newcomer, &proc) == 0;
+		if (!seen)
+			usleep(500);
+	}
+	unwinding__stop(u);
+	assert_true(seen);
+	for (uint32_t pid = 300000; pid < 300000 + COPIES; pid++)
+		loaded += bpf_map_lookup_elem(e->procs, &pid, &proc) == 0;
+	fprintf(stderr, "# the newcomer was in when %u of %d others were\n", loaded, COPIES);
+	assert_true(loaded < COPIES);
+	unwinding__free(u);
+	for (int i = 0; i < COPIES; i++)
+		close(copies[i].fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_own_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_with_work_queued, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_served_by_what_it_still_needs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newcomer_joins_the_batch, setup, teardown),
 	};
 
 	if (geteuid() != 0) {
