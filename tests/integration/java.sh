@@ -4,7 +4,9 @@
 #   invoices   main() calls descend(40), which recurses down to computeTotals, a hot loop
 #              C2 compiles (kept out of line: inlined frames are not read yet), then
 #              auditOnce, a loop kept interpreted
-#   shortlived the same program, killed mid-capture
+#   shortlived the same program, started and killed mid-capture
+#   bridge     tests/workloads/com/acme/Bridge.java: Java calls C (bridge.c, through a
+#              native method) which calls Java back through JNI
 # and then a threads capture, in which invoices' Settlement thread waits in Thread.sleep.
 # The capture reads each JVM's layout through the kernel (never /proc/PID/mem), and each
 # Java frame of a sample is its method, with language Java: computeTotals under descend
@@ -32,24 +34,38 @@ start() {
 	start_in_cgroup "$cg" bash -c 'exec "$@" > "$0" 2>&1' "$WORK/$1.out" \
 		"$JAVA" "${flags[@]}" "$workloads/com/acme/Invoices.java"
 }
+# The round trip's C side, against this JDK's jni.h, without frame pointers.
+jdk=$(dirname "$(dirname "$(readlink -f "$JAVA")")")
+gcc -O2 -fomit-frame-pointer -fPIC -shared -I"$jdk/include" -I"$jdk/include/linux" \
+	-o "$WORK/libbridge.so" "$workloads/com/acme/bridge.c" || fail "cannot build bridge.c"
+bridge_cg=$(make_cgroup "system.slice/slideops-test-bridge.service")
+start_in_cgroup "$bridge_cg" bash -c 'exec "$@" > "$0" 2>&1' "$WORK/bridge.out" \
+	"$JAVA" "$workloads/com/acme/Bridge.java" "$WORK/libbridge.so" > /dev/null
 pid=$(start invoices)
-for _ in $(seq 1 300); do
-	grep -q ready "$WORK/invoices.out" 2>/dev/null && break
-	kill -0 "$pid" 2>/dev/null || fail "the JVM ended: $(cat "$WORK/invoices.out")"
-	sleep 0.1
+for out in invoices bridge; do
+	for _ in $(seq 1 300); do
+		grep -q ready "$WORK/$out.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$WORK/$out.out" || fail "the $out JVM was not ready within 30 s: $(cat "$WORK/$out.out")"
 done
-grep -q ready "$WORK/invoices.out" || fail "the JVM was not ready within 30 s"
 sleep 2 # computeTotals compiled by C2
 
-# The short-lived JVM: started with the capture, killed halfway through it.
-short=$(start shortlived)
-( sleep $((SECONDS_CAPTURE / 2 + 1)); kill -9 "$short" 2>/dev/null ) &
+# The short-lived JVM: started 2 s into the capture (sampling under way), killed 4 s later.
+(
+	sleep 2
+	short=$(start shortlived)
+	echo "$short" > "$WORK/shortlived.pid"
+	sleep 4
+	kill -9 "$short" 2>/dev/null
+) &
 killer=$!
 defer "kill $killer 2>/dev/null"
 
 SLIDEOPS_DEBUG=1 "$SLIDEOPS" capture cpu -d "$SECONDS_CAPTURE" --json > "$WORK/capture.json" \
 	2> "$WORK/capture.err" || fail "capture failed: $(cat "$WORK/capture.err")"
 wait "$killer" 2>/dev/null || true
+short=$(cat "$WORK/shortlived.pid" 2>/dev/null) || fail "the short-lived JVM did not start"
 kill -0 "$short" 2>/dev/null && fail "the short-lived JVM outlived the capture"
 doc="$WORK/capture.json"
 id=$(jq -r .id "$doc")
@@ -96,6 +112,19 @@ com.acme.Invoices.computeTotals | com.acme.Invoices.auditOnce) ;;
 esac
 echo "invoices: most of it in $top"
 
+# Java into C and back: settleBatch, called through JNI from the C that the native
+# method viaNative runs, holds the whole round trip in order, each side by name.
+B='com\.acme\.Bridge'
+n=$(stacks bridge | grep -F settleBatch | awk '{ s += $NF } END { print s + 0 }')
+[ "$n" -ge 50 ] || fail "bridge: only $n samples in settleBatch: $(stacks bridge | sort -t' ' -k2 -nr | cut -c1-300 | head -3)"
+share=$(stacks bridge | grep -F settleBatch | share_of "$B\.main;$B\.viaNative;Java_com_acme_Bridge_viaNative;bridge_call_back;jni_CallStaticLongMethod;([^;]+;)*JavaCalls::call_helper[^;]*;([^;]+;)*$B\.settleBatch( |;)")
+awk -v s="$share" 'BEGIN { exit !(s >= 0.9) }' ||
+	fail "bridge: the round trip in order in only $share of settleBatch's $n samples: $(stacks bridge | grep -F settleBatch | sed 's/.*JavaMain;//' | cut -c1-400 | head -2)"
+jq -e '[.functions[] | select((.name == "com.acme.Bridge.settleBatch" and .language == "Java") or
+	(.name == "bridge_call_back" and .language == "C/C++"))] | length == 2' "$doc" >/dev/null ||
+	fail "bridge: settleBatch is not Java or bridge_call_back not C: $(jq -c '[.functions[] | select(.name | test("Bridge|bridge"))]' "$doc")"
+echo "bridge: Java -> C -> Java in order in $share of settleBatch's $n samples"
+
 # What every thread is doing: the threads question walks each thread's stack from a task
 # iterator (another task's memory, not the current one's), Java frames by name there too.
 # Settlement waits in Thread.sleep (its native method's wrapper, a "native nmethod")
@@ -112,6 +141,15 @@ echo "$waiting" | has -E "(^|;)(clone3;)?start_thread;.*JavaCalls::call_helper[^
 	fail "threads: the waiting thread's Java frames are not named in order: $(echo "$waiting" | head -2)"
 echo "threads: Settlement.run;awaitSettlement;java.lang.Thread.sleep, whole"
 
-# The JVM killed mid-capture: its samples are there, the capture whole.
-[ -n "$(group shortlived)" ] || echo "shortlived: not sampled (its JVM was still starting)"
+# The JVM that started mid-capture and was killed in it: found when first sampled, its
+# Java frames named like the first one's (the source launcher compiling Invoices.java,
+# then Invoices itself), and the capture whole.
+[ -n "$(group shortlived)" ] || fail "shortlived: not sampled"
+main=$(stacks shortlived | grep -F ";JavaMain;" || true)
+n=$(awk '{ s += $NF } END { print s + 0 }' <<<"$main")
+[ "$n" -ge 20 ] || fail "shortlived: only $n samples of its main thread"
+named=$(share_of ";(com\.sun\.|com\.acme\.|java\.|jdk\.|sun\.)[^;]*\.[^;.]+( |;)" <<<"$main")
+awk -v s="$named" 'BEGIN { exit !(s >= 0.8) }' ||
+	fail "shortlived: Java methods named in only $named of its main thread's $n samples: $(grep -vE ';(com|java|jdk|sun)\.' <<<"$main" | cut -c1-300 | head -3)"
+echo "shortlived: started mid-capture, Java methods named in $named of its main thread's $n samples"
 echo "ok"
