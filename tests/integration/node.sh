@@ -5,7 +5,7 @@
 #               to computeTotals, a hot loop TurboFan compiles (node runs with
 #               --no-turbo-inlining, so that each call stays its own frame), then
 #               auditOnce, a loop V8 never optimises (the interpreter or baseline code)
-#   shortlived  the same program, killed mid-capture
+#   shortlived  the same program, started and killed mid-capture
 # The capture reads each node's layout from its binary (V8's v8dbg_ constants) and its
 # functions' names through the kernel (never /proc/PID/mem), and each JavaScript frame of
 # a sample is its function, with language JavaScript: computeTotals under the recursion
@@ -42,15 +42,22 @@ done
 grep -q ready "$WORK/ledger.out" || fail "node was not ready within 30 s"
 sleep 1 # computeTotals optimised
 
-# The short-lived node: started with the capture, killed halfway through it.
-short=$(start shortlived)
-( sleep $((SECONDS_CAPTURE / 2 + 1)); kill -9 "$short" 2>/dev/null ) &
+# The short-lived node: started 1.5 s into the capture (sampling under way), killed 3 s
+# later.
+(
+	sleep 1.5
+	short=$(start shortlived)
+	echo "$short" > "$WORK/shortlived.pid"
+	sleep 3
+	kill -9 "$short" 2>/dev/null
+) &
 killer=$!
 defer "kill $killer 2>/dev/null"
 
 SLIDEOPS_DEBUG=1 "$SLIDEOPS" capture cpu -d "$SECONDS_CAPTURE" --json > "$WORK/capture.json" \
 	2> "$WORK/capture.err" || fail "capture failed: $(cat "$WORK/capture.err")"
 wait "$killer" 2>/dev/null || true
+short=$(cat "$WORK/shortlived.pid" 2>/dev/null) || fail "the short-lived node did not start"
 kill -0 "$short" 2>/dev/null && fail "the short-lived node outlived the capture"
 doc="$WORK/capture.json"
 id=$(jq -r .id "$doc")
@@ -95,6 +102,15 @@ computeTotals | auditOnce) ;;
 esac
 echo "ledger: most of it in $top"
 
-# The node killed mid-capture: the capture whole.
-[ -n "$(group shortlived)" ] || echo "shortlived: not sampled (node was still starting)"
+# The node that started mid-capture and was killed in it: found when first sampled, its
+# functions named like the first one's, and the capture whole.
+[ -n "$(group shortlived)" ] || fail "shortlived: not sampled"
+n=$(stacks shortlived | grep -F "runLedger" | awk '{ s += $NF } END { print s + 0 }')
+all=$(stacks shortlived | awk '{ s += $NF } END { print s + 0 }')
+[ "$n" -ge 20 ] && awk -v n="$n" -v all="$all" 'BEGIN { exit !(n >= 0.5 * all) }' ||
+	fail "shortlived: only $n of its $all samples reach runLedger by name: $(stacks shortlived | grep -vF runLedger | sort -t' ' -k2 -nr | cut -c1-300 | head -3)"
+share=$(stacks shortlived | grep -F "runLedger" | share_of "(^|;)runLedger;(auditOnce|descendA)( |;)")
+awk -v s="$share" 'BEGIN { exit !(s >= 0.9) }' ||
+	fail "shortlived: its functions named in only $share of its $n samples under runLedger"
+echo "shortlived: started mid-capture, $n of its $all samples under runLedger, its callees named in $share"
 echo "ok"
