@@ -58,15 +58,17 @@ static void fuzz_v8(int fd, const struct mem *m)
 		[V8_SMI_SHIFT] = 31, [V8_HEAP_TAG] = 1, [V8_HEAP_TAG_MASK] = 3,
 		[V8_TAGGED_SIZE] = 8, [V8_MAP_INSTANCE_TYPE] = 12, [V8_JS_FUNCTION_TYPE] = 2058,
 		[V8_JS_FUNCTION_SHARED] = 24, [V8_SFI_NAME] = 16, [V8_SFI_SCRIPT] = 32,
-		[V8_SCRIPT_NAME] = 16, [V8_FIRST_NONSTRING_TYPE] = 128,
+		[V8_SCRIPT_NAME] = 16, [V8_SCRIPT_TYPE] = 167, [V8_FIRST_NONSTRING_TYPE] = 128,
 		[V8_STRING_REPR_MASK] = 7, [V8_STRING_ENC_MASK] = 8, [V8_CONS_STRING_TAG] = 1,
+		[V8_THIN_STRING_TAG] = 5, [V8_CONS_FIRST] = 16, [V8_CONS_SECOND] = 24,
+		[V8_THIN_ACTUAL] = 16,
 		[V8_ONE_BYTE_STRING_TAG] = 8, [V8_STRING_LENGTH] = 12,
 		[V8_SEQ_ONE_BYTE_CHARS] = 16, [V8_SEQ_TWO_BYTE_CHARS] = 16,
 		[V8_SCOPE_INFO_TYPE] = 251, [V8_SCOPE_INFO_NLOCALS] = 2,
 		[V8_SCOPE_INFO_FIRST_VARS] = 4,
 	};
 	struct v8_layout l;
-	char name[V8_MAX_NAME];
+	char name[V8_MAX_NAME], script[V8_MAX_SCRIPT];
 	uint64_t fn;
 
 	if (v8_layout__read(fd, &l, NULL) != 0) {
@@ -80,6 +82,8 @@ static void fuzz_v8(int fd, const struct mem *m)
 	memcpy(&fn, m->data, sizeof(fn));
 	if (v8_function__name(&l, mem_read, (void *)m, BASE + fn, name) == 0)
 		check(strlen(name) < V8_MAX_NAME);
+	if (v8_function__script(&l, mem_read, (void *)m, BASE + fn, script) == 0)
+		check(strlen(script) < V8_MAX_SCRIPT);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

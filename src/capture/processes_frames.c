@@ -226,6 +226,7 @@ static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid,
 	uint64_t h = hash_u64(hash_u64(0, k.method), tgid);
 	struct prof_location loc = { 0 };
 	char name[JVM_MAX_METHOD_NAME > V8_MAX_NAME ? JVM_MAX_METHOD_NAME : V8_MAX_NAME];
+	char script[V8_MAX_SCRIPT] = "";
 	int named;
 	struct java_method *m;
 	uint32_t id;
@@ -249,7 +250,9 @@ static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid,
 		named = ps->jvm ? jvm_procs__method_name(ps->jvm, (int)tgid, k.method, name) : -ENOENT;
 	} else {
 		ps->stats.javascript_functions++;
-		named = ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.method, name) : -ENOENT;
+		named = ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.method, name,
+							 script)
+			       : -ENOENT;
 	}
 	if (named != 0) {
 		if (java)
@@ -264,7 +267,10 @@ static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid,
 								JAVASCRIPT_FRAME, MAPPING_JIT,
 								LANGUAGE_JAVASCRIPT, "");
 		loc.function = profile__intern(ps->p, name);
-		if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX)
+		/* A JavaScript function's script is its file (no line yet). */
+		loc.file = script[0] ? profile__intern(ps->p, script) : 0;
+		if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX ||
+		    loc.file == UINT32_MAX)
 			return UINT32_MAX;
 	}
 	m = &ps->java_methods[ps->njava_methods];

@@ -330,7 +330,8 @@ void v8_procs__remove_process(struct v8_procs *vp, int pid)
 		bpf_map_delete_elem(vp->map_fd, &key);
 }
 
-int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf)
+int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf,
+			    char *script)
 {
 	struct jvm_memory_process mp = { NULL, pid };
 	struct v8_layout l;
@@ -338,6 +339,8 @@ int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf
 	int err;
 
 	buf[0] = '\0';
+	if (script)
+		script[0] = '\0';
 	pthread_mutex_lock(&vp->lock);
 	mp.m = vp->mem;
 	for (size_t i = 0; i < vp->nprocs; i++) {
@@ -358,6 +361,8 @@ int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf
 	}
 	if (!err && !buf[0])
 		snprintf(buf, V8_MAX_NAME, "%s", "(anonymous)");
+	if (!err && script && v8_function__script(&l, jvm_memory__read, &mp, fn, script) != 0)
+		script[0] = '\0';
 	return err;
 }
 

@@ -72,7 +72,8 @@ struct prof_location {
 	uint64_t address;   /* file-relative ELF virtual address; kernel: absolute */
 	uint32_t function;  /* string id of a name known at capture (kernel, interpreter
 			       frames, binaries without build id); 0 when looked up at read */
-	uint32_t file;      /* string id, interpreter frames only */
+	uint32_t file;      /* string id: interpreter frames' file, JavaScript functions'
+			       script; 0 elsewhere */
 	int64_t line;
 	int64_t start_line; /* interpreter frames: the function's first line (pprof's
 			       Function.start_line); 0 when not known */

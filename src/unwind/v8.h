@@ -40,12 +40,17 @@ enum v8_const {
 	V8_SFI_NAME,		 /* class_SharedFunctionInfo__name_or_scope_info__Object */
 	V8_SFI_SCRIPT,		 /* class_SharedFunctionInfo__script_or_debug_info__HeapObject */
 	V8_SCRIPT_NAME,		 /* class_Script__name__Object */
+	V8_SCRIPT_TYPE,		 /* type_Script__SCRIPT_TYPE */
 	/* Strings. */
 	V8_FIRST_NONSTRING_TYPE, /* FirstNonstringType */
 	V8_STRING_REPR_MASK,	 /* StringRepresentationMask */
 	V8_STRING_ENC_MASK,	 /* StringEncodingMask */
 	V8_SEQ_STRING_TAG,	 /* SeqStringTag */
 	V8_CONS_STRING_TAG,	 /* ConsStringTag */
+	V8_THIN_STRING_TAG,	 /* ThinStringTag */
+	V8_CONS_FIRST,		 /* class_ConsString__first__String */
+	V8_CONS_SECOND,		 /* class_ConsString__second__String */
+	V8_THIN_ACTUAL,		 /* class_ThinString__actual__String */
 	V8_ONE_BYTE_STRING_TAG,	 /* OneByteStringTag */
 	V8_STRING_LENGTH,	 /* class_String__length__int32_t */
 	V8_SEQ_ONE_BYTE_CHARS,	 /* class_SeqOneByteString__chars__char */
@@ -97,5 +102,18 @@ typedef int (*v8_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 #define V8_SCOPE_INFO_INLINED_LOCALS 75
 int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
 		      char *name);
+
+/* Longest script name kept, with its NUL; longer ones are cut. */
+#define V8_MAX_SCRIPT 256u
+
+/*
+ * The name of the script the JSFunction at fn was compiled from: its SharedFunctionInfo's
+ * script_or_debug_info, when that is a Script, and the Script's name, a String (a file's
+ * path for CommonJS, a file: URL for a module). 0 (script: at most V8_MAX_SCRIPT - 1
+ * bytes and a NUL; "" when the function has no script or the script no name, as V8's
+ * own builtins and eval'd code), -EINVAL (not a JSFunction), or the reader's error.
+ */
+int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+			char *script);
 
 #endif

@@ -35,11 +35,16 @@ static const char *const names[V8_CONST_COUNT] = {
 	[V8_SFI_NAME] = "class_SharedFunctionInfo__name_or_scope_info__Object",
 	[V8_SFI_SCRIPT] = "class_SharedFunctionInfo__script_or_debug_info__HeapObject",
 	[V8_SCRIPT_NAME] = "class_Script__name__Object",
+	[V8_SCRIPT_TYPE] = "type_Script__SCRIPT_TYPE",
 	[V8_FIRST_NONSTRING_TYPE] = "FirstNonstringType",
 	[V8_STRING_REPR_MASK] = "StringRepresentationMask",
 	[V8_STRING_ENC_MASK] = "StringEncodingMask",
 	[V8_SEQ_STRING_TAG] = "SeqStringTag",
 	[V8_CONS_STRING_TAG] = "ConsStringTag",
+	[V8_THIN_STRING_TAG] = "ThinStringTag",
+	[V8_CONS_FIRST] = "class_ConsString__first__String",
+	[V8_CONS_SECOND] = "class_ConsString__second__String",
+	[V8_THIN_ACTUAL] = "class_ThinString__actual__String",
 	[V8_ONE_BYTE_STRING_TAG] = "OneByteStringTag",
 	[V8_STRING_LENGTH] = "class_String__length__int32_t",
 	[V8_SEQ_ONE_BYTE_CHARS] = "class_SeqOneByteString__chars__char",
@@ -297,51 +302,134 @@ static int32_t smi_value(const struct heap *h, uint64_t v, bool *ok)
 	return *ok ? (int32_t)((int64_t)v >> shift) : 0;
 }
 
-/* A sequential String's characters into name: 0, 1 (not a sequential string), <0. */
-static int read_string(const struct heap *h, uint64_t s, char *name)
+/* Parts of a string followed at most (a cons of conses: a path built piece by piece). */
+#define STRING_MAX_PARTS 16
+
+struct string_out {
+	char *buf;
+	size_t size, len; /* len < size: the NUL's place kept */
+	int parts;
+};
+
+/*
+ * s's characters appended to out, up to its size: a sequential string's own; a cons
+ * string's first then second part; a thin string's actual one. 0, 1 (not a string of
+ * those kinds, or past STRING_MAX_PARTS), <0 (the reader's error, -EINVAL).
+ */
+static int string_append(const struct heap *h, uint64_t s, struct string_out *out)
 {
 	const struct v8_layout *l = h->l;
-	uint64_t tag = (uint64_t)(uint32_t)l->c[V8_HEAP_TAG];
+	uint64_t tag = (uint64_t)(uint32_t)l->c[V8_HEAP_TAG], part;
 	uint16_t type;
-	int32_t len;
-	bool one_byte;
+	int32_t len, repr;
+	size_t room;
 	int err;
 
-	if (!is_heap_object(h, s))
+	if (!is_heap_object(h, s) || ++out->parts > STRING_MAX_PARTS)
 		return 1;
 	err = instance_type(h, s, &type);
 	if (err)
 		return err;
-	if (type >= (uint32_t)l->c[V8_FIRST_NONSTRING_TYPE] ||
-	    (type & l->c[V8_STRING_REPR_MASK]) != l->c[V8_SEQ_STRING_TAG])
+	if (type >= (uint32_t)l->c[V8_FIRST_NONSTRING_TYPE])
 		return 1;
-	one_byte = (type & l->c[V8_STRING_ENC_MASK]) == l->c[V8_ONE_BYTE_STRING_TAG];
+	repr = type & l->c[V8_STRING_REPR_MASK];
+	if (repr == l->c[V8_THIN_STRING_TAG]) {
+		err = field(h, s, l->c[V8_THIN_ACTUAL], &part);
+		return err ? err : string_append(h, part, out);
+	}
+	if (repr == l->c[V8_CONS_STRING_TAG]) {
+		err = field(h, s, l->c[V8_CONS_FIRST], &part);
+		if (!err)
+			err = string_append(h, part, out);
+		if (!err)
+			err = field(h, s, l->c[V8_CONS_SECOND], &part);
+		return err ? err : string_append(h, part, out);
+	}
+	if (repr != l->c[V8_SEQ_STRING_TAG])
+		return 1;
 	err = h->read(h->ctx, s - tag + (uint64_t)(uint32_t)l->c[V8_STRING_LENGTH], &len,
 		      sizeof(len));
 	if (err)
 		return err;
 	if (len < 0)
 		return -EINVAL;
-	if ((uint32_t)len > V8_MAX_NAME - 1)
-		len = V8_MAX_NAME - 1;
-	if (one_byte) {
+	room = out->size - 1 - out->len;
+	if ((size_t)len > room)
+		len = (int32_t)room;
+	if ((type & l->c[V8_STRING_ENC_MASK]) == l->c[V8_ONE_BYTE_STRING_TAG]) {
 		err = h->read(h->ctx, s - tag + (uint64_t)(uint32_t)l->c[V8_SEQ_ONE_BYTE_CHARS],
-			      name, (size_t)len);
+			      out->buf + out->len, (size_t)len);
 	} else {
-		uint16_t wide[V8_MAX_NAME];
+		uint16_t wide[V8_MAX_SCRIPT > V8_MAX_NAME ? V8_MAX_SCRIPT : V8_MAX_NAME];
 
 		err = h->read(h->ctx, s - tag + (uint64_t)(uint32_t)l->c[V8_SEQ_TWO_BYTE_CHARS],
 			      wide, (size_t)len * 2);
 		for (int32_t i = 0; !err && i < len; i++)
-			name[i] = wide[i] < 0x80 ? (char)wide[i] : '?';
+			out->buf[out->len + (size_t)i] = wide[i] < 0x80 ? (char)wide[i] : '?';
 	}
 	if (err)
 		return err;
-	name[len] = '\0';
-	for (int32_t i = 0; i < len; i++)
+	out->len += (size_t)len;
+	return 0;
+}
+
+/* A String's characters into name (size bytes, its NUL included; size at most
+ * V8_MAX_SCRIPT): 0, 1 (not a string read here), <0. Control characters become '?'. */
+static int read_string(const struct heap *h, uint64_t s, char *name, size_t size)
+{
+	struct string_out out = { name, size, 0, 0 };
+	int err = string_append(h, s, &out);
+
+	name[err ? 0 : out.len] = '\0';
+	for (size_t i = 0; i < out.len && !err; i++)
 		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
 			name[i] = '?';
-	return 0;
+	return err;
+}
+
+/* The SharedFunctionInfo of the JSFunction fn: 0, -EINVAL (fn is not one), or the reader's
+ * error. */
+static int shared_of(const struct heap *h, uint64_t fn, uint64_t *shared)
+{
+	const struct v8_layout *l = h->l;
+	uint16_t type;
+	int err;
+
+	if (l->c[V8_TAGGED_SIZE] != 8)
+		return -EINVAL; /* pointer compression: not read yet */
+	err = instance_type(h, fn, &type);
+	if (err)
+		return err;
+	if (type != (uint32_t)l->c[V8_JS_FUNCTION_TYPE])
+		return -EINVAL;
+	return field(h, fn, l->c[V8_JS_FUNCTION_SHARED], shared);
+}
+
+int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+			char *script)
+{
+	struct heap h = { l, read, ctx };
+	uint64_t shared, s, n;
+	uint16_t type;
+	int err;
+
+	script[0] = '\0';
+	err = shared_of(&h, fn, &shared);
+	if (!err)
+		err = field(&h, shared, l->c[V8_SFI_SCRIPT], &s);
+	if (err)
+		return err;
+	/* undefined (a builtin), or a DebugInfo (a function being debugged): no script read */
+	if (!is_heap_object(&h, s) || instance_type(&h, s, &type) != 0 ||
+	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
+		return 0;
+	err = field(&h, s, l->c[V8_SCRIPT_NAME], &n);
+	if (err)
+		return err;
+	err = read_string(&h, n, script, V8_MAX_SCRIPT);
+	if (err > 0)
+		script[0] = '\0'; /* undefined, or a string not read: no name */
+	return err < 0 ? err : 0;
 }
 
 int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
@@ -355,19 +443,12 @@ int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uin
 	int err;
 
 	name[0] = '\0';
-	if (ts != 8)
-		return -EINVAL; /* pointer compression: not read yet */
-	err = instance_type(&h, fn, &type);
-	if (err)
-		return err;
-	if (type != (uint32_t)l->c[V8_JS_FUNCTION_TYPE])
-		return -EINVAL;
-	err = field(&h, fn, l->c[V8_JS_FUNCTION_SHARED], &shared);
+	err = shared_of(&h, fn, &shared);
 	if (!err)
 		err = field(&h, shared, l->c[V8_SFI_NAME], &n);
 	if (err)
 		return err;
-	err = read_string(&h, n, name);
+	err = read_string(&h, n, name, V8_MAX_NAME);
 	if (err <= 0)
 		return err;
 	/* not a String: the ScopeInfo of a compiled function */
@@ -390,7 +471,7 @@ int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uin
 		err = field(&h, n, ts * (1 + slot + i), &s);
 		if (err)
 			return err;
-		err = read_string(&h, s, name);
+		err = read_string(&h, s, name, V8_MAX_NAME);
 		if (err <= 0)
 			return err;
 	}

@@ -11,7 +11,8 @@
 # a sample is its function, with language JavaScript: computeTotals under the recursion
 # under runLedger, auditOnce under runLedger, node's own native frames (v8::Function::Call,
 # node::Start) below them; the group's answer is "most of it in" one of its loops, by
-# name. A node that exits mid-capture breaks nothing: the capture ends and saves.
+# name, and each function's file is its script. A node that starts mid-capture is named
+# too; one that exits mid-capture breaks nothing: the capture ends and saves.
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -101,6 +102,22 @@ computeTotals | auditOnce) ;;
 *) fail "ledger: most of it in '$top', not one of its JavaScript loops" ;;
 esac
 echo "ledger: most of it in $top"
+
+# Each function's script is its file in the pprof export (read by go tool pprof, as
+# pprof users would): computeTotals and runLedger come from invoices.js.
+if command -v go >/dev/null; then
+	"$SLIDEOPS" show "$id" --export pprof "$WORK/profile.pb.gz" >/dev/null ||
+		fail "no pprof export of $id"
+	go tool pprof -raw -symbolize=none "$WORK/profile.pb.gz" > "$WORK/raw" 2> "$WORK/raw.err" ||
+		fail "go tool pprof cannot read the export: $(cat "$WORK/raw.err")"
+	for f in computeTotals runLedger; do
+		grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $f $workloads/invoices\.js:" "$WORK/raw" ||
+			fail "$f's file is not invoices.js in the pprof export: $(grep -E " $f " "$WORK/raw" | head -2)"
+	done
+	echo "ledger: computeTotals and runLedger in $workloads/invoices.js"
+else
+	echo "skipped: the functions' scripts (no go tool pprof to read the pprof export)"
+fi
 
 # The node that started mid-capture and was killed in it: found when first sampled, its
 # functions named like the first one's, and the capture whole.

@@ -4,8 +4,8 @@
  * /usr/bin/node, Node 20 (Debian). Without it the real-binary test skips and says so.
  * A binary without v8dbg_ symbols is not V8; a file that is not ELF is refused. Then a
  * real node blocked in computeTotals < descendA < descendB: every word of its main
- * thread's stack is tried as a JSFunction and named through /proc/PID/mem of this test's
- * own child (the stand-in here for the capture's page reader, as in test_jvm_real.c).
+ * thread's stack is tried as a JSFunction and named (computeTotals' script too: the file
+ * node ran) through /proc/PID/mem of this test's own child (the stand-in here for the capture's page reader, as in test_jvm_real.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -185,6 +185,7 @@ static void test_real_functions(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		dup2(in[0], 0);
+		close(in[1]); /* this test gone, node reads EOF and ends */
 		execl(NODE, "node", file, (char *)NULL);
 		_exit(127);
 	}
@@ -209,8 +210,14 @@ static void test_real_functions(void **state)
 			continue;
 		functions++;
 		named += name[0] != '\0';
-		if (!hot && strcmp(name, "computeTotals") == 0)
+		if (!hot && strcmp(name, "computeTotals") == 0) {
+			char script_name[V8_MAX_SCRIPT];
+
 			hot = at;
+			/* its script: the file node ran */
+			assert_int_equal(v8_function__script(&l, mem_read, &mem, w, script_name), 0);
+			assert_string_equal(script_name, file);
+		}
 		if (!a && strcmp(name, "descendA") == 0)
 			a = at;
 		if (!b && strcmp(name, "descendB") == 0)
@@ -256,6 +263,15 @@ static void test_lies(void **state)
 	node20_layout(&l, NULL);
 	assert_int_equal(v8_function__name(&l, fail_read, NULL, 0x1001, name), -EFAULT);
 	assert_string_equal(name, "");
+	{
+		char script_name[V8_MAX_SCRIPT] = "x";
+
+		assert_int_equal(v8_function__script(&l, fail_read, NULL, 0x1001, script_name),
+				 -EFAULT);
+		assert_string_equal(script_name, "");
+		assert_int_equal(v8_function__script(&l, zero_read, NULL, 0x1001, script_name),
+				 -EINVAL);
+	}
 	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1000, name), -EINVAL); /* a Smi */
 	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL); /* map 0 */
 	l.c[V8_TAGGED_SIZE] = 4;
