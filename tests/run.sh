@@ -187,7 +187,7 @@ if want fuzz; then
 		# memory in quarantine, and libFuzzer its corpus (CI saw 256 MB passed).
 		malloc=2048
 		[ "$(basename "$target")" = fuzz_pprof ] && malloc=256
-		if "$target" -max_total_time="${FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
+		if "$target" -max_total_time="${FUZZ_SECONDS:-20}" -rss_limit_mb=2048 \
 			-malloc_limit_mb=$malloc \
 			-artifact_prefix="$log_dir/" "$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} \
 			>"$out" 2>&1; then
