@@ -206,9 +206,9 @@ static void unwinding__done(struct unwinding *u, const struct job *j)
 	atomic_fetch_add(&u->jobs_out, 1);
 }
 
-/* Past this many processes waiting for binaries, a batch orders them once, by what they
- * needed when they came, instead of after every binary read (whose cost is all of
- * theirs' mappings each time). */
+/* Past this many processes waiting for binaries, a batch orders them by what they needed
+ * when they came, instead of counting again before each process's reads (a count looks
+ * up every mapping of every waiting process). */
 #define BATCH_REORDER_MAX 512
 
 /* The processes of a batch still waiting for binaries never read, in the order they
