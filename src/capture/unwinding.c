@@ -89,6 +89,27 @@ static void unwinding__runtime_jobs(struct unwinding *u, struct job *list)
 	}
 }
 
+/* The queue, taken whole (u->lock held): the jobs in the order they came. */
+static struct job *unwinding__take_queue_locked(struct unwinding *u)
+{
+	struct job *list = u->head;
+
+	u->head = NULL;
+	u->tail = &u->head;
+	return list;
+}
+
+/* The same, taking the lock. */
+static struct job *unwinding__take_queue(struct unwinding *u)
+{
+	struct job *list;
+
+	pthread_mutex_lock(&u->lock);
+	list = unwinding__take_queue_locked(u);
+	pthread_mutex_unlock(&u->lock);
+	return list;
+}
+
 /*
  * The interpreters of the processes queued since the batch began: a millisecond or so
  * each, looked for between the binaries a batch reads (up to seconds each), so that a
@@ -102,11 +123,7 @@ static void unwinding__run_runtimes(struct unwinding *u)
 
 	if (!u->python && !u->jvm && !u->v8)
 		return;
-	pthread_mutex_lock(&u->lock);
-	list = u->head;
-	u->head = NULL;
-	u->tail = &u->head;
-	pthread_mutex_unlock(&u->lock);
+	list = unwinding__take_queue(u);
 	if (!list)
 		return;
 	unwinding__runtime_jobs(u, list);
@@ -344,11 +361,7 @@ static void unwinding__run_batch(struct unwinding *u, struct job *list)
 	while (b.n && !atomic_load_explicit(&u->stop, memory_order_relaxed)) {
 		struct job *j;
 
-		pthread_mutex_lock(&u->lock);
-		list = u->head;
-		u->head = NULL;
-		u->tail = &u->head;
-		pthread_mutex_unlock(&u->lock);
+		list = unwinding__take_queue(u);
 		if (list)
 			batch__take(u, &b, list);
 		if (!b.n)
@@ -386,9 +399,7 @@ static void *unwinding__worker(void *arg)
 		if (u->stop)
 			break;
 		u->busy = true;
-		batch = u->head;
-		u->head = NULL;
-		u->tail = &u->head;
+		batch = unwinding__take_queue_locked(u);
 		pthread_mutex_unlock(&u->lock);
 		unwinding__run_batch(u, batch);
 		pthread_mutex_lock(&u->lock);
