@@ -103,15 +103,16 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Waits (the worker is asynchronous) until pid's entry is there, or gone. */
+/* Waits (the worker is asynchronous) until pid's entry is there, or gone: up to 10 s,
+ * looking every millisecond (the order tests see when an entry comes). */
 static bool wait_entry(struct env *e, uint32_t pid, bool present, struct unwind_proc *out)
 {
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < 10000; i++) {
 		bool there = bpf_map_lookup_elem(e->procs, &pid, out) == 0;
 
 		if (there == present)
 			return true;
-		usleep(20000);
+		usleep(1000);
 	}
 	return false;
 }
@@ -211,7 +212,7 @@ static bool own_libc(char *path, size_t size, struct unwinding_mapping *m)
 
 /* Copy i of libc (a file of its own: read, and its table built, on its own). */
 static struct unwinding_mapping libc_copy(struct env *e, const struct unwinding_mapping *libc,
-					  int i, uint64_t shift)
+					  int i)
 {
 	char name[32];
 	struct unwinding_mapping m = *libc;
@@ -223,9 +224,45 @@ static struct unwinding_mapping libc_copy(struct env *e, const struct unwinding_
 	assert_int_equal(fstat(m.fd, &st), 0);
 	m.dev = st.st_dev;
 	m.ino = st.st_ino;
-	m.start += shift;
-	m.end += shift;
 	return m;
+}
+
+#define COPIES 32
+/* COPIES copies of libc, each mapped where this process maps libc, opened. */
+static void libc_copies(struct env *e, struct unwinding_mapping *copies)
+{
+	struct unwinding_mapping libc = { .fd = -1 };
+	char path[256];
+
+	assert_true(own_libc(path, sizeof(path), &libc));
+	assert_int_equal(fixture__sh(e->fx, "for i in $(seq 0 %d); do cp '%s' libc$i.so; done",
+				     COPIES - 1, path), 0);
+	for (int i = 0; i < COPIES; i++)
+		copies[i] = libc_copy(e, &libc, i);
+}
+
+/* Queues the processes 300000 + i, each mapping copies[i]. */
+static void queue_copies(struct unwinding *u, const struct unwinding_mapping *copies)
+{
+	for (int i = 0; i < COPIES; i++)
+		assert_int_equal(unwinding__add_process(u, 300000 + i, &copies[i], 1), 0);
+}
+
+/* How many of those processes have their entry. */
+static uint32_t copies_loaded(struct env *e)
+{
+	struct unwind_proc proc;
+	uint32_t loaded = 0;
+
+	for (uint32_t pid = 300000; pid < 300000 + COPIES; pid++)
+		loaded += bpf_map_lookup_elem(e->procs, &pid, &proc) == 0;
+	return loaded;
+}
+
+static void close_copies(struct unwinding_mapping *copies)
+{
+	for (int i = 0; i < COPIES; i++)
+		close(copies[i].fd);
 }
 
 /*
@@ -236,46 +273,33 @@ static struct unwinding_mapping libc_copy(struct env *e, const struct unwinding_
  * once the first two are read. Seen from outside: when its entry appears, some of the N
  * are still without theirs.
  */
-#define COPIES 32
 static void test_served_by_what_it_still_needs(void **state)
 {
 	struct env *e = *state;
-	struct unwinding_mapping libc = { .fd = -1 }, copies[COPIES], late[2];
-	uint32_t late_pid = 310000, loaded = 0;
+	struct unwinding_mapping copies[COPIES], late[2];
+	uint32_t late_pid = 310000, loaded;
 	struct unwind_proc proc;
-	char path[256];
 	struct unwinding *u;
-	bool seen = false;
+	bool seen;
 
-	assert_true(own_libc(path, sizeof(path), &libc));
-	assert_int_equal(fixture__sh(e->fx, "for i in $(seq 0 %d); do cp '%s' libc$i.so; done",
-				     COPIES - 1, path), 0);
-	for (int i = 0; i < COPIES; i++)
-		copies[i] = libc_copy(e, &libc, i, 0);
+	libc_copies(e, copies);
 	late[0] = copies[0];
 	late[1] = copies[1];
 	late[1].start += 1ull << 32;
 	late[1].end += 1ull << 32;
 	u = unwinding__new(&e->plan, e->rows, e->tables, e->procs, NULL);
 	assert_non_null(u);
-	for (int i = 0; i < COPIES; i++)
-		assert_int_equal(unwinding__add_process(u, 300000 + i, &copies[i], 1), 0);
+	queue_copies(u, copies);
 	assert_int_equal(unwinding__add_process(u, (int)late_pid, late, 2), 0);
-	for (int i = 0; i < 20000 && !seen; i++) {
-		seen = bpf_map_lookup_elem(e->procs, &late_pid, &proc) == 0;
-		if (!seen)
-			usleep(500);
-	}
+	seen = wait_entry(e, late_pid, true, &proc);
 	unwinding__stop(u);
 	assert_true(seen);
 	assert_int_equal(proc.n, 2);
-	for (uint32_t pid = 300000; pid < 300000 + COPIES; pid++)
-		loaded += bpf_map_lookup_elem(e->procs, &pid, &proc) == 0;
+	loaded = copies_loaded(e);
 	fprintf(stderr, "# the late process was in when %u of %d others were\n", loaded, COPIES);
 	assert_true(loaded < COPIES);
 	unwinding__free(u);
-	for (int i = 0; i < COPIES; i++)
-		close(copies[i].fd);
+	close_copies(copies);
 }
 
 /*
@@ -287,38 +311,26 @@ static void test_served_by_what_it_still_needs(void **state)
 static void test_newcomer_joins_the_batch(void **state)
 {
 	struct env *e = *state;
-	struct unwinding_mapping libc = { .fd = -1 }, copies[COPIES];
-	uint32_t first = 300000, newcomer = 310001, loaded = 0;
+	struct unwinding_mapping copies[COPIES];
+	uint32_t newcomer = 310001, loaded;
 	struct unwind_proc proc;
-	char path[256];
 	struct unwinding *u;
-	bool seen = false;
+	bool seen;
 
-	assert_true(own_libc(path, sizeof(path), &libc));
-	assert_int_equal(fixture__sh(e->fx, "for i in $(seq 0 %d); do cp '%s' libc$i.so; done",
-				     COPIES - 1, path), 0);
-	for (int i = 0; i < COPIES; i++)
-		copies[i] = libc_copy(e, &libc, i, 0);
+	libc_copies(e, copies);
 	u = unwinding__new(&e->plan, e->rows, e->tables, e->procs, NULL);
 	assert_non_null(u);
-	for (int i = 0; i < COPIES; i++)
-		assert_int_equal(unwinding__add_process(u, 300000 + i, &copies[i], 1), 0);
-	assert_true(wait_entry(e, first, true, &proc));
+	queue_copies(u, copies);
+	assert_true(wait_entry(e, 300000, true, &proc));
 	assert_int_equal(unwinding__add_process(u, (int)newcomer, &copies[0], 1), 0);
-	for (int i = 0; i < 20000 && !seen; i++) {
-		seen = bpf_map_lookup_elem(e->procs, &newcomer, &proc) == 0;
-		if (!seen)
-			usleep(500);
-	}
+	seen = wait_entry(e, newcomer, true, &proc);
 	unwinding__stop(u);
 	assert_true(seen);
-	for (uint32_t pid = 300000; pid < 300000 + COPIES; pid++)
-		loaded += bpf_map_lookup_elem(e->procs, &pid, &proc) == 0;
+	loaded = copies_loaded(e);
 	fprintf(stderr, "# the newcomer was in when %u of %d others were\n", loaded, COPIES);
 	assert_true(loaded < COPIES);
 	unwinding__free(u);
-	for (int i = 0; i < COPIES; i++)
-		close(copies[i].fd);
+	close_copies(copies);
 }
 
 int main(void)
