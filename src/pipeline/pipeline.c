@@ -21,6 +21,7 @@
 #include "symbols/lines.h"
 #include "symbols/symtab.h"
 #include "util/clock.h"
+#include "util/thread_priority.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 
@@ -332,9 +333,12 @@ int pipeline__run(const struct pipeline_options *opts, const struct pipeline_cal
 		  volatile sig_atomic_t *stop, struct pipeline_result *out)
 {
 	struct pipeline_options with_stop = *opts;
+	struct thread_priority before;
 	struct pipeline *pl;
 	int r = 0, err;
 
+	/* Before the session's threads start: they inherit it. Not permitted: as it was. */
+	thread_priority__raise(PIPELINE_NICE, &before);
 	/* A snapshot's preparation ends early on the same request. */
 	if (!with_stop.stop)
 		with_stop.stop = stop;
@@ -343,6 +347,7 @@ int pipeline__run(const struct pipeline_options *opts, const struct pipeline_cal
 	if (!pl) {
 		err = -errno;
 		progress(cb, PIPELINE_FAILED, 0, 0);
+		thread_priority__restore(&before);
 		return err;
 	}
 	while (r == 0) {
@@ -359,10 +364,12 @@ int pipeline__run(const struct pipeline_options *opts, const struct pipeline_cal
 	if (r < 0) {
 		pipeline__free(pl);
 		progress(cb, PIPELINE_FAILED, 0, 0);
+		thread_priority__restore(&before);
 		return r;
 	}
 	err = pipeline__finish(pl, out);
 	pipeline__free(pl);
+	thread_priority__restore(&before);
 	return err;
 }
 

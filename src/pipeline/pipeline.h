@@ -164,6 +164,16 @@ int pipeline_result__save(const struct pipeline_result *r, struct store *s,
  */
 int pipeline__check_workspace(struct store *s, const struct pipeline_callbacks *cb);
 
+/*
+ * A capture's thread runs at this nice value, from its start to its profile kept (and
+ * the threads it starts inherit it), when the process may raise itself (root, or
+ * CAP_SYS_NICE): about nine times a nice-0 thread's share of a busy CPU, so a capture of
+ * a machine whose every CPU is taken still ends on time, drains its ring buffer before
+ * it overflows, and keeps its profile, for its own few tenths of a second of CPU
+ * (docs/resilience.md, "A saturated machine"). Set back when the capture is done.
+ */
+#define PIPELINE_NICE -10
+
 /* What a capture into a workspace samples. */
 struct workspace_capture {
 	enum question question;

@@ -14,6 +14,7 @@
 #include "pipeline/pipeline.h"
 #include "proc/owner.h"
 #include "store/store.h"
+#include "util/thread_priority.h"
 
 /* The caller's error callback as where a message is reported. */
 static struct report reporter(const struct pipeline_callbacks *cb)
@@ -57,6 +58,7 @@ int pipeline__capture_workspace(struct store *s, const struct workspace_capture 
 		.has_symbols_ctx = s,
 	};
 	struct pipeline_progress failed = { .phase = PIPELINE_FAILED };
+	struct thread_priority before;
 	struct service *svc = NULL;
 	char cache_dir[PATH_MAX];
 	size_t nsvc = 0;
@@ -85,12 +87,16 @@ int pipeline__capture_workspace(struct store *s, const struct workspace_capture 
 	opts.cache_dir = cache_dir;
 	opts.profiler = wc->profiler;
 
+	/* Raised through the save too: a first capture into a workspace keeps every
+	 * binary's names, seconds of work a starved thread would stretch. */
+	thread_priority__raise(PIPELINE_NICE, &before);
 	err = pipeline__run(&opts, cb, stop, out);
 	if (!err) {
 		err = pipeline_result__save(out, s, cb, id);
 		if (err)
 			pipeline_result__release(out);
 	}
+	thread_priority__restore(&before);
 	/* Kept: a resident profiler need not read these names again (profiler.h). */
 	for (size_t i = 0; !err && wc->profiler && i < out->nsymbols; i++)
 		if (!out->symbols[i].from_symtab)

@@ -35,6 +35,12 @@ expect 202 POST /api/servers/local/capture -H 'Content-Type: application/json' \
 	-d '{"question": "cpu", "seconds": 3}'
 jq -e '.running and .phase == "sampling" and .question == "cpu" and .total == 3000' "$WORK/body" \
 	>/dev/null || fail "the capture started as $(cat "$WORK/body")"
+# While it samples, its thread runs ahead of the machine's nice-0 work (PIPELINE_NICE),
+# and only its: the threads that answer requests stay as they were.
+nices() { for t in /proc/"$SERVE_PID"/task/*/stat; do awk '{ print $19 }' "$t"; done 2>/dev/null | sort -n | uniq -c | tr -s ' \n' ' '; }
+seen=$(nices)
+grep -q -- ' -10 ' <<<" $seen" || fail "no thread of serve is raised to nice -10 while it captures: counts by nice: $seen"
+grep -q ' 0 ' <<<" $seen" || fail "every thread of serve was raised, the ones that answer requests too: $seen"
 # While it samples: other requests are answered, a second capture is refused by name.
 expect 200 GET /api/profiles
 expect 409 POST /api/servers/local/capture -d '{"question": "cpu", "seconds": 3}'
@@ -45,6 +51,9 @@ grep -q sampling "$WORK/phases" || fail "progress never said sampling: $(sort -u
 jq -e '.phase == "done" and (.profile_id | length) > 0 and .error == null' "$WORK/body" >/dev/null ||
 	fail "the capture ended as $(cat "$WORK/body")"
 id=$(jq -r .profile_id "$WORK/body")
+# Done: the capture's thread is set back (a capture job's thread may wait for the next).
+seen=$(nices)
+! grep -q -- ' -10 ' <<<" $seen" || fail "a thread of serve stays at nice -10 after its capture: $seen"
 expect 200 GET "/api/profiles/$id"
 # The spinning unit is among the groups (the machine is shared: others may be busier).
 jq -e '.question == "cpu" and .seconds == 3 and (.answer | length) > 0 and
