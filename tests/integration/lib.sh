@@ -73,7 +73,18 @@ start_pg() {
 	"$PG_TOOL" createdb "$PG" workspace || fail "cannot create the workspace database"
 	export PGPASSFILE="$PG/pgpass"
 }
-cg_kill() { local p; for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done; sleep 0.2; }
+# cg_kill DIR: kills every process of the cgroup and waits (up to 10 s) until it is empty,
+# so that the next test's cgroup of the same name starts empty: on a loaded machine a
+# process of 64 threads was seen still exiting 0.2 s after its SIGKILL.
+cg_kill() {
+	local p i
+	[ -w "$1/cgroup.kill" ] && echo 1 > "$1/cgroup.kill" 2>/dev/null
+	for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
+	for i in $(seq 200); do
+		[ -z "$(cat "$1/cgroup.procs" 2>/dev/null)" ] && return 0
+		sleep 0.05
+	done
+}
 
 # start_in_cgroup DIR CMD...: starts CMD with its pid already in DIR; prints the pid.
 start_in_cgroup() {
