@@ -5,7 +5,9 @@
  * first JVM_SYM_COUNT words are where the exported variables are (offsets into the
  * bytes); jvm_layout__read must return, within its bounds, either a refusal or a layout
  * whose offsets the frame walker can use. The same bytes as a file go to
- * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name;
+ * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name
+ * and jvm_method__source (its file and first line), the bytes themselves a compressed
+ * line number table;
  * a layout accepted is turned into the walker's record (jvm_proc__init). The same bytes
  * go to V8's readers too (fuzz_v8). Reads outside the bytes fail as a fault would.
  *
@@ -134,16 +136,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		l.method_const = 8, l.const_method_constants = 8, l.const_method_name = 34;
 		l.pool_holder = 24, l.pool_length = 60, l.pool_size = 72, l.klass_name = 24;
 		l.symbol_length = 4, l.symbol_body = 6;
+		l.pool_source_file = 54, l.const_method_size = 48, l.const_method_words = 24;
+		l.const_method_flags = 28, l.const_method_code_size = 32, l.has_line_table = 1;
 	}
 	if (size >= (JVM_SYM_COUNT + 1) * 8) {
 		char name[JVM_MAX_METHOD_NAME];
 		uint64_t method;
 
 		memcpy(&method, data + JVM_SYM_COUNT * 8, sizeof(method));
+		char file[JVM_MAX_SOURCE_FILE];
+		int32_t line;
+
 		if (jvm_method__name(&l, mem_read, &m, BASE + method, name) == 0)
 			check(strlen(name) <= 2 * JVM_MAX_SYMBOL + 1);
 		else
 			check(name[0] == '\0');
+		/* where it comes from: a file within its bound, a class file's line or none */
+		if (jvm_method__source(&l, mem_read, &m, BASE + method, file, &line) == 0)
+			check(strlen(file) < JVM_MAX_SOURCE_FILE && line >= 0 && line <= 0xffff);
+		else
+			check(file[0] == '\0' && line == 0);
+	}
+	/* the bytes as a compressed line number table */
+	{
+		int32_t first;
+
+		if (jvm_line_table__first(data, size, &first) == 0)
+			check(first > 0 && first <= 0xffff);
+		else
+			check(first == 0);
 	}
 	return 0;
 }
