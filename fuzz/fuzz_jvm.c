@@ -7,9 +7,9 @@
  * whose offsets the frame walker can use. The same bytes as a file go to
  * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name
  * and jvm_method__source (its file and first line), the bytes themselves a compressed
- * line number table;
- * a layout accepted is turned into the walker's record (jvm_proc__init). The same bytes
- * go to V8's readers too (fuzz_v8). Reads outside the bytes fail as a fault would.
+ * line number table; a layout accepted is turned into the walker's record
+ * (jvm_proc__init). The same bytes go to V8's readers too (fuzz_v8: a function's name,
+ * script and line). Reads outside the bytes fail as a fault would.
  *
  *   make build/fuzz/fuzz_jvm    (seeds: fuzz/make-jvm-seeds.sh, a made-up JVM's tables)
  *   build/fuzz/fuzz_jvm -max_total_time=60 build/fuzz/corpus build/fuzz/seeds/jvm
@@ -67,7 +67,9 @@ static void fuzz_v8(int fd, const struct mem *m)
 		[V8_ONE_BYTE_STRING_TAG] = 8, [V8_STRING_LENGTH] = 12,
 		[V8_SEQ_ONE_BYTE_CHARS] = 16, [V8_SEQ_TWO_BYTE_CHARS] = 16,
 		[V8_SCOPE_INFO_TYPE] = 251, [V8_SCOPE_INFO_NLOCALS] = 2,
-		[V8_SCOPE_INFO_FIRST_VARS] = 4,
+		[V8_SCOPE_INFO_FIRST_VARS] = 4, [V8_SCRIPT_SOURCE] = 8,
+		[V8_SCRIPT_LINE_ENDS] = 56, [V8_FIXED_ARRAY_TYPE] = 175,
+		[V8_FIXED_ARRAY_LENGTH] = 8, [V8_FIXED_ARRAY_DATA] = 16,
 	};
 	struct v8_layout l;
 	char name[V8_MAX_NAME], script[V8_MAX_SCRIPT];
@@ -76,6 +78,7 @@ static void fuzz_v8(int fd, const struct mem *m)
 	if (v8_layout__read(fd, &l, NULL) != 0) {
 		memset(&l, 0, sizeof(l));
 		memcpy(l.c, node20, sizeof(node20));
+		l.lines = true;
 	} else {
 		check(l.builtins_offset + l.builtins_size <= m->size);
 	}
@@ -86,6 +89,27 @@ static void fuzz_v8(int fd, const struct mem *m)
 		check(strlen(name) < V8_MAX_NAME);
 	if (v8_function__script(&l, mem_read, (void *)m, BASE + fn, script) == 0)
 		check(strlen(script) < V8_MAX_SCRIPT);
+	/* its line: where it starts, among its script's line ends (bounded, ascending) */
+	{
+		struct v8_line_ends ends;
+		uint64_t at_script;
+		int32_t start;
+
+		if (v8_function__start(&l, mem_read, (void *)m, BASE + fn, &at_script, &start) != 0) {
+			check(start == -1 && at_script == 0);
+			return;
+		}
+		check(start >= 0);
+		if (v8_script__line_ends(&l, mem_read, (void *)m, at_script, &ends) != 0) {
+			check(!ends.ends && !ends.n);
+			return;
+		}
+		check(ends.n <= V8_MAX_LINE_ENDS);
+		for (uint32_t i = 1; i < ends.n; i++)
+			check(ends.ends[i] > ends.ends[i - 1]);
+		check(v8_line_ends__line(&ends, start) <= (int32_t)ends.n + 1);
+		v8_line_ends__free(&ends);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
