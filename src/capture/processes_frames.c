@@ -253,7 +253,8 @@ static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid,
 				: -ENOENT;
 	} else {
 		ps->stats.javascript_functions++;
-		named = ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.method, name, file)
+		named = ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.method, name, file,
+							 &line)
 			       : -ENOENT;
 	}
 	if (named != 0) {
