@@ -5,9 +5,11 @@
  * first JVM_SYM_COUNT words are where the exported variables are (offsets into the
  * bytes); jvm_layout__read must return, within its bounds, either a refusal or a layout
  * whose offsets the frame walker can use. The same bytes as a file go to
- * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name;
- * a layout accepted is turned into the walker's record (jvm_proc__init). The same bytes
- * go to V8's readers too (fuzz_v8). Reads outside the bytes fail as a fault would.
+ * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name
+ * and jvm_method__source (its file and first line), the bytes themselves a compressed
+ * line number table; a layout accepted is turned into the walker's record
+ * (jvm_proc__init). The same bytes go to V8's readers too (fuzz_v8: a function's name,
+ * script and line). Reads outside the bytes fail as a fault would.
  *
  *   make build/fuzz/fuzz_jvm    (seeds: fuzz/make-jvm-seeds.sh, a made-up JVM's tables)
  *   build/fuzz/fuzz_jvm -max_total_time=60 build/fuzz/corpus build/fuzz/seeds/jvm
@@ -65,7 +67,9 @@ static void fuzz_v8(int fd, const struct mem *m)
 		[V8_ONE_BYTE_STRING_TAG] = 8, [V8_STRING_LENGTH] = 12,
 		[V8_SEQ_ONE_BYTE_CHARS] = 16, [V8_SEQ_TWO_BYTE_CHARS] = 16,
 		[V8_SCOPE_INFO_TYPE] = 251, [V8_SCOPE_INFO_NLOCALS] = 2,
-		[V8_SCOPE_INFO_FIRST_VARS] = 4,
+		[V8_SCOPE_INFO_FIRST_VARS] = 4, [V8_SCRIPT_SOURCE] = 8,
+		[V8_SCRIPT_LINE_ENDS] = 56, [V8_FIXED_ARRAY_TYPE] = 175,
+		[V8_FIXED_ARRAY_LENGTH] = 8, [V8_FIXED_ARRAY_DATA] = 16,
 	};
 	struct v8_layout l;
 	char name[V8_MAX_NAME], script[V8_MAX_SCRIPT];
@@ -74,6 +78,7 @@ static void fuzz_v8(int fd, const struct mem *m)
 	if (v8_layout__read(fd, &l, NULL) != 0) {
 		memset(&l, 0, sizeof(l));
 		memcpy(l.c, node20, sizeof(node20));
+		l.lines = true;
 	} else {
 		check(l.builtins_offset + l.builtins_size <= m->size);
 	}
@@ -84,6 +89,27 @@ static void fuzz_v8(int fd, const struct mem *m)
 		check(strlen(name) < V8_MAX_NAME);
 	if (v8_function__script(&l, mem_read, (void *)m, BASE + fn, script) == 0)
 		check(strlen(script) < V8_MAX_SCRIPT);
+	/* its line: where it starts, among its script's line ends (bounded, ascending) */
+	{
+		struct v8_line_ends ends;
+		uint64_t at_script;
+		int32_t start;
+
+		if (v8_function__start(&l, mem_read, (void *)m, BASE + fn, &at_script, &start) != 0) {
+			check(start == -1 && at_script == 0);
+			return;
+		}
+		check(start >= 0);
+		if (v8_script__line_ends(&l, mem_read, (void *)m, at_script, &ends) != 0) {
+			check(!ends.ends && !ends.n);
+			return;
+		}
+		check(ends.n <= V8_MAX_LINE_ENDS);
+		for (uint32_t i = 1; i < ends.n; i++)
+			check(ends.ends[i] > ends.ends[i - 1]);
+		check(v8_line_ends__line(&ends, start) <= (int32_t)ends.n + 1);
+		v8_line_ends__free(&ends);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -134,16 +160,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		l.method_const = 8, l.const_method_constants = 8, l.const_method_name = 34;
 		l.pool_holder = 24, l.pool_length = 60, l.pool_size = 72, l.klass_name = 24;
 		l.symbol_length = 4, l.symbol_body = 6;
+		l.pool_source_file = 54, l.const_method_size = 48, l.const_method_words = 24;
+		l.const_method_flags = 28, l.const_method_code_size = 32, l.has_line_table = 1;
 	}
 	if (size >= (JVM_SYM_COUNT + 1) * 8) {
 		char name[JVM_MAX_METHOD_NAME];
 		uint64_t method;
 
 		memcpy(&method, data + JVM_SYM_COUNT * 8, sizeof(method));
+		char file[JVM_MAX_SOURCE_FILE];
+		int32_t line;
+
 		if (jvm_method__name(&l, mem_read, &m, BASE + method, name) == 0)
 			check(strlen(name) <= 2 * JVM_MAX_SYMBOL + 1);
 		else
 			check(name[0] == '\0');
+		/* where it comes from: a file within its bound, a class file's line or none */
+		if (jvm_method__source(&l, mem_read, &m, BASE + method, file, &line) == 0)
+			check(strlen(file) < JVM_MAX_SOURCE_FILE && line >= 0 && line <= 0xffff);
+		else
+			check(file[0] == '\0' && line == 0);
+	}
+	/* the bytes as a compressed line number table */
+	{
+		int32_t first;
+
+		if (jvm_line_table__first(data, size, &first) == 0)
+			check(first > 0 && first <= 0xffff);
+		else
+			check(first == 0);
 	}
 	return 0;
 }

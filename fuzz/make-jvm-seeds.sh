@@ -35,21 +35,31 @@ fields = [("CodeCache", "_heaps", 1, 0, BASE + 0x10), ("CodeCache", "_low_bound"
           ("ConstMethod", "_name_index", 0, 34, 0), ("ConstMethod", "_signature_index", 0, 36, 0),
           ("ConstantPool", "_pool_holder", 0, 24, 0), ("ConstantPool", "_length", 0, 60, 0),
           ("Klass", "_name", 0, 24, 0),
-          ("Symbol", "_length", 0, 4, 0), ("Symbol", "_body", 0, 6, 0)]
+          ("Symbol", "_length", 0, 4, 0), ("Symbol", "_body", 0, 6, 0),
+          ("ConstantPool", "_source_file_name_index", 0, 54, 0),
+          ("ConstMethod", "_constMethod_size", 0, 24, 0), ("ConstMethod", "_flags", 0, 28, 0),
+          ("ConstMethod", "_code_size", 0, 32, 0)]
 for i, (t, f, st, off, ad) in enumerate(fields):
     e = structs + i * 48
     u64(e, s(t)); u64(e + 8, s(f)); put(e + 24, struct.pack('<I', st)); u64(e + 32, off); u64(e + 40, ad)
 u64(types, s("ConstantPool")); u64(types + 40, 72)
 u64(types + 48, s("HeapBlock")); u64(types + 88, 16)
+u64(types + 96, s("ConstMethod")); u64(types + 136, 48)
 for i, (n, v) in enumerate([("frame::interpreter_frame_sender_sp_offset", -1),
-                            ("frame::interpreter_frame_last_sp_offset", -2)]):
+                            ("frame::interpreter_frame_last_sp_offset", -2),
+                            ("ConstMethod::_has_linenumber_table", 1)]):
     u64(ints + i * 16, s(n)); put(ints + i * 16 + 8, struct.pack('<i', v))
-# a Method of com/acme/Invoices named computeTotals (name index 5), at word 15
+# a Method of com/acme/Invoices named computeTotals (name index 5), at word 15, from
+# Invoices.java (source file index 6) line 21: 4 bytes of code, then javac's line table
+# of it compressed as HotSpot keeps it
 def sym(t):
     at = alloc(8 + len(t)); put(at + 4, struct.pack('<H', len(t))); put(at + 6, t.encode()); return at
-method, cm, pool, holder = alloc(88), alloc(48), alloc(72 + 64), alloc(64)
+lines = bytes([0xff, 0x00, 0x2a, 0x11, 0x51, 0xff, 0x1e, 0x01, 0x32, 0x00])
+method, cm, pool, holder = alloc(88), alloc(72), alloc(72 + 64), alloc(64)
 u64(method + 8, BASE + cm); u64(cm + 8, BASE + pool); put(cm + 34, struct.pack('<H', 5))
+put(cm + 24, struct.pack('<iH', 9, 1)); put(cm + 32, struct.pack('<H', 4)); put(cm + 52, lines)
 u64(pool + 24, BASE + holder); put(pool + 60, struct.pack('<i', 8))
+put(pool + 54, struct.pack('<H', 6)); u64(pool + 72 + 48, BASE + sym("Invoices.java"))
 u64(pool + 72 + 40, BASE + sym("computeTotals")); u64(holder + 24, BASE + sym("com/acme/Invoices"))
 u64(15 * 8, method)
 open(sys.argv[1], 'wb').write(bytes(img[:used[0]]))

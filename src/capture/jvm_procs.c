@@ -201,13 +201,19 @@ void jvm_procs__remove_process(struct jvm_procs *jp, int pid)
 		jvm_memory__forget(jp->mem, pid);
 }
 
-int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf)
+int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf,
+			   char *file, int32_t *line)
 {
 	struct jvm_memory_process mp = { NULL, pid };
 	struct jvm_layout l;
 	bool found = false;
+	int err;
 
 	buf[0] = '\0';
+	if (file) {
+		file[0] = '\0';
+		*line = 0;
+	}
 	pthread_mutex_lock(&jp->lock);
 	mp.m = jp->mem;
 	for (size_t i = 0; i < jp->nprocs; i++) {
@@ -220,7 +226,12 @@ int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char 
 	pthread_mutex_unlock(&jp->lock);
 	if (!found || !mp.m)
 		return -ENOENT;
-	return jvm_method__name(&l, jvm_memory__read, &mp, method, buf);
+	err = jvm_method__name(&l, jvm_memory__read, &mp, method, buf);
+	if (!err && file && jvm_method__source(&l, jvm_memory__read, &mp, method, file, line)) {
+		file[0] = '\0';
+		*line = 0;
+	}
+	return err;
 }
 
 uint64_t jvm_procs__memory_reads(struct jvm_procs *jp)

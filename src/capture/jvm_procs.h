@@ -44,9 +44,13 @@ void jvm_procs__add_process(struct jvm_procs *jp, int pid, const struct unwindin
 void jvm_procs__remove_process(struct jvm_procs *jp, int pid);
 
 /* Sampling side: the name of the Method at method in pid ("com.acme.Invoices.computeTotals")
- * into buf (JVM_MAX_METHOD_NAME bytes). 0, -ENOENT (pid's layout is not known), or the
- * reader's error (-EFAULT: the process is gone or the pointer is not a Method). */
-int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf);
+ * into buf (JVM_MAX_METHOD_NAME bytes), and where it comes from, unless file is NULL: its
+ * source file into file (JVM_MAX_SOURCE_FILE bytes, "com/acme/Invoices.java") and its
+ * first line into *line ("" and 0 when not read: the name is had without them). 0,
+ * -ENOENT (pid's layout is not known), or the reader's error (-EFAULT: the process is
+ * gone or the pointer is not a Method). */
+int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf,
+			   char *file, int32_t *line);
 
 /* Pages the reader has read so far (0 before the first JVM). */
 uint64_t jvm_procs__memory_reads(struct jvm_procs *jp);

@@ -32,8 +32,10 @@ struct processes_stats {
 	uint64_t truncated;      /* stacks as deep as the kernel takes them */
 	uint64_t java_methods;   /* distinct (process, Method*) of Java frames */
 	uint64_t java_unnamed;   /* of them, whose name could not be read: [Java] */
+	uint64_t java_lines;     /* of them, named with their first line */
 	uint64_t javascript_functions; /* distinct (process, JSFunction) of JavaScript frames */
 	uint64_t javascript_unnamed;   /* of them, whose name could not be read: [JavaScript] */
+	uint64_t javascript_lines;     /* of them, named with their first line */
 };
 
 struct processes;

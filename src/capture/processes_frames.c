@@ -226,7 +226,8 @@ static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid,
 	uint64_t h = hash_u64(hash_u64(0, k.method), tgid);
 	struct prof_location loc = { 0 };
 	char name[JVM_MAX_METHOD_NAME > V8_MAX_NAME ? JVM_MAX_METHOD_NAME : V8_MAX_NAME];
-	char script[V8_MAX_SCRIPT] = "";
+	char file[JVM_MAX_SOURCE_FILE > V8_MAX_SCRIPT ? JVM_MAX_SOURCE_FILE : V8_MAX_SCRIPT] = "";
+	int32_t line = 0;
 	int named;
 	struct java_method *m;
 	uint32_t id;
@@ -247,11 +248,13 @@ static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid,
 	}
 	if (java) {
 		ps->stats.java_methods++;
-		named = ps->jvm ? jvm_procs__method_name(ps->jvm, (int)tgid, k.method, name) : -ENOENT;
+		named = ps->jvm ? jvm_procs__method_name(ps->jvm, (int)tgid, k.method, name, file,
+							 &line)
+				: -ENOENT;
 	} else {
 		ps->stats.javascript_functions++;
-		named = ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.method, name,
-							 script)
+		named = ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.method, name, file,
+							 &line)
 			       : -ENOENT;
 	}
 	if (named != 0) {
@@ -267,8 +270,15 @@ static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid,
 								JAVASCRIPT_FRAME, MAPPING_JIT,
 								LANGUAGE_JAVASCRIPT, "");
 		loc.function = profile__intern(ps->p, name);
-		/* A JavaScript function's script is its file (no line yet). */
-		loc.file = script[0] ? profile__intern(ps->p, script) : 0;
+		/* Its file: a Java class's source file, a JavaScript function's script. Its
+		 * line, the function's first (the frame carries no more): the location's and
+		 * the function's start_line. */
+		loc.file = file[0] ? profile__intern(ps->p, file) : 0;
+		loc.line = loc.start_line = line > 0 ? line : 0;
+		if (line > 0 && java)
+			ps->stats.java_lines++;
+		else if (line > 0)
+			ps->stats.javascript_lines++;
 		if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX ||
 		    loc.file == UINT32_MAX)
 			return UINT32_MAX;

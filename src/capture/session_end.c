@@ -102,6 +102,7 @@ static void capture_session__debug_jvm(const struct capture_session *s)
 	walked = jvm_procs__count(s->jvm, &refused);
 	report__error(s->config.report, MSG_CAPTURE_DEBUG_JVM, walked, refused,
 		      (unsigned long long)st->java_methods, (unsigned long long)st->java_unnamed,
+		      (unsigned long long)st->java_lines,
 		      (unsigned long long)jvm_procs__memory_reads(s->jvm));
 }
 
@@ -115,7 +116,8 @@ static void capture_session__debug_v8(const struct capture_session *s)
 	walked = v8_procs__count(s->v8, &refused);
 	report__error(s->config.report, MSG_CAPTURE_DEBUG_V8, walked, refused,
 		      (unsigned long long)st->javascript_functions,
-		      (unsigned long long)st->javascript_unnamed);
+		      (unsigned long long)st->javascript_unnamed,
+		      (unsigned long long)st->javascript_lines);
 }
 
 static void capture_session__debug_unwinding(const struct capture_session *s)

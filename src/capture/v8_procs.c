@@ -54,6 +54,17 @@ struct v8_entry {
 	struct v8_layout layout;
 };
 
+/* A script's line ends, read once (v8_script__line_ends): the first function of a script
+ * met reads them, the others find them here. */
+#define V8_SCRIPTS_KEPT 64
+
+struct v8_script {
+	int pid; /* 0: free */
+	uint64_t script;
+	int err; /* what reading its line ends gave: not read again */
+	struct v8_line_ends ends;
+};
+
 struct v8_procs {
 	int map_fd;
 	jvm_memory_reader_fn reader;
@@ -67,6 +78,10 @@ struct v8_procs {
 	pthread_mutex_t lock;
 	struct v8_entry *procs;
 	size_t nprocs, cap_procs;
+	/* Line ends: read and freed by the sampling side (the one thread naming
+	 * functions); their pid under lock (a process's exit forgets them). */
+	struct v8_script scripts[V8_SCRIPTS_KEPT];
+	unsigned next_script; /* the next room taken when all are: round robin */
 };
 
 struct v8_procs *v8_procs__new(int map_fd, jvm_memory_reader_fn reader, void *ctx)
@@ -88,6 +103,8 @@ void v8_procs__free(struct v8_procs *vp)
 		return;
 	free(vp->known);
 	free(vp->procs);
+	for (unsigned i = 0; i < V8_SCRIPTS_KEPT; i++)
+		v8_line_ends__free(&vp->scripts[i].ends);
 	pthread_mutex_destroy(&vp->lock);
 	free(vp);
 }
@@ -325,22 +342,58 @@ void v8_procs__remove_process(struct v8_procs *vp, int pid)
 			vp->procs[i].live = false;
 		}
 	}
+	for (unsigned i = 0; i < V8_SCRIPTS_KEPT; i++)
+		if (vp->scripts[i].pid == pid)
+			vp->scripts[i].pid = 0; /* a pid reused holds other scripts */
 	pthread_mutex_unlock(&vp->lock);
 	if (had)
 		bpf_map_delete_elem(vp->map_fd, &key);
 }
 
+/* The line ends of pid's script, read the first time it is met (sampling side). */
+static const struct v8_line_ends *v8_procs__script(struct v8_procs *vp, const struct v8_layout *l,
+						   struct jvm_memory_process *mp, uint64_t script)
+{
+	struct v8_script *sc = NULL;
+	struct v8_line_ends ends;
+	int err;
+
+	pthread_mutex_lock(&vp->lock);
+	for (unsigned i = 0; i < V8_SCRIPTS_KEPT && !sc; i++)
+		if (vp->scripts[i].pid == mp->pid && vp->scripts[i].script == script)
+			sc = &vp->scripts[i];
+	pthread_mutex_unlock(&vp->lock);
+	if (sc)
+		return sc->err ? NULL : &sc->ends;
+	/* read outside the lock: a script's source is up to 256 pages */
+	err = v8_script__line_ends(l, jvm_memory__read, mp, script, &ends);
+	sc = &vp->scripts[vp->next_script++ % V8_SCRIPTS_KEPT];
+	v8_line_ends__free(&sc->ends);
+	pthread_mutex_lock(&vp->lock);
+	sc->pid = mp->pid;
+	sc->script = script;
+	sc->err = err;
+	sc->ends = ends;
+	pthread_mutex_unlock(&vp->lock);
+	return err ? NULL : &sc->ends;
+}
+
 int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf,
-			    char *script)
+			    char *script, int32_t *line)
 {
 	struct jvm_memory_process mp = { NULL, pid };
+	const struct v8_line_ends *ends;
 	struct v8_layout l;
 	bool found = false;
+	uint64_t at_script;
+	int32_t start;
 	int err;
 
 	buf[0] = '\0';
-	if (script)
+	if (script) {
 		script[0] = '\0';
+		*line = 0;
+	}
 	pthread_mutex_lock(&vp->lock);
 	mp.m = vp->mem;
 	for (size_t i = 0; i < vp->nprocs; i++) {
@@ -361,9 +414,14 @@ int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf
 	}
 	if (!err && !buf[0])
 		snprintf(buf, V8_MAX_NAME, "%s", "(anonymous)");
-	if (!err && script && v8_function__script(&l, jvm_memory__read, &mp, fn, script) != 0)
+	if (err || !script)
+		return err;
+	if (v8_function__script(&l, jvm_memory__read, &mp, fn, script) != 0)
 		script[0] = '\0';
-	return err;
+	if (v8_function__start(&l, jvm_memory__read, &mp, fn, &at_script, &start) == 0 &&
+	    (ends = v8_procs__script(vp, &l, &mp, at_script)))
+		*line = v8_line_ends__line(ends, start);
+	return 0;
 }
 
 uint32_t v8_procs__count(struct v8_procs *vp, uint32_t *refused)

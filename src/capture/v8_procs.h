@@ -42,11 +42,13 @@ void v8_procs__remove_process(struct v8_procs *vp, int pid);
 
 /* Sampling side: the name of the JSFunction at fn (a tagged pointer) in pid into buf
  * (V8_MAX_NAME bytes; "(anonymous)" for a function without one), and its script's name
- * into script (V8_MAX_SCRIPT bytes; "" when it has none or it could not be read), unless
- * NULL. 0, -ENOENT (pid's layout is not known), -EINVAL (what the frame held is no
- * JSFunction, read twice), or the reader's error (of the name: the script is extra). */
+ * into script (V8_MAX_SCRIPT bytes; "" when it has none or it could not be read) and the
+ * line it starts at into *line (0 when not found: its script's line ends, read once a
+ * script, v8_script__line_ends), unless script is NULL. 0, -ENOENT (pid's layout is not
+ * known), -EINVAL (what the frame held is no JSFunction, read twice), or the reader's
+ * error (of the name: the script and line are extra). */
 int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf,
-			    char *script);
+			    char *script, int32_t *line);
 
 /* Node processes whose JavaScript frames are walked, and those refused. */
 uint32_t v8_procs__count(struct v8_procs *vp, uint32_t *refused);

@@ -110,6 +110,14 @@ struct jvm_layout {
 	uint32_t klass_name;		/* Klass::_name */
 	uint32_t symbol_length;		/* Symbol::_length */
 	uint32_t symbol_body;		/* Symbol::_body */
+	/* a Method's source file and first line: each 0 where the tables do not give it
+	 * (or give it out of place): the Method is named all the same, without them */
+	uint32_t pool_source_file;	/* ConstantPool::_source_file_name_index */
+	uint32_t const_method_size;	/* sizeof(ConstMethod): its bytecodes follow it */
+	uint32_t const_method_words;	/* ConstMethod::_constMethod_size, in words */
+	uint32_t const_method_flags;	/* ConstMethod::_flags (u2) */
+	uint32_t const_method_code_size;/* ConstMethod::_code_size (u2) */
+	uint32_t has_line_table;	/* ConstMethod::_has_linenumber_table, a bit of _flags */
 	/* the interpreter's frame, in words from rbp (negative: below it) */
 	int32_t interp_method;		/* frame::interpreter_frame_method_offset, or derived
 					 * from last_sp where a JVM (17) does not export it */
@@ -154,6 +162,38 @@ enum jvm_refusal jvm_layout__read(const struct jvm_binary *b, uint64_t bias, jvm
  */
 int jvm_method__name(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t method,
 		     char *buf);
+
+/* "com/acme/Invoices.java": the class's package as a path, then its source file. */
+#define JVM_MAX_SOURCE_FILE (2 * JVM_MAX_SYMBOL + 2)
+/* The most of a compressed line number table read: a method's is a few bytes a line. */
+#define JVM_MAX_LINE_TABLE 16384u
+
+/*
+ * Where the Method at method comes from: its class's source file, as the class file
+ * names it (its SourceFile attribute, ConstantPool::_source_file_name_index: a
+ * "Invoices.java" without directory), put under the class's package as a path
+ * ("com/acme/Invoices.java", the path a source tree keeps it at), into file (at least
+ * JVM_MAX_SOURCE_FILE bytes); and the method's first line, the lowest line of its
+ * compressed line number table (after its bytecodes, ConstMethod's _has_linenumber_table
+ * flag set): its first statement's, javac giving the declaration none. The sample
+ * carries the Method* alone, not the bytecode it was at, so that line is all a frame
+ * gets. Each is left empty ("", 0) where it cannot be read: the layout without the
+ * fields, a class without a SourceFile attribute, a method without a line table (a
+ * native or abstract one, a class compiled with -g:none), a table without its end within
+ * JVM_MAX_LINE_TABLE bytes or its ConstMethod. 0 (something or nothing found), or what
+ * reading the Method itself met (-EFAULT, -EINVAL, as jvm_method__name).
+ */
+int jvm_method__source(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t method,
+		       char *file, int32_t *line);
+
+/*
+ * The lowest line of a compressed line number table (HotSpot's
+ * CompressedLineNumberReadStream: pairs of (bci, line) deltas from (0, 0), one byte
+ * (5 bits of bci, 3 of line) or 0xFF and two zigzag UNSIGNED5 ints; 0 ends it) of n
+ * bytes at b. 0 and *first set; -ENOENT (no end within n, or no line), -EINVAL (a bci or
+ * line no class file has).
+ */
+int jvm_line_table__first(const uint8_t *b, size_t n, int32_t *first);
 
 /*
  * The struct jvm_proc the frame walker (bpf/jvm_walk.h) is handed: the layout's offsets

@@ -211,6 +211,7 @@ struct want {
 	size_t at;	   /* offsetof(struct jvm_layout, ...) */
 	bool found;
 	bool optional;	   /* absent: derived (check_layout) or 0 */
+	bool soft;	   /* absent or out of place: 0, and only a line or file is lost */
 };
 
 #define F(t, f, m) { WANT_FIELD, t, f, offsetof(struct jvm_layout, m), false }
@@ -218,6 +219,9 @@ struct want {
 #define Z(t, m) { WANT_SIZE, t, NULL, offsetof(struct jvm_layout, m), false }
 #define I(n, m) { WANT_INT, n, NULL, offsetof(struct jvm_layout, m), false }
 #define OPT_I(n, m) { WANT_INT, n, NULL, offsetof(struct jvm_layout, m), false, true }
+#define SOFT_F(t, f, m) { WANT_FIELD, t, f, offsetof(struct jvm_layout, m), false, true, true }
+#define SOFT_Z(t, m) { WANT_SIZE, t, NULL, offsetof(struct jvm_layout, m), false, true, true }
+#define SOFT_I(n, m) { WANT_INT, n, NULL, offsetof(struct jvm_layout, m), false, true, true }
 
 static const struct want wants_template[] = {
 	S("CodeCache", "_heaps", code_cache_heaps),
@@ -252,6 +256,13 @@ static const struct want wants_template[] = {
 	OPT_I("frame::interpreter_frame_bcp_offset", interp_bcp),
 	I("frame::interpreter_frame_sender_sp_offset", interp_sender_sp),
 	I("frame::interpreter_frame_last_sp_offset", interp_last_sp),
+	/* a Method's source file and first line (17's names; checked by check_source) */
+	SOFT_F("ConstantPool", "_source_file_name_index", pool_source_file),
+	SOFT_Z("ConstMethod", const_method_size),
+	SOFT_F("ConstMethod", "_constMethod_size", const_method_words),
+	SOFT_F("ConstMethod", "_flags", const_method_flags),
+	SOFT_F("ConstMethod", "_code_size", const_method_code_size),
+	SOFT_I("ConstMethod::_has_linenumber_table", has_line_table),
 };
 
 #define NWANTS (sizeof(wants_template) / sizeof(wants_template[0]))
@@ -348,6 +359,8 @@ static enum jvm_refusal struct_entry(const struct walk *w, const struct table *t
 	if (w->read(w->ctx, e + t->off[2], &is_static, sizeof(is_static)))
 		return JVM_UNREADABLE;
 	if ((is_static != 0) != (want->kind == WANT_STATIC)) {
+		if (want->soft)
+			return JVM_OK;
 		name_want(want, out);
 		return JVM_BAD_OFFSET;
 	}
@@ -361,6 +374,8 @@ static enum jvm_refusal struct_entry(const struct walk *w, const struct table *t
 		put_u64(out, want->at, v);
 	} else {
 		if (v > JVM_MAX_OFFSET) {
+			if (want->soft)
+				return JVM_OK;
 			name_want(want, out);
 			return JVM_BAD_OFFSET;
 		}
@@ -379,6 +394,8 @@ static enum jvm_refusal type_entry(const struct walk *w, const struct table *t, 
 	if (read_u64(w, e + t->off[1], &v))
 		return JVM_UNREADABLE;
 	if (!v || v > JVM_MAX_OFFSET) {
+		if (want->soft)
+			return JVM_OK;
 		name_want(want, out);
 		return JVM_BAD_OFFSET;
 	}
@@ -387,7 +404,7 @@ static enum jvm_refusal type_entry(const struct walk *w, const struct table *t, 
 }
 
 /* An int constant: { name, int32_t value }; off[] are name, value. Frame offsets are a
- * few words either side of rbp. */
+ * few words either side of rbp; a flag bit is one bit of 16. */
 static enum jvm_refusal int_entry(const struct walk *w, const struct table *t, uint64_t e,
 				  struct want *want, struct jvm_layout *out)
 {
@@ -395,12 +412,34 @@ static enum jvm_refusal int_entry(const struct walk *w, const struct table *t, u
 
 	if (w->read(w->ctx, e + t->off[1], &v, sizeof(v)))
 		return JVM_UNREADABLE;
+	if (want->soft) {
+		if (v > 0 && v <= 0x8000 && !(v & (v - 1)))
+			put_u32(out, want->at, (uint32_t)v);
+		return JVM_OK;
+	}
 	if (v < -64 || v > 64) {
 		name_want(want, out);
 		return JVM_BAD_OFFSET;
 	}
 	put_u32(out, want->at, (uint32_t)v);
 	return JVM_OK;
+}
+
+/* A Method's source file and line are read only where every field they need lies
+ * inside its structure: otherwise they are forgotten (0), never a refusal. */
+static void check_source(struct jvm_layout *o)
+{
+	uint32_t size = o->const_method_size;
+
+	if (o->pool_source_file + 2 > o->pool_size)
+		o->pool_source_file = 0;
+	if (size < 16 || !o->const_method_words || o->const_method_words + 4 > size ||
+	    !o->const_method_flags || o->const_method_flags + 2 > size ||
+	    !o->const_method_code_size || o->const_method_code_size + 2 > size ||
+	    !o->has_line_table) {
+		o->const_method_size = o->const_method_words = o->const_method_flags = 0;
+		o->const_method_code_size = o->has_line_table = 0;
+	}
 }
 
 /* Every field must lie inside its structure where the layout says how big that is:
@@ -437,6 +476,7 @@ static enum jvm_refusal check_layout(struct jvm_layout *o, bool have_method)
 		snprintf(o->missing, sizeof(o->missing), "CodeCache::_high_bound");
 		return JVM_BAD_OFFSET;
 	}
+	check_source(o);
 	return JVM_OK;
 }
 

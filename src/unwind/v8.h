@@ -17,6 +17,7 @@
 #ifndef SLIDEOPS_UNWIND_V8_H
 #define SLIDEOPS_UNWIND_V8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,11 +60,19 @@ enum v8_const {
 	V8_SCOPE_INFO_TYPE,	 /* type_ScopeInfo__SCOPE_INFO_TYPE */
 	V8_SCOPE_INFO_NLOCALS,	 /* scopeinfo_idx_ncontextlocals */
 	V8_SCOPE_INFO_FIRST_VARS, /* scopeinfo_idx_first_vars */
+	V8_CONST_REQUIRED,
+	/* Lines: optional (without them, functions are named without a line). */
+	V8_SCRIPT_SOURCE = V8_CONST_REQUIRED, /* class_Script__source__Object */
+	V8_SCRIPT_LINE_ENDS,	 /* class_Script__line_ends__Object */
+	V8_FIXED_ARRAY_TYPE,	 /* type_FixedArray__FIXED_ARRAY_TYPE */
+	V8_FIXED_ARRAY_LENGTH,	 /* class_FixedArrayBase__length__SMI */
+	V8_FIXED_ARRAY_DATA,	 /* class_FixedArray__data__uintptr_t */
 	V8_CONST_COUNT
 };
 
 struct v8_layout {
 	int32_t c[V8_CONST_COUNT];
+	bool lines; /* every constant from V8_CONST_REQUIRED on was read */
 	/* The builtins embedded in the binary's text (the interpreter's entry and bytecode
 	 * handlers among them): their file offset and size, from .symtab's
 	 * v8_Default_embedded_blob_code_ and _size_; 0 where the binary keeps no .symtab. */
@@ -76,8 +85,9 @@ const char *v8_const__name(enum v8_const which);
 /*
  * The layout of the node (or other V8 embedder) binary open at fd, from its .dynsym (and
  * its builtins' place from .symtab, when it has one).
- * 0: every constant read. -ENOENT: no v8dbg_ symbol at all (not V8). -ENODATA: some but
- * not all; *missing (when not NULL) is the first one absent. -ENOEXEC (not a 64-bit
+ * 0: every constant V8_CONST_REQUIRED asks for read (the lines' too: l->lines). -ENOENT:
+ * no v8dbg_ symbol at all (not V8). -ENODATA: some but not all; *missing (when not NULL)
+ * is the first one absent. -ENOEXEC (not a 64-bit
  * little-endian x86-64 ELF, or a corrupt table), -errno.
  */
 int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing);
@@ -115,5 +125,44 @@ int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uin
  */
 int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
 			char *script);
+
+/*
+ * Where the JSFunction at fn starts in its script's source: V8's StartPosition, a
+ * character offset (a declared function's is its parameters' '('), from its ScopeInfo's
+ * position info, the two Smis (start, end) after the function's name slot, its context
+ * slot and the inferred name when that is there (Node 20: words 7 and 8 of a function
+ * without context locals); and its Script (tagged), to find the line in. 0, -ENOENT (a
+ * function never compiled, without a ScopeInfo, or no position or script found),
+ * -EINVAL (not a JSFunction), or the reader's error.
+ */
+int v8_function__start(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+		       uint64_t *script, int32_t *start);
+
+/* The most of a script's source read for its lines (characters), and of its line ends
+ * kept: past them a function has no line. */
+#define V8_MAX_SOURCE (1u << 20)
+#define V8_MAX_LINE_ENDS (1u << 18)
+
+/* A script's line ends: where each of its lines ends (a '\n's position, the source's
+ * length last when V8 made them), ascending; positions below known are covered. */
+struct v8_line_ends {
+	int32_t *ends;
+	uint32_t n;
+	int32_t known;
+};
+
+/*
+ * The line ends of the Script at script: V8's own (Script::line_ends, a FixedArray of
+ * Smis) when it has computed them (an error's stack trace, the inspector), otherwise
+ * counted in its source, a sequential (or thin) one- or two-byte string, at most
+ * V8_MAX_SOURCE characters of it (an external string, as node's own modules' sources are,
+ * is not read). 0 and out filled (free it with v8_line_ends__free), -ENOENT (neither
+ * readable, or the layout has not the constants), -ENOMEM, or the reader's error.
+ */
+int v8_script__line_ends(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t script,
+			 struct v8_line_ends *out);
+/* The line (from 1) of position pos, or 0 when outside what e covers. */
+int32_t v8_line_ends__line(const struct v8_line_ends *e, int32_t pos);
+void v8_line_ends__free(struct v8_line_ends *e);
 
 #endif

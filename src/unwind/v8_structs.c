@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "elf/elf_reader.h"
+#include "unwind/v8_heap.h"
 
 #define V8_PREFIX "v8dbg_"
 #define V8_NAME_MAX 96		  /* longest name read is 58 */
@@ -52,6 +53,11 @@ static const char *const names[V8_CONST_COUNT] = {
 	[V8_SCOPE_INFO_TYPE] = "type_ScopeInfo__SCOPE_INFO_TYPE",
 	[V8_SCOPE_INFO_NLOCALS] = "scopeinfo_idx_ncontextlocals",
 	[V8_SCOPE_INFO_FIRST_VARS] = "scopeinfo_idx_first_vars",
+	[V8_SCRIPT_SOURCE] = "class_Script__source__Object",
+	[V8_SCRIPT_LINE_ENDS] = "class_Script__line_ends__Object",
+	[V8_FIXED_ARRAY_TYPE] = "type_FixedArray__FIXED_ARRAY_TYPE",
+	[V8_FIXED_ARRAY_LENGTH] = "class_FixedArrayBase__length__SMI",
+	[V8_FIXED_ARRAY_DATA] = "class_FixedArray__data__uintptr_t",
 };
 
 const char *v8_const__name(enum v8_const which)
@@ -238,7 +244,7 @@ int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 		err = -ENOENT;
 		goto out_close;
 	}
-	for (int i = 0; i < V8_CONST_COUNT; i++) {
+	for (int i = 0; i < V8_CONST_REQUIRED; i++) {
 		if (!f.seen[i]) {
 			if (missing)
 				*missing = (enum v8_const)i;
@@ -246,6 +252,9 @@ int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 			break;
 		}
 	}
+	l->lines = true;
+	for (int i = V8_CONST_REQUIRED; i < V8_CONST_COUNT; i++)
+		l->lines &= f.seen[i];
 	if (!err)
 		builtins_of(&r, &f, l);
 out_close:
@@ -256,51 +265,6 @@ out_close:
 }
 
 /* ---- a function's name, read from the process ---- */
-
-struct heap {
-	const struct v8_layout *l;
-	v8_read_fn read;
-	void *ctx;
-};
-
-static bool is_heap_object(const struct heap *h, uint64_t v)
-{
-	return (v & (uint64_t)(uint32_t)h->l->c[V8_HEAP_TAG_MASK]) ==
-	       (uint64_t)(uint32_t)h->l->c[V8_HEAP_TAG];
-}
-
-/* The tagged word at a heap object's field. */
-static int field(const struct heap *h, uint64_t obj, int32_t off, uint64_t *v)
-{
-	uint64_t tag = (uint64_t)(uint32_t)h->l->c[V8_HEAP_TAG];
-
-	if (!is_heap_object(h, obj) || off < 0 || off > 4096)
-		return -EINVAL;
-	return h->read(h->ctx, obj - tag + (uint64_t)off, v, sizeof(*v));
-}
-
-static int instance_type(const struct heap *h, uint64_t obj, uint16_t *type)
-{
-	uint64_t map, tag = (uint64_t)(uint32_t)h->l->c[V8_HEAP_TAG];
-	int err = field(h, obj, h->l->c[V8_HEAP_OBJECT_MAP], &map);
-
-	if (err)
-		return err;
-	if (!is_heap_object(h, map) || h->l->c[V8_MAP_INSTANCE_TYPE] < 0)
-		return -EINVAL;
-	return h->read(h->ctx, map - tag + (uint64_t)h->l->c[V8_MAP_INSTANCE_TYPE], type,
-		       sizeof(*type));
-}
-
-static int32_t smi_value(const struct heap *h, uint64_t v, bool *ok)
-{
-	int shift = h->l->c[V8_SMI_SHIFT] + 1; /* the tag's bit and the shift */
-
-	*ok = (v & (uint64_t)(uint32_t)h->l->c[V8_SMI_TAG_MASK]) ==
-		      (uint64_t)(uint32_t)h->l->c[V8_SMI_TAG] &&
-	      shift > 0 && shift < 64;
-	return *ok ? (int32_t)((int64_t)v >> shift) : 0;
-}
 
 /* Parts of a string followed at most (a cons of conses: a path built piece by piece). */
 #define STRING_MAX_PARTS 16
@@ -325,24 +289,24 @@ static int string_append(const struct heap *h, uint64_t s, struct string_out *ou
 	size_t room;
 	int err;
 
-	if (!is_heap_object(h, s) || ++out->parts > STRING_MAX_PARTS)
+	if (!heap__is_object(h, s) || ++out->parts > STRING_MAX_PARTS)
 		return 1;
-	err = instance_type(h, s, &type);
+	err = heap__type(h, s, &type);
 	if (err)
 		return err;
 	if (type >= (uint32_t)l->c[V8_FIRST_NONSTRING_TYPE])
 		return 1;
 	repr = type & l->c[V8_STRING_REPR_MASK];
 	if (repr == l->c[V8_THIN_STRING_TAG]) {
-		err = field(h, s, l->c[V8_THIN_ACTUAL], &part);
+		err = heap__field(h, s, l->c[V8_THIN_ACTUAL], &part);
 		return err ? err : string_append(h, part, out);
 	}
 	if (repr == l->c[V8_CONS_STRING_TAG]) {
-		err = field(h, s, l->c[V8_CONS_FIRST], &part);
+		err = heap__field(h, s, l->c[V8_CONS_FIRST], &part);
 		if (!err)
 			err = string_append(h, part, out);
 		if (!err)
-			err = field(h, s, l->c[V8_CONS_SECOND], &part);
+			err = heap__field(h, s, l->c[V8_CONS_SECOND], &part);
 		return err ? err : string_append(h, part, out);
 	}
 	if (repr != l->c[V8_SEQ_STRING_TAG])
@@ -397,12 +361,12 @@ static int shared_of(const struct heap *h, uint64_t fn, uint64_t *shared)
 
 	if (l->c[V8_TAGGED_SIZE] != 8)
 		return -EINVAL; /* pointer compression: not read yet */
-	err = instance_type(h, fn, &type);
+	err = heap__type(h, fn, &type);
 	if (err)
 		return err;
 	if (type != (uint32_t)l->c[V8_JS_FUNCTION_TYPE])
 		return -EINVAL;
-	return field(h, fn, l->c[V8_JS_FUNCTION_SHARED], shared);
+	return heap__field(h, fn, l->c[V8_JS_FUNCTION_SHARED], shared);
 }
 
 int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
@@ -416,14 +380,14 @@ int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, u
 	script[0] = '\0';
 	err = shared_of(&h, fn, &shared);
 	if (!err)
-		err = field(&h, shared, l->c[V8_SFI_SCRIPT], &s);
+		err = heap__field(&h, shared, l->c[V8_SFI_SCRIPT], &s);
 	if (err)
 		return err;
 	/* undefined (a builtin), or a DebugInfo (a function being debugged): no script read */
-	if (!is_heap_object(&h, s) || instance_type(&h, s, &type) != 0 ||
+	if (!heap__is_object(&h, s) || heap__type(&h, s, &type) != 0 ||
 	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
 		return 0;
-	err = field(&h, s, l->c[V8_SCRIPT_NAME], &n);
+	err = heap__field(&h, s, l->c[V8_SCRIPT_NAME], &n);
 	if (err)
 		return err;
 	err = read_string(&h, n, script, V8_MAX_SCRIPT);
@@ -432,35 +396,32 @@ int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, u
 	return err < 0 ? err : 0;
 }
 
-int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-		      char *name)
+/*
+ * The function's name in the ScopeInfo n: after the context locals' names and infos (a
+ * name table's one slot past V8_SCOPE_INFO_INLINED_LOCALS), then the saved class
+ * variable's slot if present; the first of those two slots holding a sequential String.
+ * 0 and *at its slot (words after the map), or -1 when neither does (name ""); <0.
+ */
+static int scope_name(const struct heap *h, uint64_t n, char *name, int32_t *at)
 {
-	struct heap h = { l, read, ctx };
-	uint64_t shared, n, nlocals_v;
+	const struct v8_layout *l = h->l;
 	int32_t nlocals, slot, ts = l->c[V8_TAGGED_SIZE];
+	uint64_t nlocals_v;
 	uint16_t type;
 	bool ok;
 	int err;
 
+	*at = -1;
 	name[0] = '\0';
-	err = shared_of(&h, fn, &shared);
-	if (!err)
-		err = field(&h, shared, l->c[V8_SFI_NAME], &n);
-	if (err)
-		return err;
-	err = read_string(&h, n, name, V8_MAX_NAME);
-	if (err <= 0)
-		return err;
-	/* not a String: the ScopeInfo of a compiled function */
-	err = instance_type(&h, n, &type);
+	err = heap__type(h, n, &type);
 	if (err)
 		return err;
 	if (type != (uint32_t)l->c[V8_SCOPE_INFO_TYPE])
 		return -EINVAL;
-	err = field(&h, n, ts * (1 + l->c[V8_SCOPE_INFO_NLOCALS]), &nlocals_v);
+	err = heap__field(h, n, ts * (1 + l->c[V8_SCOPE_INFO_NLOCALS]), &nlocals_v);
 	if (err)
 		return err;
-	nlocals = smi_value(&h, nlocals_v, &ok);
+	nlocals = heap__smi(h, nlocals_v, &ok);
 	if (!ok || nlocals < 0 || nlocals > 4096 / 8)
 		return -EINVAL;
 	slot = l->c[V8_SCOPE_INFO_FIRST_VARS] +
@@ -468,12 +429,90 @@ int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uin
 	for (int i = 0; i < 2; i++) {
 		uint64_t s;
 
-		err = field(&h, n, ts * (1 + slot + i), &s);
+		err = heap__field(h, n, ts * (1 + slot + i), &s);
 		if (err)
 			return err;
-		err = read_string(&h, s, name, V8_MAX_NAME);
-		if (err <= 0)
+		err = read_string(h, s, name, V8_MAX_NAME);
+		if (err < 0)
 			return err;
+		if (err == 0) {
+			*at = slot + i;
+			return 0;
+		}
 	}
+	name[0] = '\0';
 	return 0; /* no name in either slot: anonymous */
+}
+
+int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+		      char *name)
+{
+	struct heap h = { l, read, ctx };
+	uint64_t shared, n;
+	int32_t at;
+	int err;
+
+	name[0] = '\0';
+	err = shared_of(&h, fn, &shared);
+	if (!err)
+		err = heap__field(&h, shared, l->c[V8_SFI_NAME], &n);
+	if (err)
+		return err;
+	err = read_string(&h, n, name, V8_MAX_NAME);
+	if (err <= 0)
+		return err;
+	/* not a String: the ScopeInfo of a compiled function */
+	return scope_name(&h, n, name, &at);
+}
+
+int v8_function__start(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+		       uint64_t *script, int32_t *start)
+{
+	struct heap h = { l, read, ctx };
+	int32_t at, ts = l->c[V8_TAGGED_SIZE], end;
+	uint64_t shared, n, s, w[2];
+	char name[V8_MAX_NAME];
+	uint16_t type;
+	bool ok[2];
+	int err;
+
+	*script = 0;
+	*start = -1;
+	err = shared_of(&h, fn, &shared);
+	if (!err)
+		err = heap__field(&h, shared, l->c[V8_SFI_NAME], &n);
+	if (!err)
+		err = heap__field(&h, shared, l->c[V8_SFI_SCRIPT], &s);
+	if (err)
+		return err;
+	if (!heap__is_object(&h, s) || heap__type(&h, s, &type) != 0 ||
+	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
+		return -ENOENT;
+	/* a String: never compiled, no ScopeInfo (a function sampled has one) */
+	if (read_string(&h, n, name, sizeof(name)) <= 0)
+		return -ENOENT;
+	err = scope_name(&h, n, name, &at);
+	if (err)
+		return err == -EINVAL ? -ENOENT : err;
+	if (at < 0)
+		return -ENOENT;
+	/* the name's context slot (a Smi), then the inferred name when there (a String or
+	 * undefined: a heap object), then (start, end) */
+	at += 2;
+	err = heap__field(&h, n, ts * (1 + at), &w[0]);
+	if (err)
+		return err;
+	if (heap__is_object(&h, w[0]))
+		at++;
+	if ((err = heap__field(&h, n, ts * (1 + at), &w[0])) ||
+	    (err = heap__field(&h, n, ts * (2 + at), &w[1])))
+		return err;
+	*start = heap__smi(&h, w[0], &ok[0]);
+	end = heap__smi(&h, w[1], &ok[1]);
+	if (!ok[0] || !ok[1] || *start < 0 || end <= *start) {
+		*start = -1;
+		return -ENOENT;
+	}
+	*script = s;
+	return 0;
 }

@@ -8,6 +8,7 @@
 #   bridge     tests/workloads/com/acme/Bridge.java: Java calls C (bridge.c, through a
 #              native method) which calls Java back through JNI
 # and then a threads capture, in which invoices' Settlement thread waits in Thread.sleep.
+# Each method carries its source file and first line into the pprof export.
 # The capture reads each JVM's layout through the kernel (never /proc/PID/mem), and each
 # Java frame of a sample is its method, with language Java: computeTotals under descend
 # under main, auditOnce under main, the JVM's own native frames (JavaCalls::call_helper)
@@ -111,6 +112,31 @@ com.acme.Invoices.computeTotals | com.acme.Invoices.auditOnce) ;;
 *) fail "invoices: most of it in '$top', not one of its Java loops" ;;
 esac
 echo "invoices: most of it in $top"
+
+# Where each method comes from, in the pprof export (read by go tool pprof, as pprof users
+# would): its class's source file under its package (Function.filename) and its first
+# line (start_line, and the location's line: the sample carries the Method, not the
+# bytecode it was at), javac's line of its first statement.
+if command -v go >/dev/null; then
+	"$SLIDEOPS" show "$id" --export pprof "$WORK/profile.pb.gz" >/dev/null ||
+		fail "no pprof export of $id"
+	go tool pprof -raw -symbolize=none "$WORK/profile.pb.gz" > "$WORK/raw" 2> "$WORK/raw.err" ||
+		fail "go tool pprof cannot read the export: $(cat "$WORK/raw.err")"
+	first=$(awk '/static long computeTotals\(/ { f = 1; next }
+		f && !/^[[:space:]]*[{]?[[:space:]]*$/ { print NR; exit }' "$workloads/com/acme/Invoices.java")
+	[ -n "$first" ] || fail "no first statement of computeTotals in Invoices.java"
+	grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $J\.computeTotals com/acme/Invoices\.java:$first s=$first$" \
+		"$WORK/raw" || fail "computeTotals is not com/acme/Invoices.java from line $first in the pprof export: $(grep -E " $J\.computeTotals " "$WORK/raw" | head -2)"
+	# most Java methods met have their line: all but the JVM's own generated ones
+	lines=$(sed -n 's/.*Java: .* \([0-9][0-9]*\) Methods met, \([0-9][0-9]*\) of them not named, \([0-9][0-9]*\) named with their first line.*/\1 \2 \3/p' \
+		"$WORK/capture.err" | tail -1)
+	read -r met unnamed with_line <<<"$lines"
+	awk -v m="${met:-0}" -v u="${unnamed:-0}" -v w="${with_line:-0}" 'BEGIN { exit !(m > u && w >= 0.8 * (m - u)) }' ||
+		fail "only ${with_line:-0} of the $((${met:-0} - ${unnamed:-0})) named Java methods have a line"
+	echo "invoices: computeTotals in com/acme/Invoices.java from line $first; $with_line of $((met - unnamed)) named methods with a line"
+else
+	echo "skipped: the methods' files and lines (no go tool pprof to read the pprof export)"
+fi
 
 # Java into C and back: settleBatch, called through JNI from the C that the native
 # method viaNative runs, holds the whole round trip in order, each side by name.

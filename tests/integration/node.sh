@@ -11,8 +11,9 @@
 # a sample is its function, with language JavaScript: computeTotals under the recursion
 # under runLedger, auditOnce under runLedger, node's own native frames (v8::Function::Call,
 # node::Start) below them; the group's answer is "most of it in" one of its loops, by
-# name, and each function's file is its script. A node that starts mid-capture is named
-# too; one that exits mid-capture breaks nothing: the capture ends and saves.
+# name, and each function's file is its script, its line where it is declared. A node
+# that starts mid-capture is named too; one that exits mid-capture breaks nothing: the
+# capture ends and saves.
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -110,13 +111,20 @@ if command -v go >/dev/null; then
 		fail "no pprof export of $id"
 	go tool pprof -raw -symbolize=none "$WORK/profile.pb.gz" > "$WORK/raw" 2> "$WORK/raw.err" ||
 		fail "go tool pprof cannot read the export: $(cat "$WORK/raw.err")"
+	# and its line, where it is declared (the location's line and start_line: the frame
+	# carries the function, not where in it it was)
 	for f in computeTotals runLedger; do
-		grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $f $workloads/invoices\.js:" "$WORK/raw" ||
-			fail "$f's file is not invoices.js in the pprof export: $(grep -E " $f " "$WORK/raw" | head -2)"
+		line=$(grep -n "^function $f(" "$workloads/invoices.js" | cut -d: -f1)
+		[ -n "$line" ] || fail "no function $f in invoices.js"
+		grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $f $workloads/invoices\.js:$line s=$line$" "$WORK/raw" ||
+			fail "$f is not invoices.js from line $line in the pprof export: $(grep -E " $f " "$WORK/raw" | head -2)"
+		echo "ledger: $f in $workloads/invoices.js from line $line"
 	done
-	echo "ledger: computeTotals and runLedger in $workloads/invoices.js"
+	lines=$(sed -n 's/.*JavaScript: .* \([0-9][0-9]*\) functions met, \([0-9][0-9]*\) of them not named, \([0-9][0-9]*\) named with their first line.*/\1 \2 \3/p' \
+		"$WORK/capture.err" | tail -1)
+	echo "JavaScript functions met, not named, with a line: $lines"
 else
-	echo "skipped: the functions' scripts (no go tool pprof to read the pprof export)"
+	echo "skipped: the functions' scripts and lines (no go tool pprof to read the pprof export)"
 fi
 
 # The node that started mid-capture and was killed in it: found when first sampled, its

@@ -159,6 +159,11 @@ static void image_fields(struct image *img)
 	image_field(img, "Klass", "_name", 0, 24, 0);
 	image_field(img, "Symbol", "_length", 0, 4, 0);
 	image_field(img, "Symbol", "_body", 0, 6, 0);
+	/* a Method's source file and line */
+	image_field(img, "ConstantPool", "_source_file_name_index", 0, 54, 0);
+	image_field(img, "ConstMethod", "_constMethod_size", 0, 24, 0);
+	image_field(img, "ConstMethod", "_flags", 0, 28, 0);
+	image_field(img, "ConstMethod", "_code_size", 0, 32, 0);
 }
 
 /* ints: OpenJDK 17's two frame slots; method: the Method*'s slot too (17 has none). */
@@ -195,11 +200,13 @@ static void image_build_ints(struct image *img, bool fields, bool types, bool in
 	if (types) {
 		image_type(img, "ConstantPool", 72);
 		image_type(img, "HeapBlock", 16);
+		image_type(img, "ConstMethod", 48);
 	}
 	image_int(img, "frame::pc_return_offset", 0);
 	if (ints) {
 		image_int(img, "frame::interpreter_frame_sender_sp_offset", -1);
 		image_int(img, "frame::interpreter_frame_last_sp_offset", -2);
+		image_int(img, "ConstMethod::_has_linenumber_table", 1);
 	}
 	if (method) {
 		image_int(img, "frame::interpreter_frame_method_offset", -3);
@@ -505,6 +512,135 @@ static void test_method_names(void **state)
 	image_free(&img);
 }
 
+/* javac's line number table of Invoices.computeTotals (javap -l: line 21 at bci 0, 22
+ * at 2, 23 at 12, 22 at 27, 24 at 33), compressed as HotSpot keeps it: 0xFF and two
+ * zigzag ints where a pair's deltas do not fit a byte's 5 and 3 bits, 0 at its end. */
+static const uint8_t compute_totals_lines[] = {
+	0xff, 0x00, 0x2a, /* (0, 21) */
+	0x11,		  /* (+2, +1) */
+	0x51,		  /* (+10, +1) */
+	0xff, 0x1e, 0x01, /* (+15, -1) */
+	0x32,		  /* (+6, +2) */
+	0x00,
+};
+
+static void test_line_tables(void **state)
+{
+	/* line 1000 at bci 0: 2000 zigzag, two UNSIGNED5 bytes (208 = 192 + 16, then 28) */
+	static const uint8_t wide[] = { 0xff, 0x00, 0xd0, 0x1c, 0x00 };
+	static const uint8_t endless[] = { 0x11, 0x11, 0x11 };
+	static const uint8_t cut[] = { 0xff, 0x00, 0xd0 };
+	static const uint8_t empty[] = { 0x00 };
+	/* line 65537, past a class file's u2: 131074 zigzag in three bytes */
+	static const uint8_t past[] = { 0xff, 0x00, 0xc2, 0xfd, 0x1c, 0x00 };
+	int32_t first;
+
+	(void)state;
+	assert_int_equal(jvm_line_table__first(compute_totals_lines, sizeof(compute_totals_lines),
+					       &first), 0);
+	assert_int_equal(first, 21);
+	assert_int_equal(jvm_line_table__first(wide, sizeof(wide), &first), 0);
+	assert_int_equal(first, 1000);
+	assert_int_equal(jvm_line_table__first(endless, sizeof(endless), &first), -ENOENT);
+	assert_int_equal(first, 0);
+	assert_int_equal(jvm_line_table__first(cut, sizeof(cut), &first), -ENOENT);
+	assert_int_equal(jvm_line_table__first(empty, sizeof(empty), &first), -ENOENT);
+	assert_int_equal(jvm_line_table__first(past, sizeof(past), &first), -EINVAL);
+	assert_int_equal(jvm_line_table__first(empty, 0, &first), -ENOENT);
+}
+
+/* A Method as image_method's, with its class's source file in the pool's slot 6 (index
+ * at 54) and a ConstMethod of 4 bytes of code followed by a line table. */
+static uint64_t image_method_source(struct image *img, const char *klass, const char *source,
+				    const uint8_t *table, size_t len)
+{
+	uint64_t method = image_method(img, klass, "computeTotals", 5, 8), pool;
+	size_t size = (48 + 4 + len + 7) & ~(size_t)7;
+	uint64_t cm = image_alloc(img, size);
+	uint16_t flags = 1, code = 4, index = 6;
+	int32_t words = (int32_t)(size / 8);
+
+	pool = image_get(img, image_get(img, method + 8) + 8);
+	image_put(img, cm, img->mem + (image_get(img, method + 8) - IMG_BASE), 48);
+	image_u64(img, method + 8, cm);
+	image_put(img, cm + 24, &words, sizeof(words));
+	image_put(img, cm + 28, &flags, sizeof(flags));
+	image_put(img, cm + 32, &code, sizeof(code));
+	image_put(img, cm + 48, "\x1a\x1b\x1c\x1d", 4);
+	image_put(img, cm + 52, table, len);
+	image_put(img, pool + 54, &index, sizeof(index));
+	image_u64(img, pool + 72 + 8 * 6, image_symbol(img, source));
+	return method;
+}
+
+static void test_method_source(void **state)
+{
+	char file[JVM_MAX_SOURCE_FILE];
+	struct image img;
+	struct jvm_layout l, none;
+	int32_t line;
+	uint64_t m;
+
+	(void)state;
+	image_build(&img, true, true, true);
+	assert_int_equal(image_layout(&img, &l), JVM_OK);
+	assert_int_equal(l.pool_source_file, 54);
+	assert_int_equal(l.const_method_size, 48);
+	assert_int_equal(l.has_line_table, 1);
+	m = image_method_source(&img, "com/acme/Invoices", "Invoices.java", compute_totals_lines,
+				sizeof(compute_totals_lines));
+	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_string_equal(file, "com/acme/Invoices.java");
+	assert_int_equal(line, 21);
+	/* a nested class: its file is its outer class's; a class in no package */
+	m = image_method_source(&img, "com/acme/Invoices$Settlement", "Invoices.java",
+				compute_totals_lines, sizeof(compute_totals_lines));
+	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_string_equal(file, "com/acme/Invoices.java");
+	m = image_method_source(&img, "Main", "Main.java", compute_totals_lines,
+				sizeof(compute_totals_lines));
+	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_string_equal(file, "Main.java");
+	/* a table without its end inside the ConstMethod: no line, the file all the same */
+	m = image_method_source(&img, "a/B", "B.java", compute_totals_lines, 4);
+	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_string_equal(file, "a/B.java");
+	assert_int_equal(line, 0);
+	/* the flag unset (a native method's), a source file with a slash in it */
+	m = image_method_source(&img, "a/B", "x/B.java", compute_totals_lines,
+				sizeof(compute_totals_lines));
+	image_put(&img, image_get(&img, m + 8) + 28, "\0\0", 2);
+	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_string_equal(file, "");
+	assert_int_equal(line, 0);
+	/* a layout without them: neither, and the name is had as before */
+	none = l;
+	none.pool_source_file = none.has_line_table = 0;
+	m = image_method_source(&img, "com/acme/Invoices", "Invoices.java", compute_totals_lines,
+				sizeof(compute_totals_lines));
+	assert_int_equal(jvm_method__source(&none, image_read, &img, m, file, &line), 0);
+	assert_string_equal(file, "");
+	assert_int_equal(line, 0);
+	/* not a Method: as jvm_method__name */
+	assert_int_equal(jvm_method__source(&l, image_read, &img, m + 1, file, &line), -EINVAL);
+	assert_int_equal(jvm_method__source(&l, image_read, &img, 0x1000, file, &line), -EFAULT);
+	image_free(&img);
+
+	/* tables that give them out of place: the layout is read, without them */
+	image_build(&img, true, true, true);
+	image_field(&img, "ConstantPool", "_source_file_name_index", 0, 71, 0);
+	image_field(&img, "ConstMethod", "_code_size", 1, 0, 0x7f1000000000);
+	assert_int_equal(image_layout(&img, &l), JVM_OK);
+	assert_int_equal(l.pool_source_file, 54); /* the first entry is taken */
+	image_free(&img);
+	image_build(&img, false, true, true);
+	image_fields(&img);
+	image_int(&img, "ConstMethod::_has_linenumber_table", 3);
+	assert_int_equal(image_layout(&img, &l), JVM_OK);
+	assert_int_equal(l.has_line_table, 1);
+	image_free(&img);
+}
+
 static int image_walk_read(void *ctx, void *dst, __u32 size, __u64 addr)
 {
 	return image_read(ctx, addr, dst, size);
@@ -652,6 +788,8 @@ int main(void)
 		cmocka_unit_test(test_refuses_endless_table),
 		cmocka_unit_test(test_refuses_bad_values),
 		cmocka_unit_test(test_method_names),
+		cmocka_unit_test(test_line_tables),
+		cmocka_unit_test(test_method_source),
 		cmocka_unit_test(test_walk_frames),
 		cmocka_unit_test(test_walk_endless_segmap),
 		cmocka_unit_test(test_refusal_messages),

@@ -110,8 +110,10 @@ static uint64_t libjvm_bias(int pid, char *path, size_t pathlen)
 /* What a scan of the code cache found: nmethods, those named, and whether the hot
  * loop, the recursion and the interpreted method were among them. */
 struct scan {
-	unsigned nmethods, named;
+	unsigned nmethods, named, with_file, with_line;
 	bool hot, recursion, interpreted;
+	char hot_file[JVM_MAX_SOURCE_FILE]; /* computeTotals' file and first line */
+	int32_t hot_line;
 	/* the walker's lookup of a PC in the middle of each blob's code */
 	unsigned blobs, found, interpreters;
 };
@@ -195,11 +197,51 @@ static void scan_code_cache(const struct jvm_layout *l, struct proc_mem *m, stru
 			    jvm_method__name(l, proc_mem_read, m, method, name))
 				continue;
 			out->named++;
+			{
+				char file[JVM_MAX_SOURCE_FILE];
+				int32_t line;
+
+				if (jvm_method__source(l, proc_mem_read, m, method, file, &line))
+					continue;
+				out->with_file += file[0] != '\0';
+				out->with_line += line > 0;
+				if (strcmp(name, "com.acme.Invoices.computeTotals") == 0) {
+					snprintf(out->hot_file, sizeof(out->hot_file), "%s", file);
+					out->hot_line = line;
+				}
+			}
 			out->hot |= strcmp(name, "com.acme.Invoices.computeTotals") == 0;
 			out->recursion |= strcmp(name, "com.acme.Invoices.descend") == 0;
 			out->interpreted |= strcmp(name, "com.acme.Invoices.auditOnce") == 0;
 		}
 	}
+}
+
+#define INVOICES "tests/workloads/com/acme/Invoices.java"
+
+/* The line of the first statement of the method declared on the line holding decl in
+ * the file at path (javac's first line of a method's line number table), or 0. */
+static int first_statement(const char *path, const char *decl)
+{
+	char text[512];
+	int n = 0, declared = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(text, sizeof(text), f)) {
+		const char *p = text + strspn(text, " \t");
+
+		n++;
+		if (!declared) {
+			declared = strstr(text, decl) != NULL;
+			continue;
+		}
+		if (*p && *p != '{' && *p != '\n')
+			break;
+	}
+	fclose(f);
+	return declared ? n : 0;
 }
 
 static void test_real_jvm(void **state)
@@ -227,7 +269,7 @@ static void test_real_jvm(void **state)
 		dup2(null, 1);
 		execl(JDK17 "/bin/java", "java", "-XX:CompileCommand=quiet",
 		      "-XX:CompileCommand=exclude,com.acme.Invoices::auditOnce",
-		      "tests/workloads/com/acme/Invoices.java", (char *)NULL);
+		      INVOICES, (char *)NULL);
 		_exit(127);
 	}
 	/* The tables are filled by the JVM's static initialisers, the library mapped a
@@ -290,6 +332,16 @@ static void test_real_jvm(void **state)
 	assert_true(scan.recursion);
 	assert_false(scan.interpreted); /* excluded from compilation: never an nmethod */
 	assert_true(scan.named * 10 >= scan.nmethods * 9);
+	/* where computeTotals comes from: its class's source file under its package, from
+	 * its first statement's line (measured: every named method has its file, all but
+	 * the few without a line table, the JVM's own generated ones) */
+	print_message("%u of %u named methods with their file, %u with a line; computeTotals "
+		      "%s:%d\n", scan.with_file, scan.named, scan.with_line, scan.hot_file,
+		      scan.hot_line);
+	assert_string_equal(scan.hot_file, "com/acme/Invoices.java");
+	assert_int_equal(scan.hot_line, first_statement(INVOICES, "static long computeTotals("));
+	assert_true(scan.hot_line > 0);
+	assert_true(scan.with_line * 10 >= scan.named * 9);
 	/* statics lie in libjvm.so's own data */
 	assert_true(l.code_cache_heaps > bias && l.code_cache_low > bias && l.code_cache_high > bias);
 }

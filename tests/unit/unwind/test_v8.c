@@ -5,7 +5,9 @@
  * A binary without v8dbg_ symbols is not V8; a file that is not ELF is refused. Then a
  * real node blocked in computeTotals < descendA < descendB: every word of its main
  * thread's stack is tried as a JSFunction and named (computeTotals' script too: the file
- * node ran) through /proc/PID/mem of this test's own child (the stand-in here for the capture's page reader, as in test_jvm_real.c).
+ * node ran; and the three's lines, where each is declared, an arrow's too) through
+ * /proc/PID/mem of this test's own child (the stand-in here for the capture's page
+ * reader, as in test_jvm_real.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +121,13 @@ static void test_real_node(void **state)
 	assert_int_equal(l.c[V8_SFI_NAME], 16);
 	assert_int_equal(l.c[V8_SEQ_ONE_BYTE_CHARS], 16);
 	assert_true(l.c[V8_JS_FUNCTION_TYPE] >= l.c[V8_FIRST_NONSTRING_TYPE]);
+	/* a function's line: its script's source and line ends, a FixedArray's */
+	assert_true(l.lines);
+	assert_int_equal(l.c[V8_SCRIPT_SOURCE], 8);
+	assert_int_equal(l.c[V8_SCRIPT_LINE_ENDS], 56);
+	assert_int_equal(l.c[V8_FIXED_ARRAY_TYPE], 175);
+	assert_int_equal(l.c[V8_FIXED_ARRAY_LENGTH], 8);
+	assert_int_equal(l.c[V8_FIXED_ARRAY_DATA], 16);
 	/* Debian's node keeps its .symtab: the embedded builtins (the interpreter's entry
 	 * and handlers) are in its text, ~1.5 MB of it (20.20.2: v8_Default_embedded_blob_code_
 	 * at 0x18c4000, file offset 0x14c4000) */
@@ -134,8 +143,23 @@ static const char script[] =
 	"const fs = require('fs');\n"
 	"function computeTotals(n) { const b = Buffer.alloc(1); fs.readSync(0, b); return n; }\n"
 	"function descendA(n) { return computeTotals(n) + 1; }\n"
-	"function descendB(n) { return descendA(n) + 2; }\n"
+	"const descendB = (n) => {\n"
+	"\treturn descendA(n) + 2;\n"
+	"};\n"
 	"for (let i = 0; i < 3; i++) descendB(i);\n";
+
+/* The line (from 1) of the first text in script, or 0. */
+static int32_t line_of(const char *text)
+{
+	const char *at = strstr(script, text);
+	int32_t line = 1;
+
+	if (!at)
+		return 0;
+	for (const char *p = script; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
 
 static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -167,7 +191,7 @@ static void test_real_functions(void **state)
 {
 	char dir[] = "/tmp/slideops-v8-XXXXXX", file[64], path[64], name[V8_MAX_NAME];
 	struct v8_layout l;
-	int in[2], mem, named = 0, functions = 0;
+	int in[2], mem, named = 0, functions = 0, lines = 0;
 	uint64_t sp = 0, hot = 0, a = 0, b = 0; /* where each is first seen */
 	pid_t pid;
 	FILE *f;
@@ -222,6 +246,24 @@ static void test_real_functions(void **state)
 			a = at;
 		if (!b && strcmp(name, "descendB") == 0)
 			b = at;
+		/* each function's line: where it starts in its script, the line of its
+		 * declaration (an arrow's too) */
+		if (strcmp(name, "computeTotals") == 0 || strcmp(name, "descendA") == 0 ||
+		    strcmp(name, "descendB") == 0) {
+			char decl[V8_MAX_NAME + 16];
+			struct v8_line_ends ends;
+			uint64_t at_script;
+			int32_t start;
+
+			snprintf(decl, sizeof(decl), "%s %s", strcmp(name, "descendB") == 0 ? "const"
+							     : "function", name);
+			assert_int_equal(v8_function__start(&l, mem_read, &mem, w, &at_script, &start), 0);
+			assert_int_equal(v8_script__line_ends(&l, mem_read, &mem, at_script, &ends), 0);
+			assert_int_equal(v8_line_ends__line(&ends, start), line_of(decl));
+			assert_true(line_of(decl) > 1);
+			lines++;
+			v8_line_ends__free(&ends);
+		}
 	}
 	close(mem);
 	close(in[1]); /* node reads EOF, returns and exits */
@@ -234,6 +276,7 @@ static void test_real_functions(void **state)
 	/* callee below caller: the stack grows down */
 	assert_true(hot && a && b);
 	assert_true(hot < a && a < b);
+	assert_true(lines >= 3);
 }
 
 /* Memory that lies: a word that is not a JSFunction, a reader that fails. */
@@ -272,10 +315,46 @@ static void test_lies(void **state)
 		assert_int_equal(v8_function__script(&l, zero_read, NULL, 0x1001, script_name),
 				 -EINVAL);
 	}
+	{
+		struct v8_line_ends ends;
+		uint64_t at_script = 1;
+		int32_t start = 0;
+
+		assert_int_equal(v8_function__start(&l, fail_read, NULL, 0x1001, &at_script, &start),
+				 -EFAULT);
+		assert_int_equal(at_script, 0);
+		assert_int_equal(start, -1);
+		assert_int_equal(v8_function__start(&l, zero_read, NULL, 0x1001, &at_script, &start),
+				 -EINVAL);
+		assert_int_equal(v8_script__line_ends(&l, fail_read, NULL, 0x1001, &ends), -EFAULT);
+		assert_int_equal(ends.n, 0);
+		assert_int_equal(v8_script__line_ends(&l, zero_read, NULL, 0x1001, &ends), -ENOENT);
+		assert_null(ends.ends);
+	}
 	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1000, name), -EINVAL); /* a Smi */
 	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL); /* map 0 */
 	l.c[V8_TAGGED_SIZE] = 4;
 	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL);
+}
+
+/* A position's line among line ends: the first end at or after it; none past known. */
+static void test_line_ends(void **state)
+{
+	int32_t at[] = { 9, 20, 21 };
+	struct v8_line_ends e = { at, 3, 30 };
+
+	(void)state;
+	assert_int_equal(v8_line_ends__line(&e, 0), 1);
+	assert_int_equal(v8_line_ends__line(&e, 9), 1); /* the '\n' ends its line */
+	assert_int_equal(v8_line_ends__line(&e, 10), 2);
+	assert_int_equal(v8_line_ends__line(&e, 21), 3);
+	assert_int_equal(v8_line_ends__line(&e, 22), 4); /* the last line, without its end */
+	assert_int_equal(v8_line_ends__line(&e, 29), 4);
+	assert_int_equal(v8_line_ends__line(&e, 30), 0);
+	assert_int_equal(v8_line_ends__line(&e, -1), 0);
+	e.n = 0;
+	e.known = 0;
+	assert_int_equal(v8_line_ends__line(&e, 0), 0);
 }
 
 int main(void)
@@ -286,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_real_node),
 		cmocka_unit_test(test_real_functions),
 		cmocka_unit_test(test_lies),
+		cmocka_unit_test(test_line_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
