@@ -2,9 +2,10 @@
 /*
  * A HotSpot Method* to "com.acme.Invoices.computeTotals" (jvm.h): four pointers and two
  * Symbols read through the reader the capture gives, each checked before it is
- * followed; and to where it comes from, "com/acme/Invoices.java" from its first line. Called once per Method a capture meets, off the sampling path, then
- * cached by its caller: JIT-compiled code is freed and its Method* reused by another
- * method only when a class is unloaded, which a capture of seconds rarely sees.
+ * followed; and to where it comes from, "com/acme/Invoices.java" from its first line.
+ * Called once per Method a capture meets, off the sampling path, then cached by its
+ * caller: JIT-compiled code is freed and its Method* reused by another method only when
+ * a class is unloaded, which a capture of seconds rarely sees.
  */
 #include "unwind/jvm.h"
 
