@@ -462,7 +462,18 @@ int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uin
 	if (err <= 0)
 		return err;
 	/* not a String: the ScopeInfo of a compiled function */
-	return scope_name(&h, n, name, &at);
+	err = scope_name(&h, n, name, &at);
+	if (err || name[0] || at < 0)
+		return err;
+	/* No name of its own (a function expression): the name V8 inferred from where it
+	 * was put ("Ledger.settle" for Ledger.settle = function ...), two slots after the
+	 * name's, when it holds a String (else undefined: it stays anonymous). */
+	err = heap__field(&h, n, l->c[V8_TAGGED_SIZE] * (1 + at + 2), &n);
+	if (err)
+		return err;
+	if (heap__is_object(&h, n) && read_string(&h, n, name, V8_MAX_NAME) != 0)
+		name[0] = '\0';
+	return 0;
 }
 
 int v8_function__start(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,

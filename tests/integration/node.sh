@@ -88,6 +88,12 @@ stacks ledger | has -E "(^|;)runLedger;auditOnce( |;)" ||
 	fail "ledger: auditOnce is not named under runLedger: $(stacks ledger | grep -v computeTotals | head -3)"
 echo "ledger: auditOnce under runLedger"
 
+# Function expressions by the name V8 inferred: node's loader (Module.prototype._compile =
+# function ...) below the script's top level.
+stacks ledger | has -E "(^|;)Module\._compile;([^;]+;)*runLedger;" ||
+	fail "ledger: node's loader is not named Module._compile below runLedger: $(stacks ledger | head -1 | cut -c1-400)"
+echo "ledger: Module._compile below runLedger"
+
 # Whole stacks: most samples reach the process's start through the JavaScript frames.
 root=$(stacks ledger | share_of '^(_start;)?(__libc_start_main_impl;)?__libc_start_call_main;node::Start')
 awk -v s="$root" 'BEGIN { exit !(s >= 0.8) }' ||

@@ -3,7 +3,7 @@
  * V8's postmortem constants (src/unwind/v8.h) read from a real node binary's .dynsym:
  * /usr/bin/node, Node 20 (Debian). Without it the real-binary test skips and says so.
  * A binary without v8dbg_ symbols is not V8; a file that is not ELF is refused. Then a
- * real node blocked in computeTotals < descendA < descendB: every word of its main
+ * real node blocked in computeTotals < descendA < Ledger.settle < descendB: every word of its main
  * thread's stack is tried as a JSFunction and named (computeTotals' script too: the file
  * node ran; and the three's lines, where each is declared, an arrow's too) through
  * /proc/PID/mem of this test's own child (the stand-in here for the capture's page
@@ -138,13 +138,16 @@ static void test_real_node(void **state)
 /* ---- a real node: its functions named from its own stack ---- */
 
 /* computeTotals blocks in a read of its stdin (a pipe this test never writes), called from
- * descendA, called from descendB: their JSFunctions are on the main thread's stack. */
+ * descendA, called from Ledger.settle (a function expression: named as V8 inferred it),
+ * called from descendB: their JSFunctions are on the main thread's stack. */
 static const char script[] =
 	"const fs = require('fs');\n"
 	"function computeTotals(n) { const b = Buffer.alloc(1); fs.readSync(0, b); return n; }\n"
 	"function descendA(n) { return computeTotals(n) + 1; }\n"
+	"const Ledger = {};\n"
+	"Ledger.settle = function (n) { return descendA(n) + 3; };\n"
 	"const descendB = (n) => {\n"
-	"\treturn descendA(n) + 2;\n"
+	"\treturn Ledger.settle(n) + 2;\n"
 	"};\n"
 	"for (let i = 0; i < 3; i++) descendB(i);\n";
 
@@ -192,7 +195,7 @@ static void test_real_functions(void **state)
 	char dir[] = "/tmp/slideops-v8-XXXXXX", file[64], path[64], name[V8_MAX_NAME];
 	struct v8_layout l;
 	int in[2], mem, named = 0, functions = 0, lines = 0;
-	uint64_t sp = 0, hot = 0, a = 0, b = 0; /* where each is first seen */
+	uint64_t sp = 0, hot = 0, a = 0, settle = 0, b = 0; /* where each is first seen */
 	pid_t pid;
 	FILE *f;
 
@@ -246,17 +249,23 @@ static void test_real_functions(void **state)
 			a = at;
 		if (!b && strcmp(name, "descendB") == 0)
 			b = at;
+		/* a function expression: the name V8 inferred from where it was put */
+		if (!settle && strcmp(name, "Ledger.settle") == 0)
+			settle = at;
 		/* each function's line: where it starts in its script, the line of its
 		 * declaration (an arrow's too) */
 		if (strcmp(name, "computeTotals") == 0 || strcmp(name, "descendA") == 0 ||
-		    strcmp(name, "descendB") == 0) {
+		    strcmp(name, "descendB") == 0 || strcmp(name, "Ledger.settle") == 0) {
 			char decl[V8_MAX_NAME + 16];
 			struct v8_line_ends ends;
 			uint64_t at_script;
 			int32_t start;
 
-			snprintf(decl, sizeof(decl), "%s %s", strcmp(name, "descendB") == 0 ? "const"
-							     : "function", name);
+			if (strcmp(name, "Ledger.settle") == 0)
+				snprintf(decl, sizeof(decl), "%s = function", name);
+			else
+				snprintf(decl, sizeof(decl), "%s %s",
+					 strcmp(name, "descendB") == 0 ? "const" : "function", name);
 			assert_int_equal(v8_function__start(&l, mem_read, &mem, w, &at_script, &start), 0);
 			assert_int_equal(v8_script__line_ends(&l, mem_read, &mem, at_script, &ends), 0);
 			assert_int_equal(v8_line_ends__line(&ends, start), line_of(decl));
@@ -271,12 +280,13 @@ static void test_real_functions(void **state)
 	waitpid(pid, NULL, 0);
 	unlink(file);
 	rmdir(dir);
-	/* the others are node's anonymous functions (its module wrappers, arrows): "" */
+	/* node's own function expressions are named as V8 inferred them (Module._compile);
+	 * the rest are its anonymous wrappers and arrows: "" */
 	print_message("%d JSFunctions on the stack, %d with a name\n", functions, named);
 	/* callee below caller: the stack grows down */
-	assert_true(hot && a && b);
-	assert_true(hot < a && a < b);
-	assert_true(lines >= 3);
+	assert_true(hot && a && settle && b);
+	assert_true(hot < a && a < settle && settle < b);
+	assert_true(lines >= 4);
 }
 
 /* Memory that lies: a word that is not a JSFunction, a reader that fails. */
