@@ -80,4 +80,19 @@ struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t ino);
 /* k's table: from the cache, else built from fd within the caps (and cached). */
 void known__table(struct unwinding *u, struct known *k, int fd);
 
+/* ---- the worker's steps (unwinding.c), which a batch runs (unwinding_batch.c) ---- */
+
+/* The interpreters, JVMs and node processes of list's jobs not looked at yet. */
+void unwinding__runtime_jobs(struct unwinding *u, struct job *list);
+/* The queue's jobs, taken whole under the lock; NULL when empty. */
+struct job *unwinding__take_queue(struct unwinding *u);
+/* Loads j's process with its binaries' tables; read_new: binaries never seen are read
+ * now, else left out. How many were left out (0: the process is complete). */
+size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool read_new);
+/* j is done: loaded, or dropped. */
+void unwinding__done(struct unwinding *u, const struct job *j);
+/* One batch: list and what is queued while it runs, in the order unwinding_batch.c
+ * explains; takes list's jobs and frees them. */
+void unwinding__run_batch(struct unwinding *u, struct job *list);
+
 #endif
