@@ -38,11 +38,13 @@ capture() {
 	[[ " $* " == *" $top "* ]] || fail "$q: $label is mostly in '$top', not $*: $g;" \
 		"binaries not read: $(jq -c .not_read "$doc"); $(cat "$WORK/$q.err")"
 	if [ "$q" = threads ]; then
-		# Its answer names the largest set of threads waiting in one place: the 8
-		# napping threads are a set of their own, in nap.
-		jq -e --arg l "$label" '[.thread_sets[] | select(.group == $l and .threads >= 8
-			and .state == "waiting" and (.stack | index("nap")))] | length == 1' "$doc" \
-			>/dev/null || fail "threads: no set of 8 threads waiting in nap: $(jq -c \
+		# The 8 napping threads are in nap, most of them waiting there. A thread its
+		# timer has just woken is runnable, still in nap's nanosleep: under emulation
+		# on a busy host a snapshot was seen to catch 2 of the 8 so.
+		jq -e --arg l "$label" '[.thread_sets[] | select(.group == $l and (.stack | index("nap")))]
+			| (map(.threads) | add) == 8 and
+			  ([.[] | select(.state == "waiting") | .threads] | add // 0) >= 4' "$doc" \
+			>/dev/null || fail "threads: not 8 threads in nap, most waiting: $(jq -c \
 			--arg l "$label" '[.thread_sets[] | select(.group == $l)]' "$doc")"
 	else
 		jq -e --arg l "$label" '.answer | contains($l)' "$doc" >/dev/null ||
