@@ -71,6 +71,12 @@ void analysis_group__add_running_waiting(const struct profile *p, uint32_t main,
 		g->waiting += s->values[main];
 }
 
+void analysis_pass__own_groups(struct analysis_pass *c, void *entries, size_t each, uint32_t n)
+{
+	for (uint32_t g = 0; g < n && g < c->ngroups; g++)
+		c->groups[g].own = (char *)entries + (size_t)g * each;
+}
+
 int analysis_pass__groups(struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;

@@ -4,8 +4,8 @@
  * contention and sends the waiter's stacks with the time waited. Which of the waits
  * are locks (a mutex, not a condition variable, a join or an idle pool) is told from
  * the stacks once they have names (analysis/waits.c). The question's plug-in
- * (questions/question.h): its capture row, its values, its analysis, its answer and its
- * fields in the views.
+ * (questions/question.h): its capture row, its values, its analysis and its answer; its
+ * views are locks_views.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,20 +13,18 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
-#include <jansson.h>
 
 #include "analysis/analysis_internal.h"
 #include "analysis/waits.h"
 #include "capture/capture_internal.h"
 #include "locks_answer.h"
+#include "locks_own.h"
+#include "locks_views.h"
 #include "locks.h"
 #include "locks.skel.h"
 #include "locks_fp.skel.h"
 #include "locks_no_loop.skel.h"
 #include "questions/question.h"
-#include "util/format.h"
-#include "util/json_text.h"
-#include "util/messages.h"
 
 static const char *const programs[] = {
 	"on_sys_enter",
@@ -112,14 +110,28 @@ static bool locks_sample_counts(const struct profile *p, const struct prof_sampl
 	return !sample__is_release(p, s) && wait__is_lock(p, s);
 }
 
-/* How many waits, and the longest. */
-static void locks_group_add(const struct profile *p, uint32_t main, struct analysis_group *g,
-			    const struct prof_sample *s)
+/* Each group's waits and the longest (locks_own.h), as the analysis's own. 0 or -ENOMEM. */
+static int locks_groups(struct analysis_pass *c, struct analysis *a)
 {
-	(void)main;
-	g->contentions += s->values[0];
-	if (p->nvalues > 2 && s->values[2] > g->longest)
-		g->longest = s->values[2];
+	const struct profile *p = c->p;
+	struct locks_group *own = calloc(c->ngroups ? c->ngroups : 1, sizeof(*own));
+
+	if (!own)
+		return -ENOMEM;
+	a->own = own;
+	analysis_pass__own_groups(c, own, sizeof(*own), c->ngroups);
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		struct locks_group *g;
+
+		if (c->group[i] == NONE)
+			continue;
+		g = &own[c->group[i]];
+		g->contentions += s->values[0];
+		if (p->nvalues > 2 && s->values[2] > g->longest)
+			g->longest = s->values[2];
+	}
+	return 0;
 }
 
 struct lock_wait {
@@ -380,7 +392,7 @@ static int locks_holders(const struct analysis_pass *c, struct analysis *a)
 
 static int locks_analyse(struct analysis_pass *c, struct analysis *a)
 {
-	return locks_by_address(c, a);
+	return locks_groups(c, a) ? -ENOMEM : locks_by_address(c, a);
 }
 
 /* The holder of the lock waited on most, when one function made at least half of its
@@ -401,151 +413,6 @@ static char *locks_answer(const struct analysis *a)
 	analysis__largest_groups(a, &g);
 	return locks_answer__held(a->profile->header.duration_ns, g.first, g.next,
 				  locks__standing_holder(a));
-}
-
-/* ---- the views ---- */
-
-/* How many waits a group had, and the longest: its JSON fields and its line of text. */
-static void locks_group_json(json_t *o, const struct analysis_group *g, int *err)
-{
-	question__json_set(o, "contentions", json_integer(g->contentions), err);
-	question__json_set(o, "longest_ns", json_integer(g->longest), err);
-}
-
-static void locks_group_text(const struct analysis_group *g, FILE *out)
-{
-	char longest[FORMAT_MAX];
-
-	format_seconds(g->longest, longest, sizeof(longest));
-	msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions, longest);
-}
-
-/* How many locks the document lists, and the text report (the longest waits first). */
-#define LOCKS_JSON 100
-#define LOCKS_SHOWN 5
-
-static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool processes,
-				    int *err)
-{
-	json_t *list = json_array();
-
-	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && w[i].name; i++) {
-		json_t *o = json_object();
-
-		if (o && processes) {
-			question__json_set(o, "pid", json_integer(w[i].pid), err);
-			question__json_set(o, "comm", json_text(w[i].name), err);
-		} else if (o) {
-			question__json_set(o, "name", json_text(w[i].name), err);
-		}
-		if (o)
-			question__json_set(o, "wait_ns", json_integer(w[i].wait_ns), err);
-		question__json_append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
-/* Who held a lock: [{"function", "ns", "process", "pid"}], the largest first. */
-static json_t *lock_holders__to_json(const struct analysis_lock_holder *h, int *err)
-{
-	json_t *list = json_array();
-
-	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && h[i].function; i++) {
-		json_t *o = json_object();
-
-		if (o) {
-			question__json_set(o, "function", json_text(h[i].function), err);
-			question__json_set(o, "ns", json_integer(h[i].ns), err);
-			question__json_set(o, "process", json_text(h[i].process), err);
-			question__json_set(o, "pid", json_integer(h[i].pid), err);
-		}
-		question__json_append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
-/* locks: the locks by address, the longest total wait first. The address is text ("0x..."):
- * a kernel address does not fit a JSON number that every reader keeps exact. */
-static json_t *locks__to_json(const struct analysis *a, int *err)
-{
-	json_t *list = json_array();
-	char addr[24];
-
-	for (size_t i = 0; list && i < a->nlocks && i < LOCKS_JSON; i++) {
-		const struct analysis_lock *l = &a->locks[i];
-		json_t *o = json_object();
-
-		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
-		if (o) {
-			question__json_set(o, "address", json_text(addr), err);
-			question__json_set(o, "kind", json_text(l->kind), err);
-			question__json_set(o, "pid", l->pid ? json_integer(l->pid) : json_null(), err);
-			question__json_set(o, "contentions", json_integer(l->contentions), err);
-			question__json_set(o, "wait_ns", json_integer(l->wait_ns), err);
-			question__json_set(o, "longest_ns", json_integer(l->longest_ns), err);
-			question__json_set(o, "share", json_real(l->share), err);
-			question__json_set(o, "functions", lock_waiters__to_json(l->functions, false, err), err);
-			question__json_set(o, "processes", lock_waiters__to_json(l->processes, true, err), err);
-			question__json_set(o, "holders", lock_holders__to_json(l->holders, err), err);
-			question__json_set(o, "held_ns", json_integer(l->held_ns), err);
-		}
-		question__json_append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
-/* locks: the locks by address, each with where its waits came from. */
-static void print_locks(const struct analysis *a, FILE *out, size_t max)
-{
-	char total[FORMAT_MAX], longest[FORMAT_MAX], wait[FORMAT_MAX];
-
-	msg_fprint(out, MSG_SHOW_LOCKS_HEADER);
-	for (size_t i = 0; i < a->nlocks && i < max; i++) {
-		const struct analysis_lock *l = &a->locks[i];
-		char addr[24];
-
-		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
-		format_seconds(l->wait_ns, total, sizeof(total));
-		format_seconds(l->longest_ns, longest, sizeof(longest));
-		if (l->pid)
-			msg_fprint(out, MSG_SHOW_LOCK_USER, addr, l->kind,
-				   l->processes[0].name ? l->processes[0].name : "?", l->pid,
-				   (long long)l->contentions, total, longest);
-		else
-			msg_fprint(out, MSG_SHOW_LOCK_KERNEL, addr, l->kind, (long long)l->contentions,
-				   total, longest);
-		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->functions[k].name; k++) {
-			format_seconds(l->functions[k].wait_ns, wait, sizeof(wait));
-			msg_fprint(out, MSG_SHOW_LOCK_WAITER, l->functions[k].name, wait);
-		}
-		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->holders[k].function; k++) {
-			format_seconds(l->holders[k].ns, wait, sizeof(wait));
-			msg_fprint(out, MSG_SHOW_LOCK_HOLDER, l->holders[k].function,
-				   l->holders[k].process, l->holders[k].pid, wait);
-		}
-	}
-	if (a->nlocks > max)
-		msg_fprint(out, MSG_SHOW_LOCKS_MORE, (unsigned long long)(a->nlocks - max),
-			   LOCKS_JSON);
-}
-
-static void locks_document_json(json_t *doc, const struct analysis *a, int *err)
-{
-	question__json_set(doc, "locks", locks__to_json(a, err), err);
-}
-
-static void locks_report_after_groups(const struct analysis *a, FILE *out)
-{
-	if (!a->nlocks)
-		return;
-	fputc('\n', out);
-	print_locks(a, out, LOCKS_SHOWN);
 }
 
 /* ---- the question ---- */
@@ -576,11 +443,10 @@ const struct question_plugin question_locks = {
 	.pprof_match = locks_pprof_match,
 	.capture = &capture,
 	.sample_counts = locks_sample_counts,
-	.group_add = locks_group_add,
 	.analyse = locks_analyse,
 	.answer = locks_answer,
-	.group_json = locks_group_json,
-	.group_text = locks_group_text,
-	.document_json = locks_document_json,
-	.report_after_groups = locks_report_after_groups,
+	.group_json = locks_views__group_json,
+	.group_text = locks_views__group_text,
+	.document_json = locks_views__document_json,
+	.report_after_groups = locks_views__report_after_groups,
 };

@@ -20,6 +20,7 @@
 #include "analysis/answer.h"
 #include "questions/cpu/cpu_answer.h"
 #include "questions/locks/locks_answer.h"
+#include "questions/locks/locks_own.h"
 #include "questions/memory/memory_answer.h"
 #include "questions/memory/memory_owners.h"
 #include "questions/threads/threads_answer.h"
@@ -294,8 +295,8 @@ static void test_locks_leave_out_condition_variables_and_joins(void **state)
 			    "most of it in ledger_post. Next was Unit nginx.service, 1.0 s.");
 	assert_int_equal(a->total, 3 * SEC);
 	assert_int_equal(a->ngroups, 2);
-	assert_int_equal(a->groups[0].contentions, 40);
-	assert_int_equal(a->groups[0].longest, 300 * MS);
+	assert_int_equal(locks_group__of(&a->groups[0])->contentions, 40);
+	assert_int_equal(locks_group__of(&a->groups[0])->longest, 300 * MS);
 	for (size_t i = 0; i < a->nfunctions; i++)
 		assert_string_not_equal(a->functions[i].name, "wait_for_orders");
 	/* The folded export draws what the answer counts; pprof keeps every wait. */
@@ -453,7 +454,7 @@ static void test_lock_holders(void **state)
 	assert_non_null(a);
 	assert_int_equal(a->total, 9 * SEC);
 	assert_int_equal(a->ngroups, 1);
-	assert_int_equal(a->groups[0].contentions, 40);
+	assert_int_equal(locks_group__of(&a->groups[0])->contentions, 40);
 	assert_int_equal(a->nlocks, 1);
 	assert_string_equal(a->locks[0].holders[0].function, "apply_batch");
 	assert_int_equal(a->locks[0].holders[0].ns, 3 * SEC);
