@@ -30,10 +30,8 @@ struct analysis_group {
 	double share;        /* cpu: of the server's CPU time; else of the profile's total */
 	const char *top_function; /* "most of it in"; NULL when nothing fits */
 	/* Per question (0 elsewhere): wall running and waiting (threads: how many threads
-	 * of each); memory the net change (freed memory counts against it) and file-backed
-	 * growth, apart from value. */
+	 * of each). */
 	int64_t running, waiting;
-	int64_t net_bytes, file_bytes;
 	/* The question's own measures of the group beyond these (memory: its resident
 	 * memory from the capture's start to its end), which only its plug-in makes and
 	 * reads; they live in the analysis's own (below). NULL: none. */

@@ -22,6 +22,7 @@
 #include "questions/locks/locks_answer.h"
 #include "questions/locks/locks_own.h"
 #include "questions/memory/memory_answer.h"
+#include "questions/memory/memory_own.h"
 #include "questions/memory/memory_owners.h"
 #include "questions/threads/threads_answer.h"
 #include "questions/wall/wall_answer.h"
@@ -537,8 +538,8 @@ static void test_memory_answer_is_net_growth(void **state)
 	assert_string_equal(a->answer, "Over 30 seconds, Unit nginx.service grew by 20 MB, most "
 				       "of it in load_dataset. Next was Service billing, 2 MB.");
 	assert_string_equal(a->groups[0].label, "Service billing"); /* by what grew */
-	assert_int_equal(a->groups[0].net_bytes, 2LL << 20);
-	assert_int_equal(a->groups[1].file_bytes, 64LL << 20);
+	assert_int_equal(memory_group__of(&a->groups[0])->net_bytes, 2LL << 20);
+	assert_int_equal(memory_group__of(&a->groups[1])->file_bytes, 64LL << 20);
 	analysis__free(a);
 	profile__free(p);
 }
@@ -592,7 +593,7 @@ static void test_memory_answer_leads_with_owner_growth(void **state)
 	assert_non_null(gone);
 	assert_string_equal(gone->name, "redis");
 	assert_int_equal(gone->value, 0);
-	gone_growth = gone->own;
+	gone_growth = memory_group__growth(gone);
 	assert_non_null(gone_growth);
 	assert_int_equal(gone_growth->rss_grown, -(40LL << 20));
 	assert_int_equal(gone_growth->file_grown, -(1LL << 20));
@@ -637,7 +638,7 @@ static void test_memory_answer_without_owner_growth(void **state)
 	memory_owners__of(p)->n = 0;
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_null(a->groups[0].own);
+	assert_null(memory_group__growth(&a->groups[0]));
 	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
 	assert_null(json_object_get(json_array_get(json_object_get(doc, "groups"), 0),
