@@ -29,16 +29,10 @@ struct analysis_group {
 	int64_t value;       /* in the question's main unit */
 	double share;        /* cpu: of the server's CPU time; else of the profile's total */
 	const char *top_function; /* "most of it in"; NULL when nothing fits */
-	/* Per question (0 elsewhere): wall running and waiting (threads: how many threads
-	 * of each). */
-	int64_t running, waiting;
 	/* The question's own measures of the group beyond these (memory: its resident
 	 * memory from the capture's start to its end), which only its plug-in makes and
 	 * reads; they live in the analysis's own (below). NULL: none. */
 	void *own;
-	/* wall: waiting split by why (profile_wait_reasons' order, profile.h); waiting
-	 * without a reason (profiles from before reasons) is in none of them. */
-	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];
 	struct analysis_process *processes;
 	size_t nprocesses;
 };
@@ -131,8 +125,6 @@ struct analysis {
 	 * or is unnamed and calls one (a stripped binary's _start, an unnamed clone3). The
 	 * walker's exits are in the profile's header. */
 	double stacks_complete;
-	/* wall: the waiting of every counted sample by why (as a group's). */
-	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];
 	/* The user's stripped binaries whose unnamed code begins stacks, largest first:
 	 * what they are is told by their debug symbols, not by us. */
 	struct analysis_unnamed_start unnamed_starts[ANALYSIS_UNNAMED_STARTS];
@@ -154,9 +146,5 @@ bool analysis__is_stack_root(const char *name);
 /* p must be symbolized (profile__symbolize). NULL with errno on ENOMEM. */
 struct analysis *analysis__new(const struct profile *p);
 void analysis__free(struct analysis *a);
-
-/* Waiting time by reason, as the JSON document and wall's fields carry it:
- * {"runqueue": ns, "io": ns, "lock": ns, "sleep": ns, "other": ns}; NULL on ENOMEM. */
-json_t *analysis__waiting_json(const int64_t ns[PROFILE_WAIT_REASONS]);
 
 #endif

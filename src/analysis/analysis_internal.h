@@ -93,10 +93,6 @@ int analysis_pass__stripped(struct analysis_pass *c, struct analysis *a);
  * of index g, c->groups unsorted, at entries + g * each), become the own of the first n
  * groups. The question makes and frees entries (a part of the analysis's own). */
 void analysis_pass__own_groups(struct analysis_pass *c, void *entries, size_t each, uint32_t n);
-/* A question's group_add that splits the main value by the sample's state: running, or
- * waiting (wall's time, threads' threads). */
-void analysis_group__add_running_waiting(const struct profile *p, uint32_t main,
-					 struct analysis_group *g, const struct prof_sample *s);
 
 /* A group as an answer names it. */
 struct answer_group analysis_group__answer(const struct analysis_group *g);

@@ -116,13 +116,14 @@ struct question_plugin {
 	 * functions, flame graph and folded export (the profile keeps every sample). p is
 	 * symbolized. NULL: every sample counts. */
 	bool (*sample_counts)(const struct profile *p, const struct prof_sample *s);
-	/* What a counted sample adds to its group beside its main value. NULL: nothing. */
-	void (*group_add)(const struct profile *p, uint32_t main, struct analysis_group *g,
-			  const struct prof_sample *s);
 	/* Its own measures over the groups as the samples met them (unsorted, c->group
-	 * giving each sample's): its views' data, and the answer when it ranks groups its
-	 * own way (then answer is NULL). What only it reads goes in a group's own and the
-	 * analysis's own (analysis.h). 0 or -ENOMEM. NULL: nothing. */
+	 * giving each counted sample's, NONE for the others): its views' data, and the
+	 * answer when it ranks groups its own way (then answer is NULL). A group carries
+	 * only what every question has (analysis.h): what the question measures of each
+	 * group beyond its main value (wall's running and waiting, locks' waits, memory's
+	 * net change) is a struct of its folder's (NAME_own.h), one a group as the group's
+	 * own, all of them in the analysis's own; only its folder reads them. 0 or -ENOMEM.
+	 * NULL: nothing. */
 	int (*analyse)(struct analysis_pass *c, struct analysis *a);
 	/* The answer sentence from the groups, largest first. malloc'd; NULL: ENOMEM. */
 	char *(*answer)(const struct analysis *a);

@@ -21,6 +21,7 @@
 #include "analysis/analysis_internal.h"
 #include "capture/capture_internal.h"
 #include "threads_answer.h"
+#include "threads_own.h"
 #include "questions/question.h"
 #include "threads.skel.h"
 #include "threads_fp.skel.h"
@@ -221,9 +222,33 @@ static char *threads_answer(const struct analysis_pass *c)
 	return answer;
 }
 
+/* How many threads of each group run and wait (threads_own.h), as the analysis's own.
+ * 0 or -ENOMEM. */
+static int threads_groups(struct analysis_pass *c, struct analysis *a)
+{
+	const struct profile *p = c->p;
+	struct threads_group *own = calloc(c->ngroups ? c->ngroups : 1, sizeof(*own));
+
+	if (!own)
+		return -ENOMEM;
+	a->own = own;
+	analysis_pass__own_groups(c, own, sizeof(*own), c->ngroups);
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		if (c->group[i] == NONE)
+			continue;
+		if (sample__running(p, s))
+			own[c->group[i]].running += s->values[c->main];
+		else
+			own[c->group[i]].waiting += s->values[c->main];
+	}
+	return 0;
+}
+
 static int threads_analyse(struct analysis_pass *c, struct analysis *a)
 {
-	if (thread_sets(c, a))
+	if (threads_groups(c, a) || thread_sets(c, a))
 		return -ENOMEM;
 	a->answer = threads_answer(c);
 	return a->answer ? 0 : -ENOMEM;
@@ -234,8 +259,10 @@ static int threads_analyse(struct analysis_pass *c, struct analysis *a)
 /* How many threads of a group run and wait (its text has them in its thread sets). */
 static void threads_group_json(json_t *o, const struct analysis_group *g, int *err)
 {
-	question__json_set(o, "running", json_integer(g->running), err);
-	question__json_set(o, "waiting", json_integer(g->waiting), err);
+	const struct threads_group *m = threads_group__of(g);
+
+	question__json_set(o, "running", json_integer(m->running), err);
+	question__json_set(o, "waiting", json_integer(m->waiting), err);
 }
 
 /* The thread dump in the text report: the largest sets and their frames; --json has
@@ -343,7 +370,6 @@ const struct question_plugin question_threads = {
 	.views = { "groups", "thread_sets", "flamegraph", "functions" },
 	.pprof_match = threads_pprof_match,
 	.capture = &capture,
-	.group_add = analysis_group__add_running_waiting,
 	.analyse = threads_analyse,
 	.group_json = threads_group_json,
 	.document_json = threads_document_json,

@@ -25,7 +25,9 @@
 #include "questions/memory/memory_own.h"
 #include "questions/memory/memory_owners.h"
 #include "questions/threads/threads_answer.h"
+#include "questions/threads/threads_own.h"
 #include "questions/wall/wall_answer.h"
+#include "questions/wall/wall_own.h"
 #include "analysis/folded.h"
 #include "util/format.h"
 #include "analysis_fixtures.h"
@@ -82,14 +84,14 @@ static void test_wall_answer_ranks_threads_that_ran_and_says_why_they_waited(voi
 			    "20.0 s waiting, 15.0 s of it for a CPU, most of the waiting in "
 			    "wait_for_orders.");
 	/* Everything still counts in the totals; the profiler is a row of System. */
-	assert_int_equal(find_group(a, "Unit poller.service")->waiting, 40 * 30 * SEC);
+	assert_int_equal(wall_group__of(find_group(a, "Unit poller.service"))->waiting, 40 * 30 * SEC);
 	sys = find_group(a, "System");
-	assert_int_equal(sys->running, 5 * SEC);
+	assert_int_equal(wall_group__of(sys)->running, 5 * SEC);
 	assert_int_equal(sys->nprocesses, 2);
-	assert_int_equal(sys->waiting_by_reason[4], 55 * SEC);
+	assert_int_equal(wall_group__of(sys)->waiting_by_reason[4], 55 * SEC);
 	assert_string_not_equal(sys->top_function, "pipeline__run");
-	assert_int_equal(a->waiting_by_reason[0], 15 * SEC);
-	assert_int_equal(a->waiting_by_reason[3], 5 * SEC);
+	assert_int_equal(wall_own__waiting_by_reason(a)[0], 15 * SEC);
+	assert_int_equal(wall_own__waiting_by_reason(a)[3], 5 * SEC);
 	analysis__free(a);
 	profile__free(p);
 }
@@ -669,8 +671,8 @@ static void test_wall_leaves_out_threads_that_never_ran(void **state)
 				       "1.0 s running and 29.0 s waiting, most of the waiting in "
 				       "read_request.");
 	assert_int_equal(a->ngroups, 1);
-	assert_int_equal(a->groups[0].running, 1 * SEC);
-	assert_int_equal(a->groups[0].waiting, 29 * SEC);
+	assert_int_equal(wall_group__of(&a->groups[0])->running, 1 * SEC);
+	assert_int_equal(wall_group__of(&a->groups[0])->waiting, 29 * SEC);
 	assert_int_equal(p->nsamples, 42); /* kept in the profile */
 	analysis__free(a);
 	profile__free(p);
@@ -696,7 +698,7 @@ static void test_thread_sets(void **state)
 	assert_string_equal(a->thread_sets[0].group, "Service billing");
 	assert_string_equal(a->thread_sets[0].state, "waiting");
 	assert_int_equal(a->thread_sets[1].threads, 1);
-	assert_int_equal(a->groups[0].waiting, 6);
+	assert_int_equal(threads_group__of(&a->groups[0])->waiting, 6);
 	analysis__free(a);
 	profile__free(p);
 }
