@@ -375,7 +375,7 @@ static char *wall_answer(const struct analysis_pass *c, const struct analysis *a
 	struct wall_rank *r = calloc(ng, sizeof(*r));
 	uint32_t *waited_in = malloc(sizeof(*waited_in) * ng);
 	uint32_t *ranking = wall_ranking_groups(c);
-	struct answer_group first, next;
+	struct wall_answer_group first, next;
 	struct analysis_pass ranked = *c;
 	char *answer = NULL;
 	bool any_ranks = false;
@@ -408,8 +408,7 @@ static char *wall_answer(const struct analysis_pass *c, const struct analysis *a
 	}
 	qsort(r, c->ngroups, sizeof(*r), wall_rank__cmp);
 	for (int i = 0; i < 2 && (uint32_t)i < c->ngroups; i++) {
-		struct answer_group *ag = i == 0 ? &first : &next;
-
+		struct wall_answer_group *ag = i == 0 ? &first : &next;
 		const struct analysis_group *g = &c->groups[r[i].group];
 		const int64_t *by_reason = wall_group__of(g)->waiting_by_reason;
 		int reason = -1;
@@ -420,14 +419,16 @@ static char *wall_answer(const struct analysis_pass *c, const struct analysis *a
 				reason = k;
 		if (reason >= 0 && strcmp(profile_wait_reasons[reason], "sleep") == 0)
 			reason = -1;
-		*ag = (struct answer_group){
-			.label = g->label,
-			.share = g->share,
-			.value = r[i].running,
+		*ag = (struct wall_answer_group){
+			.group = {
+				.label = g->label,
+				.share = g->share,
+				.value = r[i].running,
+				.where = waited_in[r[i].group] == NONE ?
+						 NULL :
+						 profile__str(p, waited_in[r[i].group]),
+			},
 			.waiting = r[i].waiting,
-			.where = waited_in[r[i].group] == NONE ?
-					 NULL :
-					 profile__str(p, waited_in[r[i].group]),
 			.wait_reason = reason,
 			.wait_reason_ns = reason >= 0 ? by_reason[reason] : 0,
 		};

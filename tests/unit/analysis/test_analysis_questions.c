@@ -705,8 +705,9 @@ static void test_thread_sets(void **state)
 
 static void test_answer_templates_directly(void **state)
 {
-	struct answer_group billing = { "Service billing", 0.54, 0, 0, "build_report" };
-	struct answer_group nginx_ = { "Unit nginx.service", 0.004, 0, 0, NULL };
+	struct answer_group billing = { .label = "Service billing", .share = 0.54,
+				       .where = "build_report" };
+	struct answer_group nginx_ = { .label = "Unit nginx.service", .share = 0.004 };
 	char *s;
 
 	(void)state;
