@@ -29,9 +29,11 @@ struct analysis_group {
 	int64_t value;       /* in the question's main unit */
 	double share;        /* cpu: of the server's CPU time; else of the profile's total */
 	const char *top_function; /* "most of it in"; NULL when nothing fits */
-	/* The question's own measures of the group beyond these (memory: its resident
-	 * memory from the capture's start to its end), which only its plug-in makes and
-	 * reads; they live in the analysis's own (below). NULL: none. */
+	/* What the question measures of the group beyond these (wall: its running and
+	 * waiting; memory: its net change, its resident memory from the capture's start to
+	 * its end): a struct of the question's folder (src/questions/NAME/NAME_own.h),
+	 * which only its plug-in makes and reads, in the analysis's own (below). NULL:
+	 * none (cpu). */
 	void *own;
 	struct analysis_process *processes;
 	size_t nprocesses;
@@ -130,7 +132,8 @@ struct analysis {
 	struct analysis_unnamed_start unnamed_starts[ANALYSIS_UNNAMED_STARTS];
 	size_t nunnamed_starts;
 	/* The question's own data of this analysis, which its groups' own point into: one
-	 * malloc'd block its analyse made, freed with the analysis. NULL: none. */
+	 * malloc'd block its analyse made (NAME_own.h), freed with the analysis. NULL:
+	 * none. */
 	void *own;
 };
 

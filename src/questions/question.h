@@ -5,8 +5,10 @@
  * (profile, capture, analysis, views) know no particular question: they look a question
  * up in the one table (questions.c) and call through its description. Each question is
  * one folder of this directory (cpu/, wall/, ...): its BPF program NAME.bpf.c and its
- * records, its plug-in NAME.c, and what else is its own alone (its data in a profile's
- * header and in an analysis: the header hooks below, and analysis.h's own).
+ * records, its plug-in NAME.c, and what else is its own alone: its data in a profile's
+ * header (the header hooks below) and its measures in an analysis (NAME_own.h: a struct
+ * a group, each group's and the analysis's own of analysis.h, made by analyse below).
+ * Nothing outside its folder reads them: its answer and views do.
  *
  * Adding a question: its folder, with a C file defining a struct question_plugin, and one
  * row in questions.def (docs/architecture.md, "Adding a question").
