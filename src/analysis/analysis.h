@@ -54,15 +54,6 @@ struct analysis_stripped {
 	bool build_id_recorded; /* false: captured before SlideOps kept build ids */
 };
 
-/* threads: threads of one group in the same state and place, with the same stack. */
-struct analysis_thread_set {
-	int64_t threads;
-	const char *state;  /* "running", "waiting" */
-	const char *wait;   /* what they wait in; "" when not known */
-	const char *group;  /* the group's label */
-	uint32_t stack;     /* index into the profile's stacks */
-};
-
 /* locks: one lock (an address in one process, or in the kernel) and who waited on it. */
 #define ANALYSIS_LOCK_WAITERS 3
 
@@ -113,8 +104,6 @@ struct analysis {
 	size_t nfunctions;
 	struct analysis_stripped *stripped;  /* largest first */
 	size_t nstripped;
-	struct analysis_thread_set *thread_sets; /* threads: largest first */
-	size_t nthread_sets;
 	struct analysis_lock *locks;     /* locks: by address, the longest total wait first */
 	size_t nlocks;
 	bool build_ids_missing;  /* captured without build ids: capture again, then upload */

@@ -693,11 +693,11 @@ static void test_thread_sets(void **state)
 	add_full(p, &nginx, 2, (int64_t[]){ 1 }, "running", NULL, main_, main_);
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_int_equal(a->nthread_sets, 2);
-	assert_int_equal(a->thread_sets[0].threads, 6);
-	assert_string_equal(a->thread_sets[0].group, "Service billing");
-	assert_string_equal(a->thread_sets[0].state, "waiting");
-	assert_int_equal(a->thread_sets[1].threads, 1);
+	assert_int_equal(threads_own__of(a)->nsets, 2);
+	assert_int_equal(threads_own__of(a)->sets[0].threads, 6);
+	assert_string_equal(threads_own__of(a)->sets[0].group, "Service billing");
+	assert_string_equal(threads_own__of(a)->sets[0].state, "waiting");
+	assert_int_equal(threads_own__of(a)->sets[1].threads, 1);
 	assert_int_equal(threads_group__of(&a->groups[0])->waiting, 6);
 	analysis__free(a);
 	profile__free(p);
