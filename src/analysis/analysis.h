@@ -54,38 +54,6 @@ struct analysis_stripped {
 	bool build_id_recorded; /* false: captured before SlideOps kept build ids */
 };
 
-/* locks: one lock (an address in one process, or in the kernel) and who waited on it. */
-#define ANALYSIS_LOCK_WAITERS 3
-
-struct analysis_lock_waiter {
-	const char *name;   /* a function (where the wait came from) or a process's comm */
-	int32_t pid;        /* processes: the pid; functions: 0 */
-	int64_t wait_ns;
-};
-
-/* Who held a lock: a stack that released it (a futex wake) while others waited on it. */
-struct analysis_lock_holder {
-	const char *function; /* where the release came from, as "most of it in" picks it */
-	const char *process;  /* the releasing process's comm */
-	int32_t pid;
-	int64_t ns;           /* the waiting its releases ended */
-};
-
-struct analysis_lock {
-	uint64_t address;   /* the lock's address: a user address in pid, or a kernel one */
-	const char *kind;   /* the lock_kind label: "futex", "kernel mutex", ... */
-	int32_t pid;        /* the process whose memory holds a user lock; 0: the kernel's */
-	int64_t contentions, wait_ns, longest_ns;
-	double share;       /* of the profile's total wait */
-	/* The largest first; empty names past the last. */
-	struct analysis_lock_waiter functions[ANALYSIS_LOCK_WAITERS];
-	struct analysis_lock_waiter processes[ANALYSIS_LOCK_WAITERS];
-	/* The largest holders first; NULL functions past the last. Kernel locks: none (the
-	 * kernel has no tracepoint at their release). */
-	struct analysis_lock_holder holders[ANALYSIS_LOCK_WAITERS];
-	int64_t held_ns;    /* the waiting all its seen releases ended */
-};
-
 /* A binary of the user's, without names, where stacks begin: its unnamed entry (a stripped
  * binary's _start) is the outermost frame. Its debug symbols would name it. */
 #define ANALYSIS_UNNAMED_STARTS 3
@@ -104,8 +72,6 @@ struct analysis {
 	size_t nfunctions;
 	struct analysis_stripped *stripped;  /* largest first */
 	size_t nstripped;
-	struct analysis_lock *locks;     /* locks: by address, the longest total wait first */
-	size_t nlocks;
 	bool build_ids_missing;  /* captured without build ids: capture again, then upload */
 	int64_t total;           /* the main value over all samples */
 	int64_t share_of;        /* what group shares are of: cpu ncpus x duration, else total */

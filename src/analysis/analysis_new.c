@@ -268,7 +268,6 @@ void analysis__free(struct analysis *a)
 	free(a->groups);
 	free(a->functions);
 	free(a->stripped);
-	free(a->locks);
 	free(a->own);
 	free(a->answer);
 	free(a);

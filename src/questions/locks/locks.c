@@ -110,28 +110,36 @@ static bool locks_sample_counts(const struct profile *p, const struct prof_sampl
 	return !sample__is_release(p, s) && wait__is_lock(p, s);
 }
 
-/* Each group's waits and the longest (locks_own.h), as the analysis's own. 0 or -ENOMEM. */
-static int locks_groups(struct analysis_pass *c, struct analysis *a)
+/* The analysis's own (locks_own.h), one block: each group's waits and the longest, and
+ * room for nlocks locks after the groups (none filled yet). NULL on ENOMEM. */
+_Static_assert(sizeof(struct locks_own) % _Alignof(struct locks_lock) == 0 &&
+		       sizeof(struct locks_group) % _Alignof(struct locks_lock) == 0,
+	       "the locks follow the groups aligned");
+
+static struct locks_own *locks_own__new(struct analysis_pass *c, struct analysis *a,
+					size_t nlocks)
 {
 	const struct profile *p = c->p;
-	struct locks_group *own = calloc(c->ngroups ? c->ngroups : 1, sizeof(*own));
+	size_t head = sizeof(struct locks_own) + c->ngroups * sizeof(struct locks_group);
+	struct locks_own *own = calloc(1, head + (nlocks ? nlocks : 1) * sizeof(struct locks_lock));
 
 	if (!own)
-		return -ENOMEM;
+		return NULL;
 	a->own = own;
-	analysis_pass__own_groups(c, own, sizeof(*own), c->ngroups);
+	own->locks = (struct locks_lock *)((char *)own + head);
+	analysis_pass__own_groups(c, own->groups, sizeof(own->groups[0]), c->ngroups);
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		struct locks_group *g;
 
 		if (c->group[i] == NONE)
 			continue;
-		g = &own[c->group[i]];
+		g = &own->groups[c->group[i]];
 		g->contentions += s->values[0];
 		if (p->nvalues > 2 && s->values[2] > g->longest)
 			g->longest = s->values[2];
 	}
-	return 0;
+	return own;
 }
 
 struct lock_wait {
@@ -167,24 +175,24 @@ static int lock_wait__cmp_waiter(const void *a, const void *b)
 	return x->waiter_pid < y->waiter_pid ? -1 : x->waiter_pid > y->waiter_pid;
 }
 
-/* The ANALYSIS_LOCK_WAITERS largest waiters of one lock's run w[0..n) (sorted here). */
+/* The LOCKS_WAITERS largest waiters of one lock's run w[0..n) (sorted here). */
 static void lock__waiters(const struct profile *p, struct lock_wait *w, size_t n,
-			  struct analysis_lock_waiter *out)
+			  struct locks_waiter *out)
 {
 	qsort(w, n, sizeof(*w), lock_wait__cmp_waiter);
 	for (size_t i = 0; i < n;) {
-		struct analysis_lock_waiter cand = { profile__str(p, w[i].name), w[i].waiter_pid,
+		struct locks_waiter cand = { profile__str(p, w[i].name), w[i].waiter_pid,
 						     0 };
 		size_t j = i;
 
 		for (; j < n && lock_wait__cmp_waiter(&w[i], &w[j]) == 0; j++)
 			cand.wait_ns += w[j].wait_ns;
 		if (w[i].name != NONE) {
-			for (int k = 0; k < ANALYSIS_LOCK_WAITERS; k++) {
+			for (int k = 0; k < LOCKS_WAITERS; k++) {
 				if (out[k].name && out[k].wait_ns >= cand.wait_ns)
 					continue;
 				memmove(&out[k + 1], &out[k],
-					sizeof(*out) * (size_t)(ANALYSIS_LOCK_WAITERS - 1 - k));
+					sizeof(*out) * (size_t)(LOCKS_WAITERS - 1 - k));
 				out[k] = cand;
 				break;
 			}
@@ -193,9 +201,9 @@ static void lock__waiters(const struct profile *p, struct lock_wait *w, size_t n
 	}
 }
 
-static int analysis_lock__cmp(const void *a, const void *b)
+static int locks_lock__cmp(const void *a, const void *b)
 {
-	const struct analysis_lock *x = a, *y = b;
+	const struct locks_lock *x = a, *y = b;
 
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns > y->wait_ns ? -1 : 1;
@@ -204,17 +212,19 @@ static int analysis_lock__cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static int locks_holders(const struct analysis_pass *c, struct analysis *a);
+static int locks_holders(const struct analysis_pass *c, struct locks_own *own);
 
 /*
- * The waits that count, by the lock they waited on: a user address names a lock only
- * within its process (two processes' mutexes may sit at the same address), a kernel
- * address is one lock for all. Each lock gets its totals and its largest waiters, by
- * function ("where", as "most of it in" picks it) and by process.
+ * The analysis's own (locks_own__new), with the waits that count by the lock they waited
+ * on: a user address names a lock only within its process (two processes' mutexes may
+ * sit at the same address), a kernel address is one lock for all. Each lock gets its
+ * totals and its largest waiters, by function ("where", as "most of it in" picks it) and
+ * by process.
  */
-static int locks_by_address(const struct analysis_pass *c, struct analysis *a)
+static int locks_analyse(struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
+	struct locks_own *own;
 	struct lock_wait *w = malloc(sizeof(*w) * (p->nsamples ? p->nsamples : 1));
 	size_t n = 0, nlocks = 0;
 
@@ -245,13 +255,13 @@ static int locks_by_address(const struct analysis_pass *c, struct analysis *a)
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || lock_wait__cmp_lock(&w[i - 1], &w[i]))
 			nlocks++;
-	a->locks = calloc(nlocks ? nlocks : 1, sizeof(*a->locks));
-	if (!a->locks) {
+	own = locks_own__new(c, a, nlocks);
+	if (!own) {
 		free(w);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n;) {
-		struct analysis_lock *l = &a->locks[a->nlocks++];
+		struct locks_lock *l = &own->locks[own->nlocks++];
 		size_t j = i;
 
 		l->address = w[i].address;
@@ -278,9 +288,9 @@ static int locks_by_address(const struct analysis_pass *c, struct analysis *a)
 		i = j;
 	}
 	free(w);
-	if (locks_holders(c, a))
+	if (locks_holders(c, own))
 		return -ENOMEM;
-	qsort(a->locks, a->nlocks, sizeof(*a->locks), analysis_lock__cmp);
+	qsort(own->locks, own->nlocks, sizeof(*own->locks), locks_lock__cmp);
 	return 0;
 }
 
@@ -306,36 +316,36 @@ static int lock_release__cmp(const void *a, const void *b)
 	return x->comm < y->comm ? -1 : x->comm > y->comm;
 }
 
-/* The user lock (address, pid) among a->locks, sorted by (address, pid, kind); NULL: none
- * (a wake whose waits did not count: a condition variable's, a join's). */
-static struct analysis_lock *lock__find(struct analysis *a, uint64_t address, int32_t pid)
+/* The user lock (address, pid) among own->locks, sorted by (address, pid, kind); NULL:
+ * none (a wake whose waits did not count: a condition variable's, a join's). */
+static struct locks_lock *lock__find(struct locks_own *own, uint64_t address, int32_t pid)
 {
-	size_t lo = 0, hi = a->nlocks;
+	size_t lo = 0, hi = own->nlocks;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct analysis_lock *l = &a->locks[mid];
+		const struct locks_lock *l = &own->locks[mid];
 
 		if (l->address < address || (l->address == address && l->pid < pid))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < a->nlocks && a->locks[lo].address == address && a->locks[lo].pid == pid)
-		return &a->locks[lo];
+	if (lo < own->nlocks && own->locks[lo].address == address && own->locks[lo].pid == pid)
+		return &own->locks[lo];
 	return NULL;
 }
 
-static void lock__add_holder(struct analysis_lock *l, const struct analysis_lock_holder *h)
+static void lock__add_holder(struct locks_lock *l, const struct locks_holder *h)
 {
 	l->held_ns += h->ns;
 	if (!h->function)
 		return;
-	for (int k = 0; k < ANALYSIS_LOCK_WAITERS; k++) {
+	for (int k = 0; k < LOCKS_WAITERS; k++) {
 		if (l->holders[k].function && l->holders[k].ns >= h->ns)
 			continue;
 		memmove(&l->holders[k + 1], &l->holders[k],
-			sizeof(*h) * (size_t)(ANALYSIS_LOCK_WAITERS - 1 - k));
+			sizeof(*h) * (size_t)(LOCKS_WAITERS - 1 - k));
 		l->holders[k] = *h;
 		return;
 	}
@@ -343,10 +353,10 @@ static void lock__add_holder(struct analysis_lock *l, const struct analysis_lock
 
 /*
  * Who held each lock: the releases (futex wakes while threads of the same process waited
- * on the address) by function and process, with the waiting each ended. a->locks must
+ * on the address) by function and process, with the waiting each ended. own->locks must
  * still be in (address, pid, kind) order.
  */
-static int locks_holders(const struct analysis_pass *c, struct analysis *a)
+static int locks_holders(const struct analysis_pass *c, struct locks_own *own)
 {
 	const struct profile *p = c->p;
 	struct lock_release *r = malloc(sizeof(*r) * (p->nsamples ? p->nsamples : 1));
@@ -372,8 +382,8 @@ static int locks_holders(const struct analysis_pass *c, struct analysis *a)
 	}
 	qsort(r, n, sizeof(*r), lock_release__cmp);
 	for (size_t i = 0; i < n;) {
-		struct analysis_lock *l = lock__find(a, r[i].address, r[i].pid);
-		struct analysis_lock_holder h = {
+		struct locks_lock *l = lock__find(own, r[i].address, r[i].pid);
+		struct locks_holder h = {
 			.function = r[i].function == NONE ? NULL : profile__str(p, r[i].function),
 			.process = profile__str(p, r[i].comm),
 			.pid = r[i].pid,
@@ -390,16 +400,12 @@ static int locks_holders(const struct analysis_pass *c, struct analysis *a)
 	return 0;
 }
 
-static int locks_analyse(struct analysis_pass *c, struct analysis *a)
-{
-	return locks_groups(c, a) ? -ENOMEM : locks_by_address(c, a);
-}
-
 /* The holder of the lock waited on most, when one function made at least half of its
  * releases' waiting: NULL otherwise. */
 static const char *locks__standing_holder(const struct analysis *a)
 {
-	const struct analysis_lock *l = a->nlocks ? &a->locks[0] : NULL;
+	const struct locks_own *own = locks_own__of(a);
+	const struct locks_lock *l = own->nlocks ? &own->locks[0] : NULL;
 
 	if (!l || !l->holders[0].function || l->held_ns <= 0)
 		return NULL;

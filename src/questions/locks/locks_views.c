@@ -37,12 +37,12 @@ void locks_views__group_text(const struct analysis_group *g, FILE *out)
 #define LOCKS_JSON 100
 #define LOCKS_SHOWN 5
 
-static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool processes,
+static json_t *lock_waiters__to_json(const struct locks_waiter *w, bool processes,
 				    int *err)
 {
 	json_t *list = json_array();
 
-	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && w[i].name; i++) {
+	for (int i = 0; list && i < LOCKS_WAITERS && w[i].name; i++) {
 		json_t *o = json_object();
 
 		if (o && processes) {
@@ -61,11 +61,11 @@ static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool 
 }
 
 /* Who held a lock: [{"function", "ns", "process", "pid"}], the largest first. */
-static json_t *lock_holders__to_json(const struct analysis_lock_holder *h, int *err)
+static json_t *lock_holders__to_json(const struct locks_holder *h, int *err)
 {
 	json_t *list = json_array();
 
-	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && h[i].function; i++) {
+	for (int i = 0; list && i < LOCKS_WAITERS && h[i].function; i++) {
 		json_t *o = json_object();
 
 		if (o) {
@@ -85,11 +85,12 @@ static json_t *lock_holders__to_json(const struct analysis_lock_holder *h, int *
  * a kernel address does not fit a JSON number that every reader keeps exact. */
 static json_t *locks__to_json(const struct analysis *a, int *err)
 {
+	const struct locks_own *own = locks_own__of(a);
 	json_t *list = json_array();
 	char addr[24];
 
-	for (size_t i = 0; list && i < a->nlocks && i < LOCKS_JSON; i++) {
-		const struct analysis_lock *l = &a->locks[i];
+	for (size_t i = 0; list && i < own->nlocks && i < LOCKS_JSON; i++) {
+		const struct locks_lock *l = &own->locks[i];
 		json_t *o = json_object();
 
 		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
@@ -116,11 +117,12 @@ static json_t *locks__to_json(const struct analysis *a, int *err)
 /* locks: the locks by address, each with where its waits came from. */
 static void print_locks(const struct analysis *a, FILE *out, size_t max)
 {
+	const struct locks_own *own = locks_own__of(a);
 	char total[FORMAT_MAX], longest[FORMAT_MAX], wait[FORMAT_MAX];
 
 	msg_fprint(out, MSG_SHOW_LOCKS_HEADER);
-	for (size_t i = 0; i < a->nlocks && i < max; i++) {
-		const struct analysis_lock *l = &a->locks[i];
+	for (size_t i = 0; i < own->nlocks && i < max; i++) {
+		const struct locks_lock *l = &own->locks[i];
 		char addr[24];
 
 		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
@@ -133,18 +135,18 @@ static void print_locks(const struct analysis *a, FILE *out, size_t max)
 		else
 			msg_fprint(out, MSG_SHOW_LOCK_KERNEL, addr, l->kind, (long long)l->contentions,
 				   total, longest);
-		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->functions[k].name; k++) {
+		for (int k = 0; k < LOCKS_WAITERS && l->functions[k].name; k++) {
 			format_seconds(l->functions[k].wait_ns, wait, sizeof(wait));
 			msg_fprint(out, MSG_SHOW_LOCK_WAITER, l->functions[k].name, wait);
 		}
-		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->holders[k].function; k++) {
+		for (int k = 0; k < LOCKS_WAITERS && l->holders[k].function; k++) {
 			format_seconds(l->holders[k].ns, wait, sizeof(wait));
 			msg_fprint(out, MSG_SHOW_LOCK_HOLDER, l->holders[k].function,
 				   l->holders[k].process, l->holders[k].pid, wait);
 		}
 	}
-	if (a->nlocks > max)
-		msg_fprint(out, MSG_SHOW_LOCKS_MORE, (unsigned long long)(a->nlocks - max),
+	if (own->nlocks > max)
+		msg_fprint(out, MSG_SHOW_LOCKS_MORE, (unsigned long long)(own->nlocks - max),
 			   LOCKS_JSON);
 }
 
@@ -155,7 +157,7 @@ void locks_views__document_json(json_t *doc, const struct analysis *a, int *err)
 
 void locks_views__report_after_groups(const struct analysis *a, FILE *out)
 {
-	if (!a->nlocks)
+	if (!locks_own__of(a)->nlocks)
 		return;
 	fputc('\n', out);
 	print_locks(a, out, LOCKS_SHOWN);

@@ -372,30 +372,30 @@ static void test_locks_by_address(void **state)
 		 post);
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_int_equal(a->nlocks, 3);
+	assert_int_equal(locks_own__of(a)->nlocks, 3);
 	/* The longest total wait first: gunicorn's mutex, then gunicorn2's, then the rwsem. */
-	assert_int_equal(a->locks[0].address, mutex);
-	assert_int_equal(a->locks[0].pid, 4242);
-	assert_string_equal(a->locks[0].kind, "futex");
-	assert_int_equal(a->locks[0].contentions, 40);
-	assert_int_equal(a->locks[0].wait_ns, 4 * SEC);
-	assert_int_equal(a->locks[0].longest_ns, 600 * MS);
-	assert_string_equal(a->locks[0].functions[0].name, "ledger_post");
-	assert_int_equal(a->locks[0].functions[0].wait_ns, 3 * SEC);
-	assert_string_equal(a->locks[0].functions[1].name, "close_books");
-	assert_null(a->locks[0].functions[2].name);
-	assert_string_equal(a->locks[0].processes[0].name, "gunicorn");
-	assert_int_equal(a->locks[0].processes[0].pid, 4242);
-	assert_null(a->locks[0].processes[1].name);
-	assert_int_equal(a->locks[1].address, mutex);
-	assert_int_equal(a->locks[1].pid, 4243);
-	assert_int_equal(a->locks[2].address, sem);
-	assert_int_equal(a->locks[2].pid, 0); /* the kernel's: one lock for all */
-	assert_int_equal(a->locks[2].contentions, 3);
-	assert_int_equal(a->locks[2].wait_ns, 600 * MS);
-	assert_string_equal(a->locks[2].processes[0].name, "nginx");
-	assert_string_equal(a->locks[2].processes[1].name, "gunicorn");
-	assert_float_equal(a->locks[0].share, 4.0 / 6.6, 1e-9);
+	assert_int_equal(locks_own__of(a)->locks[0].address, mutex);
+	assert_int_equal(locks_own__of(a)->locks[0].pid, 4242);
+	assert_string_equal(locks_own__of(a)->locks[0].kind, "futex");
+	assert_int_equal(locks_own__of(a)->locks[0].contentions, 40);
+	assert_int_equal(locks_own__of(a)->locks[0].wait_ns, 4 * SEC);
+	assert_int_equal(locks_own__of(a)->locks[0].longest_ns, 600 * MS);
+	assert_string_equal(locks_own__of(a)->locks[0].functions[0].name, "ledger_post");
+	assert_int_equal(locks_own__of(a)->locks[0].functions[0].wait_ns, 3 * SEC);
+	assert_string_equal(locks_own__of(a)->locks[0].functions[1].name, "close_books");
+	assert_null(locks_own__of(a)->locks[0].functions[2].name);
+	assert_string_equal(locks_own__of(a)->locks[0].processes[0].name, "gunicorn");
+	assert_int_equal(locks_own__of(a)->locks[0].processes[0].pid, 4242);
+	assert_null(locks_own__of(a)->locks[0].processes[1].name);
+	assert_int_equal(locks_own__of(a)->locks[1].address, mutex);
+	assert_int_equal(locks_own__of(a)->locks[1].pid, 4243);
+	assert_int_equal(locks_own__of(a)->locks[2].address, sem);
+	assert_int_equal(locks_own__of(a)->locks[2].pid, 0); /* the kernel's: one lock for all */
+	assert_int_equal(locks_own__of(a)->locks[2].contentions, 3);
+	assert_int_equal(locks_own__of(a)->locks[2].wait_ns, 600 * MS);
+	assert_string_equal(locks_own__of(a)->locks[2].processes[0].name, "nginx");
+	assert_string_equal(locks_own__of(a)->locks[2].processes[1].name, "gunicorn");
+	assert_float_equal(locks_own__of(a)->locks[0].share, 4.0 / 6.6, 1e-9);
 
 	doc = analysis_view__to_json(a, "x");
 	assert_non_null(doc);
@@ -458,14 +458,14 @@ static void test_lock_holders(void **state)
 	assert_int_equal(a->total, 9 * SEC);
 	assert_int_equal(a->ngroups, 1);
 	assert_int_equal(locks_group__of(&a->groups[0])->contentions, 40);
-	assert_int_equal(a->nlocks, 1);
-	assert_string_equal(a->locks[0].holders[0].function, "apply_batch");
-	assert_int_equal(a->locks[0].holders[0].ns, 3 * SEC);
-	assert_string_equal(a->locks[0].holders[0].process, "gunicorn");
-	assert_int_equal(a->locks[0].holders[0].pid, 4242);
-	assert_string_equal(a->locks[0].holders[1].function, "read_balance");
-	assert_null(a->locks[0].holders[2].function);
-	assert_int_equal(a->locks[0].held_ns, 3200 * MS);
+	assert_int_equal(locks_own__of(a)->nlocks, 1);
+	assert_string_equal(locks_own__of(a)->locks[0].holders[0].function, "apply_batch");
+	assert_int_equal(locks_own__of(a)->locks[0].holders[0].ns, 3 * SEC);
+	assert_string_equal(locks_own__of(a)->locks[0].holders[0].process, "gunicorn");
+	assert_int_equal(locks_own__of(a)->locks[0].holders[0].pid, 4242);
+	assert_string_equal(locks_own__of(a)->locks[0].holders[1].function, "read_balance");
+	assert_null(locks_own__of(a)->locks[0].holders[2].function);
+	assert_int_equal(locks_own__of(a)->locks[0].held_ns, 3200 * MS);
 	assert_string_equal(a->answer, "Over 30 seconds, threads of Service billing waited 9.0 s "
 				       "on locks, most of it in read_balance, waiting for "
 				       "apply_batch to release the lock.");
@@ -511,7 +511,7 @@ static void test_lock_holders_none_stands_out(void **state)
 	add_lock(p, &gunicorn, (int64_t[]){ 0, 1 * SEC, 0 }, "futex_wake", 0x1040, wake, close_);
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_int_equal(a->locks[0].held_ns, 3 * SEC);
+	assert_int_equal(locks_own__of(a)->locks[0].held_ns, 3 * SEC);
 	assert_string_equal(a->answer, "Over 30 seconds, threads of Service billing waited 9.0 s "
 				       "on locks, most of it in read_balance.");
 	analysis__free(a);
