@@ -86,9 +86,10 @@ struct analysis {
 	 * what they are is told by their debug symbols, not by us. */
 	struct analysis_unnamed_start unnamed_starts[ANALYSIS_UNNAMED_STARTS];
 	size_t nunnamed_starts;
-	/* The question's own data of this analysis, which its groups' own point into: one
-	 * malloc'd block its analyse made (NAME_own.h), freed with the analysis. NULL:
-	 * none. */
+	/* The question's own data of this analysis (wall: its waiting by why; threads: its
+	 * sets of threads; locks: its locks by address), which its groups' own point into:
+	 * one malloc'd block its analyse made (src/questions/NAME/NAME_own.h), freed with
+	 * the analysis. NULL: none. */
 	void *own;
 };
 

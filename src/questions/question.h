@@ -120,12 +120,12 @@ struct question_plugin {
 	bool (*sample_counts)(const struct profile *p, const struct prof_sample *s);
 	/* Its own measures over the groups as the samples met them (unsorted, c->group
 	 * giving each counted sample's, NONE for the others): its views' data, and the
-	 * answer when it ranks groups its own way (then answer is NULL). A group carries
-	 * only what every question has (analysis.h): what the question measures of each
-	 * group beyond its main value (wall's running and waiting, locks' waits, memory's
-	 * net change) is a struct of its folder's (NAME_own.h), one a group as the group's
-	 * own, all of them in the analysis's own; only its folder reads them. 0 or -ENOMEM.
-	 * NULL: nothing. */
+	 * answer when it ranks groups its own way (then answer is NULL). An analysis and
+	 * its groups carry only what every question has (analysis.h): what the question
+	 * measures beyond that (wall's running and waiting, locks' waits and locks by
+	 * address, threads' sets, memory's net change) is declared in its folder
+	 * (NAME_own.h), a struct a group as the group's own, all in one block, the
+	 * analysis's own; only its folder reads them. 0 or -ENOMEM. NULL: nothing. */
 	int (*analyse)(struct analysis_pass *c, struct analysis *a);
 	/* The answer sentence from the groups, largest first. malloc'd; NULL: ENOMEM. */
 	char *(*answer)(const struct analysis *a);
