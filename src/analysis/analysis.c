@@ -139,21 +139,3 @@ int analysis_pass__top_places(const struct analysis_pass *c,
 	free(t);
 	return 0;
 }
-
-json_t *analysis__waiting_json(const int64_t ns[PROFILE_WAIT_REASONS])
-{
-	json_t *o = json_object();
-	int err = 0;
-
-	for (int r = 0; o && r < PROFILE_WAIT_REASONS; r++) {
-		json_t *v = json_integer(ns[r]);
-
-		if (!v || json_object_set_new(o, profile_wait_reasons[r], v))
-			err = -1;
-	}
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}

@@ -29,19 +29,12 @@ struct analysis_group {
 	int64_t value;       /* in the question's main unit */
 	double share;        /* cpu: of the server's CPU time; else of the profile's total */
 	const char *top_function; /* "most of it in"; NULL when nothing fits */
-	/* Per question (0 elsewhere): wall running and waiting (threads: how many threads
-	 * of each); locks how many waits; memory the net change (freed memory counts
-	 * against it) and file-backed growth, apart from value. */
-	int64_t running, waiting;
-	int64_t contentions, longest; /* locks: how many waits, the longest (ns) */
-	int64_t net_bytes, file_bytes;
-	/* The question's own measures of the group beyond these (memory: its resident
-	 * memory from the capture's start to its end), which only its plug-in makes and
-	 * reads; they live in the analysis's own (below). NULL: none. */
+	/* What the question measures of the group beyond these (wall: its running and
+	 * waiting; memory: its net change, its resident memory from the capture's start to
+	 * its end): a struct of the question's folder (src/questions/NAME/NAME_own.h),
+	 * which only its plug-in makes and reads, in the analysis's own (below). NULL:
+	 * none (cpu). */
 	void *own;
-	/* wall: waiting split by why (profile_wait_reasons' order, profile.h); waiting
-	 * without a reason (profiles from before reasons) is in none of them. */
-	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];
 	struct analysis_process *processes;
 	size_t nprocesses;
 };
@@ -59,47 +52,6 @@ struct analysis_stripped {
 	const char *build_id; /* full hex; "" when the binary has none */
 	bool has_build_id;
 	bool build_id_recorded; /* false: captured before SlideOps kept build ids */
-};
-
-/* threads: threads of one group in the same state and place, with the same stack. */
-struct analysis_thread_set {
-	int64_t threads;
-	const char *state;  /* "running", "waiting" */
-	const char *wait;   /* what they wait in; "" when not known */
-	const char *group;  /* the group's label */
-	uint32_t stack;     /* index into the profile's stacks */
-};
-
-/* locks: one lock (an address in one process, or in the kernel) and who waited on it. */
-#define ANALYSIS_LOCK_WAITERS 3
-
-struct analysis_lock_waiter {
-	const char *name;   /* a function (where the wait came from) or a process's comm */
-	int32_t pid;        /* processes: the pid; functions: 0 */
-	int64_t wait_ns;
-};
-
-/* Who held a lock: a stack that released it (a futex wake) while others waited on it. */
-struct analysis_lock_holder {
-	const char *function; /* where the release came from, as "most of it in" picks it */
-	const char *process;  /* the releasing process's comm */
-	int32_t pid;
-	int64_t ns;           /* the waiting its releases ended */
-};
-
-struct analysis_lock {
-	uint64_t address;   /* the lock's address: a user address in pid, or a kernel one */
-	const char *kind;   /* the lock_kind label: "futex", "kernel mutex", ... */
-	int32_t pid;        /* the process whose memory holds a user lock; 0: the kernel's */
-	int64_t contentions, wait_ns, longest_ns;
-	double share;       /* of the profile's total wait */
-	/* The largest first; empty names past the last. */
-	struct analysis_lock_waiter functions[ANALYSIS_LOCK_WAITERS];
-	struct analysis_lock_waiter processes[ANALYSIS_LOCK_WAITERS];
-	/* The largest holders first; NULL functions past the last. Kernel locks: none (the
-	 * kernel has no tracepoint at their release). */
-	struct analysis_lock_holder holders[ANALYSIS_LOCK_WAITERS];
-	int64_t held_ns;    /* the waiting all its seen releases ended */
 };
 
 /* A binary of the user's, without names, where stacks begin: its unnamed entry (a stripped
@@ -120,10 +72,6 @@ struct analysis {
 	size_t nfunctions;
 	struct analysis_stripped *stripped;  /* largest first */
 	size_t nstripped;
-	struct analysis_thread_set *thread_sets; /* threads: largest first */
-	size_t nthread_sets;
-	struct analysis_lock *locks;     /* locks: by address, the longest total wait first */
-	size_t nlocks;
 	bool build_ids_missing;  /* captured without build ids: capture again, then upload */
 	int64_t total;           /* the main value over all samples */
 	int64_t share_of;        /* what group shares are of: cpu ncpus x duration, else total */
@@ -134,14 +82,14 @@ struct analysis {
 	 * or is unnamed and calls one (a stripped binary's _start, an unnamed clone3). The
 	 * walker's exits are in the profile's header. */
 	double stacks_complete;
-	/* wall: the waiting of every counted sample by why (as a group's). */
-	int64_t waiting_by_reason[PROFILE_WAIT_REASONS];
 	/* The user's stripped binaries whose unnamed code begins stacks, largest first:
 	 * what they are is told by their debug symbols, not by us. */
 	struct analysis_unnamed_start unnamed_starts[ANALYSIS_UNNAMED_STARTS];
 	size_t nunnamed_starts;
-	/* The question's own data of this analysis, which its groups' own point into: one
-	 * malloc'd block its analyse made, freed with the analysis. NULL: none. */
+	/* The question's own data of this analysis (wall: its waiting by why; threads: its
+	 * sets of threads; locks: its locks by address), which its groups' own point into:
+	 * one malloc'd block its analyse made (src/questions/NAME/NAME_own.h), freed with
+	 * the analysis. NULL: none. */
 	void *own;
 };
 
@@ -157,9 +105,5 @@ bool analysis__is_stack_root(const char *name);
 /* p must be symbolized (profile__symbolize). NULL with errno on ENOMEM. */
 struct analysis *analysis__new(const struct profile *p);
 void analysis__free(struct analysis *a);
-
-/* Waiting time by reason, as the JSON document and wall's fields carry it:
- * {"runqueue": ns, "io": ns, "lock": ns, "sleep": ns, "other": ns}; NULL on ENOMEM. */
-json_t *analysis__waiting_json(const int64_t ns[PROFILE_WAIT_REASONS]);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Owner groups and their processes: each sample's group, its share, what the
- * question adds to it, and its processes.
+ * Owner groups and their processes: each sample's group, its share and its processes;
+ * what a question measures of each beyond its main value is the question's own
+ * (analysis_pass__own_groups).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -62,19 +63,15 @@ int analysis_group__cmp(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
-void analysis_group__add_running_waiting(const struct profile *p, uint32_t main,
-					 struct analysis_group *g, const struct prof_sample *s)
+void analysis_pass__own_groups(struct analysis_pass *c, void *entries, size_t each, uint32_t n)
 {
-	if (sample__running(p, s))
-		g->running += s->values[main];
-	else
-		g->waiting += s->values[main];
+	for (uint32_t g = 0; g < n && g < c->ngroups; g++)
+		c->groups[g].own = (char *)entries + (size_t)g * each;
 }
 
 int analysis_pass__groups(struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
-	const struct question_plugin *question = question__get(p->header.question);
 	uint32_t nstr = strtab__count(p->strings);
 	uint32_t *by_label = malloc(sizeof(*by_label) * (nstr ? nstr : 1));
 	struct proc_entry *procs = malloc(sizeof(*procs) * (p->nsamples ? p->nsamples : 1));
@@ -107,8 +104,6 @@ int analysis_pass__groups(struct analysis_pass *c, struct analysis *a)
 		}
 		c->group[i] = g;
 		c->groups[g].value += s->values[c->main];
-		if (question->group_add)
-			question->group_add(p, c->main, &c->groups[g], s);
 		procs[nprocs++] = (struct proc_entry){ g, s->labels.pid, s->labels.comm,
 						       s->values[c->main] };
 	}

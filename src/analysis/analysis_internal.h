@@ -89,10 +89,10 @@ int analysis_pass__groups(struct analysis_pass *c, struct analysis *a);
 int analysis_pass__top_functions(struct analysis_pass *c);
 int analysis_pass__functions(struct analysis_pass *c, struct analysis *a);
 int analysis_pass__stripped(struct analysis_pass *c, struct analysis *a);
-/* A question's group_add that splits the main value by the sample's state: running, or
- * waiting (wall's time, threads' threads). */
-void analysis_group__add_running_waiting(const struct profile *p, uint32_t main,
-					 struct analysis_group *g, const struct prof_sample *s);
+/* A question's own measures of each group: entries, n of each bytes in a row (the group
+ * of index g, c->groups unsorted, at entries + g * each), become the own of the first n
+ * groups. The question makes and frees entries (a part of the analysis's own). */
+void analysis_pass__own_groups(struct analysis_pass *c, void *entries, size_t each, uint32_t n);
 
 /* A group as an answer names it. */
 struct answer_group analysis_group__answer(const struct analysis_group *g);

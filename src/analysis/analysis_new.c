@@ -268,8 +268,6 @@ void analysis__free(struct analysis *a)
 	free(a->groups);
 	free(a->functions);
 	free(a->stripped);
-	free(a->thread_sets);
-	free(a->locks);
 	free(a->own);
 	free(a->answer);
 	free(a);

@@ -19,12 +19,7 @@ struct answer_group {
 	const char *label;  /* "Service billing" */
 	double share;       /* cpu: of the server's CPU time */
 	int64_t value;      /* locks: ns waited; memory: bytes grown; wall: ns running */
-	int64_t waiting;    /* wall: ns waiting */
 	const char *where;  /* "most of it in" (wall: where it waited most); NULL: omitted */
-	/* wall: the biggest reason of the waiting (profile_wait_reasons' index) and its ns;
-	 * -1: not named (sleep, or no reasons). */
-	int wait_reason;
-	int64_t wait_reason_ns;
 };
 
 /* A message into a new string. */

@@ -5,8 +5,10 @@
  * (profile, capture, analysis, views) know no particular question: they look a question
  * up in the one table (questions.c) and call through its description. Each question is
  * one folder of this directory (cpu/, wall/, ...): its BPF program NAME.bpf.c and its
- * records, its plug-in NAME.c, and what else is its own alone (its data in a profile's
- * header and in an analysis: the header hooks below, and analysis.h's own).
+ * records, its plug-in NAME.c, and what else is its own alone: its data in a profile's
+ * header (the header hooks below) and its measures in an analysis (NAME_own.h: a struct
+ * a group, each group's and the analysis's own of analysis.h, made by analyse below).
+ * Nothing outside its folder reads them: its answer and views do.
  *
  * Adding a question: its folder, with a C file defining a struct question_plugin, and one
  * row in questions.def (docs/architecture.md, "Adding a question").
@@ -116,13 +118,14 @@ struct question_plugin {
 	 * functions, flame graph and folded export (the profile keeps every sample). p is
 	 * symbolized. NULL: every sample counts. */
 	bool (*sample_counts)(const struct profile *p, const struct prof_sample *s);
-	/* What a counted sample adds to its group beside its main value. NULL: nothing. */
-	void (*group_add)(const struct profile *p, uint32_t main, struct analysis_group *g,
-			  const struct prof_sample *s);
 	/* Its own measures over the groups as the samples met them (unsorted, c->group
-	 * giving each sample's): its views' data, and the answer when it ranks groups its
-	 * own way (then answer is NULL). What only it reads goes in a group's own and the
-	 * analysis's own (analysis.h). 0 or -ENOMEM. NULL: nothing. */
+	 * giving each counted sample's, NONE for the others): its views' data, and the
+	 * answer when it ranks groups its own way (then answer is NULL). An analysis and
+	 * its groups carry only what every question has (analysis.h): what the question
+	 * measures beyond that (wall's running and waiting, locks' waits and locks by
+	 * address, threads' sets, memory's net change) is declared in its folder
+	 * (NAME_own.h), a struct a group as the group's own, all in one block, the
+	 * analysis's own; only its folder reads them. 0 or -ENOMEM. NULL: nothing. */
 	int (*analyse)(struct analysis_pass *c, struct analysis *a);
 	/* The answer sentence from the groups, largest first. malloc'd; NULL: ENOMEM. */
 	char *(*answer)(const struct analysis *a);

@@ -4,8 +4,8 @@
  * contention and sends the waiter's stacks with the time waited. Which of the waits
  * are locks (a mutex, not a condition variable, a join or an idle pool) is told from
  * the stacks once they have names (analysis/waits.c). The question's plug-in
- * (questions/question.h): its capture row, its values, its analysis, its answer and its
- * fields in the views.
+ * (questions/question.h): its capture row, its values, its analysis and its answer; its
+ * views are locks_views.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,20 +13,18 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
-#include <jansson.h>
 
 #include "analysis/analysis_internal.h"
 #include "analysis/waits.h"
 #include "capture/capture_internal.h"
 #include "locks_answer.h"
+#include "locks_own.h"
+#include "locks_views.h"
 #include "locks.h"
 #include "locks.skel.h"
 #include "locks_fp.skel.h"
 #include "locks_no_loop.skel.h"
 #include "questions/question.h"
-#include "util/format.h"
-#include "util/json_text.h"
-#include "util/messages.h"
 
 static const char *const programs[] = {
 	"on_sys_enter",
@@ -112,14 +110,36 @@ static bool locks_sample_counts(const struct profile *p, const struct prof_sampl
 	return !sample__is_release(p, s) && wait__is_lock(p, s);
 }
 
-/* How many waits, and the longest. */
-static void locks_group_add(const struct profile *p, uint32_t main, struct analysis_group *g,
-			    const struct prof_sample *s)
+/* The analysis's own (locks_own.h), one block: each group's waits and the longest, and
+ * room for nlocks locks after the groups (none filled yet). NULL on ENOMEM. */
+_Static_assert(sizeof(struct locks_own) % _Alignof(struct locks_lock) == 0 &&
+		       sizeof(struct locks_group) % _Alignof(struct locks_lock) == 0,
+	       "the locks follow the groups aligned");
+
+static struct locks_own *locks_own__new(struct analysis_pass *c, struct analysis *a,
+					size_t nlocks)
 {
-	(void)main;
-	g->contentions += s->values[0];
-	if (p->nvalues > 2 && s->values[2] > g->longest)
-		g->longest = s->values[2];
+	const struct profile *p = c->p;
+	size_t head = sizeof(struct locks_own) + c->ngroups * sizeof(struct locks_group);
+	struct locks_own *own = calloc(1, head + (nlocks ? nlocks : 1) * sizeof(struct locks_lock));
+
+	if (!own)
+		return NULL;
+	a->own = own;
+	own->locks = (struct locks_lock *)((char *)own + head);
+	analysis_pass__own_groups(c, own->groups, sizeof(own->groups[0]), c->ngroups);
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		struct locks_group *g;
+
+		if (c->group[i] == NONE)
+			continue;
+		g = &own->groups[c->group[i]];
+		g->contentions += s->values[0];
+		if (p->nvalues > 2 && s->values[2] > g->longest)
+			g->longest = s->values[2];
+	}
+	return own;
 }
 
 struct lock_wait {
@@ -155,24 +175,24 @@ static int lock_wait__cmp_waiter(const void *a, const void *b)
 	return x->waiter_pid < y->waiter_pid ? -1 : x->waiter_pid > y->waiter_pid;
 }
 
-/* The ANALYSIS_LOCK_WAITERS largest waiters of one lock's run w[0..n) (sorted here). */
+/* The LOCKS_WAITERS largest waiters of one lock's run w[0..n) (sorted here). */
 static void lock__waiters(const struct profile *p, struct lock_wait *w, size_t n,
-			  struct analysis_lock_waiter *out)
+			  struct locks_waiter *out)
 {
 	qsort(w, n, sizeof(*w), lock_wait__cmp_waiter);
 	for (size_t i = 0; i < n;) {
-		struct analysis_lock_waiter cand = { profile__str(p, w[i].name), w[i].waiter_pid,
+		struct locks_waiter cand = { profile__str(p, w[i].name), w[i].waiter_pid,
 						     0 };
 		size_t j = i;
 
 		for (; j < n && lock_wait__cmp_waiter(&w[i], &w[j]) == 0; j++)
 			cand.wait_ns += w[j].wait_ns;
 		if (w[i].name != NONE) {
-			for (int k = 0; k < ANALYSIS_LOCK_WAITERS; k++) {
+			for (int k = 0; k < LOCKS_WAITERS; k++) {
 				if (out[k].name && out[k].wait_ns >= cand.wait_ns)
 					continue;
 				memmove(&out[k + 1], &out[k],
-					sizeof(*out) * (size_t)(ANALYSIS_LOCK_WAITERS - 1 - k));
+					sizeof(*out) * (size_t)(LOCKS_WAITERS - 1 - k));
 				out[k] = cand;
 				break;
 			}
@@ -181,9 +201,9 @@ static void lock__waiters(const struct profile *p, struct lock_wait *w, size_t n
 	}
 }
 
-static int analysis_lock__cmp(const void *a, const void *b)
+static int locks_lock__cmp(const void *a, const void *b)
 {
-	const struct analysis_lock *x = a, *y = b;
+	const struct locks_lock *x = a, *y = b;
 
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns > y->wait_ns ? -1 : 1;
@@ -192,17 +212,19 @@ static int analysis_lock__cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static int locks_holders(const struct analysis_pass *c, struct analysis *a);
+static int locks_holders(const struct analysis_pass *c, struct locks_own *own);
 
 /*
- * The waits that count, by the lock they waited on: a user address names a lock only
- * within its process (two processes' mutexes may sit at the same address), a kernel
- * address is one lock for all. Each lock gets its totals and its largest waiters, by
- * function ("where", as "most of it in" picks it) and by process.
+ * The analysis's own (locks_own__new), with the waits that count by the lock they waited
+ * on: a user address names a lock only within its process (two processes' mutexes may
+ * sit at the same address), a kernel address is one lock for all. Each lock gets its
+ * totals and its largest waiters, by function ("where", as "most of it in" picks it) and
+ * by process.
  */
-static int locks_by_address(const struct analysis_pass *c, struct analysis *a)
+static int locks_analyse(struct analysis_pass *c, struct analysis *a)
 {
 	const struct profile *p = c->p;
+	struct locks_own *own;
 	struct lock_wait *w = malloc(sizeof(*w) * (p->nsamples ? p->nsamples : 1));
 	size_t n = 0, nlocks = 0;
 
@@ -233,13 +255,13 @@ static int locks_by_address(const struct analysis_pass *c, struct analysis *a)
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || lock_wait__cmp_lock(&w[i - 1], &w[i]))
 			nlocks++;
-	a->locks = calloc(nlocks ? nlocks : 1, sizeof(*a->locks));
-	if (!a->locks) {
+	own = locks_own__new(c, a, nlocks);
+	if (!own) {
 		free(w);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n;) {
-		struct analysis_lock *l = &a->locks[a->nlocks++];
+		struct locks_lock *l = &own->locks[own->nlocks++];
 		size_t j = i;
 
 		l->address = w[i].address;
@@ -266,9 +288,9 @@ static int locks_by_address(const struct analysis_pass *c, struct analysis *a)
 		i = j;
 	}
 	free(w);
-	if (locks_holders(c, a))
+	if (locks_holders(c, own))
 		return -ENOMEM;
-	qsort(a->locks, a->nlocks, sizeof(*a->locks), analysis_lock__cmp);
+	qsort(own->locks, own->nlocks, sizeof(*own->locks), locks_lock__cmp);
 	return 0;
 }
 
@@ -294,36 +316,36 @@ static int lock_release__cmp(const void *a, const void *b)
 	return x->comm < y->comm ? -1 : x->comm > y->comm;
 }
 
-/* The user lock (address, pid) among a->locks, sorted by (address, pid, kind); NULL: none
- * (a wake whose waits did not count: a condition variable's, a join's). */
-static struct analysis_lock *lock__find(struct analysis *a, uint64_t address, int32_t pid)
+/* The user lock (address, pid) among own->locks, sorted by (address, pid, kind); NULL:
+ * none (a wake whose waits did not count: a condition variable's, a join's). */
+static struct locks_lock *lock__find(struct locks_own *own, uint64_t address, int32_t pid)
 {
-	size_t lo = 0, hi = a->nlocks;
+	size_t lo = 0, hi = own->nlocks;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct analysis_lock *l = &a->locks[mid];
+		const struct locks_lock *l = &own->locks[mid];
 
 		if (l->address < address || (l->address == address && l->pid < pid))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < a->nlocks && a->locks[lo].address == address && a->locks[lo].pid == pid)
-		return &a->locks[lo];
+	if (lo < own->nlocks && own->locks[lo].address == address && own->locks[lo].pid == pid)
+		return &own->locks[lo];
 	return NULL;
 }
 
-static void lock__add_holder(struct analysis_lock *l, const struct analysis_lock_holder *h)
+static void lock__add_holder(struct locks_lock *l, const struct locks_holder *h)
 {
 	l->held_ns += h->ns;
 	if (!h->function)
 		return;
-	for (int k = 0; k < ANALYSIS_LOCK_WAITERS; k++) {
+	for (int k = 0; k < LOCKS_WAITERS; k++) {
 		if (l->holders[k].function && l->holders[k].ns >= h->ns)
 			continue;
 		memmove(&l->holders[k + 1], &l->holders[k],
-			sizeof(*h) * (size_t)(ANALYSIS_LOCK_WAITERS - 1 - k));
+			sizeof(*h) * (size_t)(LOCKS_WAITERS - 1 - k));
 		l->holders[k] = *h;
 		return;
 	}
@@ -331,10 +353,10 @@ static void lock__add_holder(struct analysis_lock *l, const struct analysis_lock
 
 /*
  * Who held each lock: the releases (futex wakes while threads of the same process waited
- * on the address) by function and process, with the waiting each ended. a->locks must
+ * on the address) by function and process, with the waiting each ended. own->locks must
  * still be in (address, pid, kind) order.
  */
-static int locks_holders(const struct analysis_pass *c, struct analysis *a)
+static int locks_holders(const struct analysis_pass *c, struct locks_own *own)
 {
 	const struct profile *p = c->p;
 	struct lock_release *r = malloc(sizeof(*r) * (p->nsamples ? p->nsamples : 1));
@@ -360,8 +382,8 @@ static int locks_holders(const struct analysis_pass *c, struct analysis *a)
 	}
 	qsort(r, n, sizeof(*r), lock_release__cmp);
 	for (size_t i = 0; i < n;) {
-		struct analysis_lock *l = lock__find(a, r[i].address, r[i].pid);
-		struct analysis_lock_holder h = {
+		struct locks_lock *l = lock__find(own, r[i].address, r[i].pid);
+		struct locks_holder h = {
 			.function = r[i].function == NONE ? NULL : profile__str(p, r[i].function),
 			.process = profile__str(p, r[i].comm),
 			.pid = r[i].pid,
@@ -378,16 +400,12 @@ static int locks_holders(const struct analysis_pass *c, struct analysis *a)
 	return 0;
 }
 
-static int locks_analyse(struct analysis_pass *c, struct analysis *a)
-{
-	return locks_by_address(c, a);
-}
-
 /* The holder of the lock waited on most, when one function made at least half of its
  * releases' waiting: NULL otherwise. */
 static const char *locks__standing_holder(const struct analysis *a)
 {
-	const struct analysis_lock *l = a->nlocks ? &a->locks[0] : NULL;
+	const struct locks_own *own = locks_own__of(a);
+	const struct locks_lock *l = own->nlocks ? &own->locks[0] : NULL;
 
 	if (!l || !l->holders[0].function || l->held_ns <= 0)
 		return NULL;
@@ -401,151 +419,6 @@ static char *locks_answer(const struct analysis *a)
 	analysis__largest_groups(a, &g);
 	return locks_answer__held(a->profile->header.duration_ns, g.first, g.next,
 				  locks__standing_holder(a));
-}
-
-/* ---- the views ---- */
-
-/* How many waits a group had, and the longest: its JSON fields and its line of text. */
-static void locks_group_json(json_t *o, const struct analysis_group *g, int *err)
-{
-	question__json_set(o, "contentions", json_integer(g->contentions), err);
-	question__json_set(o, "longest_ns", json_integer(g->longest), err);
-}
-
-static void locks_group_text(const struct analysis_group *g, FILE *out)
-{
-	char longest[FORMAT_MAX];
-
-	format_seconds(g->longest, longest, sizeof(longest));
-	msg_fprint(out, MSG_SHOW_GROUP_LOCKS, (long long)g->contentions, longest);
-}
-
-/* How many locks the document lists, and the text report (the longest waits first). */
-#define LOCKS_JSON 100
-#define LOCKS_SHOWN 5
-
-static json_t *lock_waiters__to_json(const struct analysis_lock_waiter *w, bool processes,
-				    int *err)
-{
-	json_t *list = json_array();
-
-	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && w[i].name; i++) {
-		json_t *o = json_object();
-
-		if (o && processes) {
-			question__json_set(o, "pid", json_integer(w[i].pid), err);
-			question__json_set(o, "comm", json_text(w[i].name), err);
-		} else if (o) {
-			question__json_set(o, "name", json_text(w[i].name), err);
-		}
-		if (o)
-			question__json_set(o, "wait_ns", json_integer(w[i].wait_ns), err);
-		question__json_append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
-/* Who held a lock: [{"function", "ns", "process", "pid"}], the largest first. */
-static json_t *lock_holders__to_json(const struct analysis_lock_holder *h, int *err)
-{
-	json_t *list = json_array();
-
-	for (int i = 0; list && i < ANALYSIS_LOCK_WAITERS && h[i].function; i++) {
-		json_t *o = json_object();
-
-		if (o) {
-			question__json_set(o, "function", json_text(h[i].function), err);
-			question__json_set(o, "ns", json_integer(h[i].ns), err);
-			question__json_set(o, "process", json_text(h[i].process), err);
-			question__json_set(o, "pid", json_integer(h[i].pid), err);
-		}
-		question__json_append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
-/* locks: the locks by address, the longest total wait first. The address is text ("0x..."):
- * a kernel address does not fit a JSON number that every reader keeps exact. */
-static json_t *locks__to_json(const struct analysis *a, int *err)
-{
-	json_t *list = json_array();
-	char addr[24];
-
-	for (size_t i = 0; list && i < a->nlocks && i < LOCKS_JSON; i++) {
-		const struct analysis_lock *l = &a->locks[i];
-		json_t *o = json_object();
-
-		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
-		if (o) {
-			question__json_set(o, "address", json_text(addr), err);
-			question__json_set(o, "kind", json_text(l->kind), err);
-			question__json_set(o, "pid", l->pid ? json_integer(l->pid) : json_null(), err);
-			question__json_set(o, "contentions", json_integer(l->contentions), err);
-			question__json_set(o, "wait_ns", json_integer(l->wait_ns), err);
-			question__json_set(o, "longest_ns", json_integer(l->longest_ns), err);
-			question__json_set(o, "share", json_real(l->share), err);
-			question__json_set(o, "functions", lock_waiters__to_json(l->functions, false, err), err);
-			question__json_set(o, "processes", lock_waiters__to_json(l->processes, true, err), err);
-			question__json_set(o, "holders", lock_holders__to_json(l->holders, err), err);
-			question__json_set(o, "held_ns", json_integer(l->held_ns), err);
-		}
-		question__json_append(list, o, err);
-	}
-	if (!list)
-		*err = -1;
-	return list;
-}
-
-/* locks: the locks by address, each with where its waits came from. */
-static void print_locks(const struct analysis *a, FILE *out, size_t max)
-{
-	char total[FORMAT_MAX], longest[FORMAT_MAX], wait[FORMAT_MAX];
-
-	msg_fprint(out, MSG_SHOW_LOCKS_HEADER);
-	for (size_t i = 0; i < a->nlocks && i < max; i++) {
-		const struct analysis_lock *l = &a->locks[i];
-		char addr[24];
-
-		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->address);
-		format_seconds(l->wait_ns, total, sizeof(total));
-		format_seconds(l->longest_ns, longest, sizeof(longest));
-		if (l->pid)
-			msg_fprint(out, MSG_SHOW_LOCK_USER, addr, l->kind,
-				   l->processes[0].name ? l->processes[0].name : "?", l->pid,
-				   (long long)l->contentions, total, longest);
-		else
-			msg_fprint(out, MSG_SHOW_LOCK_KERNEL, addr, l->kind, (long long)l->contentions,
-				   total, longest);
-		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->functions[k].name; k++) {
-			format_seconds(l->functions[k].wait_ns, wait, sizeof(wait));
-			msg_fprint(out, MSG_SHOW_LOCK_WAITER, l->functions[k].name, wait);
-		}
-		for (int k = 0; k < ANALYSIS_LOCK_WAITERS && l->holders[k].function; k++) {
-			format_seconds(l->holders[k].ns, wait, sizeof(wait));
-			msg_fprint(out, MSG_SHOW_LOCK_HOLDER, l->holders[k].function,
-				   l->holders[k].process, l->holders[k].pid, wait);
-		}
-	}
-	if (a->nlocks > max)
-		msg_fprint(out, MSG_SHOW_LOCKS_MORE, (unsigned long long)(a->nlocks - max),
-			   LOCKS_JSON);
-}
-
-static void locks_document_json(json_t *doc, const struct analysis *a, int *err)
-{
-	question__json_set(doc, "locks", locks__to_json(a, err), err);
-}
-
-static void locks_report_after_groups(const struct analysis *a, FILE *out)
-{
-	if (!a->nlocks)
-		return;
-	fputc('\n', out);
-	print_locks(a, out, LOCKS_SHOWN);
 }
 
 /* ---- the question ---- */
@@ -576,11 +449,10 @@ const struct question_plugin question_locks = {
 	.pprof_match = locks_pprof_match,
 	.capture = &capture,
 	.sample_counts = locks_sample_counts,
-	.group_add = locks_group_add,
 	.analyse = locks_analyse,
 	.answer = locks_answer,
-	.group_json = locks_group_json,
-	.group_text = locks_group_text,
-	.document_json = locks_document_json,
-	.report_after_groups = locks_report_after_groups,
+	.group_json = locks_views__group_json,
+	.group_text = locks_views__group_text,
+	.document_json = locks_views__document_json,
+	.report_after_groups = locks_views__report_after_groups,
 };

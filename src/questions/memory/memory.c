@@ -23,6 +23,7 @@
 #include "memory_no_loop.skel.h"
 #include "proc/owner.h"
 #include "proc/proc.h"
+#include "questions/memory/memory_own.h"
 #include "questions/memory/memory_owners.h"
 #include "questions/question.h"
 #include "util/clock.h"
@@ -175,34 +176,35 @@ static const struct capture_question capture = {
 
 /* ---- the analysis ---- */
 
-/* The net change (freed memory counts against it) and file-backed growth. */
-static void memory_group_add(const struct profile *p, uint32_t main, struct analysis_group *g,
-			     const struct prof_sample *s)
-{
-	(void)main;
-	if (p->nvalues > 2) {
-		g->file_bytes += s->values[1];
-		g->net_bytes += s->values[0] - s->values[2];
-	}
-}
-
-/* The owners' resident memory from start to end (the header's) onto their groups, as
- * their own (struct memory_growth, one block: the analysis's own); an owner whose memory
- * changed without a sample of its own is a group of its own, 0 by the stacks. 0 or
- * -ENOMEM. */
+/* Each group's measures (memory_own.h), one block: the analysis's own. By the stacks, its
+ * net change (freed memory counts against it) and file-backed growth; and the owners'
+ * resident memory from start to end (the header's) onto their groups, where an owner
+ * whose memory changed without a sample of its own is a group of its own, 0 by the
+ * stacks. 0 or -ENOMEM. */
 static int memory_analyse(struct analysis_pass *c, struct analysis *a)
 {
-	const struct memory_owners *o = memory_owners__of(c->p);
+	const struct profile *p = c->p;
+	const struct memory_owners *o = memory_owners__of(p);
+	uint32_t nowners = o ? o->n : 0;
+	struct memory_group *own = calloc(c->ngroups + nowners ? c->ngroups + nowners : 1,
+					  sizeof(*own));
 	struct analysis_group *more;
-	struct memory_growth *growth;
 
-	if (!o || !o->n)
-		return 0;
-	growth = calloc(o->n, sizeof(*growth));
-	if (!growth)
+	if (!own)
 		return -ENOMEM;
-	a->own = growth;
-	more = realloc(c->groups, (c->ngroups + o->n) * sizeof(*more));
+	a->own = own;
+	analysis_pass__own_groups(c, own, sizeof(*own), c->ngroups);
+	for (uint32_t i = 0; i < p->nsamples && p->nvalues > 2; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		if (c->group[i] == NONE)
+			continue;
+		own[c->group[i]].file_bytes += s->values[1];
+		own[c->group[i]].net_bytes += s->values[0] - s->values[2];
+	}
+	if (!nowners)
+		return 0;
+	more = realloc(c->groups, (c->ngroups + nowners) * sizeof(*more));
 	if (!more)
 		return -ENOMEM;
 	c->groups = more;
@@ -210,6 +212,7 @@ static int memory_analyse(struct analysis_pass *c, struct analysis *a)
 		const struct memory_owner *om = &o->owners[i];
 		const char *label = profile__str(c->p, om->group);
 		struct analysis_group *g = NULL;
+		struct memory_group *m;
 
 		for (uint32_t k = 0; k < c->ngroups && !g; k++)
 			if (strcmp(c->groups[k].label, label) == 0)
@@ -217,14 +220,18 @@ static int memory_analyse(struct analysis_pass *c, struct analysis *a)
 		if (!g) {
 			if (om->rss_start == om->rss_end && om->file_start == om->file_end)
 				continue;
-			g = &c->groups[c->ngroups++];
-			*g = (struct analysis_group){ .label = label, .kind = om->kind };
+			g = &c->groups[c->ngroups];
+			*g = (struct analysis_group){ .label = label, .kind = om->kind,
+						      .own = &own[c->ngroups] };
+			c->ngroups++;
 			g->name = label;
 			if ((om->kind == GROUP_SERVICE || om->kind == GROUP_CONTAINER ||
 			     om->kind == GROUP_UNIT) && strchr(label, ' '))
 				g->name = strchr(label, ' ') + 1;
 		}
-		growth[i] = (struct memory_growth){
+		m = g->own;
+		m->has_growth = true;
+		m->growth = (struct memory_growth){
 			.rss_start = (int64_t)om->rss_start,
 			.rss_grown = (int64_t)(om->rss_end - om->rss_start),
 			.file_start = (int64_t)om->file_start,
@@ -232,15 +239,20 @@ static int memory_analyse(struct analysis_pass *c, struct analysis *a)
 			.processes_started = om->started,
 			.processes_exited = om->exited,
 		};
-		g->own = &growth[i];
 	}
 	return 0;
 }
 
-/* How much a group's resident memory (anonymous and shared) grew; its own is not NULL. */
+/* How much a group's resident memory (anonymous and shared) grew; its growth was read. */
 static int64_t grown(const struct analysis_group *g)
 {
-	return ((const struct memory_growth *)g->own)->rss_grown;
+	return memory_group__growth(g)->rss_grown;
+}
+
+/* A group's net change by the stacks. */
+static int64_t net(const struct analysis_group *g)
+{
+	return memory_group__of(g)->net_bytes;
 }
 
 /* The two owners whose resident memory (anonymous and shared) grew the most from the
@@ -253,7 +265,7 @@ static bool memory_answer_rss(const struct analysis *a, struct answer_group *fir
 	for (size_t g = 0; g < a->ngroups; g++) {
 		const struct analysis_group *x = &a->groups[g];
 
-		if (!x->own || grown(x) <= 0)
+		if (!memory_group__growth(x) || grown(x) <= 0)
 			continue;
 		if (!best[0] || grown(x) > grown(best[0])) {
 			best[1] = best[0];
@@ -289,12 +301,12 @@ static char *memory_answer(const struct analysis *a)
 	for (size_t g = 0; g < a->ngroups; g++) {
 		const struct analysis_group *x = &a->groups[g];
 
-		if (x->net_bytes <= 0)
+		if (net(x) <= 0)
 			continue;
-		if (!best[0] || x->net_bytes > best[0]->net_bytes) {
+		if (!best[0] || net(x) > net(best[0])) {
 			best[1] = best[0];
 			best[0] = x;
-		} else if (!best[1] || x->net_bytes > best[1]->net_bytes) {
+		} else if (!best[1] || net(x) > net(best[1])) {
 			best[1] = x;
 		}
 	}
@@ -302,7 +314,7 @@ static char *memory_answer(const struct analysis *a)
 		struct answer_group *ag = i == 0 ? &first : &next;
 
 		*ag = analysis_group__answer(best[i]);
-		ag->value = best[i]->net_bytes;
+		ag->value = net(best[i]);
 	}
 	return memory_answer__sentence(h->duration_ns, best[0] ? &first : NULL, best[1] ? &next : NULL);
 }
@@ -312,10 +324,11 @@ static char *memory_answer(const struct analysis *a)
 /* A group's net change and file-backed growth: its JSON fields and its line of text. */
 static void memory_group_json(json_t *o, const struct analysis_group *g, int *err)
 {
-	const struct memory_growth *m = g->own;
+	const struct memory_group *own = memory_group__of(g);
+	const struct memory_growth *m = memory_group__growth(g);
 
-	question__json_set(o, "net_bytes", json_integer(g->net_bytes), err);
-	question__json_set(o, "file_bytes", json_integer(g->file_bytes), err);
+	question__json_set(o, "net_bytes", json_integer(own->net_bytes), err);
+	question__json_set(o, "file_bytes", json_integer(own->file_bytes), err);
 	if (!m)
 		return;
 	question__json_set(o, "rss_start_bytes", json_integer(m->rss_start), err);
@@ -328,13 +341,14 @@ static void memory_group_json(json_t *o, const struct analysis_group *g, int *er
 
 static void memory_group_text(const struct analysis_group *g, FILE *out)
 {
-	const struct memory_growth *m = g->own;
+	const struct memory_group *own = memory_group__of(g);
+	const struct memory_growth *m = memory_group__growth(g);
 	char net[FORMAT_MAX], file[FORMAT_MAX];
 
-	format_bytes(g->net_bytes < 0 ? -g->net_bytes : g->net_bytes, net, sizeof(net));
-	format_bytes(g->file_bytes, file, sizeof(file));
-	msg_fprint(out, g->net_bytes < 0 ? MSG_SHOW_GROUP_MEMORY_SHRANK : MSG_SHOW_GROUP_MEMORY, net,
-		   file);
+	format_bytes(own->net_bytes < 0 ? -own->net_bytes : own->net_bytes, net, sizeof(net));
+	format_bytes(own->file_bytes, file, sizeof(file));
+	msg_fprint(out, own->net_bytes < 0 ? MSG_SHOW_GROUP_MEMORY_SHRANK : MSG_SHOW_GROUP_MEMORY,
+		   net, file);
 	if (m) {
 		char rss[FORMAT_MAX], rss_start[FORMAT_MAX], file_start[FORMAT_MAX];
 
@@ -378,7 +392,6 @@ const struct question_plugin question_memory = {
 	.header_decode = memory_owners__decode,
 	.header_clamp = memory_owners__clamp,
 	.capture = &capture,
-	.group_add = memory_group_add,
 	.analyse = memory_analyse,
 	.answer = memory_answer,
 	.group_json = memory_group_json,

@@ -51,15 +51,6 @@ int memory_owners__encode(const struct profile *p, struct pprof_header_out *out)
 int memory_owners__decode(struct profile *p, const struct pprof_header_in *in);
 void memory_owners__clamp(struct profile *p, uint64_t most);
 
-/* A group's resident memory when the capture started and its change by the end,
- * anonymous and shared (rss) and file-backed apart, and its processes that started and
- * exited meanwhile, from its owner's (memory.c's analyse): its analysis_group's own, NULL
- * when not read (an older capture, or an owner unchanged that no sample named). */
-struct memory_growth {
-	int64_t rss_start, rss_grown, file_start, file_grown;
-	int64_t processes_started, processes_exited;
-};
-
 struct memory_process {
 	int32_t pid;
 	uint64_t start_ticks;  /* with pid, which process it is */

@@ -21,6 +21,7 @@
 #include "analysis/analysis_internal.h"
 #include "capture/capture_internal.h"
 #include "threads_answer.h"
+#include "threads_own.h"
 #include "questions/question.h"
 #include "threads.skel.h"
 #include "threads_fp.skel.h"
@@ -101,7 +102,7 @@ static const struct capture_question capture = {
 
 static int thread_set__cmp(const void *a, const void *b)
 {
-	const struct analysis_thread_set *x = a, *y = b;
+	const struct threads_set *x = a, *y = b;
 	int c;
 
 	if (x->threads != y->threads)
@@ -119,7 +120,7 @@ static int thread_set__cmp(const void *a, const void *b)
  * pointer. */
 static int thread_set__cmp_key(const void *a, const void *b)
 {
-	const struct analysis_thread_set *x = a, *y = b;
+	const struct threads_set *x = a, *y = b;
 
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
@@ -130,18 +131,16 @@ static int thread_set__cmp_key(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-static int thread_sets(const struct analysis_pass *c, struct analysis *a)
+/* The sets of threads into own->sets, which has room for one a sample. */
+static void thread_sets(const struct analysis_pass *c, struct threads_own *own)
 {
 	const struct profile *p = c->p;
 	size_t n = 0;
 
-	a->thread_sets = calloc(p->nsamples ? p->nsamples : 1, sizeof(*a->thread_sets));
-	if (!a->thread_sets)
-		return -ENOMEM;
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 
-		a->thread_sets[n++] = (struct analysis_thread_set){
+		own->sets[n++] = (struct threads_set){
 			.threads = s->values[c->main],
 			.state = profile__str(p, s->labels.state),
 			.wait = profile__str(p, s->labels.wait),
@@ -150,23 +149,22 @@ static int thread_sets(const struct analysis_pass *c, struct analysis *a)
 		};
 	}
 	/* Equal sets next to each other, merged, then largest first. */
-	qsort(a->thread_sets, n, sizeof(*a->thread_sets), thread_set__cmp_key);
+	qsort(own->sets, n, sizeof(*own->sets), thread_set__cmp_key);
 	if (n) {
 		size_t out = 0;
 
 		for (size_t i = 1; i < n; i++) {
-			struct analysis_thread_set *x = &a->thread_sets[out], *y = &a->thread_sets[i];
+			struct threads_set *x = &own->sets[out], *y = &own->sets[i];
 
 			if (thread_set__cmp_key(x, y) == 0)
 				x->threads += y->threads;
 			else
-				a->thread_sets[++out] = *y;
+				own->sets[++out] = *y;
 		}
 		n = out + 1;
 	}
-	qsort(a->thread_sets, n, sizeof(*a->thread_sets), thread_set__cmp);
-	a->nthread_sets = n;
-	return 0;
+	qsort(own->sets, n, sizeof(*own->sets), thread_set__cmp);
+	own->nsets = n;
 }
 
 /*
@@ -221,10 +219,41 @@ static char *threads_answer(const struct analysis_pass *c)
 	return answer;
 }
 
+/* How many threads of each group run and wait (threads_own.h). */
+static void threads_groups(struct analysis_pass *c, struct threads_own *own)
+{
+	const struct profile *p = c->p;
+
+	analysis_pass__own_groups(c, own->groups, sizeof(own->groups[0]), c->ngroups);
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		if (c->group[i] == NONE)
+			continue;
+		if (sample__running(p, s))
+			own->groups[c->group[i]].running += s->values[c->main];
+		else
+			own->groups[c->group[i]].waiting += s->values[c->main];
+	}
+}
+
+/* The groups' threads and the sets of threads, one block (threads_own.h): the analysis's
+ * own, the sets after the groups. */
+_Static_assert(sizeof(struct threads_own) % _Alignof(struct threads_set) == 0 &&
+		       sizeof(struct threads_group) % _Alignof(struct threads_set) == 0,
+	       "the sets follow the groups aligned");
 static int threads_analyse(struct analysis_pass *c, struct analysis *a)
 {
-	if (thread_sets(c, a))
+	size_t nsamples = c->p->nsamples ? c->p->nsamples : 1;
+	size_t head = sizeof(struct threads_own) + c->ngroups * sizeof(struct threads_group);
+	struct threads_own *own = calloc(1, head + nsamples * sizeof(struct threads_set));
+
+	if (!own)
 		return -ENOMEM;
+	a->own = own;
+	own->sets = (struct threads_set *)((char *)own + head);
+	threads_groups(c, own);
+	thread_sets(c, own);
 	a->answer = threads_answer(c);
 	return a->answer ? 0 : -ENOMEM;
 }
@@ -234,8 +263,10 @@ static int threads_analyse(struct analysis_pass *c, struct analysis *a)
 /* How many threads of a group run and wait (its text has them in its thread sets). */
 static void threads_group_json(json_t *o, const struct analysis_group *g, int *err)
 {
-	question__json_set(o, "running", json_integer(g->running), err);
-	question__json_set(o, "waiting", json_integer(g->waiting), err);
+	const struct threads_group *m = threads_group__of(g);
+
+	question__json_set(o, "running", json_integer(m->running), err);
+	question__json_set(o, "waiting", json_integer(m->waiting), err);
 }
 
 /* The thread dump in the text report: the largest sets and their frames; --json has
@@ -247,14 +278,15 @@ static void threads_group_json(json_t *o, const struct analysis_group *g, int *e
 static json_t *thread_sets__to_json(const struct analysis *a, int *err)
 {
 	const struct profile *p = a->profile;
+	const struct threads_own *own = threads_own__of(a);
 	json_t *sets = json_array();
 
 	if (!sets) {
 		*err = -1;
 		return NULL;
 	}
-	for (size_t i = 0; i < a->nthread_sets; i++) {
-		const struct analysis_thread_set *t = &a->thread_sets[i];
+	for (size_t i = 0; i < own->nsets; i++) {
+		const struct threads_set *t = &own->sets[i];
 		json_t *o = json_object(), *frames = json_array();
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, t->stack, &depth);
@@ -282,10 +314,11 @@ static json_t *thread_sets__to_json(const struct analysis *a, int *err)
 static void print_thread_sets(const struct analysis *a, FILE *out, size_t max, size_t frames)
 {
 	const struct profile *p = a->profile;
+	const struct threads_own *own = threads_own__of(a);
 
 	msg_fprint(out, MSG_SHOW_THREAD_SETS_HEADER);
-	for (size_t i = 0; i < a->nthread_sets && i < max; i++) {
-		const struct analysis_thread_set *t = &a->thread_sets[i];
+	for (size_t i = 0; i < own->nsets && i < max; i++) {
+		const struct threads_set *t = &own->sets[i];
 		uint32_t depth;
 		const uint32_t *locs = profile__stack(p, t->stack, &depth);
 
@@ -306,8 +339,8 @@ static void print_thread_sets(const struct analysis *a, FILE *out, size_t max, s
 		if (depth > frames)
 			msg_fprint(out, MSG_SHOW_THREAD_MORE_FRAMES, (unsigned)(depth - frames));
 	}
-	if (a->nthread_sets > max)
-		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(a->nthread_sets - max));
+	if (own->nsets > max)
+		msg_fprint(out, MSG_SHOW_THREAD_MORE_SETS, (unsigned long long)(own->nsets - max));
 }
 
 static void threads_document_json(json_t *doc, const struct analysis *a, int *err)
@@ -317,7 +350,7 @@ static void threads_document_json(json_t *doc, const struct analysis *a, int *er
 
 static void threads_report_before_groups(const struct analysis *a, FILE *out)
 {
-	if (!a->nthread_sets)
+	if (!threads_own__of(a)->nsets)
 		return;
 	fputc('\n', out);
 	print_thread_sets(a, out, THREAD_SETS_SHOWN, THREAD_FRAMES_SHOWN);
@@ -343,7 +376,6 @@ const struct question_plugin question_threads = {
 	.views = { "groups", "thread_sets", "flamegraph", "functions" },
 	.pprof_match = threads_pprof_match,
 	.capture = &capture,
-	.group_add = analysis_group__add_running_waiting,
 	.analyse = threads_analyse,
 	.group_json = threads_group_json,
 	.document_json = threads_document_json,

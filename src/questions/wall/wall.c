@@ -24,6 +24,7 @@
 #include "analysis/analysis_internal.h"
 #include "capture/capture_internal.h"
 #include "wall_answer.h"
+#include "wall_own.h"
 #include "capture/processes.h"
 #include "questions/question.h"
 #include "util/format.h"
@@ -374,7 +375,7 @@ static char *wall_answer(const struct analysis_pass *c, const struct analysis *a
 	struct wall_rank *r = calloc(ng, sizeof(*r));
 	uint32_t *waited_in = malloc(sizeof(*waited_in) * ng);
 	uint32_t *ranking = wall_ranking_groups(c);
-	struct answer_group first, next;
+	struct wall_answer_group first, next;
 	struct analysis_pass ranked = *c;
 	char *answer = NULL;
 	bool any_ranks = false;
@@ -407,28 +408,29 @@ static char *wall_answer(const struct analysis_pass *c, const struct analysis *a
 	}
 	qsort(r, c->ngroups, sizeof(*r), wall_rank__cmp);
 	for (int i = 0; i < 2 && (uint32_t)i < c->ngroups; i++) {
-		struct answer_group *ag = i == 0 ? &first : &next;
-
+		struct wall_answer_group *ag = i == 0 ? &first : &next;
 		const struct analysis_group *g = &c->groups[r[i].group];
+		const int64_t *by_reason = wall_group__of(g)->waiting_by_reason;
 		int reason = -1;
 
 		/* The biggest reason it waited, named unless it slept. */
 		for (int k = 0; k < PROFILE_WAIT_REASONS; k++)
-			if (g->waiting_by_reason[k] > 0 &&
-			    (reason < 0 || g->waiting_by_reason[k] > g->waiting_by_reason[reason]))
+			if (by_reason[k] > 0 && (reason < 0 || by_reason[k] > by_reason[reason]))
 				reason = k;
 		if (reason >= 0 && strcmp(profile_wait_reasons[reason], "sleep") == 0)
 			reason = -1;
-		*ag = (struct answer_group){
-			.label = g->label,
-			.share = g->share,
-			.value = r[i].running,
+		*ag = (struct wall_answer_group){
+			.group = {
+				.label = g->label,
+				.share = g->share,
+				.value = r[i].running,
+				.where = waited_in[r[i].group] == NONE ?
+						 NULL :
+						 profile__str(p, waited_in[r[i].group]),
+			},
 			.waiting = r[i].waiting,
-			.where = waited_in[r[i].group] == NONE ?
-					 NULL :
-					 profile__str(p, waited_in[r[i].group]),
 			.wait_reason = reason,
-			.wait_reason_ns = reason >= 0 ? g->waiting_by_reason[reason] : 0,
+			.wait_reason_ns = reason >= 0 ? by_reason[reason] : 0,
 		};
 	}
 	if (!c->ngroups || a->total <= 0)
@@ -444,53 +446,96 @@ out_free:
 	return answer;
 }
 
-/* Running and waiting, and the waiting by why the thread waited. */
-static void wall_group_add(const struct profile *p, uint32_t main, struct analysis_group *g,
-			   const struct prof_sample *s)
+/* Each group's running and waiting, and the waiting by why its threads waited, with the
+ * analysis's waiting by why (wall_own.h): the analysis's own. 0 or -ENOMEM. */
+static int wall_groups(struct analysis_pass *c, struct analysis *a)
 {
-	int r;
+	const struct profile *p = c->p;
+	struct wall_own *own = calloc(1, sizeof(*own) + c->ngroups * sizeof(own->groups[0]));
 
-	analysis_group__add_running_waiting(p, main, g, s);
-	if (!s->labels.wait_reason || sample__running(p, s))
-		return;
-	r = wait_reason__parse(profile__str(p, s->labels.wait_reason));
-	if (r >= 0)
-		g->waiting_by_reason[r] += s->values[main];
+	if (!own)
+		return -ENOMEM;
+	a->own = own;
+	analysis_pass__own_groups(c, own->groups, sizeof(own->groups[0]), c->ngroups);
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		struct wall_group *g;
+		int r;
+
+		if (c->group[i] == NONE)
+			continue;
+		g = &own->groups[c->group[i]];
+		if (sample__running(p, s)) {
+			g->running += s->values[c->main];
+			continue;
+		}
+		g->waiting += s->values[c->main];
+		if (!s->labels.wait_reason)
+			continue;
+		r = wait_reason__parse(profile__str(p, s->labels.wait_reason));
+		if (r >= 0)
+			g->waiting_by_reason[r] += s->values[c->main];
+	}
+	for (uint32_t g = 0; g < c->ngroups; g++)
+		for (int r = 0; r < PROFILE_WAIT_REASONS; r++)
+			own->waiting_by_reason[r] += own->groups[g].waiting_by_reason[r];
+	return 0;
 }
 
 static int wall_analyse(struct analysis_pass *c, struct analysis *a)
 {
-	for (uint32_t g = 0; g < c->ngroups; g++)
-		for (int r = 0; r < PROFILE_WAIT_REASONS; r++)
-			a->waiting_by_reason[r] += c->groups[g].waiting_by_reason[r];
+	if (wall_groups(c, a))
+		return -ENOMEM;
 	a->answer = wall_answer(c, a);
 	return a->answer ? 0 : -ENOMEM;
 }
 
 /* ---- the views ---- */
 
+/* Waiting time by reason: {"runqueue": ns, "io": ns, "lock": ns, "sleep": ns, "other": ns};
+ * NULL on ENOMEM. */
+static json_t *wall__waiting_json(const int64_t ns[PROFILE_WAIT_REASONS])
+{
+	json_t *o = json_object();
+	int err = 0;
+
+	for (int r = 0; o && r < PROFILE_WAIT_REASONS; r++) {
+		json_t *v = json_integer(ns[r]);
+
+		if (!v || json_object_set_new(o, profile_wait_reasons[r], v))
+			err = -1;
+	}
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* Running and waiting time of a group: its JSON fields and its line of text. */
 static void wall_group_json(json_t *o, const struct analysis_group *g, int *err)
 {
-	question__json_set(o, "running_ns", json_integer(g->running), err);
-	question__json_set(o, "waiting_ns", json_integer(g->waiting), err);
-	question__json_set(o, "waiting_by_reason",
-			   analysis__waiting_json(g->waiting_by_reason), err);
+	const struct wall_group *m = wall_group__of(g);
+
+	question__json_set(o, "running_ns", json_integer(m->running), err);
+	question__json_set(o, "waiting_ns", json_integer(m->waiting), err);
+	question__json_set(o, "waiting_by_reason", wall__waiting_json(m->waiting_by_reason), err);
 }
 
 /* The document's waiting by reason, all groups together (its running_waiting view). */
 static void wall_document_json(json_t *doc, const struct analysis *a, int *err)
 {
-	question__json_set(doc, "waiting_by_reason", analysis__waiting_json(a->waiting_by_reason),
-			   err);
+	question__json_set(doc, "waiting_by_reason",
+			   wall__waiting_json(wall_own__waiting_by_reason(a)), err);
 }
 
 static void wall_group_text(const struct analysis_group *g, FILE *out)
 {
+	const struct wall_group *m = wall_group__of(g);
 	char running[FORMAT_MAX], waiting[FORMAT_MAX];
 
-	format_seconds(g->running, running, sizeof(running));
-	format_seconds(g->waiting, waiting, sizeof(waiting));
+	format_seconds(m->running, running, sizeof(running));
+	format_seconds(m->waiting, waiting, sizeof(waiting));
 	msg_fprint(out, MSG_SHOW_GROUP_WALL, running, waiting);
 }
 
@@ -517,7 +562,6 @@ const struct question_plugin question_wall = {
 	.pprof_match = wall_pprof_match,
 	.capture = &capture,
 	.sample_counts = wall_sample_counts,
-	.group_add = wall_group_add,
 	.analyse = wall_analyse,
 	.group_json = wall_group_json,
 	.group_text = wall_group_text,

@@ -12,18 +12,18 @@
 
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
-char *wall_answer__sentence(uint64_t duration_ns, const struct answer_group *first,
-			    const struct answer_group *next)
+char *wall_answer__sentence(uint64_t duration_ns, const struct wall_answer_group *first,
+			    const struct wall_answer_group *next)
 {
 	char over[FORMAT_MAX], running[FORMAT_MAX], waiting[FORMAT_MAX], *where, *lead, *tail;
 
 	format_duration(duration_ns, over, sizeof(over));
 	if (!first)
 		return answer__format(MSG_ANSWER_WALL_NONE, over);
-	format_seconds(first->value, running, sizeof(running));
+	format_seconds(first->group.value, running, sizeof(running));
 	format_seconds(first->waiting, waiting, sizeof(waiting));
 	where = answer__where(MSG_ANSWER_WALL_WAITING_IN,
-			      first->waiting > 0 ? first->where : NULL);
+			      first->waiting > 0 ? first->group.where : NULL);
 	if (!where)
 		return NULL;
 	if (first->wait_reason >= 0 && first->wait_reason < PROFILE_WAIT_REASONS &&
@@ -49,12 +49,13 @@ char *wall_answer__sentence(uint64_t duration_ns, const struct answer_group *fir
 			return NULL;
 		}
 	}
-	lead = answer__format(MSG_ANSWER_WALL, over, first->label, running, waiting, where);
+	lead = answer__format(MSG_ANSWER_WALL, over, first->group.label, running, waiting,
+			      where);
 	free(where);
 	if (next) {
-		format_seconds(next->value, running, sizeof(running));
+		format_seconds(next->group.value, running, sizeof(running));
 		format_seconds(next->waiting, waiting, sizeof(waiting));
-		tail = answer__format(MSG_ANSWER_WALL_NEXT, next->label, running, waiting);
+		tail = answer__format(MSG_ANSWER_WALL_NEXT, next->group.label, running, waiting);
 	} else {
 		tail = strdup("");
 	}

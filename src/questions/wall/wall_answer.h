@@ -12,7 +12,18 @@
 
 #include "analysis/answer.h"
 
-char *wall_answer__sentence(uint64_t duration_ns, const struct answer_group *first,
-			    const struct answer_group *next);
+/* A group as the wall answer names it: its running time as its value, where it waited
+ * most as its where, and its waiting. */
+struct wall_answer_group {
+	struct answer_group group;
+	int64_t waiting;    /* ns */
+	/* The biggest reason of the waiting (profile_wait_reasons' index) and its ns; -1:
+	 * not named (sleep, or no reasons). */
+	int wait_reason;
+	int64_t wait_reason_ns;
+};
+
+char *wall_answer__sentence(uint64_t duration_ns, const struct wall_answer_group *first,
+			    const struct wall_answer_group *next);
 
 #endif

@@ -20,10 +20,14 @@
 #include "analysis/answer.h"
 #include "questions/cpu/cpu_answer.h"
 #include "questions/locks/locks_answer.h"
+#include "questions/locks/locks_own.h"
 #include "questions/memory/memory_answer.h"
+#include "questions/memory/memory_own.h"
 #include "questions/memory/memory_owners.h"
 #include "questions/threads/threads_answer.h"
+#include "questions/threads/threads_own.h"
 #include "questions/wall/wall_answer.h"
+#include "questions/wall/wall_own.h"
 #include "analysis/folded.h"
 #include "util/format.h"
 #include "analysis_fixtures.h"
@@ -80,14 +84,14 @@ static void test_wall_answer_ranks_threads_that_ran_and_says_why_they_waited(voi
 			    "20.0 s waiting, 15.0 s of it for a CPU, most of the waiting in "
 			    "wait_for_orders.");
 	/* Everything still counts in the totals; the profiler is a row of System. */
-	assert_int_equal(find_group(a, "Unit poller.service")->waiting, 40 * 30 * SEC);
+	assert_int_equal(wall_group__of(find_group(a, "Unit poller.service"))->waiting, 40 * 30 * SEC);
 	sys = find_group(a, "System");
-	assert_int_equal(sys->running, 5 * SEC);
+	assert_int_equal(wall_group__of(sys)->running, 5 * SEC);
 	assert_int_equal(sys->nprocesses, 2);
-	assert_int_equal(sys->waiting_by_reason[4], 55 * SEC);
+	assert_int_equal(wall_group__of(sys)->waiting_by_reason[4], 55 * SEC);
 	assert_string_not_equal(sys->top_function, "pipeline__run");
-	assert_int_equal(a->waiting_by_reason[0], 15 * SEC);
-	assert_int_equal(a->waiting_by_reason[3], 5 * SEC);
+	assert_int_equal(wall_own__waiting_by_reason(a)[0], 15 * SEC);
+	assert_int_equal(wall_own__waiting_by_reason(a)[3], 5 * SEC);
 	analysis__free(a);
 	profile__free(p);
 }
@@ -294,8 +298,8 @@ static void test_locks_leave_out_condition_variables_and_joins(void **state)
 			    "most of it in ledger_post. Next was Unit nginx.service, 1.0 s.");
 	assert_int_equal(a->total, 3 * SEC);
 	assert_int_equal(a->ngroups, 2);
-	assert_int_equal(a->groups[0].contentions, 40);
-	assert_int_equal(a->groups[0].longest, 300 * MS);
+	assert_int_equal(locks_group__of(&a->groups[0])->contentions, 40);
+	assert_int_equal(locks_group__of(&a->groups[0])->longest, 300 * MS);
 	for (size_t i = 0; i < a->nfunctions; i++)
 		assert_string_not_equal(a->functions[i].name, "wait_for_orders");
 	/* The folded export draws what the answer counts; pprof keeps every wait. */
@@ -368,30 +372,30 @@ static void test_locks_by_address(void **state)
 		 post);
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_int_equal(a->nlocks, 3);
+	assert_int_equal(locks_own__of(a)->nlocks, 3);
 	/* The longest total wait first: gunicorn's mutex, then gunicorn2's, then the rwsem. */
-	assert_int_equal(a->locks[0].address, mutex);
-	assert_int_equal(a->locks[0].pid, 4242);
-	assert_string_equal(a->locks[0].kind, "futex");
-	assert_int_equal(a->locks[0].contentions, 40);
-	assert_int_equal(a->locks[0].wait_ns, 4 * SEC);
-	assert_int_equal(a->locks[0].longest_ns, 600 * MS);
-	assert_string_equal(a->locks[0].functions[0].name, "ledger_post");
-	assert_int_equal(a->locks[0].functions[0].wait_ns, 3 * SEC);
-	assert_string_equal(a->locks[0].functions[1].name, "close_books");
-	assert_null(a->locks[0].functions[2].name);
-	assert_string_equal(a->locks[0].processes[0].name, "gunicorn");
-	assert_int_equal(a->locks[0].processes[0].pid, 4242);
-	assert_null(a->locks[0].processes[1].name);
-	assert_int_equal(a->locks[1].address, mutex);
-	assert_int_equal(a->locks[1].pid, 4243);
-	assert_int_equal(a->locks[2].address, sem);
-	assert_int_equal(a->locks[2].pid, 0); /* the kernel's: one lock for all */
-	assert_int_equal(a->locks[2].contentions, 3);
-	assert_int_equal(a->locks[2].wait_ns, 600 * MS);
-	assert_string_equal(a->locks[2].processes[0].name, "nginx");
-	assert_string_equal(a->locks[2].processes[1].name, "gunicorn");
-	assert_float_equal(a->locks[0].share, 4.0 / 6.6, 1e-9);
+	assert_int_equal(locks_own__of(a)->locks[0].address, mutex);
+	assert_int_equal(locks_own__of(a)->locks[0].pid, 4242);
+	assert_string_equal(locks_own__of(a)->locks[0].kind, "futex");
+	assert_int_equal(locks_own__of(a)->locks[0].contentions, 40);
+	assert_int_equal(locks_own__of(a)->locks[0].wait_ns, 4 * SEC);
+	assert_int_equal(locks_own__of(a)->locks[0].longest_ns, 600 * MS);
+	assert_string_equal(locks_own__of(a)->locks[0].functions[0].name, "ledger_post");
+	assert_int_equal(locks_own__of(a)->locks[0].functions[0].wait_ns, 3 * SEC);
+	assert_string_equal(locks_own__of(a)->locks[0].functions[1].name, "close_books");
+	assert_null(locks_own__of(a)->locks[0].functions[2].name);
+	assert_string_equal(locks_own__of(a)->locks[0].processes[0].name, "gunicorn");
+	assert_int_equal(locks_own__of(a)->locks[0].processes[0].pid, 4242);
+	assert_null(locks_own__of(a)->locks[0].processes[1].name);
+	assert_int_equal(locks_own__of(a)->locks[1].address, mutex);
+	assert_int_equal(locks_own__of(a)->locks[1].pid, 4243);
+	assert_int_equal(locks_own__of(a)->locks[2].address, sem);
+	assert_int_equal(locks_own__of(a)->locks[2].pid, 0); /* the kernel's: one lock for all */
+	assert_int_equal(locks_own__of(a)->locks[2].contentions, 3);
+	assert_int_equal(locks_own__of(a)->locks[2].wait_ns, 600 * MS);
+	assert_string_equal(locks_own__of(a)->locks[2].processes[0].name, "nginx");
+	assert_string_equal(locks_own__of(a)->locks[2].processes[1].name, "gunicorn");
+	assert_float_equal(locks_own__of(a)->locks[0].share, 4.0 / 6.6, 1e-9);
 
 	doc = analysis_view__to_json(a, "x");
 	assert_non_null(doc);
@@ -453,15 +457,15 @@ static void test_lock_holders(void **state)
 	assert_non_null(a);
 	assert_int_equal(a->total, 9 * SEC);
 	assert_int_equal(a->ngroups, 1);
-	assert_int_equal(a->groups[0].contentions, 40);
-	assert_int_equal(a->nlocks, 1);
-	assert_string_equal(a->locks[0].holders[0].function, "apply_batch");
-	assert_int_equal(a->locks[0].holders[0].ns, 3 * SEC);
-	assert_string_equal(a->locks[0].holders[0].process, "gunicorn");
-	assert_int_equal(a->locks[0].holders[0].pid, 4242);
-	assert_string_equal(a->locks[0].holders[1].function, "read_balance");
-	assert_null(a->locks[0].holders[2].function);
-	assert_int_equal(a->locks[0].held_ns, 3200 * MS);
+	assert_int_equal(locks_group__of(&a->groups[0])->contentions, 40);
+	assert_int_equal(locks_own__of(a)->nlocks, 1);
+	assert_string_equal(locks_own__of(a)->locks[0].holders[0].function, "apply_batch");
+	assert_int_equal(locks_own__of(a)->locks[0].holders[0].ns, 3 * SEC);
+	assert_string_equal(locks_own__of(a)->locks[0].holders[0].process, "gunicorn");
+	assert_int_equal(locks_own__of(a)->locks[0].holders[0].pid, 4242);
+	assert_string_equal(locks_own__of(a)->locks[0].holders[1].function, "read_balance");
+	assert_null(locks_own__of(a)->locks[0].holders[2].function);
+	assert_int_equal(locks_own__of(a)->locks[0].held_ns, 3200 * MS);
 	assert_string_equal(a->answer, "Over 30 seconds, threads of Service billing waited 9.0 s "
 				       "on locks, most of it in read_balance, waiting for "
 				       "apply_batch to release the lock.");
@@ -507,7 +511,7 @@ static void test_lock_holders_none_stands_out(void **state)
 	add_lock(p, &gunicorn, (int64_t[]){ 0, 1 * SEC, 0 }, "futex_wake", 0x1040, wake, close_);
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_int_equal(a->locks[0].held_ns, 3 * SEC);
+	assert_int_equal(locks_own__of(a)->locks[0].held_ns, 3 * SEC);
 	assert_string_equal(a->answer, "Over 30 seconds, threads of Service billing waited 9.0 s "
 				       "on locks, most of it in read_balance.");
 	analysis__free(a);
@@ -536,8 +540,8 @@ static void test_memory_answer_is_net_growth(void **state)
 	assert_string_equal(a->answer, "Over 30 seconds, Unit nginx.service grew by 20 MB, most "
 				       "of it in load_dataset. Next was Service billing, 2 MB.");
 	assert_string_equal(a->groups[0].label, "Service billing"); /* by what grew */
-	assert_int_equal(a->groups[0].net_bytes, 2LL << 20);
-	assert_int_equal(a->groups[1].file_bytes, 64LL << 20);
+	assert_int_equal(memory_group__of(&a->groups[0])->net_bytes, 2LL << 20);
+	assert_int_equal(memory_group__of(&a->groups[1])->file_bytes, 64LL << 20);
 	analysis__free(a);
 	profile__free(p);
 }
@@ -591,7 +595,7 @@ static void test_memory_answer_leads_with_owner_growth(void **state)
 	assert_non_null(gone);
 	assert_string_equal(gone->name, "redis");
 	assert_int_equal(gone->value, 0);
-	gone_growth = gone->own;
+	gone_growth = memory_group__growth(gone);
 	assert_non_null(gone_growth);
 	assert_int_equal(gone_growth->rss_grown, -(40LL << 20));
 	assert_int_equal(gone_growth->file_grown, -(1LL << 20));
@@ -636,7 +640,7 @@ static void test_memory_answer_without_owner_growth(void **state)
 	memory_owners__of(p)->n = 0;
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_null(a->groups[0].own);
+	assert_null(memory_group__growth(&a->groups[0]));
 	doc = analysis_view__to_json(a, NULL);
 	assert_non_null(doc);
 	assert_null(json_object_get(json_array_get(json_object_get(doc, "groups"), 0),
@@ -667,8 +671,8 @@ static void test_wall_leaves_out_threads_that_never_ran(void **state)
 				       "1.0 s running and 29.0 s waiting, most of the waiting in "
 				       "read_request.");
 	assert_int_equal(a->ngroups, 1);
-	assert_int_equal(a->groups[0].running, 1 * SEC);
-	assert_int_equal(a->groups[0].waiting, 29 * SEC);
+	assert_int_equal(wall_group__of(&a->groups[0])->running, 1 * SEC);
+	assert_int_equal(wall_group__of(&a->groups[0])->waiting, 29 * SEC);
 	assert_int_equal(p->nsamples, 42); /* kept in the profile */
 	analysis__free(a);
 	profile__free(p);
@@ -689,20 +693,21 @@ static void test_thread_sets(void **state)
 	add_full(p, &nginx, 2, (int64_t[]){ 1 }, "running", NULL, main_, main_);
 	a = analysis__new(p);
 	assert_non_null(a);
-	assert_int_equal(a->nthread_sets, 2);
-	assert_int_equal(a->thread_sets[0].threads, 6);
-	assert_string_equal(a->thread_sets[0].group, "Service billing");
-	assert_string_equal(a->thread_sets[0].state, "waiting");
-	assert_int_equal(a->thread_sets[1].threads, 1);
-	assert_int_equal(a->groups[0].waiting, 6);
+	assert_int_equal(threads_own__of(a)->nsets, 2);
+	assert_int_equal(threads_own__of(a)->sets[0].threads, 6);
+	assert_string_equal(threads_own__of(a)->sets[0].group, "Service billing");
+	assert_string_equal(threads_own__of(a)->sets[0].state, "waiting");
+	assert_int_equal(threads_own__of(a)->sets[1].threads, 1);
+	assert_int_equal(threads_group__of(&a->groups[0])->waiting, 6);
 	analysis__free(a);
 	profile__free(p);
 }
 
 static void test_answer_templates_directly(void **state)
 {
-	struct answer_group billing = { "Service billing", 0.54, 0, 0, "build_report" };
-	struct answer_group nginx_ = { "Unit nginx.service", 0.004, 0, 0, NULL };
+	struct answer_group billing = { .label = "Service billing", .share = 0.54,
+				       .where = "build_report" };
+	struct answer_group nginx_ = { .label = "Unit nginx.service", .share = 0.004 };
 	char *s;
 
 	(void)state;
