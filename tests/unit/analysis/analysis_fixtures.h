@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the analysis tests share: the processes of their hand-made servers, and finding
- * a group or a function of an analysis by its name (failing the test when it is not
- * there). Include after <cmocka.h>.
+ * What the analysis tests share: the processes of their hand-made servers, a sample of
+ * one with its labels (add_full), and finding a group or a function of an analysis by
+ * its name (failing the test when it is not there). Include after <cmocka.h>.
  */
 #ifndef SLIDEOPS_TESTS_ANALYSIS_FIXTURES_H
 #define SLIDEOPS_TESTS_ANALYSIS_FIXTURES_H
@@ -18,6 +18,25 @@ static const struct pb_who worker = { "Service billing", GROUP_SERVICE, 4300, "b
 static const struct pb_who nginx = { "Unit nginx.service", GROUP_UNIT, 800, "nginx" };
 static const struct pb_who kworker = { "System", GROUP_SYSTEM, 50, "kworker/0:1" };
 static const struct pb_who cron = { "Other processes", GROUP_OTHER, 900, "cron" };
+
+/* A sample of who (thread tid) waiting in wait_leaf called from caller, in state (NULL:
+ * none) on a lock of lock_kind (NULL: none). */
+static inline void add_full(struct profile *p, const struct pb_who *who, int tid, const int64_t *values,
+		     const char *state, const char *lock_kind, uint32_t wait_leaf, uint32_t caller)
+{
+	uint32_t locs[2] = { wait_leaf, caller };
+	struct prof_labels l = {
+		.pid = who->pid, .tid = tid,
+		.comm = profile__intern(p, who->comm),
+		.group = profile__intern(p, who->group), .group_kind = who->kind,
+		.state = profile__intern(p, state ? state : ""),
+		.lock_kind = profile__intern(p, lock_kind ? lock_kind : ""),
+	};
+	uint32_t stack = profile__add_stack(p, locs, 2);
+
+	assert_int_not_equal(stack, UINT32_MAX);
+	assert_int_equal(profile__add_sample(p, stack, values, &l), 0);
+}
 
 static inline const struct analysis_group *find_group(const struct analysis *a, const char *label)
 {
