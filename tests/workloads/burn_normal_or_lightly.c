@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef VARIANT
 #define VARIANT 0
@@ -18,14 +19,24 @@ __attribute__((noinline)) void burn_normal(void)
 		sink += (uint64_t)i * i;
 }
 
-/* About a tenth of a CPU (2 ms of work, then 18 ms asleep): some 20 samples in 2 s, so
- * never none even on a loaded machine (a fiftieth drew none there), never the busiest. */
+/* About a tenth of a CPU (2 ms of work, then 8 to 28 ms asleep, 18 on average): some 20
+ * samples in 2 s, so never none even on a loaded machine (a fiftieth drew none there), never
+ * the busiest. The sleep varies: a fixed 20 ms period is nearly twice the 99 Hz sampling
+ * period, and a process that wakes in step with the sampling timer can miss every tick of a
+ * 2 s capture (CI saw it draw none). */
 __attribute__((noinline)) void burn_lightly(void)
 {
-	struct timespec pause = { 0, 18000000 };
+	static uint32_t seed;
+	struct timespec pause = { 0, 0 };
 
 	for (int i = 0; i < 1000000; i++)
 		sink += (uint64_t)i * i;
+	if (!seed)
+		seed = 2463534242u ^ (uint32_t)getpid();
+	seed ^= seed << 13;
+	seed ^= seed >> 17;
+	seed ^= seed << 5;
+	pause.tv_nsec = 8000000 + (long)(seed % 20000001u);
 	nanosleep(&pause, NULL);
 }
 
