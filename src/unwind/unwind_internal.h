@@ -34,6 +34,8 @@ struct section_bytes {
 
 /* Appends a row: 0, -E2BIG past the caps, -ENOMEM. */
 int unwind_build__push(struct unwind_build *b, uint64_t pc, struct unwind_row row);
+/* Sorts rows by address; at one address an end-of-FDE row first, else in seq order. */
+void unwind_rows__sort(struct tmp_row *rows, size_t n);
 /* Records why and returns err. */
 int unwind_build__fail(struct unwind_build *b, enum unwind_not_read why, int err);
 /* Parses one frame section into b's rows (eh_frame.c). 0 or -errno, b->why set. */

@@ -23,6 +23,7 @@
 
 #include "helpers/fixture.h"
 #include "unwind/unwind.h"
+#include "unwind/unwind_internal.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 #define PYTHON "/usr/bin/python3.11"
@@ -446,9 +447,91 @@ static void test_cache(void **state)
 	fixture__free(fx);
 }
 
+/* The rows' order, as the walker needs it: by address; at one address an end-of-FDE row
+ * (CFA none) first, so the FDE starting there wins; else the order pushed. */
+static int reference_order(const void *a, const void *b)
+{
+	const struct tmp_row *x = a, *y = b;
+	int xn = unwind_row__cfa_kind(&x->row) != UNWIND_CFA_NONE;
+	int yn = unwind_row__cfa_kind(&y->row) != UNWIND_CFA_NONE;
+
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	if (xn != yn)
+		return xn - yn;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void expect_reference_order(struct tmp_row *rows, size_t n)
+{
+	struct tmp_row *want = malloc(n * sizeof(*want));
+
+	assert_non_null(want);
+	memcpy(want, rows, n * sizeof(*rows));
+	qsort(want, n, sizeof(*want), reference_order);
+	unwind_rows__sort(rows, n);
+	assert_memory_equal(rows, want, n * sizeof(*rows));
+	/* Sorted again: unchanged. */
+	unwind_rows__sort(rows, n);
+	assert_memory_equal(rows, want, n * sizeof(*rows));
+	free(want);
+}
+
+/* The sort gives the reference order exactly, rows and all: unsorted rows with ties at
+ * one address, rows already in order, a binary's cold parts (runs that overlap), and
+ * addresses too far apart for one table (sorted all the same). */
+static void test_rows_sort(void **state)
+{
+	static const struct {
+		size_t n;
+		uint64_t base, span;
+	} cases[] = {
+		{ 1, 0x1000, 1 },
+		{ 2, 0x1000, 1 },
+		{ 1000, 0x400000, 64 }, /* most addresses shared */
+		{ 200000, 0x7f0000000000ull, 1u << 24 },
+		{ 5000, 0, 1ull << 40 }, /* wider than a table: the fallback */
+	};
+	uint64_t seed = 42;
+	struct tmp_row *rows;
+	size_t n = 0;
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		rows = calloc(cases[c].n, sizeof(*rows));
+		assert_non_null(rows);
+		for (size_t i = 0; i < cases[c].n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			rows[i].pc = cases[c].base + (seed >> 11) % cases[c].span;
+			rows[i].seq = (uint32_t)i;
+			rows[i].row.kind = (seed >> 3) % 3 ? UNWIND_CFA_RSP : UNWIND_CFA_NONE;
+			rows[i].row.cfa_off = (uint16_t)i;
+		}
+		expect_reference_order(rows, cases[c].n);
+		free(rows);
+	}
+	/* Hot functions in order, each with a cold part far below it, as GCC lays out
+	 * .text.unlikely: each FDE's rows in order, the runs overlapping. */
+	rows = calloc(4 * 512, sizeof(*rows));
+	assert_non_null(rows);
+	for (uint32_t f = 0; f < 512; f++) {
+		uint64_t hot = 0x10000 + f * 0x100, cold = 0x1000 + f * 0x10;
+		static const uint8_t kinds[] = { UNWIND_CFA_RSP, UNWIND_CFA_NONE };
+
+		for (int part = 0; part < 4; part++, n++) {
+			rows[n].pc = (part < 2 ? hot : cold) + (part & 1) * (part < 2 ? 0x100 : 0x10);
+			rows[n].seq = (uint32_t)n;
+			rows[n].row.kind = kinds[part & 1];
+		}
+	}
+	expect_reference_order(rows, n);
+	free(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_sort),
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_python),
 		cmocka_unit_test(test_built_programs),
