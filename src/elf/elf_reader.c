@@ -32,6 +32,9 @@ uint64_t elf_reader__u64(const struct elf_reader *r, uint64_t v)
 	return r->swap ? bswap_64(v) : v;
 }
 
+#define ELF_LARGE_READ (64u << 10)
+#define ELF_READS_PER_CLOCK 64
+
 int elf_reader__pread(const struct elf_reader *r, void *buf, size_t len, uint64_t off)
 {
 	char *p = buf;
@@ -42,8 +45,15 @@ int elf_reader__pread(const struct elf_reader *r, void *buf, size_t len, uint64_
 		if (len > r->limits->bytes_left)
 			return -EFBIG;
 		r->limits->bytes_left -= len;
-		if (clock_budget__over(&r->limits->deadline))
-			return -ETIMEDOUT;
+		/* The thread's CPU clock is a system call, and a binary's PLT names are read a
+		 * few bytes at a time: the deadline is looked at on every large read and on
+		 * every ELF_READS_PER_CLOCK-th small one. */
+		if (len >= ELF_LARGE_READ ||
+		    ++r->limits->reads_unclocked >= ELF_READS_PER_CLOCK) {
+			r->limits->reads_unclocked = 0;
+			if (clock_budget__over(&r->limits->deadline))
+				return -ETIMEDOUT;
+		}
 	}
 	while (len) {
 		ssize_t n = pread(r->fd, p, len, (off_t)off);

@@ -57,6 +57,7 @@ struct elf_limits {
 	uint64_t max_symbols;   /* entries of one symbol table walked; more: -EOVERFLOW */
 	uint64_t bytes_left;    /* more: -EFBIG */
 	struct clock_budget deadline; /* {0, 0}: none; past it: -ETIMEDOUT */
+	uint32_t reads_unclocked; /* small reads since the deadline was last looked at */
 };
 
 struct elf_reader {

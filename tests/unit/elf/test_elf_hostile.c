@@ -6,6 +6,8 @@
  */
 #include "elf_fixture.h"
 
+#include "elf/elf_reader.h"
+
 /* ---- not ELF, truncated, damaged ---- */
 
 static void test_not_elf(void **state)
@@ -341,6 +343,34 @@ static void test_random_damage(void **state)
 	fixture__free(fx);
 }
 
+/* ---- the reading's deadline ---- */
+
+/* A reading past its deadline ends: at once on a large read, and within
+ * ELF_READS_PER_CLOCK small ones (the thread's CPU clock is not looked at on each). */
+static void test_deadline(void **state)
+{
+	struct elf_limits limits = { .max_sections = 1u << 16, .max_symbols = 1u << 24,
+				     .bytes_left = 1ull << 30 };
+	struct elf_reader r;
+	char *buf = malloc(64u << 10);
+	int fd = open("/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY | O_CLOEXEC), err = 0, reads;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_reader__open_limited(&r, fd, &limits), 0);
+	assert_int_equal(elf_reader__pread(&r, buf, 64u << 10, 0), 0);
+	limits.deadline = (struct clock_budget){ .cpu_ns = 1, .wall_ns = 1 }; /* long past */
+	assert_int_equal(elf_reader__pread(&r, buf, 64u << 10, 0), -ETIMEDOUT);
+	for (reads = 0; reads < 1000 && !err; reads++)
+		err = elf_reader__pread(&r, buf, 16, 0);
+	assert_int_equal(err, -ETIMEDOUT);
+	assert_true(reads <= 64);
+	elf_reader__close(&r);
+	close(fd);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_headers),
 		cmocka_unit_test(test_names_beyond_any_real_table),
 		cmocka_unit_test(test_random_damage),
+		cmocka_unit_test(test_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
