@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * V8's layout, as V8 itself describes it for postmortem debuggers: the v8dbg_* symbols
- * every Node.js binary exports (Node 20: 531 of them). Each is an int: a frame offset
+ * every Node.js binary exports (Node 20: 531 of them, in the node executable; Debian's
+ * Node 18, V8 10.2: 495, in the shared libnode.so.108 its node links). Each is an int: a frame offset
  * (v8dbg_off_fp_function), a tag (v8dbg_SmiTag), a class field's offset
  * (v8dbg_class_JSFunction__shared__SharedFunctionInfo) or an instance type.
  *
@@ -75,7 +76,10 @@ struct v8_layout {
 	bool lines; /* every constant from V8_CONST_REQUIRED on was read */
 	/* The builtins embedded in the binary's text (the interpreter's entry and bytecode
 	 * handlers among them): their file offset and size, from .symtab's
-	 * v8_Default_embedded_blob_code_ and _size_; 0 where the binary keeps no .symtab. */
+	 * v8_Default_embedded_blob_code_ and _size_; where there is no .symtab (Debian's
+	 * libnode.so.108, stripped), from what .dynsym's two accessors of them,
+	 * v8::internal::DefaultEmbeddedBlobCode() and ...CodeSize(), return (their few
+	 * instructions read); 0 where neither gives them. */
 	uint64_t builtins_offset, builtins_size;
 };
 
@@ -83,8 +87,8 @@ struct v8_layout {
 const char *v8_const__name(enum v8_const which);
 
 /*
- * The layout of the node (or other V8 embedder) binary open at fd, from its .dynsym (and
- * its builtins' place from .symtab, when it has one).
+ * The layout of the node (or other V8 embedder) binary open at fd, a node executable or a
+ * libnode, from its .dynsym (and its builtins' place from .symtab, or .dynsym's accessors).
  * 0: every constant V8_CONST_REQUIRED asks for read (the lines' too: l->lines). -ENOENT:
  * no v8dbg_ symbol at all (not V8). -ENODATA: some but not all; *missing (when not NULL)
  * is the first one absent. -ENOEXEC (not a 64-bit

@@ -71,6 +71,7 @@ struct found {
 	bool any;
 	uint64_t blob_value, size_value; /* .symtab's values of the builtins' two symbols */
 	int blob_section, size_section;
+	uint64_t code_fn, size_fn; /* .dynsym's two accessors of them (libnode: no .symtab) */
 };
 
 #define V8_BLOB_SYMBOL "v8_Default_embedded_blob_code_"
@@ -164,6 +165,25 @@ static void one_builtins(const struct elf_reader *r, const struct elf_shdr *str,
 	}
 }
 
+/* The two exported functions that return the builtins' place and size (a shared libnode
+ * keeps no .symtab, but exports them in .dynsym): tiny, so only small ones' names read. */
+#define V8_BLOB_CODE_FN "_ZN2v88internal23DefaultEmbeddedBlobCodeEv"
+#define V8_BLOB_SIZE_FN "_ZN2v88internal27DefaultEmbeddedBlobCodeSizeEv"
+
+static void one_blob_function(const struct elf_reader *r, const struct elf_shdr *str,
+			      const Elf64_Sym *s, struct found *f)
+{
+	char name[sizeof(V8_BLOB_SIZE_FN) + 1]; /* one more: a longer name is not equal */
+
+	if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx == SHN_UNDEF ||
+	    s->st_size < 6 || s->st_size > 16 || symbol_name(r, str, s, name, sizeof(name)))
+		return;
+	if (strcmp(name, V8_BLOB_CODE_FN) == 0)
+		f->code_fn = s->st_value;
+	else if (strcmp(name, V8_BLOB_SIZE_FN) == 0)
+		f->size_fn = s->st_value;
+}
+
 typedef void (*symbol_fn)(const struct elf_reader *r, const struct elf_shdr *str,
 			  const Elf64_Sym *s, struct found *f);
 
@@ -222,6 +242,103 @@ static void builtins_of(const struct elf_reader *r, struct found *f, struct v8_l
 	l->builtins_size = size;
 }
 
+/* The file offset of [addr, addr + len) when one allocated section with contents holds it
+ * (an executable one when exec): 0, or -1. */
+static int file_offset(const struct elf_reader *r, uint64_t addr, uint64_t len, bool exec,
+		       uint64_t *off)
+{
+	for (uint32_t i = 1; i < r->shnum; i++) {
+		const struct elf_shdr *sh = &r->shdrs[i];
+
+		if (sh->type == SHT_NOBITS || !(sh->flags & SHF_ALLOC) ||
+		    (exec && !(sh->flags & SHF_EXECINSTR)) || addr < sh->addr ||
+		    addr - sh->addr > sh->size || len > sh->size - (addr - sh->addr))
+			continue;
+		*off = sh->offset + (addr - sh->addr);
+		return 0;
+	}
+	return -1;
+}
+
+/* The word of width bytes (4 or 8) the file holds at addr: 0, or -1. */
+static int file_word(const struct elf_reader *r, uint64_t addr, int width, uint64_t *v)
+{
+	uint64_t off, w = 0;
+
+	if (file_offset(r, addr, (uint64_t)width, false, &off) ||
+	    elf_reader__pread(r, &w, (size_t)width, off) < 0)
+		return -1;
+	*v = width == 8 ? elf_reader__u64(r, w) : elf_reader__u32(r, (uint32_t)w);
+	return 0;
+}
+
+/*
+ * What the accessor at fn returns, read from its few instructions and the file: rax as
+ * it is at its ret, after at most three of lea rax,[rip+d] (48 8d 05), mov rax,[rip+d]
+ * (48 8b 05), mov eax,[rip+d] (8b 05), mov rax,[rax] (48 8b 00) and mov eax,[rax] (8b 00).
+ * A pointer loaded from the file is its value there: a RELATIVE relocation's addend, as
+ * GNU ld writes it in place (0: not known). 0, or -1 for anything else.
+ */
+static int accessor_value(const struct elf_reader *r, uint64_t fn, uint64_t *rax)
+{
+	uint8_t code[16];
+	uint64_t off;
+	size_t at = 0;
+	bool known = false;
+
+	if (file_offset(r, fn, sizeof(code), true, &off) ||
+	    elf_reader__pread(r, code, sizeof(code), off) < 0)
+		return -1;
+	for (int n = 0; n < 4; n++) {
+		const uint8_t *c = code + at;
+		size_t room = sizeof(code) - at;
+		int32_t d;
+
+		if (room >= 1 && c[0] == 0xc3)
+			return known && *rax ? 0 : -1;
+		if (room >= 7 && c[0] == 0x48 && (c[1] == 0x8d || c[1] == 0x8b) && c[2] == 0x05) {
+			memcpy(&d, c + 3, 4);
+			*rax = fn + at + 7 + (uint64_t)(int64_t)d;
+			if (c[1] == 0x8b && file_word(r, *rax, 8, rax))
+				return -1;
+			at += 7;
+		} else if (room >= 6 && c[0] == 0x8b && c[1] == 0x05) {
+			memcpy(&d, c + 2, 4);
+			if (file_word(r, fn + at + 6 + (uint64_t)(int64_t)d, 4, rax))
+				return -1;
+			at += 6;
+		} else if (known && room >= 3 && c[0] == 0x48 && c[1] == 0x8b && c[2] == 0x00) {
+			if (file_word(r, *rax, 8, rax))
+				return -1;
+			at += 3;
+		} else if (known && room >= 2 && c[0] == 0x8b && c[1] == 0x00) {
+			if (file_word(r, *rax, 4, rax))
+				return -1;
+			at += 2;
+		} else {
+			return -1;
+		}
+		known = true;
+	}
+	return -1;
+}
+
+/* The builtins' file offset and size into l from .dynsym's two accessors, where .symtab
+ * gave none (Debian's libnode.so.108: stripped); left 0 where they are not both there,
+ * not read as above, or the blob is not in an executable section of the file. */
+static void builtins_from_accessors(const struct elf_reader *r, int dynsym, struct found *f,
+				    struct v8_layout *l)
+{
+	uint64_t code, size, off;
+
+	if (each_symbol(r, dynsym, one_blob_function, f) || !f->code_fn || !f->size_fn ||
+	    accessor_value(r, f->code_fn, &code) || accessor_value(r, f->size_fn, &size) ||
+	    size > UINT32_MAX || file_offset(r, code, size, true, &off))
+		return;
+	l->builtins_offset = off;
+	l->builtins_size = size;
+}
+
 int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 {
 	struct found f = { .l = l };
@@ -257,6 +374,8 @@ int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 		l->lines &= f.seen[i];
 	if (!err)
 		builtins_of(&r, &f, l);
+	if (!err && !l->builtins_size)
+		builtins_from_accessors(&r, index, &f, l);
 out_close:
 	if (err)
 		memset(l, 0, sizeof(*l));
