@@ -488,33 +488,6 @@ static int shared_of(const struct heap *h, uint64_t fn, uint64_t *shared)
 	return heap__field(h, fn, l->c[V8_JS_FUNCTION_SHARED], shared);
 }
 
-int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-			char *script)
-{
-	struct heap h = { l, read, ctx };
-	uint64_t shared, s, n;
-	uint16_t type;
-	int err;
-
-	script[0] = '\0';
-	err = shared_of(&h, fn, &shared);
-	if (!err)
-		err = heap__field(&h, shared, l->c[V8_SFI_SCRIPT], &s);
-	if (err)
-		return err;
-	/* undefined (a builtin), or a DebugInfo (a function being debugged): no script read */
-	if (!heap__is_object(&h, s) || heap__type(&h, s, &type) != 0 ||
-	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
-		return 0;
-	err = heap__field(&h, s, l->c[V8_SCRIPT_NAME], &n);
-	if (err)
-		return err;
-	err = read_string(&h, n, script, V8_MAX_SCRIPT);
-	if (err > 0)
-		script[0] = '\0'; /* undefined, or a string not read: no name */
-	return err < 0 ? err : 0;
-}
-
 /*
  * The function's name in the ScopeInfo n: after the context locals' names and infos (a
  * name table's one slot past V8_SCOPE_INFO_INLINED_LOCALS), then the saved class
@@ -563,86 +536,96 @@ static int scope_name(const struct heap *h, uint64_t n, char *name, int32_t *at)
 	return 0; /* no name in either slot: anonymous */
 }
 
-int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-		      char *name)
+/* The name of the Script s (a file's path, a module's URL) into script: "" when s is not
+ * a Script (undefined for a builtin, a DebugInfo for a function being debugged) or its
+ * name not a String read here. 1 when s is a Script, 0 when not, or the reader's error. */
+static int script_of(const struct heap *h, uint64_t s, char *script)
 {
-	struct heap h = { l, read, ctx };
-	uint64_t shared, n;
-	int32_t at;
+	const struct v8_layout *l = h->l;
+	uint16_t type;
+	uint64_t n;
 	int err;
 
-	name[0] = '\0';
-	err = shared_of(&h, fn, &shared);
+	script[0] = '\0';
+	if (!heap__is_object(h, s) || heap__type(h, s, &type) != 0 ||
+	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
+		return 0;
+	err = heap__field(h, s, l->c[V8_SCRIPT_NAME], &n);
 	if (!err)
-		err = heap__field(&h, shared, l->c[V8_SFI_NAME], &n);
+		err = read_string(h, n, script, V8_MAX_SCRIPT);
 	if (err)
-		return err;
-	err = read_string(&h, n, name, V8_MAX_NAME);
-	if (err <= 0)
-		return err;
-	/* not a String: the ScopeInfo of a compiled function */
-	err = scope_name(&h, n, name, &at);
-	if (err || name[0] || at < 0)
-		return err;
-	/* No name of its own (a function expression): the name V8 inferred from where it
-	 * was put ("Ledger.settle" for Ledger.settle = function ...), two slots after the
-	 * name's, when it holds a String (else undefined: it stays anonymous). */
-	err = heap__field(&h, n, l->c[V8_TAGGED_SIZE] * (1 + at + 2), &n);
-	if (err)
-		return err;
-	if (heap__is_object(&h, n) && read_string(&h, n, name, V8_MAX_NAME) != 0)
-		name[0] = '\0';
-	return 0;
+		script[0] = '\0'; /* undefined, or a string not read: no name */
+	return err < 0 ? err : 1;
 }
 
-int v8_function__start(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-		       uint64_t *script, int32_t *start)
+/*
+ * Where the function of ScopeInfo n starts (StartPosition): the two Smis (start, end)
+ * after its name's slot at, the name's context slot and the inferred name when that is
+ * there (a String or undefined: a heap object). -1 when they are not two such Smis.
+ */
+static int32_t start_of(const struct heap *h, uint64_t n, int32_t at)
+{
+	int32_t ts = h->l->c[V8_TAGGED_SIZE], start, end;
+	uint64_t w[2];
+	bool ok[2];
+
+	at += 2;
+	if (heap__field(h, n, ts * (1 + at), &w[0]))
+		return -1;
+	if (heap__is_object(h, w[0]))
+		at++;
+	if (heap__field(h, n, ts * (1 + at), &w[0]) || heap__field(h, n, ts * (2 + at), &w[1]))
+		return -1;
+	start = heap__smi(h, w[0], &ok[0]);
+	end = heap__smi(h, w[1], &ok[1]);
+	return ok[0] && ok[1] && start >= 0 && end > start ? start : -1;
+}
+
+int v8_function__describe(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+			  struct v8_function *out)
 {
 	struct heap h = { l, read, ctx };
-	int32_t at, ts = l->c[V8_TAGGED_SIZE], end;
-	uint64_t shared, n, s, w[2];
-	char name[V8_MAX_NAME];
-	uint16_t type;
-	bool ok[2];
+	uint64_t shared, n, s, inferred;
+	int32_t at = -1;
 	int err;
 
-	*script = 0;
-	*start = -1;
+	out->name[0] = out->script[0] = '\0';
+	out->script_at = 0;
+	out->start = -1;
 	err = shared_of(&h, fn, &shared);
 	if (!err)
 		err = heap__field(&h, shared, l->c[V8_SFI_NAME], &n);
-	if (!err)
-		err = heap__field(&h, shared, l->c[V8_SFI_SCRIPT], &s);
 	if (err)
 		return err;
-	if (!heap__is_object(&h, s) || heap__type(&h, s, &type) != 0 ||
-	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
-		return -ENOENT;
-	/* a String: never compiled, no ScopeInfo (a function sampled has one) */
-	if (read_string(&h, n, name, sizeof(name)) <= 0)
-		return -ENOENT;
-	err = scope_name(&h, n, name, &at);
-	if (err)
-		return err == -EINVAL ? -ENOENT : err;
-	if (at < 0)
-		return -ENOENT;
-	/* the name's context slot (a Smi), then the inferred name when there (a String or
-	 * undefined: a heap object), then (start, end) */
-	at += 2;
-	err = heap__field(&h, n, ts * (1 + at), &w[0]);
-	if (err)
+	err = read_string(&h, n, out->name, V8_MAX_NAME);
+	if (err < 0)
 		return err;
-	if (heap__is_object(&h, w[0]))
-		at++;
-	if ((err = heap__field(&h, n, ts * (1 + at), &w[0])) ||
-	    (err = heap__field(&h, n, ts * (2 + at), &w[1])))
-		return err;
-	*start = heap__smi(&h, w[0], &ok[0]);
-	end = heap__smi(&h, w[1], &ok[1]);
-	if (!ok[0] || !ok[1] || *start < 0 || end <= *start) {
-		*start = -1;
-		return -ENOENT;
+	if (err > 0) {
+		/* not a String: the ScopeInfo of a compiled function */
+		err = scope_name(&h, n, out->name, &at);
+		if (err)
+			return err;
+		/* No name of its own (a function expression): the name V8 inferred from
+		 * where it was put ("Ledger.settle" for Ledger.settle = function ...), two
+		 * slots after the name's, when it holds a String (else undefined: it stays
+		 * anonymous). */
+		if (!out->name[0] && at >= 0) {
+			err = heap__field(&h, n, l->c[V8_TAGGED_SIZE] * (1 + at + 2), &inferred);
+			if (err)
+				return err;
+			if (heap__is_object(&h, inferred) &&
+			    read_string(&h, inferred, out->name, V8_MAX_NAME) != 0)
+				out->name[0] = '\0';
+		}
 	}
-	*script = s;
+	/* The rest is extra: a script or start not read leaves them "" and -1. */
+	if (heap__field(&h, shared, l->c[V8_SFI_SCRIPT], &s) || script_of(&h, s, out->script) <= 0)
+		return 0;
+	out->script_at = s;
+	/* a name that is a String: never compiled, no ScopeInfo (a function sampled has one) */
+	if (at >= 0)
+		out->start = start_of(&h, n, at);
+	if (out->start < 0)
+		out->script_at = 0;
 	return 0;
 }

@@ -3,11 +3,11 @@
  * V8's postmortem constants (src/unwind/v8.h) read from a real node binary's .dynsym:
  * /usr/bin/node, Node 20 (Debian). Without it the real-binary test skips and says so.
  * A binary without v8dbg_ symbols is not V8; a file that is not ELF is refused. Then a
- * real node blocked in computeTotals < descendA < Ledger.settle < descendB: every word of its main
- * thread's stack is tried as a JSFunction and named (computeTotals' script too: the file
- * node ran; and the three's lines, where each is declared, an arrow's too) through
- * /proc/PID/mem of this test's own child (the stand-in here for the capture's page
- * reader, as in test_jvm_real.c).
+ * real node blocked in computeTotals < descendA < Ledger.settle < descendB: every word
+ * of its main thread's stack is tried as a JSFunction and described
+ * (v8_function__describe: computeTotals' script too, the file node ran; and the four's
+ * lines, where each is declared, an arrow's too) through /proc/PID/mem of this test's
+ * own child (the stand-in here for the capture's page reader, as in test_jvm_real.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -190,17 +190,18 @@ static uint64_t blocked_sp(pid_t pid)
 	return n == 9 && nr == 0 && a[0] == 0 ? sp : 0;
 }
 
-static void test_real_functions(void **state)
+/* Describes the JSFunctions on the stack of node (run with LD_LIBRARY_PATH=lib when lib
+ * is not NULL) blocked in script, with layout l. */
+static void real_functions(const struct v8_layout *lp, const char *node, const char *lib)
 {
-	char dir[] = "/tmp/slideops-v8-XXXXXX", file[64], path[64], name[V8_MAX_NAME];
-	struct v8_layout l;
+	char dir[] = "/tmp/slideops-v8-XXXXXX", file[64], path[64];
+	const struct v8_layout l = *lp;
+	struct v8_function fn;
 	int in[2], mem, named = 0, functions = 0, lines = 0;
 	uint64_t sp = 0, hot = 0, a = 0, settle = 0, b = 0; /* where each is first seen */
 	pid_t pid;
 	FILE *f;
 
-	(void)state;
-	node20_layout(&l, NULL);
 	assert_non_null(mkdtemp(dir));
 	snprintf(file, sizeof(file), "%s/w.js", dir);
 	f = fopen(file, "we");
@@ -213,7 +214,9 @@ static void test_real_functions(void **state)
 	if (pid == 0) {
 		dup2(in[0], 0);
 		close(in[1]); /* this test gone, node reads EOF and ends */
-		execl(NODE, "node", file, (char *)NULL);
+		if (lib)
+			setenv("LD_LIBRARY_PATH", lib, 1);
+		execl(node, "node", file, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -233,17 +236,16 @@ static void test_real_functions(void **state)
 
 		if (mem_read(&mem, at, &w, sizeof(w)))
 			break;
-		if (v8_function__name(&l, mem_read, &mem, w, name) != 0)
+		if (v8_function__describe(&l, mem_read, &mem, w, &fn) != 0)
 			continue;
+		const char *name = fn.name;
+
 		functions++;
 		named += name[0] != '\0';
 		if (!hot && strcmp(name, "computeTotals") == 0) {
-			char script_name[V8_MAX_SCRIPT];
-
 			hot = at;
 			/* its script: the file node ran */
-			assert_int_equal(v8_function__script(&l, mem_read, &mem, w, script_name), 0);
-			assert_string_equal(script_name, file);
+			assert_string_equal(fn.script, file);
 		}
 		if (!a && strcmp(name, "descendA") == 0)
 			a = at;
@@ -258,17 +260,15 @@ static void test_real_functions(void **state)
 		    strcmp(name, "descendB") == 0 || strcmp(name, "Ledger.settle") == 0) {
 			char decl[V8_MAX_NAME + 16];
 			struct v8_line_ends ends;
-			uint64_t at_script;
-			int32_t start;
 
 			if (strcmp(name, "Ledger.settle") == 0)
 				snprintf(decl, sizeof(decl), "%s = function", name);
 			else
 				snprintf(decl, sizeof(decl), "%s %s",
 					 strcmp(name, "descendB") == 0 ? "const" : "function", name);
-			assert_int_equal(v8_function__start(&l, mem_read, &mem, w, &at_script, &start), 0);
-			assert_int_equal(v8_script__line_ends(&l, mem_read, &mem, at_script, &ends), 0);
-			assert_int_equal(v8_line_ends__line(&ends, start), line_of(decl));
+			assert_true(fn.start >= 0 && fn.script_at != 0);
+			assert_int_equal(v8_script__line_ends(&l, mem_read, &mem, fn.script_at, &ends), 0);
+			assert_int_equal(v8_line_ends__line(&ends, fn.start), line_of(decl));
 			assert_true(line_of(decl) > 1);
 			lines++;
 			v8_line_ends__free(&ends);
@@ -282,11 +282,20 @@ static void test_real_functions(void **state)
 	rmdir(dir);
 	/* node's own function expressions are named as V8 inferred them (Module._compile);
 	 * the rest are its anonymous wrappers and arrows: "" */
-	print_message("%d JSFunctions on the stack, %d with a name\n", functions, named);
+	print_message("%s: %d JSFunctions on the stack, %d with a name\n", node, functions, named);
 	/* callee below caller: the stack grows down */
 	assert_true(hot && a && settle && b);
 	assert_true(hot < a && a < settle && settle < b);
 	assert_true(lines >= 4);
+}
+
+static void test_real_functions(void **state)
+{
+	struct v8_layout l;
+
+	(void)state;
+	node20_layout(&l, NULL);
+	real_functions(&l, NODE, NULL);
 }
 
 /* Memory that lies: a word that is not a JSFunction, a reader that fails. */
@@ -310,41 +319,32 @@ static int zero_read(void *ctx, uint64_t addr, void *buf, size_t len)
 static void test_lies(void **state)
 {
 	struct v8_layout l;
-	char name[V8_MAX_NAME];
+	struct v8_function f;
 
 	(void)state;
 	node20_layout(&l, NULL);
-	assert_int_equal(v8_function__name(&l, fail_read, NULL, 0x1001, name), -EFAULT);
-	assert_string_equal(name, "");
-	{
-		char script_name[V8_MAX_SCRIPT] = "x";
-
-		assert_int_equal(v8_function__script(&l, fail_read, NULL, 0x1001, script_name),
-				 -EFAULT);
-		assert_string_equal(script_name, "");
-		assert_int_equal(v8_function__script(&l, zero_read, NULL, 0x1001, script_name),
-				 -EINVAL);
-	}
+	assert_int_equal(v8_function__describe(&l, fail_read, NULL, 0x1001, &f), -EFAULT);
+	assert_string_equal(f.name, "");
+	assert_string_equal(f.script, "");
+	assert_int_equal(f.script_at, 0);
+	assert_int_equal(f.start, -1);
+	assert_int_equal(v8_function__describe(&l, zero_read, NULL, 0x1001, &f), -EINVAL);
+	assert_string_equal(f.name, "");
+	assert_string_equal(f.script, "");
+	assert_int_equal(f.script_at, 0);
+	assert_int_equal(f.start, -1);
 	{
 		struct v8_line_ends ends;
-		uint64_t at_script = 1;
-		int32_t start = 0;
 
-		assert_int_equal(v8_function__start(&l, fail_read, NULL, 0x1001, &at_script, &start),
-				 -EFAULT);
-		assert_int_equal(at_script, 0);
-		assert_int_equal(start, -1);
-		assert_int_equal(v8_function__start(&l, zero_read, NULL, 0x1001, &at_script, &start),
-				 -EINVAL);
 		assert_int_equal(v8_script__line_ends(&l, fail_read, NULL, 0x1001, &ends), -EFAULT);
 		assert_int_equal(ends.n, 0);
 		assert_int_equal(v8_script__line_ends(&l, zero_read, NULL, 0x1001, &ends), -ENOENT);
 		assert_null(ends.ends);
 	}
-	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1000, name), -EINVAL); /* a Smi */
-	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL); /* map 0 */
+	assert_int_equal(v8_function__describe(&l, zero_read, NULL, 0x1000, &f), -EINVAL); /* a Smi */
+	assert_int_equal(v8_function__describe(&l, zero_read, NULL, 0x1001, &f), -EINVAL); /* map 0 */
 	l.c[V8_TAGGED_SIZE] = 4;
-	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL);
+	assert_int_equal(v8_function__describe(&l, zero_read, NULL, 0x1001, &f), -EINVAL);
 }
 
 /* A position's line among line ends: the first end at or after it; none past known. */
