@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * V8's postmortem constants (src/unwind/v8.h) read from a real node binary's .dynsym:
- * /usr/bin/node, Node 20 (Debian). Without it the real-binary test skips and says so.
- * A binary without v8dbg_ symbols is not V8; a file that is not ELF is refused. Then a
- * real node blocked in computeTotals < descendA < Ledger.settle < descendB: every word
- * of its main thread's stack is tried as a JSFunction and described
- * (v8_function__describe: computeTotals' script too, the file node ran; and the four's
- * lines, where each is declared, an arrow's too) through /proc/PID/mem of this test's
- * own child (the stand-in here for the capture's page reader, as in test_jvm_real.c).
+ * /usr/bin/node, Node 20 (nodesource's, V8 11.3), and Debian 12's own Node 18 (V8 10.2),
+ * whose constants are in the libnode.so.108 its node links, unpacked by `make deps` into
+ * build/node18 (tests/tools/fetch-node18.sh; NODE18_ROOT elsewhere). Without either,
+ * its tests skip and say so. A binary without v8dbg_ symbols is not V8; a file that is
+ * not ELF is refused. Then a real node (each of the two) blocked in computeTotals <
+ * descendA < Ledger.settle < descendB: every word of its main thread's stack is tried as
+ * a JSFunction and described (v8_function__describe: computeTotals' script too, the file
+ * node ran; and the four's lines, where each is declared, an arrow's too) through
+ * /proc/PID/mem of this test's own child (the stand-in here for the capture's page
+ * reader, as in test_jvm_real.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -95,6 +98,95 @@ static void node20_layout(struct v8_layout *l, enum v8_const *missing)
 		skip();
 	}
 	assert_int_equal(err, 0);
+}
+
+/* Debian's Node 18, unpacked by make deps: its root (NODE18_ROOT, else the build's
+ * node18/: SLIDEOPS_BUILD's, else beside this test's binary, build/[asan/]tests/). */
+static void node18_root(char *root, size_t size)
+{
+	const char *env = getenv("NODE18_ROOT"), *build = getenv("SLIDEOPS_BUILD");
+	char exe[400];
+	ssize_t n;
+	char *cut;
+
+	if (env && *env) {
+		snprintf(root, size, "%s", env);
+		return;
+	}
+	if (build && *build) {
+		snprintf(root, size, "%s/node18", build);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	cut = strstr(exe, "/asan/tests/");
+	if (!cut)
+		cut = strstr(exe, "/tests/");
+	if (cut)
+		*cut = '\0';
+	snprintf(root, size, "%s/node18", exe);
+}
+
+/*
+ * The layout of Debian's Node 18, read from its libnode.so.108 (its node executable
+ * exports none: -ENOENT there), and its node's path and library directory: skips the
+ * test when make deps could not fetch it.
+ */
+static void node18_layout(struct v8_layout *l, char *node, char *lib, size_t size)
+{
+	char root[512], path[700];
+	int fd, err;
+
+	node18_root(root, sizeof(root));
+	snprintf(node, size, "%s/usr/bin/node", root);
+	snprintf(lib, size, "%s/usr/lib/x86_64-linux-gnu", root);
+	snprintf(path, sizeof(path), "%s/libnode.so.108", lib);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || access(node, X_OK) != 0) {
+		if (fd >= 0)
+			close(fd);
+		print_message("skipped: no Debian Node 18 in %s (make deps fetches it)\n", root);
+		skip();
+	}
+	err = v8_layout__read(fd, l, NULL);
+	close(fd);
+	assert_int_equal(err, 0);
+	fd = open(node, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	{
+		struct v8_layout none;
+
+		assert_int_equal(v8_layout__read(fd, &none, NULL), -ENOENT);
+	}
+	close(fd);
+}
+
+static void test_real_node18(void **state)
+{
+	char node[600], lib[600];
+	struct v8_layout l;
+
+	(void)state;
+	node18_layout(&l, node, lib, sizeof(node));
+	/* measured on Debian's libnode108 18.20.4 (V8 10.2, x86-64, no pointer
+	 * compression): as Node 20's but for instance types */
+	assert_int_equal(l.c[V8_OFF_FP_FUNCTION], -16);
+	assert_int_equal(l.c[V8_OFF_FP_CONTEXT], -8);
+	assert_int_equal(l.c[V8_TAGGED_SIZE], 8);
+	assert_int_equal(l.c[V8_JS_FUNCTION_SHARED], 24);
+	assert_int_equal(l.c[V8_SFI_NAME], 16);
+	assert_int_equal(l.c[V8_SFI_SCRIPT], 32);
+	assert_int_equal(l.c[V8_JS_FUNCTION_TYPE], 2065);
+	assert_int_equal(l.c[V8_SCRIPT_TYPE], 170);
+	assert_int_equal(l.c[V8_SCOPE_INFO_TYPE], 256);
+	assert_int_equal(l.c[V8_SCOPE_INFO_NLOCALS], 2);
+	assert_int_equal(l.c[V8_SCOPE_INFO_FIRST_VARS], 3);
+	assert_true(l.lines);
+	assert_int_equal(l.c[V8_FIXED_ARRAY_TYPE], 179);
+	/* no .symtab: the builtins from what DefaultEmbeddedBlobCode() and
+	 * ...CodeSize() return (18.20.4: 0xc9bf00, 0x15a980 bytes, in .text) */
+	assert_true(l.builtins_offset > 0);
+	assert_true(l.builtins_size > 1000000 && l.builtins_size < 4000000);
 }
 
 static void test_real_node(void **state)
@@ -298,6 +390,17 @@ static void test_real_functions(void **state)
 	real_functions(&l, NODE, NULL);
 }
 
+/* The same of Debian's Node 18: its V8 10.2 heap read with its libnode's layout. */
+static void test_real_functions_node18(void **state)
+{
+	char node[600], lib[600];
+	struct v8_layout l;
+
+	(void)state;
+	node18_layout(&l, node, lib, sizeof(node));
+	real_functions(&l, node, lib);
+}
+
 /* Memory that lies: a word that is not a JSFunction, a reader that fails. */
 static int fail_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -374,6 +477,8 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_real_node),
 		cmocka_unit_test(test_real_functions),
+		cmocka_unit_test(test_real_node18),
+		cmocka_unit_test(test_real_functions_node18),
 		cmocka_unit_test(test_lies),
 		cmocka_unit_test(test_line_ends),
 	};
