@@ -49,7 +49,7 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 
 /*
  * V8 too (src/unwind/v8.h): the bytes as a node binary (its .dynsym's constants, its
- * .symtab's builtins, which must lie within the file), then as a node's memory, where
+ * builtins from .symtab or .dynsym's accessors, which must lie within the file), then as a node's memory, where
  * the first word is a JSFunction to name with the layout read or, when refused, one
  * whose offsets are Node 20's (its type numbers made up: any is as good to a fuzzer).
  */

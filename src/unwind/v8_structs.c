@@ -283,15 +283,17 @@ static int accessor_value(const struct elf_reader *r, uint64_t fn, uint64_t *rax
 {
 	uint8_t code[16];
 	uint64_t off;
-	size_t at = 0;
+	size_t at = 0, len = sizeof(code);
 	bool known = false;
 
-	if (file_offset(r, fn, sizeof(code), true, &off) ||
-	    elf_reader__pread(r, code, sizeof(code), off) < 0)
+	/* its first 16 bytes, fewer at its section's end (a ret takes one) */
+	while (len > 1 && file_offset(r, fn, len, true, &off))
+		len--;
+	if (file_offset(r, fn, len, true, &off) || elf_reader__pread(r, code, len, off) < 0)
 		return -1;
 	for (int n = 0; n < 4; n++) {
 		const uint8_t *c = code + at;
-		size_t room = sizeof(code) - at;
+		size_t room = len - at;
 		int32_t d;
 
 		if (room >= 1 && c[0] == 0xc3)
