@@ -81,6 +81,12 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 	chromium lld libiberty-dev libc6-dbg liblz4-dev libmicrohttpd-dev libgnutls28-dev nodejs \
 	curl libcurl4-openssl-dev openssl libpq-dev postgresql-15 qemu-system-x86 busybox-static \
 	systemd libfuse3-dev libicu-dev
+# Debian's Node 18 for its tests (tests/integration/node18.sh): its nodejs and libnode108
+# unpacked into $(OUTPUT)/node18 by tests/tools/fetch-node18.sh, beside the nodejs
+# installed (nodesource's 20, pinned, here); what libnode.so.108 needs installed: its
+# libraries, and the scripts it loads at start from /usr/share/nodejs (node-*).
+NODE18_PACKAGES := libuv1 libc-ares2 libicu72 libbrotli1 libnghttp2-14 libssl3 \
+	node-acorn node-cjs-module-lexer node-undici
 BENCH_PACKAGES := linux-perf bpftrace llvm hyperfine time libbpf-tools wrk bc
 
 # BPF programs that only tests load (tests/bpf/), e.g. to run bpf/ headers on the kernel.
@@ -146,9 +152,10 @@ apt_install = missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' "$$p"
 # Installs what building and testing need; does nothing when all is there already. npm
 # for the browser tests is Debian's package, unless a nodejs that carries its own is
 # installed (a nodejs from elsewhere conflicts with Debian's npm).
-DEPS_NEEDED = $(DEB_PACKAGES) $$(command -v npm >/dev/null || echo npm)
+DEPS_NEEDED = $(DEB_PACKAGES) $(NODE18_PACKAGES) $$(command -v npm >/dev/null || echo npm)
 deps:
 	$(Q)$(call apt_install,$(DEPS_NEEDED))
+	$(Q)sh tests/tools/fetch-node18.sh $(abspath $(OUTPUT))/node18
 
 # Only the elevation: what `make run` and `make test` use to become root, on its own.
 as-root:

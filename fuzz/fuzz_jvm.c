@@ -49,7 +49,7 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 
 /*
  * V8 too (src/unwind/v8.h): the bytes as a node binary (its .dynsym's constants, its
- * .symtab's builtins, which must lie within the file), then as a node's memory, where
+ * builtins from .symtab or .dynsym's accessors, which must lie within the file), then as a node's memory, where
  * the first word is a JSFunction to name with the layout read or, when refused, one
  * whose offsets are Node 20's (its type numbers made up: any is as good to a fuzzer).
  */
@@ -72,7 +72,7 @@ static void fuzz_v8(int fd, const struct mem *m)
 		[V8_FIXED_ARRAY_LENGTH] = 8, [V8_FIXED_ARRAY_DATA] = 16,
 	};
 	struct v8_layout l;
-	char name[V8_MAX_NAME], script[V8_MAX_SCRIPT];
+	struct v8_function f;
 	uint64_t fn;
 
 	if (v8_layout__read(fd, &l, NULL) != 0) {
@@ -85,21 +85,22 @@ static void fuzz_v8(int fd, const struct mem *m)
 	if (m->size < 8)
 		return;
 	memcpy(&fn, m->data, sizeof(fn));
-	if (v8_function__name(&l, mem_read, (void *)m, BASE + fn, name) == 0)
-		check(strlen(name) < V8_MAX_NAME);
-	if (v8_function__script(&l, mem_read, (void *)m, BASE + fn, script) == 0)
-		check(strlen(script) < V8_MAX_SCRIPT);
+	if (v8_function__describe(&l, mem_read, (void *)m, BASE + fn, &f) != 0) {
+		check(!f.name[0] && !f.script[0] && f.start == -1 && f.script_at == 0);
+		return;
+	}
+	check(strlen(f.name) < V8_MAX_NAME && strlen(f.script) < V8_MAX_SCRIPT);
 	/* its line: where it starts, among its script's line ends (bounded, ascending) */
 	{
 		struct v8_line_ends ends;
-		uint64_t at_script;
-		int32_t start;
+		uint64_t at_script = f.script_at;
+		int32_t start = f.start;
 
-		if (v8_function__start(&l, mem_read, (void *)m, BASE + fn, &at_script, &start) != 0) {
+		if (start < 0) {
 			check(start == -1 && at_script == 0);
 			return;
 		}
-		check(start >= 0);
+		check(at_script != 0);
 		if (v8_script__line_ends(&l, mem_read, (void *)m, at_script, &ends) != 0) {
 			check(!ends.ends && !ends.n);
 			return;

@@ -79,5 +79,16 @@ __asm__(".text\nv8_Default_embedded_blob_code_:\n.fill 64,1,0xcc\n"
 int main(void) { return 0; }
 C
 	cc -O0 -rdynamic -o "$dir/node" "$src" 2>/dev/null || true
-	rm -f "$src"
+	# and a libnode as Debian's libnode.so.108: the same constants, no .symtab (-s), the
+	# builtins' place and size returned by the two accessors .dynsym exports
+	sed '/^__asm__/,$d' "$src" > "$src.lib.c"
+	cat >> "$src.lib.c" <<'C'
+__asm__(".text\nv8_blob:\n.fill 64,1,0xcc\n");
+extern const unsigned char v8_blob[];
+__attribute__((visibility("hidden"))) unsigned int v8_blob_size = 64;
+const unsigned char *_ZN2v88internal23DefaultEmbeddedBlobCodeEv(void) { return v8_blob; }
+unsigned int _ZN2v88internal27DefaultEmbeddedBlobCodeSizeEv(void) { return v8_blob_size; }
+C
+	cc -O2 -fPIC -shared -s -o "$dir/libnode.so.108" "$src.lib.c" 2>/dev/null || true
+	rm -f "$src" "$src.lib.c"
 fi

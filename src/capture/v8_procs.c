@@ -383,10 +383,9 @@ int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf
 {
 	struct jvm_memory_process mp = { NULL, pid };
 	const struct v8_line_ends *ends;
+	struct v8_function f;
 	struct v8_layout l;
 	bool found = false;
-	uint64_t at_script;
-	int32_t start;
 	int err;
 
 	buf[0] = '\0';
@@ -406,21 +405,20 @@ int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf
 	pthread_mutex_unlock(&vp->lock);
 	if (!found || !mp.m)
 		return -ENOENT;
-	err = v8_function__name(&l, jvm_memory__read, &mp, fn, buf);
+	err = v8_function__describe(&l, jvm_memory__read, &mp, fn, &f);
 	if (err == -EINVAL) {
 		/* The heap moves and fills: pages kept from an earlier name may be stale. */
 		jvm_memory__forget(mp.m, pid);
-		err = v8_function__name(&l, jvm_memory__read, &mp, fn, buf);
+		err = v8_function__describe(&l, jvm_memory__read, &mp, fn, &f);
 	}
-	if (!err && !buf[0])
-		snprintf(buf, V8_MAX_NAME, "%s", "(anonymous)");
-	if (err || !script)
+	if (err)
 		return err;
-	if (v8_function__script(&l, jvm_memory__read, &mp, fn, script) != 0)
-		script[0] = '\0';
-	if (v8_function__start(&l, jvm_memory__read, &mp, fn, &at_script, &start) == 0 &&
-	    (ends = v8_procs__script(vp, &l, &mp, at_script)))
-		*line = v8_line_ends__line(ends, start);
+	snprintf(buf, V8_MAX_NAME, "%s", f.name[0] ? f.name : "(anonymous)");
+	if (!script)
+		return 0;
+	snprintf(script, V8_MAX_SCRIPT, "%s", f.script);
+	if (f.start >= 0 && (ends = v8_procs__script(vp, &l, &mp, f.script_at)))
+		*line = v8_line_ends__line(ends, f.start);
 	return 0;
 }
 

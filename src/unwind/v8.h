@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * V8's layout, as V8 itself describes it for postmortem debuggers: the v8dbg_* symbols
- * every Node.js binary exports (Node 20: 531 of them). Each is an int: a frame offset
+ * every Node.js binary exports (Node 20: 531 of them, in the node executable; Debian's
+ * Node 18, V8 10.2: 495, in the shared libnode.so.108 its node links). Each is an int: a frame offset
  * (v8dbg_off_fp_function), a tag (v8dbg_SmiTag), a class field's offset
  * (v8dbg_class_JSFunction__shared__SharedFunctionInfo) or an instance type.
  *
@@ -11,7 +12,7 @@
  * export one the walker needs is refused, the missing name said.
  *
  * The capture reads a node's layout here (src/capture/v8_procs.c) and names the
- * JSFunctions its kernel walk sends (bpf/v8_frames.h) with v8_function__name, through
+ * JSFunctions its kernel walk sends (bpf/v8_frames.h) with v8_function__describe, through
  * the kernel's page reader (docs/kernel.md, "JavaScript (V8)").
  */
 #ifndef SLIDEOPS_UNWIND_V8_H
@@ -75,7 +76,10 @@ struct v8_layout {
 	bool lines; /* every constant from V8_CONST_REQUIRED on was read */
 	/* The builtins embedded in the binary's text (the interpreter's entry and bytecode
 	 * handlers among them): their file offset and size, from .symtab's
-	 * v8_Default_embedded_blob_code_ and _size_; 0 where the binary keeps no .symtab. */
+	 * v8_Default_embedded_blob_code_ and _size_; where there is no .symtab (Debian's
+	 * libnode.so.108, stripped), from what .dynsym's two accessors of them,
+	 * v8::internal::DefaultEmbeddedBlobCode() and ...CodeSize(), return (their few
+	 * instructions read); 0 where neither gives them. */
 	uint64_t builtins_offset, builtins_size;
 };
 
@@ -83,8 +87,8 @@ struct v8_layout {
 const char *v8_const__name(enum v8_const which);
 
 /*
- * The layout of the node (or other V8 embedder) binary open at fd, from its .dynsym (and
- * its builtins' place from .symtab, when it has one).
+ * The layout of the node (or other V8 embedder) binary open at fd, a node executable or a
+ * libnode, from its .dynsym (and its builtins' place from .symtab, or .dynsym's accessors).
  * 0: every constant V8_CONST_REQUIRED asks for read (the lines' too: l->lines). -ENOENT:
  * no v8dbg_ symbol at all (not V8). -ENODATA: some but not all; *missing (when not NULL)
  * is the first one absent. -ENOEXEC (not a 64-bit
@@ -97,46 +101,48 @@ typedef int (*v8_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 
 /* Longest function name kept, with its NUL; longer ones are cut. */
 #define V8_MAX_NAME 128u
-
-/*
- * The name of the JSFunction at the tagged pointer fn, read through read: its
- * SharedFunctionInfo's name_or_scope_info, a String, or for a compiled function its
- * ScopeInfo's function-name slot: after the context locals' names and infos (a name
- * table's one slot when there are more than V8_SCOPE_INFO_INLINED_LOCALS), then the
- * saved class variable's slot if present. Those flag bits are not exported: the first of
- * those two slots that holds a one- or two-byte sequential String is taken.
- * 0 (name: at most V8_MAX_NAME - 1 bytes and a NUL, "" for an anonymous function),
- * -EINVAL (not a JSFunction, or a field not a heap object of the expected type), or
- * the reader's error. Only one-byte characters are kept; others become '?'.
- */
-#define V8_SCOPE_INFO_INLINED_LOCALS 75
-int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-		      char *name);
-
 /* Longest script name kept, with its NUL; longer ones are cut. */
 #define V8_MAX_SCRIPT 256u
+/* Past this many context locals a ScopeInfo keeps their names in a table (one slot). */
+#define V8_SCOPE_INFO_INLINED_LOCALS 75
+
+/* A JavaScript function as v8_function__describe reads it. */
+struct v8_function {
+	/* Its name (at most V8_MAX_NAME - 1 bytes; "" for an anonymous function). */
+	char name[V8_MAX_NAME];
+	/* Its script's name (at most V8_MAX_SCRIPT - 1 bytes): a file's path for CommonJS,
+	 * a file: URL for a module; "" when it has no script or the script no name, as
+	 * V8's own builtins and eval'd code. */
+	char script[V8_MAX_SCRIPT];
+	/* Where it starts in its script's source (V8's StartPosition, a character offset: a
+	 * declared function's is its parameters' '('), and that Script (tagged), to find
+	 * the line in (v8_script__line_ends); -1 and 0 when not found (a function never
+	 * compiled, without a ScopeInfo; no script). */
+	int32_t start;
+	uint64_t script_at;
+};
 
 /*
- * The name of the script the JSFunction at fn was compiled from: its SharedFunctionInfo's
- * script_or_debug_info, when that is a Script, and the Script's name, a String (a file's
- * path for CommonJS, a file: URL for a module). 0 (script: at most V8_MAX_SCRIPT - 1
- * bytes and a NUL; "" when the function has no script or the script no name, as V8's
- * own builtins and eval'd code), -EINVAL (not a JSFunction), or the reader's error.
+ * The JSFunction at the tagged pointer fn, read through read, its SharedFunctionInfo and
+ * ScopeInfo read once:
+ * - its name: the SharedFunctionInfo's name_or_scope_info, a String, or for a compiled
+ *   function its ScopeInfo's function-name slot: after the context locals' names and
+ *   infos (a name table's one slot when there are more than V8_SCOPE_INFO_INLINED_LOCALS),
+ *   then the saved class variable's slot if present. Those flag bits are not exported:
+ *   the first of those two slots that holds a one- or two-byte sequential String is
+ *   taken. A function without a name of its own (a function expression) gets the name
+ *   V8 inferred from where it was put (Ledger.settle), two slots further, when there.
+ * - its script: the SharedFunctionInfo's script_or_debug_info, when that is a Script, and
+ *   the Script's name, a String.
+ * - its start: from its ScopeInfo's position info, the two Smis (start, end) after the
+ *   function's name slot, its context slot and the inferred name when that is there
+ *   (Node 20: words 7 and 8 of a function without context locals).
+ * 0 (the name read; the script and start when they could be), -EINVAL (not a JSFunction,
+ * or a field not a heap object of the expected type), or the reader's error (of the
+ * name). Only one-byte characters are kept; others, and control characters, become '?'.
  */
-int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-			char *script);
-
-/*
- * Where the JSFunction at fn starts in its script's source: V8's StartPosition, a
- * character offset (a declared function's is its parameters' '('), from its ScopeInfo's
- * position info, the two Smis (start, end) after the function's name slot, its context
- * slot and the inferred name when that is there (Node 20: words 7 and 8 of a function
- * without context locals); and its Script (tagged), to find the line in. 0, -ENOENT (a
- * function never compiled, without a ScopeInfo, or no position or script found),
- * -EINVAL (not a JSFunction), or the reader's error.
- */
-int v8_function__start(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-		       uint64_t *script, int32_t *start);
+int v8_function__describe(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+			  struct v8_function *out);
 
 /* The most of a script's source read for its lines (characters), and of its line ends
  * kept: past them a function has no line. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A JavaScript function's line (v8.h): its start position (v8_function__start) found
+ * A JavaScript function's line (v8.h): its start position (v8_function__describe's) found
  * among its script's line ends, V8's own when it has computed them, otherwise counted in
  * the script's source, read through the reader a piece at a time and bounded
  * (V8_MAX_SOURCE characters, V8_MAX_LINE_ENDS lines). The caller keeps a script's line

@@ -71,6 +71,7 @@ struct found {
 	bool any;
 	uint64_t blob_value, size_value; /* .symtab's values of the builtins' two symbols */
 	int blob_section, size_section;
+	uint64_t code_fn, size_fn; /* .dynsym's two accessors of them (libnode: no .symtab) */
 };
 
 #define V8_BLOB_SYMBOL "v8_Default_embedded_blob_code_"
@@ -164,6 +165,25 @@ static void one_builtins(const struct elf_reader *r, const struct elf_shdr *str,
 	}
 }
 
+/* The two exported functions that return the builtins' place and size (a shared libnode
+ * keeps no .symtab, but exports them in .dynsym): tiny, so only small ones' names read. */
+#define V8_BLOB_CODE_FN "_ZN2v88internal23DefaultEmbeddedBlobCodeEv"
+#define V8_BLOB_SIZE_FN "_ZN2v88internal27DefaultEmbeddedBlobCodeSizeEv"
+
+static void one_blob_function(const struct elf_reader *r, const struct elf_shdr *str,
+			      const Elf64_Sym *s, struct found *f)
+{
+	char name[sizeof(V8_BLOB_SIZE_FN) + 1]; /* one more: a longer name is not equal */
+
+	if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx == SHN_UNDEF ||
+	    s->st_size < 6 || s->st_size > 16 || symbol_name(r, str, s, name, sizeof(name)))
+		return;
+	if (strcmp(name, V8_BLOB_CODE_FN) == 0)
+		f->code_fn = s->st_value;
+	else if (strcmp(name, V8_BLOB_SIZE_FN) == 0)
+		f->size_fn = s->st_value;
+}
+
 typedef void (*symbol_fn)(const struct elf_reader *r, const struct elf_shdr *str,
 			  const Elf64_Sym *s, struct found *f);
 
@@ -222,6 +242,105 @@ static void builtins_of(const struct elf_reader *r, struct found *f, struct v8_l
 	l->builtins_size = size;
 }
 
+/* The file offset of [addr, addr + len) when one allocated section with contents holds it
+ * (an executable one when exec): 0, or -1. */
+static int file_offset(const struct elf_reader *r, uint64_t addr, uint64_t len, bool exec,
+		       uint64_t *off)
+{
+	for (uint32_t i = 1; i < r->shnum; i++) {
+		const struct elf_shdr *sh = &r->shdrs[i];
+
+		if (sh->type == SHT_NOBITS || !(sh->flags & SHF_ALLOC) ||
+		    (exec && !(sh->flags & SHF_EXECINSTR)) || addr < sh->addr ||
+		    addr - sh->addr > sh->size || len > sh->size - (addr - sh->addr))
+			continue;
+		*off = sh->offset + (addr - sh->addr);
+		return 0;
+	}
+	return -1;
+}
+
+/* The word of width bytes (4 or 8) the file holds at addr: 0, or -1. */
+static int file_word(const struct elf_reader *r, uint64_t addr, int width, uint64_t *v)
+{
+	uint64_t off, w = 0;
+
+	if (file_offset(r, addr, (uint64_t)width, false, &off) ||
+	    elf_reader__pread(r, &w, (size_t)width, off) < 0)
+		return -1;
+	*v = width == 8 ? elf_reader__u64(r, w) : elf_reader__u32(r, (uint32_t)w);
+	return 0;
+}
+
+/*
+ * What the accessor at fn returns, read from its few instructions and the file: rax as
+ * it is at its ret, after at most three of lea rax,[rip+d] (48 8d 05), mov rax,[rip+d]
+ * (48 8b 05), mov eax,[rip+d] (8b 05), mov rax,[rax] (48 8b 00) and mov eax,[rax] (8b 00).
+ * A pointer loaded from the file is its value there: a RELATIVE relocation's addend, as
+ * GNU ld writes it in place (0: not known). 0, or -1 for anything else.
+ */
+static int accessor_value(const struct elf_reader *r, uint64_t fn, uint64_t *rax)
+{
+	uint8_t code[16];
+	uint64_t off;
+	size_t at = 0, len = sizeof(code);
+	bool known = false;
+
+	/* its first 16 bytes, fewer at its section's end (a ret takes one) */
+	while (len > 1 && file_offset(r, fn, len, true, &off))
+		len--;
+	if (file_offset(r, fn, len, true, &off) || elf_reader__pread(r, code, len, off) < 0)
+		return -1;
+	for (int n = 0; n < 4; n++) {
+		const uint8_t *c = code + at;
+		size_t room = len - at;
+		int32_t d;
+
+		if (room >= 1 && c[0] == 0xc3)
+			return known && *rax ? 0 : -1;
+		if (room >= 7 && c[0] == 0x48 && (c[1] == 0x8d || c[1] == 0x8b) && c[2] == 0x05) {
+			memcpy(&d, c + 3, 4);
+			*rax = fn + at + 7 + (uint64_t)(int64_t)d;
+			if (c[1] == 0x8b && file_word(r, *rax, 8, rax))
+				return -1;
+			at += 7;
+		} else if (room >= 6 && c[0] == 0x8b && c[1] == 0x05) {
+			memcpy(&d, c + 2, 4);
+			if (file_word(r, fn + at + 6 + (uint64_t)(int64_t)d, 4, rax))
+				return -1;
+			at += 6;
+		} else if (known && room >= 3 && c[0] == 0x48 && c[1] == 0x8b && c[2] == 0x00) {
+			if (file_word(r, *rax, 8, rax))
+				return -1;
+			at += 3;
+		} else if (known && room >= 2 && c[0] == 0x8b && c[1] == 0x00) {
+			if (file_word(r, *rax, 4, rax))
+				return -1;
+			at += 2;
+		} else {
+			return -1;
+		}
+		known = true;
+	}
+	return -1;
+}
+
+/* The builtins' file offset and size into l from .dynsym's two accessors, where .symtab
+ * gave none (Debian's libnode.so.108: stripped); left 0 where they are not both there,
+ * not read as above, or the blob is not in an executable section of the file. */
+static void builtins_from_accessors(const struct elf_reader *r, int dynsym, struct found *f,
+				    struct v8_layout *l)
+{
+	uint64_t code, size, off;
+
+	if (each_symbol(r, dynsym, one_blob_function, f) || !f->code_fn || !f->size_fn ||
+	    accessor_value(r, f->code_fn, &code) || accessor_value(r, f->size_fn, &size) ||
+	    size > UINT32_MAX || file_offset(r, code, size, true, &off))
+		return;
+	l->builtins_offset = off;
+	l->builtins_size = size;
+}
+
 int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 {
 	struct found f = { .l = l };
@@ -257,6 +376,8 @@ int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 		l->lines &= f.seen[i];
 	if (!err)
 		builtins_of(&r, &f, l);
+	if (!err && !l->builtins_size)
+		builtins_from_accessors(&r, index, &f, l);
 out_close:
 	if (err)
 		memset(l, 0, sizeof(*l));
@@ -369,33 +490,6 @@ static int shared_of(const struct heap *h, uint64_t fn, uint64_t *shared)
 	return heap__field(h, fn, l->c[V8_JS_FUNCTION_SHARED], shared);
 }
 
-int v8_function__script(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-			char *script)
-{
-	struct heap h = { l, read, ctx };
-	uint64_t shared, s, n;
-	uint16_t type;
-	int err;
-
-	script[0] = '\0';
-	err = shared_of(&h, fn, &shared);
-	if (!err)
-		err = heap__field(&h, shared, l->c[V8_SFI_SCRIPT], &s);
-	if (err)
-		return err;
-	/* undefined (a builtin), or a DebugInfo (a function being debugged): no script read */
-	if (!heap__is_object(&h, s) || heap__type(&h, s, &type) != 0 ||
-	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
-		return 0;
-	err = heap__field(&h, s, l->c[V8_SCRIPT_NAME], &n);
-	if (err)
-		return err;
-	err = read_string(&h, n, script, V8_MAX_SCRIPT);
-	if (err > 0)
-		script[0] = '\0'; /* undefined, or a string not read: no name */
-	return err < 0 ? err : 0;
-}
-
 /*
  * The function's name in the ScopeInfo n: after the context locals' names and infos (a
  * name table's one slot past V8_SCOPE_INFO_INLINED_LOCALS), then the saved class
@@ -444,86 +538,96 @@ static int scope_name(const struct heap *h, uint64_t n, char *name, int32_t *at)
 	return 0; /* no name in either slot: anonymous */
 }
 
-int v8_function__name(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-		      char *name)
+/* The name of the Script s (a file's path, a module's URL) into script: "" when s is not
+ * a Script (undefined for a builtin, a DebugInfo for a function being debugged) or its
+ * name not a String read here. 1 when s is a Script, 0 when not, or the reader's error. */
+static int script_of(const struct heap *h, uint64_t s, char *script)
 {
-	struct heap h = { l, read, ctx };
-	uint64_t shared, n;
-	int32_t at;
+	const struct v8_layout *l = h->l;
+	uint16_t type;
+	uint64_t n;
 	int err;
 
-	name[0] = '\0';
-	err = shared_of(&h, fn, &shared);
+	script[0] = '\0';
+	if (!heap__is_object(h, s) || heap__type(h, s, &type) != 0 ||
+	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
+		return 0;
+	err = heap__field(h, s, l->c[V8_SCRIPT_NAME], &n);
 	if (!err)
-		err = heap__field(&h, shared, l->c[V8_SFI_NAME], &n);
+		err = read_string(h, n, script, V8_MAX_SCRIPT);
 	if (err)
-		return err;
-	err = read_string(&h, n, name, V8_MAX_NAME);
-	if (err <= 0)
-		return err;
-	/* not a String: the ScopeInfo of a compiled function */
-	err = scope_name(&h, n, name, &at);
-	if (err || name[0] || at < 0)
-		return err;
-	/* No name of its own (a function expression): the name V8 inferred from where it
-	 * was put ("Ledger.settle" for Ledger.settle = function ...), two slots after the
-	 * name's, when it holds a String (else undefined: it stays anonymous). */
-	err = heap__field(&h, n, l->c[V8_TAGGED_SIZE] * (1 + at + 2), &n);
-	if (err)
-		return err;
-	if (heap__is_object(&h, n) && read_string(&h, n, name, V8_MAX_NAME) != 0)
-		name[0] = '\0';
-	return 0;
+		script[0] = '\0'; /* undefined, or a string not read: no name */
+	return err < 0 ? err : 1;
 }
 
-int v8_function__start(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
-		       uint64_t *script, int32_t *start)
+/*
+ * Where the function of ScopeInfo n starts (StartPosition): the two Smis (start, end)
+ * after its name's slot at, the name's context slot and the inferred name when that is
+ * there (a String or undefined: a heap object). -1 when they are not two such Smis.
+ */
+static int32_t start_of(const struct heap *h, uint64_t n, int32_t at)
+{
+	int32_t ts = h->l->c[V8_TAGGED_SIZE], start, end;
+	uint64_t w[2];
+	bool ok[2];
+
+	at += 2;
+	if (heap__field(h, n, ts * (1 + at), &w[0]))
+		return -1;
+	if (heap__is_object(h, w[0]))
+		at++;
+	if (heap__field(h, n, ts * (1 + at), &w[0]) || heap__field(h, n, ts * (2 + at), &w[1]))
+		return -1;
+	start = heap__smi(h, w[0], &ok[0]);
+	end = heap__smi(h, w[1], &ok[1]);
+	return ok[0] && ok[1] && start >= 0 && end > start ? start : -1;
+}
+
+int v8_function__describe(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+			  struct v8_function *out)
 {
 	struct heap h = { l, read, ctx };
-	int32_t at, ts = l->c[V8_TAGGED_SIZE], end;
-	uint64_t shared, n, s, w[2];
-	char name[V8_MAX_NAME];
-	uint16_t type;
-	bool ok[2];
+	uint64_t shared, n, s, inferred;
+	int32_t at = -1;
 	int err;
 
-	*script = 0;
-	*start = -1;
+	out->name[0] = out->script[0] = '\0';
+	out->script_at = 0;
+	out->start = -1;
 	err = shared_of(&h, fn, &shared);
 	if (!err)
 		err = heap__field(&h, shared, l->c[V8_SFI_NAME], &n);
-	if (!err)
-		err = heap__field(&h, shared, l->c[V8_SFI_SCRIPT], &s);
 	if (err)
 		return err;
-	if (!heap__is_object(&h, s) || heap__type(&h, s, &type) != 0 ||
-	    type != (uint32_t)l->c[V8_SCRIPT_TYPE])
-		return -ENOENT;
-	/* a String: never compiled, no ScopeInfo (a function sampled has one) */
-	if (read_string(&h, n, name, sizeof(name)) <= 0)
-		return -ENOENT;
-	err = scope_name(&h, n, name, &at);
-	if (err)
-		return err == -EINVAL ? -ENOENT : err;
-	if (at < 0)
-		return -ENOENT;
-	/* the name's context slot (a Smi), then the inferred name when there (a String or
-	 * undefined: a heap object), then (start, end) */
-	at += 2;
-	err = heap__field(&h, n, ts * (1 + at), &w[0]);
-	if (err)
+	err = read_string(&h, n, out->name, V8_MAX_NAME);
+	if (err < 0)
 		return err;
-	if (heap__is_object(&h, w[0]))
-		at++;
-	if ((err = heap__field(&h, n, ts * (1 + at), &w[0])) ||
-	    (err = heap__field(&h, n, ts * (2 + at), &w[1])))
-		return err;
-	*start = heap__smi(&h, w[0], &ok[0]);
-	end = heap__smi(&h, w[1], &ok[1]);
-	if (!ok[0] || !ok[1] || *start < 0 || end <= *start) {
-		*start = -1;
-		return -ENOENT;
+	if (err > 0) {
+		/* not a String: the ScopeInfo of a compiled function */
+		err = scope_name(&h, n, out->name, &at);
+		if (err)
+			return err;
+		/* No name of its own (a function expression): the name V8 inferred from
+		 * where it was put ("Ledger.settle" for Ledger.settle = function ...), two
+		 * slots after the name's, when it holds a String (else undefined: it stays
+		 * anonymous). */
+		if (!out->name[0] && at >= 0) {
+			err = heap__field(&h, n, l->c[V8_TAGGED_SIZE] * (1 + at + 2), &inferred);
+			if (err)
+				return err;
+			if (heap__is_object(&h, inferred) &&
+			    read_string(&h, inferred, out->name, V8_MAX_NAME) != 0)
+				out->name[0] = '\0';
+		}
 	}
-	*script = s;
+	/* The rest is extra: a script or start not read leaves them "" and -1. */
+	if (heap__field(&h, shared, l->c[V8_SFI_SCRIPT], &s) || script_of(&h, s, out->script) <= 0)
+		return 0;
+	out->script_at = s;
+	/* a name that is a String: never compiled, no ScopeInfo (a function sampled has one) */
+	if (at >= 0)
+		out->start = start_of(&h, n, at);
+	if (out->start < 0)
+		out->script_at = 0;
 	return 0;
 }

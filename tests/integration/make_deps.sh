@@ -15,13 +15,17 @@ WORK=$(mktemp -d /tmp/slideops-make-deps.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# What Debian's Node 18 (unpacked beside the nodejs installed, for node18.sh) needs
+# installed: libnode.so.108's libraries and the scripts it loads from /usr/share/nodejs.
+NODE18_PACKAGES="libuv1 libc-ares2 libicu72 libbrotli1 libnghttp2-14 libssl3 node-acorn
+	node-cjs-module-lexer node-undici"
 # What a fresh machine must get from `make deps`: tools (libfuse3-dev: for the FUSE file
 # system capture_engine.sh builds), then the -dev package of each library linked
 # (LIBRARY_PACKAGES, checked against the Makefile's -l flags below).
 TOOL_PACKAGES="make gcc clang llvm lld bpftool protobuf-c-compiler libclang-rt-14-dev
 	binutils elfutils procps file python3 jq curl openssl sqlite3 golang-go libc6-dbg
 	chromium nodejs npm postgresql-15 qemu-system-x86 busybox-static systemd
-	libfuse3-dev"
+	libfuse3-dev $NODE18_PACKAGES"
 declare -A LIBRARY_PACKAGES=(
 	[bpf]=libbpf-dev [elf]=libelf-dev [dw]=libdw-dev [z]=zlib1g-dev [lz4]=liblz4-dev
 	[sqlite3]=libsqlite3-dev [jansson]=libjansson-dev [protobuf-c]=libprotobuf-c-dev

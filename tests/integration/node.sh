@@ -14,15 +14,23 @@
 # name, and each function's file is its script, its line where it is declared. A node
 # that starts mid-capture is named too; one that exits mid-capture breaks nothing: the
 # capture ends and saves.
+# NODE: the node run (/usr/bin/node); NODE_LIBRARY_PATH: its LD_LIBRARY_PATH, for a node
+# beside the installed one (node18.sh runs these assertions against Debian's Node 18,
+# whose V8 and its constants are in the libnode.so.108 it links).
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this server cannot run the cpu question"
 NODE=${NODE:-/usr/bin/node}
+NODE_LIBRARY_PATH=${NODE_LIBRARY_PATH:-}
 [ -x "$NODE" ] || skip "no node at $NODE"
-[ "$(nm -D "$NODE" 2>/dev/null | grep -c v8dbg_off_fp_function)" -gt 0 ] ||
-	skip "$NODE exports no V8 layout constants (a node on a shared libnode?)"
+# V8's constants: in the node executable, or in the libnode it links (Debian's node)
+libnode=$(env ${NODE_LIBRARY_PATH:+LD_LIBRARY_PATH="$NODE_LIBRARY_PATH"} ldd "$NODE" 2>/dev/null |
+	awk '$1 ~ /^libnode\.so/ { print $3; exit }')
+[ "$(nm -D "$NODE" ${libnode:+"$libnode"} 2>/dev/null | grep -c v8dbg_off_fp_function)" -gt 0 ] ||
+	skip "neither $NODE nor its libnode (${libnode:-none}) exports V8's layout constants"
+echo "node: $NODE, $(env ${NODE_LIBRARY_PATH:+LD_LIBRARY_PATH="$NODE_LIBRARY_PATH"} "$NODE" --version)${libnode:+, V8 in $libnode}"
 
 workloads=$(cd "$(dirname "$0")/../workloads" && pwd)
 SECONDS_CAPTURE=${NODE_CAPTURE_SECONDS:-6}
@@ -32,7 +40,8 @@ SECONDS_CAPTURE=${NODE_CAPTURE_SECONDS:-6}
 start() {
 	local cg
 	cg=$(make_cgroup "system.slice/slideops-test-$1.service")
-	start_in_cgroup "$cg" bash -c 'exec "$@" > "$0" 2>&1' "$WORK/$1.out" \
+	start_in_cgroup "$cg" env ${NODE_LIBRARY_PATH:+LD_LIBRARY_PATH="$NODE_LIBRARY_PATH"} \
+		bash -c 'exec "$@" > "$0" 2>&1' "$WORK/$1.out" \
 		"$NODE" --no-turbo-inlining --allow-natives-syntax "$workloads/invoices.js"
 }
 pid=$(start ledger)

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * V8's postmortem constants (src/unwind/v8.h) read from a real node binary's .dynsym:
- * /usr/bin/node, Node 20 (Debian). Without it the real-binary test skips and says so.
- * A binary without v8dbg_ symbols is not V8; a file that is not ELF is refused. Then a
- * real node blocked in computeTotals < descendA < Ledger.settle < descendB: every word of its main
- * thread's stack is tried as a JSFunction and named (computeTotals' script too: the file
- * node ran; and the three's lines, where each is declared, an arrow's too) through
+ * /usr/bin/node, Node 20 (nodesource's, V8 11.3), and Debian 12's own Node 18 (V8 10.2),
+ * whose constants are in the libnode.so.108 its node links, unpacked by `make deps` into
+ * build/node18 (tests/tools/fetch-node18.sh; NODE18_ROOT elsewhere). Without either,
+ * its tests skip and say so. A binary without v8dbg_ symbols is not V8; a file that is
+ * not ELF is refused. Then a real node (each of the two) blocked in computeTotals <
+ * descendA < Ledger.settle < descendB: every word of its main thread's stack is tried as
+ * a JSFunction and described (v8_function__describe: computeTotals' script too, the file
+ * node ran; and the four's lines, where each is declared, an arrow's too) through
  * /proc/PID/mem of this test's own child (the stand-in here for the capture's page
  * reader, as in test_jvm_real.c).
  */
@@ -95,6 +98,95 @@ static void node20_layout(struct v8_layout *l, enum v8_const *missing)
 		skip();
 	}
 	assert_int_equal(err, 0);
+}
+
+/* Debian's Node 18, unpacked by make deps: its root (NODE18_ROOT, else the build's
+ * node18/: SLIDEOPS_BUILD's, else beside this test's binary, build/[asan/]tests/). */
+static void node18_root(char *root, size_t size)
+{
+	const char *env = getenv("NODE18_ROOT"), *build = getenv("SLIDEOPS_BUILD");
+	char exe[400];
+	ssize_t n;
+	char *cut;
+
+	if (env && *env) {
+		snprintf(root, size, "%s", env);
+		return;
+	}
+	if (build && *build) {
+		snprintf(root, size, "%s/node18", build);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	cut = strstr(exe, "/asan/tests/");
+	if (!cut)
+		cut = strstr(exe, "/tests/");
+	if (cut)
+		*cut = '\0';
+	snprintf(root, size, "%s/node18", exe);
+}
+
+/*
+ * The layout of Debian's Node 18, read from its libnode.so.108 (its node executable
+ * exports none: -ENOENT there), and its node's path and library directory: skips the
+ * test when make deps could not fetch it.
+ */
+static void node18_layout(struct v8_layout *l, char *node, char *lib, size_t size)
+{
+	char root[512], path[700];
+	int fd, err;
+
+	node18_root(root, sizeof(root));
+	snprintf(node, size, "%s/usr/bin/node", root);
+	snprintf(lib, size, "%s/usr/lib/x86_64-linux-gnu", root);
+	snprintf(path, sizeof(path), "%s/libnode.so.108", lib);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || access(node, X_OK) != 0) {
+		if (fd >= 0)
+			close(fd);
+		print_message("skipped: no Debian Node 18 in %s (make deps fetches it)\n", root);
+		skip();
+	}
+	err = v8_layout__read(fd, l, NULL);
+	close(fd);
+	assert_int_equal(err, 0);
+	fd = open(node, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	{
+		struct v8_layout none;
+
+		assert_int_equal(v8_layout__read(fd, &none, NULL), -ENOENT);
+	}
+	close(fd);
+}
+
+static void test_real_node18(void **state)
+{
+	char node[600], lib[600];
+	struct v8_layout l;
+
+	(void)state;
+	node18_layout(&l, node, lib, sizeof(node));
+	/* measured on Debian's libnode108 18.20.4 (V8 10.2, x86-64, no pointer
+	 * compression): as Node 20's but for instance types */
+	assert_int_equal(l.c[V8_OFF_FP_FUNCTION], -16);
+	assert_int_equal(l.c[V8_OFF_FP_CONTEXT], -8);
+	assert_int_equal(l.c[V8_TAGGED_SIZE], 8);
+	assert_int_equal(l.c[V8_JS_FUNCTION_SHARED], 24);
+	assert_int_equal(l.c[V8_SFI_NAME], 16);
+	assert_int_equal(l.c[V8_SFI_SCRIPT], 32);
+	assert_int_equal(l.c[V8_JS_FUNCTION_TYPE], 2065);
+	assert_int_equal(l.c[V8_SCRIPT_TYPE], 170);
+	assert_int_equal(l.c[V8_SCOPE_INFO_TYPE], 256);
+	assert_int_equal(l.c[V8_SCOPE_INFO_NLOCALS], 2);
+	assert_int_equal(l.c[V8_SCOPE_INFO_FIRST_VARS], 3);
+	assert_true(l.lines);
+	assert_int_equal(l.c[V8_FIXED_ARRAY_TYPE], 179);
+	/* no .symtab: the builtins from what DefaultEmbeddedBlobCode() and
+	 * ...CodeSize() return (18.20.4: 0xc9bf00, 0x15a980 bytes, in .text) */
+	assert_true(l.builtins_offset > 0);
+	assert_true(l.builtins_size > 1000000 && l.builtins_size < 4000000);
 }
 
 static void test_real_node(void **state)
@@ -190,17 +282,18 @@ static uint64_t blocked_sp(pid_t pid)
 	return n == 9 && nr == 0 && a[0] == 0 ? sp : 0;
 }
 
-static void test_real_functions(void **state)
+/* Describes the JSFunctions on the stack of node (run with LD_LIBRARY_PATH=lib when lib
+ * is not NULL) blocked in script, with layout l. */
+static void real_functions(const struct v8_layout *lp, const char *node, const char *lib)
 {
-	char dir[] = "/tmp/slideops-v8-XXXXXX", file[64], path[64], name[V8_MAX_NAME];
-	struct v8_layout l;
+	char dir[] = "/tmp/slideops-v8-XXXXXX", file[64], path[64];
+	const struct v8_layout l = *lp;
+	struct v8_function fn;
 	int in[2], mem, named = 0, functions = 0, lines = 0;
 	uint64_t sp = 0, hot = 0, a = 0, settle = 0, b = 0; /* where each is first seen */
 	pid_t pid;
 	FILE *f;
 
-	(void)state;
-	node20_layout(&l, NULL);
 	assert_non_null(mkdtemp(dir));
 	snprintf(file, sizeof(file), "%s/w.js", dir);
 	f = fopen(file, "we");
@@ -213,7 +306,9 @@ static void test_real_functions(void **state)
 	if (pid == 0) {
 		dup2(in[0], 0);
 		close(in[1]); /* this test gone, node reads EOF and ends */
-		execl(NODE, "node", file, (char *)NULL);
+		if (lib)
+			setenv("LD_LIBRARY_PATH", lib, 1);
+		execl(node, "node", file, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -233,17 +328,16 @@ static void test_real_functions(void **state)
 
 		if (mem_read(&mem, at, &w, sizeof(w)))
 			break;
-		if (v8_function__name(&l, mem_read, &mem, w, name) != 0)
+		if (v8_function__describe(&l, mem_read, &mem, w, &fn) != 0)
 			continue;
+		const char *name = fn.name;
+
 		functions++;
 		named += name[0] != '\0';
 		if (!hot && strcmp(name, "computeTotals") == 0) {
-			char script_name[V8_MAX_SCRIPT];
-
 			hot = at;
 			/* its script: the file node ran */
-			assert_int_equal(v8_function__script(&l, mem_read, &mem, w, script_name), 0);
-			assert_string_equal(script_name, file);
+			assert_string_equal(fn.script, file);
 		}
 		if (!a && strcmp(name, "descendA") == 0)
 			a = at;
@@ -258,17 +352,15 @@ static void test_real_functions(void **state)
 		    strcmp(name, "descendB") == 0 || strcmp(name, "Ledger.settle") == 0) {
 			char decl[V8_MAX_NAME + 16];
 			struct v8_line_ends ends;
-			uint64_t at_script;
-			int32_t start;
 
 			if (strcmp(name, "Ledger.settle") == 0)
 				snprintf(decl, sizeof(decl), "%s = function", name);
 			else
 				snprintf(decl, sizeof(decl), "%s %s",
 					 strcmp(name, "descendB") == 0 ? "const" : "function", name);
-			assert_int_equal(v8_function__start(&l, mem_read, &mem, w, &at_script, &start), 0);
-			assert_int_equal(v8_script__line_ends(&l, mem_read, &mem, at_script, &ends), 0);
-			assert_int_equal(v8_line_ends__line(&ends, start), line_of(decl));
+			assert_true(fn.start >= 0 && fn.script_at != 0);
+			assert_int_equal(v8_script__line_ends(&l, mem_read, &mem, fn.script_at, &ends), 0);
+			assert_int_equal(v8_line_ends__line(&ends, fn.start), line_of(decl));
 			assert_true(line_of(decl) > 1);
 			lines++;
 			v8_line_ends__free(&ends);
@@ -282,11 +374,31 @@ static void test_real_functions(void **state)
 	rmdir(dir);
 	/* node's own function expressions are named as V8 inferred them (Module._compile);
 	 * the rest are its anonymous wrappers and arrows: "" */
-	print_message("%d JSFunctions on the stack, %d with a name\n", functions, named);
+	print_message("%s: %d JSFunctions on the stack, %d with a name\n", node, functions, named);
 	/* callee below caller: the stack grows down */
 	assert_true(hot && a && settle && b);
 	assert_true(hot < a && a < settle && settle < b);
 	assert_true(lines >= 4);
+}
+
+static void test_real_functions(void **state)
+{
+	struct v8_layout l;
+
+	(void)state;
+	node20_layout(&l, NULL);
+	real_functions(&l, NODE, NULL);
+}
+
+/* The same of Debian's Node 18: its V8 10.2 heap read with its libnode's layout. */
+static void test_real_functions_node18(void **state)
+{
+	char node[600], lib[600];
+	struct v8_layout l;
+
+	(void)state;
+	node18_layout(&l, node, lib, sizeof(node));
+	real_functions(&l, node, lib);
 }
 
 /* Memory that lies: a word that is not a JSFunction, a reader that fails. */
@@ -310,41 +422,32 @@ static int zero_read(void *ctx, uint64_t addr, void *buf, size_t len)
 static void test_lies(void **state)
 {
 	struct v8_layout l;
-	char name[V8_MAX_NAME];
+	struct v8_function f;
 
 	(void)state;
 	node20_layout(&l, NULL);
-	assert_int_equal(v8_function__name(&l, fail_read, NULL, 0x1001, name), -EFAULT);
-	assert_string_equal(name, "");
-	{
-		char script_name[V8_MAX_SCRIPT] = "x";
-
-		assert_int_equal(v8_function__script(&l, fail_read, NULL, 0x1001, script_name),
-				 -EFAULT);
-		assert_string_equal(script_name, "");
-		assert_int_equal(v8_function__script(&l, zero_read, NULL, 0x1001, script_name),
-				 -EINVAL);
-	}
+	assert_int_equal(v8_function__describe(&l, fail_read, NULL, 0x1001, &f), -EFAULT);
+	assert_string_equal(f.name, "");
+	assert_string_equal(f.script, "");
+	assert_int_equal(f.script_at, 0);
+	assert_int_equal(f.start, -1);
+	assert_int_equal(v8_function__describe(&l, zero_read, NULL, 0x1001, &f), -EINVAL);
+	assert_string_equal(f.name, "");
+	assert_string_equal(f.script, "");
+	assert_int_equal(f.script_at, 0);
+	assert_int_equal(f.start, -1);
 	{
 		struct v8_line_ends ends;
-		uint64_t at_script = 1;
-		int32_t start = 0;
 
-		assert_int_equal(v8_function__start(&l, fail_read, NULL, 0x1001, &at_script, &start),
-				 -EFAULT);
-		assert_int_equal(at_script, 0);
-		assert_int_equal(start, -1);
-		assert_int_equal(v8_function__start(&l, zero_read, NULL, 0x1001, &at_script, &start),
-				 -EINVAL);
 		assert_int_equal(v8_script__line_ends(&l, fail_read, NULL, 0x1001, &ends), -EFAULT);
 		assert_int_equal(ends.n, 0);
 		assert_int_equal(v8_script__line_ends(&l, zero_read, NULL, 0x1001, &ends), -ENOENT);
 		assert_null(ends.ends);
 	}
-	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1000, name), -EINVAL); /* a Smi */
-	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL); /* map 0 */
+	assert_int_equal(v8_function__describe(&l, zero_read, NULL, 0x1000, &f), -EINVAL); /* a Smi */
+	assert_int_equal(v8_function__describe(&l, zero_read, NULL, 0x1001, &f), -EINVAL); /* map 0 */
 	l.c[V8_TAGGED_SIZE] = 4;
-	assert_int_equal(v8_function__name(&l, zero_read, NULL, 0x1001, name), -EINVAL);
+	assert_int_equal(v8_function__describe(&l, zero_read, NULL, 0x1001, &f), -EINVAL);
 }
 
 /* A position's line among line ends: the first end at or after it; none past known. */
@@ -374,6 +477,8 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_real_node),
 		cmocka_unit_test(test_real_functions),
+		cmocka_unit_test(test_real_node18),
+		cmocka_unit_test(test_real_functions_node18),
 		cmocka_unit_test(test_lies),
 		cmocka_unit_test(test_line_ends),
 	};
