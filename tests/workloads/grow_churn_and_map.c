@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 volatile char sink;
@@ -36,17 +37,27 @@ __attribute__((noinline)) void churn_buffers(void)
 	}
 }
 
+/* Maps 32 MB of the file (less when it is smaller) and reads every page, once a second. */
 __attribute__((noinline)) void map_file(const char *path)
 {
 	for (;;) {
 		int fd = open(path, O_RDONLY);
-		char *p = mmap(NULL, 32 << 20, PROT_READ, MAP_PRIVATE, fd, 0);
+		struct stat st;
+		size_t len = 32 << 20;
+		char *p;
 
+		if (fd < 0 || fstat(fd, &st) != 0)
+			exit(1);
+		if ((size_t)st.st_size < len)
+			len = (size_t)st.st_size & ~(size_t)4095;
+		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 		close(fd);
-		for (int j = 0; j < (32 << 20); j += 4096)
+		if (p == MAP_FAILED)
+			exit(1);
+		for (size_t j = 0; j < len; j += 4096)
 			sink += p[j];
 		sleep(1);
-		munmap(p, 32 << 20);
+		munmap(p, len);
 	}
 }
 
