@@ -77,7 +77,9 @@ mount --bind "$archives" "$root/var/cache/apt/archives"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))
 say "make run LISTEN=127.0.0.1:$port (installs its packages, builds, captures, serves; log: $log)"
-# Its own session, so that it and everything it starts are stopped together.
+# Its own session, so that it and everything it starts are stopped together. The log is
+# made first: the loop below may read it before the background shell has opened it.
+: > "$log"
 setsid chroot "$root" /usr/bin/env -i \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
 	make -C /root/slideops run LISTEN=127.0.0.1:$port > "$log" 2>&1 &
