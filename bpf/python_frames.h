@@ -28,6 +28,7 @@ _Static_assert(sizeof(struct python_frame) == 2 * sizeof(__u64), "two words a fr
 
 #ifdef __bpf__
 
+#include "channel.h"
 #include "python_walk.h"
 
 /* tgid -> where CPython is in it (user space's unwind worker writes it). */

@@ -29,7 +29,7 @@
 
 #include "records.h"
 /* The walker over unwind_maps.h's maps and accessors (the same code the host tests run),
- * and its one bpf_loop driver; the walks' exits are counted in the counters map below. */
+ * and its one bpf_loop driver; the walks' exits are counted in channel.h's counters. */
 #define UNWIND_USER_DRIVER_ONLY
 #include "unwind_user.h"
 
@@ -48,18 +48,8 @@ _Static_assert(2 * RECORD_MAX_STACK <= UNWIND_USER_PCS,
 _Static_assert(sizeof(((struct stack_sample *)0)->ips) >= UNWIND_USER_PCS * sizeof(__u64),
 	       "the walker's masked stores stay in ips");
 
-/* Sized by user space: a second of backlog at the question's event rate. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
-} records SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RECORD_MAX_COUNTERS);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
+/* The ring buffer and the counters: what stack.h and the frames of the runtimes send. */
+#include "channel.h"
 
 /*
  * Where a sample is assembled, and its user stack walked, before its used part is copied
@@ -100,15 +90,7 @@ struct {
 	__type(value, __u8);
 } seen SEC(".maps");
 
-static __always_inline void count(__u32 counter)
-{
-	__u64 *value = bpf_map_lookup_elem(&counters, &counter);
-
-	if (value)
-		*value += 1;
-}
-
-/* Interpreter frames: stack__send's hook, over the maps above and count(). */
+/* Interpreter frames: stack__send's hook, over the maps above and channel.h's. */
 #include "python_frames.h"
 /* Java frames: a step of the native walk where a PC is a JVM's code (current task). */
 #include "runtime_frames.h"

@@ -10,6 +10,7 @@
  * The types are shared with user space (no pointers, fixed sizes); the maps and the
  * walker's accessors are defined only when compiled for BPF, by a program that includes
  * this after vmlinux.h and bpf_helpers.h.
+ * Its circle with unwind_walk.h, unwind_user.h stays: the walker names these accessors, not maps.
  */
 #ifndef SLIDEOPS_BPF_UNWIND_MAPS_H
 #define SLIDEOPS_BPF_UNWIND_MAPS_H

@@ -30,6 +30,7 @@
  * takes one from 6.8 (arg:trusted). Objects built with NO_TRUSTED_ARGS, for older
  * kernels, drive the same frame inline from a bpf_loop callback instead, whose context
  * holds only what does not change (those kernels check a callback once).
+ * Its circle with unwind_walk.h, unwind_maps.h stays: the verifier checks the search once, here.
  */
 #ifndef SLIDEOPS_BPF_UNWIND_USER_H
 #define SLIDEOPS_BPF_UNWIND_USER_H

@@ -21,6 +21,7 @@
  *
  * Bounded everywhere, as the verifier wants: UNWIND_MAX_DEPTH frames, UNWIND_SEARCH_STEPS
  * halvings per lookup (enough for 2^UNWIND_SEARCH_STEPS rows in one table).
+ * Its circle with unwind_maps.h, unwind_user.h stays: the host tests bring their own accessors.
  */
 #ifndef SLIDEOPS_BPF_UNWIND_WALK_H
 #define SLIDEOPS_BPF_UNWIND_WALK_H

@@ -79,10 +79,11 @@ void capture__kernel_less(enum question q, char *out, size_t size);
 bool pretend_lacks(const char *name);
 bool pretend_missing(enum question q);
 /* Why each question runs the smaller walker here (the kernel refused the full one):
- * set by bpf_loaded__load, said by capture__kernel_less; "" when it does not (loader.c). */
+ * set by bpf_loaded__load, said by capture__kernel_less; "" when it does not
+ * (kernel_features.c). */
 extern char reduced_because[QUESTION__COUNT][256];
 /* Loads obj by the in-kernel loader (bpf_object__gen_loader), its maps' and programs'
- * descriptors into map_fds and prog_fds in obj's order (loader.c). */
+ * descriptors into map_fds and prog_fds in obj's order (loader_in_kernel.c). */
 int load_in_kernel(struct bpf_object *obj, int *map_fds, int nmaps, int *prog_fds,
 		   int nprogs);
 

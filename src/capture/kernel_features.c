@@ -18,6 +18,10 @@
 #include "features.skel.h"
 #include "util/messages.h"
 
+/* Why each question runs the smaller walker here (the kernel refused the full one):
+ * set by bpf_loaded__load (loader.c), said by capture__kernel_less; "" when it does not. */
+char reduced_because[QUESTION__COUNT][256];
+
 /* Loads features.bpf.c's program name alone: 0 when the kernel takes it. In the kernel
  * as a question's object is loaded; by libbpf where the kernel cannot run the loader. */
 static int probe_feature(const char *name)

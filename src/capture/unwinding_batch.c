@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The unwind worker's batch (unwinding.c): the order processes are served in when many
- * wait at once, as at a capture's start. Every process gets the tables already loaded
- * right away; then binaries never read are read for the process that needs the fewest
- * first, counted again after each read, and a process sampled meanwhile joins between
- * two reads.
+ * The unwind worker's batch (unwinding.c), made of its steps (unwinding_job.c): the
+ * order processes are served in when many wait at once, as at a capture's start. Every
+ * process gets the tables already loaded right away; then binaries never read are read
+ * for the process that needs the fewest first, counted again after each read, and a
+ * process sampled meanwhile joins between two reads.
  */
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The unwind worker's state (struct unwinding), shared by unwinding.c (the queue, the
- * batches, loading each process) and unwinding_binaries.c (each binary it looks at: its
- * build id, its table).
+ * The unwind worker's state (struct unwinding), shared by unwinding.c (the worker, its
+ * queue), unwinding_batch.c (the order of a batch), unwinding_job.c (the steps of one:
+ * loading each process) and unwinding_binaries.c (each binary it looks at: its build id,
+ * its table).
  */
 #ifndef SLIDEOPS_CAPTURE_UNWINDING_INTERNAL_H
 #define SLIDEOPS_CAPTURE_UNWINDING_INTERNAL_H
@@ -80,12 +81,14 @@ struct known *unwinding__find(struct unwinding *u, dev_t dev, uint64_t ino);
 /* k's table: from the cache, else built from fd within the caps (and cached). */
 void known__table(struct unwinding *u, struct known *k, int fd);
 
-/* ---- the worker's steps (unwinding.c), which a batch runs (unwinding_batch.c) ---- */
+/* ---- the worker's steps (unwinding_job.c), which a batch runs (unwinding_batch.c) ---- */
 
 /* The interpreters, JVMs and node processes of list's jobs not looked at yet. */
 void unwinding__runtime_jobs(struct unwinding *u, struct job *list);
 /* The queue's jobs, taken whole under the lock; NULL when empty. */
 struct job *unwinding__take_queue(struct unwinding *u);
+/* The same, u->lock held (the worker's loop, unwinding.c). */
+struct job *unwinding__take_queue_locked(struct unwinding *u);
 /* Loads j's process with its binaries' tables; read_new: binaries never seen are read
  * now, else left out. How many were left out (0: the process is complete). */
 size_t unwinding__run_job(struct unwinding *u, const struct job *j, bool read_new);

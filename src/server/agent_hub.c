@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Agents' parked polls (in memory) and their commands (in the store), agent_hub.h; their
- * captures are in agent_captures.c.
+ * captures are in agent_captures.c, and as the store keeps them in agent_capture_store.c.
  *
  * A command is queued in the store by whichever process the API asked, and taken from it
  * by the process the agent's poll reached: at once when that is the same process (it

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Inside the hub (agent_hub.h): agent_hub.c keeps polls, commands and calls,
- * agent_captures.c the captures. The slots are used under the hub's lock; commands and
- * captures are in the store, read and written without it. */
+ * agent_captures.c the captures, agent_capture_store.c (below both) a capture as the store
+ * keeps it. The slots are used under the hub's lock; commands and captures are in the
+ * store, read and written without it. */
 #ifndef SLIDEOPS_SERVER_AGENT_HUB_INTERNAL_H
 #define SLIDEOPS_SERVER_AGENT_HUB_INTERNAL_H
 
@@ -96,6 +97,8 @@ bool hub__wait(struct agent_hub *h, int64_t deadline_ns);
 bool hub__reachable(struct agent_hub *h, const struct server_entry *srv);
 /* The 503 of an agent not heard from. */
 void hub__unreachable(struct view_error *e, const struct server_entry *srv);
+/* ---- agent_capture_store.c ---- */
+
 /* The server's capture from the store: 0, or -ENOENT (zeroed: none asked for yet). */
 int hub__capture_get(struct store *st, const char *server_id, struct capture *cap);
 int hub__capture_put(struct store *st, const char *server_id, const struct capture *cap);

@@ -2,8 +2,8 @@
 /*
  * One agent request being answered (struct agent_call) and what every /agent/ handler
  * does with it: check its version, unpack its message within a budget, find its server
- * by its credential. Shared by api_agent.c (enrol, poll, progress, reply) and
- * api_agent_batch.c (symbols-wanted, batch).
+ * by its credential (api_agent_call.c). Shared by api_agent.c (enrol, poll, progress,
+ * reply) and api_agent_batch.c (symbols-wanted, batch).
  */
 #ifndef SLIDEOPS_SERVER_API_AGENT_INTERNAL_H
 #define SLIDEOPS_SERVER_API_AGENT_INTERNAL_H
@@ -49,6 +49,8 @@ int agent_call__authenticate(struct agent_call *a, struct store *s, uint32_t ver
 			     struct server_entry **out);
 /* agent_call__authenticate with a store of its own: 0 and *srv, else -1. */
 int agent_call__who(struct agent_call *a, uint32_t version, struct server_entry **srv);
+/* The credential of "Authorization: Bearer CREDENTIAL", or NULL. */
+const char *agent_call__credential(struct MHD_Connection *conn);
 
 /* /agent/symbols-wanted and /agent/batch (api_agent_batch.c). */
 void agent__symbols_wanted(struct agent_call *a);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The workspace store, whatever keeps it: the checks and encodings every backend shares,
- * then the backend chosen at open (store_backend.h). Without a URL the workspace is the
- * SQLite index and profile files in the data directory (store_lite_*.c); with one
- * (store__set_url: --store, SLIDEOPS_STORE) it is a PostgreSQL database (store_pg_*.c)
- * and the data directory keeps only this machine's profiler and caches.
+ * then the backend an open store has (store_backend.h), below the backends; store_open.c,
+ * above them, chooses it. Without a URL the workspace is the SQLite index and profile
+ * files in the data directory (store_lite_*.c); with one (store__set_url: --store,
+ * SLIDEOPS_STORE) it is a PostgreSQL database (store_pg_*.c) and the data directory keeps
+ * only this machine's profiler and caches.
  */
 #include "store/store_backend.h"
 
@@ -20,9 +21,6 @@
 
 #include "profile/pprof.h"
 #include "util/clock.h"
-
-/* The PostgreSQL workspace of this process (NULL: SQLite in the data directory). */
-static char *store_url;
 
 const char *const store__match_names[] = {
 	[SERVICE_BY_UNIT] = "unit",
@@ -78,29 +76,6 @@ const char *store__default_dir(void)
 	return buf;
 }
 
-int store__set_url(const char *url)
-{
-	char *copy = NULL;
-
-	if (url && *url) {
-		int err = store__check_url(url);
-
-		if (err)
-			return err;
-		copy = strdup(url);
-		if (!copy)
-			return -ENOMEM;
-	}
-	free(store_url);
-	store_url = copy;
-	return 0;
-}
-
-const char *store__url(void)
-{
-	return store_url;
-}
-
 /* Per thread: the server opens workspaces on several threads at once. */
 static _Thread_local char problem_path[PATH_MAX];
 static _Thread_local uid_t problem_uid;
@@ -110,6 +85,11 @@ const char *store__problem(uid_t *owner)
 	if (owner)
 		*owner = problem_uid;
 	return problem_path;
+}
+
+void store__clear_problem(void)
+{
+	problem_path[0] = '\0';
 }
 
 int store__set_problem(int err, const char *dir, const char *name, uid_t uid)
@@ -123,71 +103,7 @@ int store__set_problem(int err, const char *dir, const char *name, uid_t uid)
 	return err;
 }
 
-/* ---- opening ---- */
-
-static struct store *open_mode(const char *url, const char *dir, enum store_mode mode)
-{
-	struct store *s;
-	int err = -ENOMEM;
-
-	problem_path[0] = '\0';
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		goto out_err;
-	s->dir_fd = s->profiles_fd = -1;
-	s->writable = mode != STORE_READ;
-	s->dir = strdup(dir ? dir : "");
-	if (!s->dir)
-		goto out_free;
-	if (url) {
-		s->ops = &store_pg_ops;
-		err = store_pg__open(s, url, mode);
-	} else {
-		s->ops = &store_lite_ops;
-		s->where = strdup(s->dir);
-		err = s->where ? store_lite__open(s, mode) : -ENOMEM;
-	}
-	if (err)
-		goto out_free;
-	return s;
-
-out_free:
-	store__close(s);
-out_err:
-	errno = -err;
-	return NULL;
-}
-
-struct store *store__open(const char *dir)
-{
-	return open_mode(store_url, dir, STORE_WRITE);
-}
-
-struct store *store__open_read(const char *dir)
-{
-	return open_mode(store_url, dir, STORE_READ);
-}
-
-struct store *store__open_existing(const char *dir)
-{
-	return open_mode(store_url, dir, STORE_EXISTING);
-}
-
-struct store *store__open_again(const char *dir)
-{
-	return open_mode(store_url, dir, STORE_AGAIN);
-}
-
-struct store *store__open_url(const char *url, const char *dir)
-{
-	int err = url ? store__check_url(url) : -EINVAL;
-
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	return open_mode(url, dir, STORE_WRITE);
-}
+/* ---- an open store (store_open.c opens it) ---- */
 
 void store__close(struct store *s)
 {
@@ -209,11 +125,6 @@ const char *store__dir(const struct store *s)
 const char *store__where(const struct store *s)
 {
 	return s->where ? s->where : s->dir;
-}
-
-bool store__is_shared(const struct store *s)
-{
-	return s->ops == &store_pg_ops;
 }
 
 int store__dirfd(const struct store *s)

@@ -168,6 +168,8 @@ extern const char *const store__match_names[];
 int store__match_parse(const char *name);
 /* The problem store__problem reports: err, with the path (dir/name) and its owner. */
 int store__set_problem(int err, const char *dir, const char *name, uid_t uid);
+/* No problem to report (an open begins so). */
+void store__clear_problem(void);
 /* A name this store wrote itself: no slash, no dot-dot, not empty. */
 bool store__plain_name(const char *name);
 /* The three parts of a cursor (store__cursor); -EINVAL when it is not one. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The PostgreSQL backend, shared by its files: store_pg.c (the URL, connections, the
- * query helpers and the operations table), store_pg_schema.c (the schema, its versions
+ * The PostgreSQL backend, shared by its files: store_pg_open.c (the URL, connections,
+ * the operations table), store_pg.c (the query helpers), store_pg_schema.c (the schema, its versions
  * and migrations under an advisory lock), store_pg_profiles.c (profiles, blobs in the
  * database), store_pg_tables.c (symbol and line tables, uploads, services) and
  * store_pg_agents.c (servers, enrolments, credentials, delivered batches).
@@ -49,6 +49,8 @@ void pg_args__int64_or_null(struct pg_args *a, const int64_t *v);
  * anything else (store__problem then holds the database's words).
  */
 int pg__exec(struct store *s, const char *sql, const struct pg_args *a, PGresult **res);
+/* libpq's words, one line, as the store's problem (store__problem): returns err. */
+int pg__conn_problem(int err, const char *words);
 /* Runs statements of ours with no parameters (a migration). 0 or -errno. */
 int pg__script(struct store *s, const char *sql);
 /* The rows a command changed. */

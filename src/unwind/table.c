@@ -45,33 +45,6 @@ const char *unwind_not_read__str(enum unwind_not_read why)
 	return "?";
 }
 
-int unwind_build__fail(struct unwind_build *b, enum unwind_not_read why, int err)
-{
-	b->why = why;
-	return err;
-}
-
-int unwind_build__push(struct unwind_build *b, uint64_t pc, struct unwind_row row)
-{
-	if (b->ntmp >= b->max_tmp)
-		return -E2BIG;
-	if (b->ntmp == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct tmp_row *tmp;
-
-		if (cap > b->max_tmp)
-			cap = b->max_tmp;
-		tmp = realloc(b->tmp, cap * sizeof(*tmp));
-		if (!tmp)
-			return -ENOMEM;
-		b->tmp = tmp;
-		b->cap = cap;
-	}
-	b->tmp[b->ntmp] = (struct tmp_row){ pc, (uint32_t)b->ntmp, row };
-	b->ntmp++;
-	return 0;
-}
-
 /* By address; at one address an end-of-FDE row first, so the FDE starting there (sorted
  * after it) wins; else in the order emitted. */
 static int cmp_tmp(const void *a, const void *b)
