@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * V8's heap as the readers of v8_structs.c and v8_lines.c walk it (v8.h): tagged words
+ * V8's heap as the readers of v8_function.c and v8_lines.c walk it (v8.h): tagged words
  * read through a reader of the process, each checked for what it must be (a heap object,
  * a Smi) before it is followed, every field offset bounded. Internal to src/unwind/.
  */
