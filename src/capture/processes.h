@@ -33,6 +33,7 @@ struct processes_stats {
 	uint64_t java_methods;   /* distinct (process, Method*) of Java frames */
 	uint64_t java_unnamed;   /* of them, whose name could not be read: [Java] */
 	uint64_t java_lines;     /* of them, named with their first line */
+	uint64_t javascript_processes; /* node processes sampled (their JIT code JavaScript) */
 	uint64_t javascript_functions; /* distinct (process, JSFunction) of JavaScript frames */
 	uint64_t javascript_unnamed;   /* of them, whose name could not be read: [JavaScript] */
 	uint64_t javascript_lines;     /* of them, named with their first line */

@@ -366,6 +366,10 @@ int processes__emit(struct processes *ps, struct process *proc, const struct sta
 		python = python_procs__find(ps->python, proc->tgid, &py);
 	if (ulen)
 		jit = process__jit_language(ps, proc);
+	if (jit == LANGUAGE_JAVASCRIPT && !proc->javascript) {
+		proc->javascript = true;
+		ps->stats.javascript_processes++;
+	}
 	for (uint32_t i = 0; i < ulen; i++) {
 		struct prof_location loc = { 0 };
 		uint64_t addr = s->ips[klen + i] - (i > 0);

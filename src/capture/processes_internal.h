@@ -40,6 +40,7 @@ struct process {
 	bool facts;    /* labels are set */
 	bool maps_ok;  /* maps hold the process's mappings (kernel threads: none needed) */
 	bool unsampled; /* read ahead (processes__read_all), no sample of it yet */
+	bool javascript; /* a node: counted in stats.javascript_processes */
 	int64_t maps_read_ns;
 	struct vma_list maps;
 	struct prof_labels labels; /* tid and thread are the sample's */

@@ -42,6 +42,19 @@
 #include "util/messages.h"
 
 #define POLL_INTERVAL_MS 100
+/*
+ * A JavaScript function is named when its sample is drained (processes_frames.c), by
+ * the JSFunction* the kernel's walk read; a young one (node's own startup functions
+ * where node has no startup snapshot, Debian's Node 18; closures) that a scavenge moves
+ * or frees before then cannot be named and stays [JavaScript]. So while a node's
+ * functions are new (a node was first sampled or its walk began, or the last step met
+ * a function not seen before in its process) the drain runs every NAMING_POLL_MS, for NAMING_HOLD_NS after
+ * the last: at most 1000 / NAMING_POLL_MS steps a second, each a few microseconds when
+ * the ring buffer is empty; what is named, and its cost, is the same, only sooner.
+ * Java's Method* do not move: JVMs keep the usual pace.
+ */
+#define NAMING_POLL_MS 5
+#define NAMING_HOLD_NS (1000ULL * 1000000)
 #define NSEC_PER_SEC 1000000000ULL
 /* Ring buffer: a second of events at ~1 kB each, so a slow /proc read or a burst of
  * exits never loses one; at least 256 kB. */
@@ -418,12 +431,13 @@ int capture_session__fd(const struct capture_session *s)
 
 int capture_session__timeout_ms(const struct capture_session *s)
 {
-	uint64_t now = now_ns(), left_ms;
+	uint64_t now = now_ns(), left_ms, interval;
 
 	if (!s->sampling || s->stop || now >= s->deadline_ns)
 		return 0;
 	left_ms = (s->deadline_ns - now + 999999) / 1000000;
-	return left_ms < POLL_INTERVAL_MS ? (int)left_ms : POLL_INTERVAL_MS;
+	interval = now < s->naming_until_ns ? NAMING_POLL_MS : POLL_INTERVAL_MS;
+	return left_ms < interval ? (int)left_ms : (int)interval;
 }
 
 void capture_session__stop(struct capture_session *s)
@@ -442,6 +456,22 @@ void capture_session__elapsed(const struct capture_session *s, uint64_t *done_ms
 		*done_ms = *total_ms;
 }
 
+/* After a step's drain: a node sampled for the first time, a node whose walk began, or
+ * JavaScript functions new since the last step hold the sooner pace (NAMING_POLL_MS) a
+ * while longer. */
+static void capture_session__pace(struct capture_session *s)
+{
+	const struct processes_stats *st = processes__stats(s->processes);
+	uint64_t met = st->javascript_functions + st->javascript_processes;
+	uint32_t added = s->v8 ? v8_procs__added(s->v8) : 0;
+
+	if (met == s->javascript_met && added == s->nodes_added)
+		return;
+	s->javascript_met = met;
+	s->nodes_added = added;
+	s->naming_until_ns = now_ns() + NAMING_HOLD_NS;
+}
+
 int capture_session__step(struct capture_session *s)
 {
 	int r;
@@ -451,6 +481,7 @@ int capture_session__step(struct capture_session *s)
 	r = ring_buffer__consume(s->rb);
 	if (s->err)
 		return s->err;
+	capture_session__pace(s);
 	if (r < 0 && r != -EINTR) {
 		report__error(s->config.report, MSG_CAPTURE_RINGBUF_FAILED, strerror(-r));
 		return r;

@@ -41,6 +41,11 @@ struct capture_session {
 	uint32_t kernel_mapping;
 	uint64_t counters[RECORD_MAX_COUNTERS];
 	uint64_t received;      /* sample records */
+	/* The drain's pace (session.c): sooner until naming_until_ns, while JavaScript
+	 * functions are new; what was counted at the last step, to tell. */
+	uint64_t naming_until_ns;
+	uint64_t javascript_met;
+	uint32_t nodes_added;
 	uint64_t start_ns, deadline_ns;
 	uint64_t tables_ns;     /* a snapshot's wait for its tables (load_all_tables) */
 	uint32_t tables_pending; /* processes still without them after it */

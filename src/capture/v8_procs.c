@@ -78,6 +78,7 @@ struct v8_procs {
 	pthread_mutex_t lock;
 	struct v8_entry *procs;
 	size_t nprocs, cap_procs;
+	uint32_t added; /* records written so far (v8_procs__added) */
 	/* Line ends: read and freed by the sampling side (the one thread naming
 	 * functions); their pid under lock (a process's exit forgets them). */
 	struct v8_script scripts[V8_SCRIPTS_KEPT];
@@ -325,6 +326,8 @@ void v8_procs__add_process(struct v8_procs *vp, int pid, const struct unwinding_
 		slot = v8_procs__slot(vp, pid);
 		if (slot)
 			*slot = e;
+		if (e.live)
+			vp->added++;
 		pthread_mutex_unlock(&vp->lock);
 		return;
 	}
@@ -420,6 +423,16 @@ int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf
 	if (f.start >= 0 && (ends = v8_procs__script(vp, &l, &mp, f.script_at)))
 		*line = v8_line_ends__line(ends, f.start);
 	return 0;
+}
+
+uint32_t v8_procs__added(struct v8_procs *vp)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&vp->lock);
+	n = vp->added;
+	pthread_mutex_unlock(&vp->lock);
+	return n;
 }
 
 uint32_t v8_procs__count(struct v8_procs *vp, uint32_t *refused)

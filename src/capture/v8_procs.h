@@ -50,6 +50,10 @@ void v8_procs__remove_process(struct v8_procs *vp, int pid);
 int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf,
 			    char *script, int32_t *line);
 
+/* Node processes whose walk began so far (each add that wrote its record), to tell
+ * when a new one did: its functions are new, and the drain names them sooner. */
+uint32_t v8_procs__added(struct v8_procs *vp);
+
 /* Node processes whose JavaScript frames are walked, and those refused. */
 uint32_t v8_procs__count(struct v8_procs *vp, uint32_t *refused);
 

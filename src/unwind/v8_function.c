@@ -99,8 +99,17 @@ static int read_string(const struct heap *h, uint64_t s, char *name, size_t size
 	return err;
 }
 
-/* The SharedFunctionInfo of the JSFunction fn: 0, -EINVAL (fn is not one), or the reader's
- * error. */
+/* Forwarding addresses followed from a JSFunction's old place (shared_of). */
+#define V8_FORWARDS 2
+
+/*
+ * The SharedFunctionInfo of the JSFunction fn: 0, -EINVAL (fn is not one), or the reader's
+ * error. A JSFunction a scavenge moved after it was sampled is followed to where it went:
+ * its old place keeps, in its map word, its new address (V8's forwarding address: the
+ * object's untagged address, a word with the Smi tag where a map's tagged pointer should
+ * be) until a later scavenge reuses that semispace; what is found there must still be a
+ * JSFunction.
+ */
 static int shared_of(const struct heap *h, uint64_t fn, uint64_t *shared)
 {
 	const struct v8_layout *l = h->l;
@@ -109,6 +118,18 @@ static int shared_of(const struct heap *h, uint64_t fn, uint64_t *shared)
 
 	if (l->c[V8_TAGGED_SIZE] != 8)
 		return -EINVAL; /* pointer compression: not read yet */
+	for (int i = 0; i < V8_FORWARDS; i++) {
+		uint64_t map;
+		bool smi;
+
+		err = heap__field(h, fn, l->c[V8_HEAP_OBJECT_MAP], &map);
+		if (err)
+			return err;
+		heap__smi(h, map, &smi);
+		if (!smi || !map || (map & 7))
+			break;
+		fn = map + heap__tag(h);
+	}
 	err = heap__type(h, fn, &type);
 	if (err)
 		return err;

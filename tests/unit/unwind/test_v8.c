@@ -263,6 +263,27 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -EFAULT;
 }
 
+/* A node's memory (fd) where a scavenge moved a JSFunction: its old place, at the
+ * untagged address from, holds in its map word the forwarding address to (V8's: the new
+ * copy's untagged address); the rest of the old place is not there. */
+struct moved {
+	int fd;
+	uint64_t from, to;
+};
+
+static int moved_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct moved *m = ctx;
+
+	if (addr == m->from && len == sizeof(m->to)) {
+		memcpy(buf, &m->to, len);
+		return 0;
+	}
+	if (addr >= m->from && addr < m->from + 4096)
+		return -EFAULT;
+	return mem_read(&m->fd, addr, buf, len);
+}
+
 /* The stack pointer of pid's main thread blocked in read(2) (/proc/PID/syscall), or 0. */
 static uint64_t blocked_sp(pid_t pid)
 {
@@ -291,6 +312,7 @@ static void real_functions(const struct v8_layout *lp, const char *node, const c
 	struct v8_function fn;
 	int in[2], mem, named = 0, functions = 0, lines = 0;
 	uint64_t sp = 0, hot = 0, a = 0, settle = 0, b = 0; /* where each is first seen */
+	uint64_t hot_fn = 0; /* computeTotals's JSFunction */
 	pid_t pid;
 	FILE *f;
 
@@ -336,6 +358,7 @@ static void real_functions(const struct v8_layout *lp, const char *node, const c
 		named += name[0] != '\0';
 		if (!hot && strcmp(name, "computeTotals") == 0) {
 			hot = at;
+			hot_fn = w;
 			/* its script: the file node ran */
 			assert_string_equal(fn.script, file);
 		}
@@ -366,6 +389,17 @@ static void real_functions(const struct v8_layout *lp, const char *node, const c
 			v8_line_ends__free(&ends);
 		}
 	}
+	/* A JSFunction a scavenge moved after it was sampled: followed from its old place's
+	 * forwarding address to its new one; a forwarding address to itself ends */
+	if (hot_fn) {
+		struct moved m = { mem, 0x7000, hot_fn - 1 };
+
+		assert_int_equal(v8_function__describe(&l, moved_read, &m, m.from + 1, &fn), 0);
+		assert_string_equal(fn.name, "computeTotals");
+		assert_string_equal(fn.script, file);
+		m.to = m.from;
+		assert_int_equal(v8_function__describe(&l, moved_read, &m, m.from + 1, &fn), -EINVAL);
+	}
 	close(mem);
 	close(in[1]); /* node reads EOF, returns and exits */
 	kill(pid, SIGKILL);
@@ -376,7 +410,7 @@ static void real_functions(const struct v8_layout *lp, const char *node, const c
 	 * the rest are its anonymous wrappers and arrows: "" */
 	print_message("%s: %d JSFunctions on the stack, %d with a name\n", node, functions, named);
 	/* callee below caller: the stack grows down */
-	assert_true(hot && a && settle && b);
+	assert_true(hot && a && settle && b && hot_fn);
 	assert_true(hot < a && a < settle && settle < b);
 	assert_true(lines >= 4);
 }
