@@ -66,7 +66,7 @@ jq -e --argjson n "$NSLEEPERS" --argjson s "$secs" '
 	fail "$NSLEEPERS sleeping threads over $secs s: $s"
 
 b=$(group blocker "$doc")
-[ -n "$b" ] || fail "no group for the blocked thread: $(jq -c '[.groups[] | {l: .label, v: .value}]' "$doc")"
+[ -n "$b" ] || fail "no group for the blocked thread: $(jq -c '[.groups[] | {l: .label, v: .value}]' "$doc"); lost $(jq -c '{lost, seconds, stack_quality}' "$doc")"
 jq -e --argjson s "$secs" '.waiting_ns >= 0.8 * $s * 1e9 and .waiting_ns <= 1.3 * $s * 1e9' <<<"$b" \
 	>/dev/null || fail "the thread blocked before and after its one request waited about $secs s: $b"
 [ "$(jq -r .top_function <<<"$b")" = wait_for_request ] || fail "the blocker waits mostly elsewhere: $b"
