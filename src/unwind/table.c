@@ -45,9 +45,7 @@ const char *unwind_not_read__str(enum unwind_not_read why)
 	return "?";
 }
 
-/* By address; at one address an end-of-FDE row first, so the FDE starting there (sorted
- * after it) wins; else in the order emitted. */
-static int cmp_tmp(const void *a, const void *b)
+int unwind_rows__cmp(const void *a, const void *b)
 {
 	const struct tmp_row *x = a, *y = b;
 	int xn = unwind_row__cfa_kind(&x->row) != UNWIND_CFA_NONE;
@@ -61,16 +59,16 @@ static int cmp_tmp(const void *a, const void *b)
 }
 
 /*
- * b's rows in cmp_tmp's order, which is total (seq is unique and the rows are pushed in
- * seq order): a stable LSD radix sort of each row's key, its address from the lowest
- * shifted left by one with the end-of-FDE bit below it, carrying its index. A stable sort
- * by that key alone keeps rows of one key in the order pushed, which is seq's: the order
- * qsort with cmp_tmp gives, in time linear in the rows. A comparison sort was half of
- * building a large binary's table (cc1: 478,579 rows), the most a resident profiler
- * spends on a machine that starts new programs. Rows whose addresses span more than
- * the table can hold (finish refuses them) or more rows than the index bits hold are
- * sorted by qsort. Beside the rows it holds two keys a row, 16 bytes, as qsort's merge
- * sort held a copy of them (24).
+ * Rows in unwind_rows__cmp's order, which is total (seq is unique and the rows are
+ * pushed in seq order): a stable LSD radix sort of each row's key, its address from the
+ * lowest shifted left by one with the end-of-FDE bit below it, carrying its index. A
+ * stable sort by that key alone keeps rows of one key in the order pushed, which is
+ * seq's: the order qsort with unwind_rows__cmp gives, in time linear in the rows. A
+ * comparison sort was half of building a large binary's table (cc1: 478,579 rows), the
+ * most a resident profiler spends on a machine that starts new programs. Rows whose
+ * addresses span more than the table can hold (finish refuses them) or more rows than
+ * the index bits hold are sorted by qsort. Beside the rows it holds two keys a row, 16
+ * bytes, as qsort's merge sort held a copy of them (24).
  */
 #define RADIX_BITS 11
 #define RADIX_SIZE (1u << RADIX_BITS)
@@ -86,7 +84,7 @@ void unwind_rows__sort(struct tmp_row *rows, size_t n)
 			lo = rows[i].pc;
 		if (rows[i].pc > hi)
 			hi = rows[i].pc;
-		if (i > 0 && in_order && cmp_tmp(&rows[i - 1], &rows[i]) > 0)
+		if (i > 0 && in_order && unwind_rows__cmp(&rows[i - 1], &rows[i]) > 0)
 			in_order = false;
 	}
 	if (in_order)
@@ -150,7 +148,7 @@ void unwind_rows__sort(struct tmp_row *rows, size_t n)
 	goto out;
 
 sort_all:
-	qsort(rows, n, sizeof(*rows), cmp_tmp);
+	qsort(rows, n, sizeof(*rows), unwind_rows__cmp);
 out:
 	free(keys);
 	free(other);

@@ -58,7 +58,10 @@ static inline int unwind_build__push(struct unwind_build *b, uint64_t pc, struct
 	return 0;
 }
 
-/* Sorts rows by address; at one address an end-of-FDE row first, else in seq order. */
+/* The rows' order (a qsort comparator, total): by address; at one address an end-of-FDE
+ * row first, so the FDE starting there (sorted after it) wins; else in the order emitted. */
+int unwind_rows__cmp(const void *a, const void *b);
+/* Sorts rows in unwind_rows__cmp's order (in linear time when it can). */
 void unwind_rows__sort(struct tmp_row *rows, size_t n);
 /* Records why and returns err. */
 static inline int unwind_build__fail(struct unwind_build *b, enum unwind_not_read why, int err)

