@@ -374,6 +374,7 @@ $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh $(PYTHO
 # libjvm.so's exported symbols, and over V8's readers (src/unwind/v8_structs.c: a node
 # binary's constants and builtins; v8_function.c: a JSFunction's name in its memory).
 $(OUTPUT)/fuzz/fuzz_jvm: fuzz/fuzz_jvm.c fuzz/make-jvm-seeds.sh src/unwind/jvm_structs.c src/unwind/jvm_method.c src/unwind/jvm_proc.c \
+		src/unwind/jvm_nmethod.c \
 		src/unwind/v8_structs.c src/unwind/v8_function.c src/unwind/v8_lines.c src/elf/elf_reader.c \
 		$(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)

@@ -5,8 +5,10 @@
  * jvm_procs, off the sampling path), each frame whose PC is in the JVM's code cache is
  * stepped by the HotSpot frame step (jvm_walk.h: its CodeBlob through the heap's segment
  * map, its Method*, the caller's registers) instead of the native one, and goes into the
- * sample as its tagged Method* (JVM_FRAME_TAG, jvm_records.h); the walk then goes on,
- * native or Java, to the stack's root. User space names each Method* once per process.
+ * sample as a tagged word (jvm_records.h): its nmethod and PC offset when compiled, its
+ * Method* and bytecode pointer when interpreted; the walk then goes on, native or Java,
+ * to the stack's root. User space names each word once per process: the method, the
+ * methods inlined there, and their lines.
  *
  * One global function, jvm_frame_current, checked once by the verifier on its own
  * (~4,500 instructions measured alone): a frame outside the code cache costs a call and
@@ -41,6 +43,27 @@ struct {
 /* Every build has the maps (the loader opens each build with the same skeleton type);
  * the frame-pointer build walks no Java frames. */
 #ifndef STACK_FRAME_POINTERS_ONLY
+/* The sample's word for a Java frame f whose PC is pc (jvm_records.h): 'C' with its
+ * nmethod and offset, 'I' with its Method* and bcp, 'J' with its Method* alone. */
+static __always_inline __u64 jvm_frame_word(const struct jvm_proc *jp, const struct jvm_frame *f,
+					    __u64 pc)
+{
+	__u64 at, off;
+
+	if (f->kind == JVM_KIND_NMETHOD && f->blob >= jp->code_low && pc >= f->blob) {
+		at = (f->blob - jp->code_low) >> 3;
+		off = pc - f->blob;
+		if (at <= JVM_FRAME_FIELD_MASK && off <= JVM_FRAME_FIELD_MASK)
+			return JVM_FRAME_TAG_COMPILED | at | (off << JVM_FRAME_FIELD_BITS);
+	}
+	if (f->kind == JVM_KIND_INTERPRETER && f->bcp && !(f->method & 7) &&
+	    (f->method >> 3) < (1ull << JVM_FRAME_METHOD_BITS))
+		return JVM_FRAME_TAG_BYTECODE | (f->method >> 3) |
+		       ((f->bcp & JVM_FRAME_BCP_MASK) << JVM_FRAME_BCP_SHIFT);
+	return JVM_FRAME_TAG | (f->method & JVM_FRAME_METHOD_MASK) |
+	       (f->kind == JVM_KIND_INTERPRETER ? JVM_FRAME_INTERPRETED : 0);
+}
+
 /*
  * The next frame when its PC is Java code of jp: the tagged Method* (or the PC, for a
  * stub) into pcs, the caller's registers into w; the memory read is rd's (NULL: the
@@ -72,8 +95,7 @@ static __always_inline int jvm_frame_body(struct unwind_walk *w, struct unwind_p
 	if (f.kind == JVM_KIND_NONE)
 		return -1; /* no blob: the native step's frame pointers */
 	if (f.method && (f.kind == JVM_KIND_NMETHOD || f.kind == JVM_KIND_INTERPRETER))
-		ip = JVM_FRAME_TAG | (f.method & JVM_FRAME_METHOD_MASK) |
-		     (f.kind == JVM_KIND_INTERPRETER ? JVM_FRAME_INTERPRETED : 0);
+		ip = jvm_frame_word(jp, &f, ip);
 	pcs->pc[at & UNWIND_USER_PCS_MASK] = ip;
 	w->at = at + 1;
 	if (rc) {

@@ -40,7 +40,8 @@ struct jvm_proc {
 	__u16 blob_frame_complete; /* CodeBlob::_frame_complete_offset */
 	__u16 compiled_method;	/* CompiledMethod::_method */
 	__s16 interp_method;	/* frame::interpreter_frame_method_offset, words from rbp */
-	__u16 pad[3];
+	__s16 interp_bcp;	/* frame::interpreter_frame_bcp_offset, words from rbp; 0: none */
+	__u16 pad[2];
 };
 
 /* What a PC of the code cache is: the blob's kind, from its name's first 8 bytes. */
@@ -52,19 +53,47 @@ enum jvm_kind {
 };
 
 /*
- * A Java frame in a sample's user stack (bpf/jvm_frames.h): in place of its PC, the
- * Method* it runs, tagged so that it is never an address ('J' in the top byte, where a
- * user address has 0 and a kernel one 0xff), and whether the interpreter runs it. Stubs
- * and frames without a Method* keep their PC (anonymous memory: one [Java] frame).
+ * A Java frame in a sample's user stack (bpf/jvm_frames.h): in place of its PC, a word
+ * that says which method it runs and where in it, tagged so that it is never an address
+ * (its top byte, where a user address has 0 and a kernel one 0xff):
+ *
+ *   'C' a compiled frame: its nmethod (8-byte units from the code cache's low bound, in
+ *       the low 28 bits) and its PC's offset in that nmethod (the next 28); user space
+ *       reads the method, the methods inlined at that PC and their bytecode indexes from
+ *       the nmethod's scope data (src/unwind/jvm_nmethod.c).
+ *   'I' an interpreted frame: its Method* (shifted right 3, the low 44 bits) and the low
+ *       12 bits of its bytecode pointer (the frame's bcp slot, bits 44-55): user space
+ *       finds the bytecode index from where the method's bytecodes start.
+ *   'J' either, when the above does not fit (a Method* above 2^47, a JVM without the bcp
+ *       slot, an nmethod past the offsets' reach): its Method* alone (the low 48 bits),
+ *       JVM_FRAME_INTERPRETED set for the interpreter's.
+ *
+ * Stubs and frames without a Method* keep their PC (anonymous memory: one [Java] frame).
  */
 #define JVM_FRAME_TAG 0x4a00000000000000ull
+#define JVM_FRAME_TAG_COMPILED 0x4300000000000000ull
+#define JVM_FRAME_TAG_BYTECODE 0x4900000000000000ull
 #define JVM_FRAME_TAG_MASK 0xff00000000000000ull
 #define JVM_FRAME_INTERPRETED (1ull << 48)
 #define JVM_FRAME_METHOD_MASK ((1ull << 48) - 1)
+#define JVM_FRAME_FIELD_BITS 28
+#define JVM_FRAME_FIELD_MASK ((1ull << JVM_FRAME_FIELD_BITS) - 1)
+#define JVM_FRAME_BCP_SHIFT 44
+#define JVM_FRAME_BCP_MASK 0xfffull
+#define JVM_FRAME_METHOD_BITS 44
 
-/* One Java frame: its kind and Method* (0 where a stub has none). */
+/* Whether a sample's word is a Java frame (any of the three tags). */
+#define JVM_FRAME_IS_JAVA(w)                                                                       \
+	(((w) & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG ||                                              \
+	 ((w) & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG_COMPILED ||                                     \
+	 ((w) & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG_BYTECODE)
+
+/* One Java frame: its kind, Method* (0 where a stub has none), its CodeBlob (0 for the
+ * interpreter) and, interpreted, its bytecode pointer (0 when not read). */
 struct jvm_frame {
 	__u64 method;
+	__u64 blob;
+	__u64 bcp;
 	__u32 kind;
 	__u32 pad;
 };

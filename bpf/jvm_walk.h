@@ -12,7 +12,8 @@
  *     the one below that (x86-64 compiled frames, frame_x86.cpp). In the prologue (pc before frame_complete) the
  *     frame is not built yet: the walk stops there, said by the result.
  *   - the interpreter: rbp is kept; the Method* is at rbp + interp_method words, the
- *     return address at rbp + 8 and the caller's rbp at rbp.
+ *     bytecode pointer at rbp + interp_bcp words, the return address at rbp + 8 and the
+ *     caller's rbp at rbp.
  *   - a stub with a frame size: unwound as an nmethod, without a Method*; one without
  *     (frame_size 0: the call stub that enters Java from JavaCalls::call_helper, the
  *     native wrappers' entries) keeps rbp as its frame pointer (it is built with
@@ -128,7 +129,7 @@ JVM_FN __u32 jvm_walk__kind(const struct jvm_reader *rd, const struct jvm_proc *
 }
 
 /*
- * One frame at r: its kind and Method* in f, the caller's registers in r. 0 when the
+ * One frame at r: its kind, blob, Method* and bcp in f, the caller's registers in r. 0 when the
  * caller's registers were found; -1 when the walk stops here (f still says what the
  * frame was when it is known: a prologue, a stub without a frame, a read that failed).
  */
@@ -139,6 +140,8 @@ JVM_FN int jvm_walk__frame(const struct jvm_reader *rd, const struct jvm_proc *p
 	__s32 words, complete;
 
 	f->method = 0;
+	f->blob = blob;
+	f->bcp = 0;
 	f->kind = jvm_walk__kind(rd, p, blob);
 	if (f->kind == JVM_KIND_NONE)
 		return -1;
@@ -147,6 +150,10 @@ JVM_FN int jvm_walk__frame(const struct jvm_reader *rd, const struct jvm_proc *p
 		    jvm__u64(rd, r->bp + (__s64)p->interp_method * 8, &f->method) ||
 		    jvm__u64(rd, r->bp + 8, &pc) || jvm__u64(rd, r->bp, &bp))
 			return -1;
+		/* where it is: the bcp the interpreter saved at its last call (a leaf frame's
+		 * may be behind the bytecode it runs); 0 when not read */
+		if (p->interp_bcp && jvm__u64(rd, r->bp + (__s64)p->interp_bcp * 8, &f->bcp))
+			f->bcp = 0;
 		r->sp = r->bp + 16;
 		r->pc = pc;
 		r->bp = bp;

@@ -6,8 +6,9 @@
  * bytes); jvm_layout__read must return, within its bounds, either a refusal or a layout
  * whose offsets the frame walker can use. The same bytes as a file go to
  * jvm_binary__read, and the word after the symbols' is a Method* for jvm_method__name
- * and jvm_method__source (its file and first line), the bytes themselves a compressed
- * line number table; a layout accepted is turned into the walker's record
+ * and jvm_method__source (its file and the line at a bytecode), jvm_method__bci, and as
+ * an nmethod for jvm_nmethod__scopes (the methods inlined at a PC), the bytes themselves
+ * a compressed line number table; a layout accepted is turned into the walker's record
  * (jvm_proc__init). The same bytes go to V8's readers too (fuzz_v8: a function's name,
  * script and line). Reads outside the bytes fail as a fault would.
  *
@@ -177,16 +178,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			check(name[0] == '\0');
 		/* where it comes from: a file within its bound, a class file's line or none */
-		if (jvm_method__source(&l, mem_read, &m, BASE + method, file, &line) == 0)
-			check(strlen(file) < JVM_MAX_SOURCE_FILE && line >= 0 && line <= 0xffff);
+		int32_t first, bci;
+		struct jvm_scope scopes[JVM_MAX_SCOPES];
+		unsigned n;
+
+		if (jvm_method__source(&l, mem_read, &m, BASE + method, (int32_t)(method >> 48),
+				       file, &line, &first) == 0)
+			check(strlen(file) < JVM_MAX_SOURCE_FILE && line >= 0 && line <= 0xffff &&
+			      first >= 0 && first <= 0xffff);
 		else
-			check(file[0] == '\0' && line == 0);
+			check(file[0] == '\0' && line == 0 && first == 0);
+		if (jvm_method__bci(&l, mem_read, &m, BASE + method, (uint32_t)method & 0xfff,
+				    &bci) == 0)
+			check(bci >= 0 && bci < 4096);
+		/* the same word as an nmethod, a PC's offset in it from the next bytes: its
+		 * scopes, by the layout read or OpenJDK 17's */
+		if (!l.has_scopes) {
+			l.has_scopes = true, l.blob_name = 96, l.blob_code_begin = 32;
+			l.blob_code_end = 40, l.compiled_method = 112, l.nmethod_metadata = 260;
+			l.nmethod_scopes_pcs = 268, l.nmethod_dependencies = 272;
+			l.scopes_data = 120, l.pc_desc_size = 16, l.pc_desc_pc = 0;
+			l.pc_desc_scope = 4;
+		}
+		if (jvm_nmethod__scopes(&l, mem_read, &m, BASE + (method & 0xfffff8),
+					(method >> 24) & 0xffff, scopes, JVM_MAX_SCOPES, &n) == 0)
+			check(n >= 1 && n <= JVM_MAX_SCOPES && scopes[0].method &&
+			      scopes[n - 1].bci >= -1);
+		else
+			check(n == 0);
 	}
 	/* the bytes as a compressed line number table */
 	{
 		int32_t first;
 
 		if (jvm_line_table__first(data, size, &first) == 0)
+			check(first > 0 && first <= 0xffff);
+		else
+			check(first == 0);
+		if (jvm_line_table__at(data, size, size > 0 ? data[0] : 0, &first) == 0)
 			check(first > 0 && first <= 0xffff);
 		else
 			check(first == 0);

@@ -33,6 +33,7 @@ struct jvm_entry {
 	int pid;
 	bool live;                /* its record is in the map */
 	enum jvm_refusal refusal; /* JVM_OK: walked */
+	uint64_t code_low;        /* its code cache's low bound: 'C' words count from it */
 	char path[256];           /* its libjvm.so */
 	struct jvm_layout layout;
 };
@@ -176,6 +177,8 @@ void jvm_procs__add_process(struct jvm_procs *jp, int pid, const struct unwindin
 		if (jp->mem)
 			jvm_memory__forget(jp->mem, pid);
 		e.live = e.refusal == JVM_OK;
+		if (e.live)
+			e.code_low = proc.code_low;
 		if (e.live && bpf_map_update_elem(jp->map_fd, &key, &proc, BPF_ANY))
 			e.live = false;
 		pthread_mutex_lock(&jp->lock);
@@ -201,35 +204,89 @@ void jvm_procs__remove_process(struct jvm_procs *jp, int pid)
 		jvm_memory__forget(jp->mem, pid);
 }
 
-int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf,
-			   char *file, int32_t *line)
+/* pid's layout and code cache into l and code_low, and the reader into mp: false when
+ * pid is not a walked JVM or no reader was made. */
+static bool jvm_procs__layout(struct jvm_procs *jp, int pid, struct jvm_layout *l,
+			      uint64_t *code_low, struct jvm_memory_process *mp)
 {
-	struct jvm_memory_process mp = { NULL, pid };
-	struct jvm_layout l;
 	bool found = false;
-	int err;
 
-	buf[0] = '\0';
-	if (file) {
-		file[0] = '\0';
-		*line = 0;
-	}
+	mp->pid = pid;
 	pthread_mutex_lock(&jp->lock);
-	mp.m = jp->mem;
+	mp->m = jp->mem;
 	for (size_t i = 0; i < jp->nprocs; i++) {
 		if (jp->procs[i].pid == pid && jp->procs[i].refusal == JVM_OK) {
-			l = jp->procs[i].layout;
+			*l = jp->procs[i].layout;
+			*code_low = jp->procs[i].code_low;
 			found = true;
 			break;
 		}
 	}
 	pthread_mutex_unlock(&jp->lock);
-	if (!found || !mp.m)
+	return found && mp->m;
+}
+
+int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, int32_t bci,
+			   char *buf, char *file, int32_t *line, int32_t *first)
+{
+	struct jvm_memory_process mp;
+	struct jvm_layout l;
+	uint64_t code_low;
+	int err;
+
+	buf[0] = '\0';
+	if (file) {
+		file[0] = '\0';
+		*line = *first = 0;
+	}
+	if (!jvm_procs__layout(jp, pid, &l, &code_low, &mp))
 		return -ENOENT;
 	err = jvm_method__name(&l, jvm_memory__read, &mp, method, buf);
-	if (!err && file && jvm_method__source(&l, jvm_memory__read, &mp, method, file, line)) {
+	if (!err && file &&
+	    jvm_method__source(&l, jvm_memory__read, &mp, method, bci, file, line, first)) {
 		file[0] = '\0';
-		*line = 0;
+		*line = *first = 0;
+	}
+	return err;
+}
+
+int jvm_procs__frame_scopes(struct jvm_procs *jp, int pid, uint64_t word, struct jvm_scope *out,
+			    unsigned max, unsigned *n)
+{
+	struct jvm_memory_process mp;
+	struct jvm_layout l;
+	uint64_t code_low, tag = word & JVM_FRAME_TAG_MASK, blob, off;
+	int err;
+
+	*n = 0;
+	if (!max)
+		return -EINVAL;
+	if (!jvm_procs__layout(jp, pid, &l, &code_low, &mp))
+		return -ENOENT;
+	if (tag == JVM_FRAME_TAG_BYTECODE) {
+		out[0].method = (word & ((1ull << JVM_FRAME_METHOD_BITS) - 1)) << 3;
+		/* a long method's index is not known: its first line */
+		if (jvm_method__bci(&l, jvm_memory__read, &mp, out[0].method,
+				    (uint32_t)((word >> JVM_FRAME_BCP_SHIFT) & JVM_FRAME_BCP_MASK),
+				    &out[0].bci))
+			out[0].bci = -1;
+		*n = 1;
+		return 0;
+	}
+	if (tag != JVM_FRAME_TAG_COMPILED) {
+		out[0].method = word & JVM_FRAME_METHOD_MASK;
+		out[0].bci = -1;
+		*n = 1;
+		return 0;
+	}
+	blob = code_low + ((word & JVM_FRAME_FIELD_MASK) << 3);
+	off = (word >> JVM_FRAME_FIELD_BITS) & JVM_FRAME_FIELD_MASK;
+	err = jvm_nmethod__scopes(&l, jvm_memory__read, &mp, blob, off, out, max, n);
+	if (err == -EINVAL) {
+		/* the pages kept may predate the nmethod (code is made where free space was):
+		 * once more, read afresh */
+		jvm_memory__forget(mp.m, pid);
+		err = jvm_nmethod__scopes(&l, jvm_memory__read, &mp, blob, off, out, max, n);
 	}
 	return err;
 }

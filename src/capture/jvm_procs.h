@@ -45,12 +45,22 @@ void jvm_procs__remove_process(struct jvm_procs *jp, int pid);
 
 /* Sampling side: the name of the Method at method in pid ("com.acme.Invoices.computeTotals")
  * into buf (JVM_MAX_METHOD_NAME bytes), and where it comes from, unless file is NULL: its
- * source file into file (JVM_MAX_SOURCE_FILE bytes, "com/acme/Invoices.java") and its
- * first line into *line ("" and 0 when not read: the name is had without them). 0,
- * -ENOENT (pid's layout is not known), or the reader's error (-EFAULT: the process is
- * gone or the pointer is not a Method). */
-int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, char *buf,
-			   char *file, int32_t *line);
+ * source file into file (JVM_MAX_SOURCE_FILE bytes, "com/acme/Invoices.java"), the line
+ * of bytecode index bci into *line (its first line when bci < 0) and its first line into
+ * *first ("" and 0 when not read: the name is had without them). 0, -ENOENT (pid's
+ * layout is not known), or the reader's error (-EFAULT: the process is gone or the
+ * pointer is not a Method). */
+int jvm_procs__method_name(struct jvm_procs *jp, int pid, uint64_t method, int32_t bci,
+			   char *buf, char *file, int32_t *line, int32_t *first);
+
+/* Sampling side: the methods a Java frame's word (bpf/jvm_records.h) of pid runs,
+ * innermost first, each with its bytecode index (< 0: not known): a compiled frame's
+ * inlined methods from its nmethod's scopes, an interpreted frame's method at its bcp,
+ * a 'J' word's method alone. At most max into out; *n set. 0, -ENOENT (pid's layout is
+ * not known), or the reader's error. */
+struct jvm_scope;
+int jvm_procs__frame_scopes(struct jvm_procs *jp, int pid, uint64_t word, struct jvm_scope *out,
+			    unsigned max, unsigned *n);
 
 /* Pages the reader has read so far (0 before the first JVM). */
 uint64_t jvm_procs__memory_reads(struct jvm_procs *jp);

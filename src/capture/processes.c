@@ -98,6 +98,7 @@ void processes__free(struct processes *ps)
 	hashmap__free(ps->index);
 	hashmap__free(ps->java_index);
 	free(ps->java_methods);
+	free(ps->java_frame_locs);
 	python_code_cache__free(ps->codes);
 	free(ps);
 }

@@ -30,9 +30,10 @@ struct processes_stats {
 	uint64_t unresolved;     /* processes whose facts came from their samples only */
 	uint64_t unknown_frames; /* user addresses in no known mapping */
 	uint64_t truncated;      /* stacks as deep as the kernel takes them */
-	uint64_t java_methods;   /* distinct (process, Method*) of Java frames */
-	uint64_t java_unnamed;   /* of them, whose name could not be read: [Java] */
-	uint64_t java_lines;     /* of them, named with their first line */
+	uint64_t java_methods;   /* distinct (process, Method*, bytecode) of Java frames */
+	uint64_t java_unnamed;   /* of them (and of words), whose name could not be read */
+	uint64_t java_lines;     /* of them, named with their line */
+	uint64_t java_inlined;   /* frames of inlined methods read from compiled code */
 	uint64_t javascript_processes; /* node processes sampled (their JIT code JavaScript) */
 	uint64_t javascript_functions; /* distinct (process, JSFunction) of JavaScript frames */
 	uint64_t javascript_unnamed;   /* of them, whose name could not be read: [JavaScript] */

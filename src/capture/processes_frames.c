@@ -194,104 +194,223 @@ static uint32_t processes__jit_location(struct processes *ps, enum language lang
 	return *cache;
 }
 
-/* ---- Java frames: a Method* the kernel's walk read, named once per process ---- */
+/* ---- Java and JavaScript frames: what the kernel's walk read, named once per process ---- */
+
+/* What is named once: a JavaScript frame's JSFunction (at 0), a Java frame's word (at
+ * JAVA_WORD: its methods, inlined ones included), a Java method at a bytecode index. */
+#define JAVA_WORD INT32_MIN
 
 struct java_key {
-	uint64_t method;
+	uint64_t key;
 	uint32_t tgid;
+	int32_t at;
 };
 
 static bool java_method__equal(const void *key, uint32_t id, void *ctx)
 {
 	const struct java_key *k = key;
 	const struct processes *ps = ctx;
+	const struct java_method *m = &ps->java_methods[id];
 
-	return ps->java_methods[id].method == k->method && ps->java_methods[id].tgid == k->tgid;
+	return m->key == k->key && m->tgid == k->tgid && m->at == k->at;
 }
 
-/*
- * The location of a runtime's frame (a tagged Method*, bpf/jvm_records.h, or a tagged
- * JSFunction, bpf/v8_records.h) of process tgid, lang the runtime's language: the
- * method's or function's name, in the runtime's mapping, read through the kernel the
- * first time the process's pointer is met; [Java] or [JavaScript] when it cannot be read
- * (the process is gone, or what the walk read was no Method or JSFunction). UINT32_MAX
- * when out of memory.
- */
-static uint32_t processes__runtime_location(struct processes *ps, uint32_t tgid, uint64_t frame,
-					    enum language lang)
+static uint64_t java_key__hash(const struct java_key *k)
 {
-	bool java = lang == LANGUAGE_JAVA;
-	struct java_key k = { frame & (java ? JVM_FRAME_METHOD_MASK : V8_FRAME_FUNCTION_MASK),
-			      tgid };
-	uint64_t h = hash_u64(hash_u64(0, k.method), tgid);
-	struct prof_location loc = { 0 };
-	char name[JVM_MAX_METHOD_NAME > V8_MAX_NAME ? JVM_MAX_METHOD_NAME : V8_MAX_NAME];
-	char file[JVM_MAX_SOURCE_FILE > V8_MAX_SCRIPT ? JVM_MAX_SOURCE_FILE : V8_MAX_SCRIPT] = "";
-	int32_t line = 0;
-	int named;
-	struct java_method *m;
+	return hash_u64(hash_u64(hash_u64(0, k->key), k->tgid), (uint32_t)k->at);
+}
+
+/* The entry of k, or NULL (*h its hash). */
+static struct java_method *java_method__find(struct processes *ps, const struct java_key *k,
+					     uint64_t *h)
+{
 	uint32_t id;
 
+	*h = java_key__hash(k);
+	if (!ps->java_index)
+		return NULL;
+	id = hashmap__find(ps->java_index, *h, k, java_method__equal, ps);
+	return id == HASHMAP_NONE ? NULL : &ps->java_methods[id];
+}
+
+/* A new entry for k (its hash h), its other fields to be filled. NULL: out of memory. */
+static struct java_method *java_method__add(struct processes *ps, const struct java_key *k,
+					    uint64_t h)
+{
+	struct java_method *m;
+
 	if (!ps->java_index && !(ps->java_index = hashmap__new()))
-		return UINT32_MAX;
-	id = hashmap__find(ps->java_index, h, &k, java_method__equal, ps);
-	if (id != HASHMAP_NONE)
-		return ps->java_methods[id].location;
+		return NULL;
 	if (ps->njava_methods == ps->cap_java_methods) {
 		uint32_t cap = ps->cap_java_methods ? ps->cap_java_methods * 2 : 64;
 		struct java_method *grown = realloc(ps->java_methods, cap * sizeof(*grown));
 
 		if (!grown)
-			return UINT32_MAX;
+			return NULL;
 		ps->java_methods = grown;
 		ps->cap_java_methods = cap;
 	}
-	if (java) {
-		ps->stats.java_methods++;
-		named = ps->jvm ? jvm_procs__method_name(ps->jvm, (int)tgid, k.method, name, file,
-							 &line)
-				: -ENOENT;
-	} else {
-		ps->stats.javascript_functions++;
-		named = ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.method, name, file,
-							 &line)
-			       : -ENOENT;
-	}
-	if (named != 0) {
-		if (java)
-			ps->stats.java_unnamed++;
-		else
-			ps->stats.javascript_unnamed++;
-		loc.function = UINT32_MAX;
-	} else {
-		loc.mapping = java ? processes__special_mapping(ps, &ps->java_mapping, JAVA_FRAME,
-								MAPPING_JIT, LANGUAGE_JAVA, "")
-				   : processes__special_mapping(ps, &ps->javascript_mapping,
-								JAVASCRIPT_FRAME, MAPPING_JIT,
-								LANGUAGE_JAVASCRIPT, "");
-		loc.function = profile__intern(ps->p, name);
-		/* Its file: a Java class's source file, a JavaScript function's script. Its
-		 * line, the function's first (the frame carries no more): the location's and
-		 * the function's start_line. */
-		loc.file = file[0] ? profile__intern(ps->p, file) : 0;
-		loc.line = loc.start_line = line > 0 ? line : 0;
-		if (line > 0 && java)
-			ps->stats.java_lines++;
-		else if (line > 0)
-			ps->stats.javascript_lines++;
-		if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX ||
-		    loc.file == UINT32_MAX)
-			return UINT32_MAX;
-	}
-	m = &ps->java_methods[ps->njava_methods];
-	m->method = k.method;
-	m->tgid = tgid;
-	m->location = loc.function == UINT32_MAX ? processes__jit_location(ps, lang)
-						 : profile__add_location(ps->p, &loc);
-	if (m->location == UINT32_MAX || hashmap__insert(ps->java_index, h, ps->njava_methods))
+	if (hashmap__insert(ps->java_index, h, ps->njava_methods))
+		return NULL;
+	m = &ps->java_methods[ps->njava_methods++];
+	memset(m, 0, sizeof(*m));
+	m->key = k->key;
+	m->tgid = k->tgid;
+	m->at = k->at;
+	return m;
+}
+
+/* The location of a named method or function: name, file and line, in lang's runtime
+ * mapping, the function's first line as its start_line. UINT32_MAX when out of memory. */
+static uint32_t processes__named_location(struct processes *ps, enum language lang,
+					  const char *name, const char *file, int32_t line,
+					  int32_t first)
+{
+	bool java = lang == LANGUAGE_JAVA;
+	struct prof_location loc = { 0 };
+
+	loc.mapping = java ? processes__special_mapping(ps, &ps->java_mapping, JAVA_FRAME,
+							MAPPING_JIT, LANGUAGE_JAVA, "")
+			   : processes__special_mapping(ps, &ps->javascript_mapping,
+							JAVASCRIPT_FRAME, MAPPING_JIT,
+							LANGUAGE_JAVASCRIPT, "");
+	loc.function = profile__intern(ps->p, name);
+	/* Its file: a Java class's source file, a JavaScript function's script. */
+	loc.file = file[0] ? profile__intern(ps->p, file) : 0;
+	loc.line = line > 0 ? line : 0;
+	loc.start_line = first > 0 ? first : 0;
+	if (loc.mapping == UINT32_MAX || loc.function == UINT32_MAX || loc.file == UINT32_MAX)
 		return UINT32_MAX;
-	ps->njava_methods++;
-	return m->location;
+	return profile__add_location(ps->p, &loc);
+}
+
+/*
+ * The location of a JavaScript frame (a tagged JSFunction, bpf/v8_records.h) of process
+ * tgid: the function's name, script and first line, read through the kernel the first
+ * time the process's pointer is met; [JavaScript] when it cannot be read (the process
+ * is gone, or what the walk read was no JSFunction). UINT32_MAX when out of memory.
+ */
+static uint32_t processes__javascript_location(struct processes *ps, uint32_t tgid, uint64_t frame)
+{
+	struct java_key k = { frame & V8_FRAME_FUNCTION_MASK, tgid, 0 };
+	char name[V8_MAX_NAME], file[V8_MAX_SCRIPT] = "";
+	struct java_method *m;
+	int32_t line = 0;
+	uint32_t location;
+	uint64_t h;
+
+	if ((m = java_method__find(ps, &k, &h)))
+		return m->location;
+	ps->stats.javascript_functions++;
+	if ((ps->v8 ? v8_procs__function_name(ps->v8, (int)tgid, k.key, name, file, &line)
+		    : -ENOENT) != 0) {
+		ps->stats.javascript_unnamed++;
+		location = processes__jit_location(ps, LANGUAGE_JAVASCRIPT);
+	} else {
+		if (line > 0)
+			ps->stats.javascript_lines++;
+		/* the function's first line is all the frame carries */
+		location = processes__named_location(ps, LANGUAGE_JAVASCRIPT, name, file, line,
+						     line);
+	}
+	if (location == UINT32_MAX || !(m = java_method__add(ps, &k, h)))
+		return UINT32_MAX;
+	m->location = location;
+	return location;
+}
+
+/*
+ * The location of Java method at bytecode index bci (< 0: not known) of process tgid:
+ * the method's name, its class's source file, the line of bci (its first line when not
+ * known), read through the kernel the first time; [Java] when it cannot be read.
+ * UINT32_MAX when out of memory.
+ */
+static uint32_t processes__java_method_location(struct processes *ps, uint32_t tgid,
+						uint64_t method, int32_t bci)
+{
+	struct java_key k = { method, tgid, bci < 0 ? -1 : bci };
+	char name[JVM_MAX_METHOD_NAME], file[JVM_MAX_SOURCE_FILE] = "";
+	int32_t line = 0, first = 0;
+	struct java_method *m;
+	uint32_t location;
+	uint64_t h;
+
+	if ((m = java_method__find(ps, &k, &h)))
+		return m->location;
+	ps->stats.java_methods++;
+	if ((ps->jvm ? jvm_procs__method_name(ps->jvm, (int)tgid, method, bci, name, file,
+					      &line, &first)
+		     : -ENOENT) != 0) {
+		ps->stats.java_unnamed++;
+		location = processes__jit_location(ps, LANGUAGE_JAVA);
+	} else {
+		if (line > 0)
+			ps->stats.java_lines++;
+		location = processes__named_location(ps, LANGUAGE_JAVA, name, file, line, first);
+	}
+	if (location == UINT32_MAX || !(m = java_method__add(ps, &k, h)))
+		return UINT32_MAX;
+	m->location = location;
+	return location;
+}
+
+/*
+ * The frames of a Java frame's word (bpf/jvm_records.h) of process tgid into out (at
+ * most max), innermost first: a compiled PC's inlined methods, then the method they were
+ * inlined into, each at its line; an interpreted frame's method at its line. Named once
+ * per (process, word): each word's locations are kept in ps->java_frame_locs. Returns
+ * the count (at least 1: [Java] when nothing could be read), or UINT32_MAX when out of
+ * memory.
+ */
+static uint32_t processes__java_frames(struct processes *ps, uint32_t tgid, uint64_t word,
+				       uint32_t *out, uint32_t max)
+{
+	struct java_key k = { word, tgid, JAVA_WORD };
+	struct jvm_scope scopes[JVM_MAX_SCOPES];
+	struct java_method *m;
+	unsigned n = 0;
+	uint64_t h;
+
+	if (!(m = java_method__find(ps, &k, &h))) {
+		uint32_t first = ps->njava_frame_locs;
+
+		if (!ps->jvm || jvm_procs__frame_scopes(ps->jvm, (int)tgid, word, scopes,
+							JVM_MAX_SCOPES, &n))
+			n = 0;
+		if (ps->njava_frame_locs + JVM_MAX_SCOPES > ps->cap_java_frame_locs) {
+			uint32_t cap = ps->cap_java_frame_locs ? ps->cap_java_frame_locs * 2 : 256;
+			uint32_t *grown = realloc(ps->java_frame_locs, cap * sizeof(*grown));
+
+			if (!grown)
+				return UINT32_MAX;
+			ps->java_frame_locs = grown;
+			ps->cap_java_frame_locs = cap;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t loc = processes__java_method_location(ps, tgid, scopes[i].method,
+								       scopes[i].bci);
+
+			if (loc == UINT32_MAX)
+				return UINT32_MAX;
+			ps->java_frame_locs[ps->njava_frame_locs++] = loc;
+		}
+		if (!n) {
+			ps->stats.java_unnamed++;
+			if ((ps->java_frame_locs[ps->njava_frame_locs++] =
+				     processes__jit_location(ps, LANGUAGE_JAVA)) == UINT32_MAX)
+				return UINT32_MAX;
+		}
+		if (n > 1)
+			ps->stats.java_inlined += n - 1;
+		if (!(m = java_method__add(ps, &k, h)))
+			return UINT32_MAX;
+		m->location = first;
+		m->count = ps->njava_frame_locs - first;
+	}
+	if (m->count > max)
+		return 0;
+	memcpy(out, &ps->java_frame_locs[m->location], m->count * sizeof(*out));
+	return m->count;
 }
 
 /*
@@ -374,15 +493,26 @@ int processes__emit(struct processes *ps, struct process *proc, const struct sta
 		struct prof_location loc = { 0 };
 		uint64_t addr = s->ips[klen + i] - (i > 0);
 
-		if ((s->ips[klen + i] & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG ||
-		    (s->ips[klen + i] & V8_FRAME_TAG_MASK) == V8_FRAME_TAG) {
-			/* A Java or JavaScript frame: the method or function the kernel's walk
-			 * read. */
-			ulocs[nu] = processes__runtime_location(
-				ps, s->tgid, s->ips[klen + i],
-				(s->ips[klen + i] & JVM_FRAME_TAG_MASK) == JVM_FRAME_TAG
-					? LANGUAGE_JAVA
-					: LANGUAGE_JAVASCRIPT);
+		if (JVM_FRAME_IS_JAVA(s->ips[klen + i])) {
+			/* A Java frame: the methods the kernel's walk read, inlined ones as
+			 * their own frames. */
+			uint32_t got = processes__java_frames(ps, s->tgid, s->ips[klen + i],
+							      &ulocs[nu], RECORD_MAX_STACK - nu);
+
+			if (got == UINT32_MAX)
+				return -ENOMEM;
+			if (!got) {
+				ps->stats.truncated++;
+				break;
+			}
+			for (uint32_t j = 0; j < got; j++)
+				is_eval[nu + j] = false;
+			nu += got;
+			continue;
+		}
+		if ((s->ips[klen + i] & V8_FRAME_TAG_MASK) == V8_FRAME_TAG) {
+			/* A JavaScript frame: the function the kernel's walk read. */
+			ulocs[nu] = processes__javascript_location(ps, s->tgid, s->ips[klen + i]);
 			if (ulocs[nu] == UINT32_MAX)
 				return -ENOMEM;
 			is_eval[nu++] = false;

@@ -58,14 +58,21 @@ struct processes {
 	struct python_code_cache *codes; /* names of the code objects BPF sent */
 	struct jvm_procs *jvm;           /* names Java frames' Method*s; NULL: no JVMs */
 	struct v8_procs *v8;             /* names JavaScript frames' JSFunctions; NULL: none */
-	/* Each (process, Method*) met so far, and its location: named once. */
+	/* Each runtime frame met so far, named once (processes_frames.c): a JavaScript
+	 * frame's (process, JSFunction) and a Java method's (process, Method*, bci), each
+	 * with its location; a Java frame's (process, word), with its count of locations
+	 * from location in java_frame_locs (innermost first). */
 	struct java_method {
-		uint64_t method;
+		uint64_t key;
 		uint32_t tgid;
-		uint32_t location;
+		int32_t at;	   /* 0: a JSFunction; INT32_MIN: a word; else the bci (-1) */
+		uint32_t location; /* its location, or a word's first in java_frame_locs */
+		uint32_t count;	   /* a word's locations */
 	} *java_methods;
 	uint32_t njava_methods, cap_java_methods;
 	struct hashmap *java_index;
+	uint32_t *java_frame_locs;
+	uint32_t njava_frame_locs, cap_java_frame_locs;
 	const char *proc_root;
 	int64_t default_values[RECORD_MAX_VALUES];
 	uint32_t state_ids[4];   /* string ids of "", "running", "waiting", "idle" */

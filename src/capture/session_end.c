@@ -102,7 +102,7 @@ static void capture_session__debug_jvm(const struct capture_session *s)
 	walked = jvm_procs__count(s->jvm, &refused);
 	report__error(s->config.report, MSG_CAPTURE_DEBUG_JVM, walked, refused,
 		      (unsigned long long)st->java_methods, (unsigned long long)st->java_unnamed,
-		      (unsigned long long)st->java_lines,
+		      (unsigned long long)st->java_lines, (unsigned long long)st->java_inlined,
 		      (unsigned long long)jvm_procs__memory_reads(s->jvm));
 }
 

@@ -118,10 +118,22 @@ struct jvm_layout {
 	uint32_t const_method_flags;	/* ConstMethod::_flags (u2) */
 	uint32_t const_method_code_size;/* ConstMethod::_code_size (u2) */
 	uint32_t has_line_table;	/* ConstMethod::_has_linenumber_table, a bit of _flags */
+	/* the scopes of compiled code: which methods are inlined at a PC, at which bytecode
+	 * (each 0, and has_scopes false, where the tables do not give them: a compiled
+	 * frame is then its nmethod's method alone) */
+	bool has_scopes;
+	uint32_t nmethod_metadata;	/* nmethod::_metadata_offset (int), from the nmethod */
+	uint32_t nmethod_scopes_pcs;	/* nmethod::_scopes_pcs_offset (int): the PcDescs */
+	uint32_t nmethod_dependencies;	/* nmethod::_dependencies_offset (int): their end */
+	uint32_t scopes_data;		/* CompiledMethod::_scopes_data_begin, an address */
+	uint32_t pc_desc_size;		/* sizeof(PcDesc) */
+	uint32_t pc_desc_pc;		/* PcDesc::_pc_offset (int), from code_begin */
+	uint32_t pc_desc_scope;		/* PcDesc::_scope_decode_offset (int) */
 	/* the interpreter's frame, in words from rbp (negative: below it) */
 	int32_t interp_method;		/* frame::interpreter_frame_method_offset, or derived
 					 * from last_sp where a JVM (17) does not export it */
-	int32_t interp_bcp;		/* frame::interpreter_frame_bcp_offset; 0: not given */
+	int32_t interp_bcp;		/* frame::interpreter_frame_bcp_offset, or derived as
+					 * interp_method is; 0: not known */
 	int32_t interp_sender_sp;	/* frame::interpreter_frame_sender_sp_offset */
 	int32_t interp_last_sp;		/* frame::interpreter_frame_last_sp_offset */
 	/* the first field the tables did not give (a refusal), "" when none */
@@ -173,18 +185,29 @@ int jvm_method__name(const struct jvm_layout *l, jvm_read_fn read, void *ctx, ui
  * names it (its SourceFile attribute, ConstantPool::_source_file_name_index: a
  * "Invoices.java" without directory), put under the class's package as a path
  * ("com/acme/Invoices.java", the path a source tree keeps it at), into file (at least
- * JVM_MAX_SOURCE_FILE bytes); and the method's first line, the lowest line of its
- * compressed line number table (after its bytecodes, ConstMethod's _has_linenumber_table
- * flag set): its first statement's, javac giving the declaration none. The sample
- * carries the Method* alone, not the bytecode it was at, so that line is all a frame
- * gets. Each is left empty ("", 0) where it cannot be read: the layout without the
- * fields, a class without a SourceFile attribute, a method without a line table (a
- * native or abstract one, a class compiled with -g:none), a table without its end within
+ * JVM_MAX_SOURCE_FILE bytes); and the line of bytecode index bci from its compressed
+ * line number table (after its bytecodes, ConstMethod's _has_linenumber_table flag
+ * set), as HotSpot's Method::line_number_from_bci finds it; with bci < 0 (not known)
+ * the method's first line, the lowest of its table. *first gets that first line (its
+ * first statement's, javac giving the declaration none) when first is not NULL. Each
+ * is left empty ("", 0) where it cannot be read: the layout without the fields, a class
+ * without a SourceFile attribute, a method without a line table (a native or abstract
+ * one, a class compiled with -g:none), a table without its end within
  * JVM_MAX_LINE_TABLE bytes or its ConstMethod. 0 (something or nothing found), or what
  * reading the Method itself met (-EFAULT, -EINVAL, as jvm_method__name).
  */
 int jvm_method__source(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t method,
-		       char *file, int32_t *line);
+		       int32_t bci, char *file, int32_t *line, int32_t *first);
+
+/*
+ * The bytecode index of an interpreted frame of method whose bytecode pointer's low 12
+ * bits are bcp_low (the sample's 'I' word, bpf/jvm_records.h): the offset from where
+ * the method's bytecodes start (after its ConstMethod), modulo 4096, which is the index
+ * itself for a method of at most 4096 bytes of code. 0 and *bci set; -ERANGE for a
+ * longer method (the index is not known), -EINVAL for an index past its code, -EFAULT.
+ */
+int jvm_method__bci(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t method,
+		    uint32_t bcp_low, int32_t *bci);
 
 /*
  * The lowest line of a compressed line number table (HotSpot's
@@ -194,6 +217,41 @@ int jvm_method__source(const struct jvm_layout *l, jvm_read_fn read, void *ctx, 
  * line no class file has).
  */
 int jvm_line_table__first(const uint8_t *b, size_t n, int32_t *first);
+
+/* The line of bytecode index bci in the same table (Method::line_number_from_bci: the
+ * pair at bci, or the line of the nearest pair before it); the first line when bci < 0.
+ * 0 and *line set; -ENOENT (no pair at or before bci, no end within n), -EINVAL. */
+int jvm_line_table__at(const uint8_t *b, size_t n, int32_t bci, int32_t *line);
+
+/* An int of HotSpot's UNSIGNED5 coding at b[*at] (CompressedReadStream::read_int, the
+ * coding of line tables and scope data), *at moved past it; -1 when n ends first. */
+int jvm_read_unsigned5(const uint8_t *b, size_t n, size_t *at, uint32_t *v);
+
+/* ---- compiled code: the methods inlined at a PC (jvm_nmethod.c) ---- */
+
+/* The deepest inlining read at one PC; C2 inlines 9 levels (MaxInlineLevel 15 in 17). */
+#define JVM_MAX_SCOPES 16u
+
+/* One scope of a compiled PC: the method and the bytecode index it is at (< 0: not
+ * known, the method's entry). */
+struct jvm_scope {
+	uint64_t method;
+	int32_t bci;
+};
+
+/*
+ * The scopes of the PC pc_offset bytes into the nmethod (CodeBlob) at blob: innermost
+ * first (the method inlined deepest, then the one it was inlined into, to the nmethod's
+ * own method), as HotSpot's ScopeDesc chain from the PcDesc at or after that PC
+ * (nmethod::pc_desc_near: a return address's own, a sampled PC's next call or
+ * safepoint). At most max into out; *n set. Every read is checked: the blob must be
+ * an nmethod whose code holds the PC, the PcDescs and scope data inside it, each
+ * sender before the scope that names it. Without the layout's scopes (has_scopes
+ * false), or where the PC has none, the nmethod's method alone with bci -1. 0, -EFAULT
+ * (a read failed), -EINVAL (what was read is not an nmethod holding the PC).
+ */
+int jvm_nmethod__scopes(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t blob,
+			uint64_t pc_offset, struct jvm_scope *out, unsigned max, unsigned *n);
 
 /*
  * The struct jvm_proc the frame walker (bpf/jvm_walk.h) is handed: the layout's offsets

@@ -104,9 +104,9 @@ int jvm_method__name(const struct jvm_layout *l, jvm_read_fn read, void *ctx, ui
 /* ---- where it comes from: its source file and first line ---- */
 
 /* An int of HotSpot's UNSIGNED5 coding (CompressedReadStream::read_int: 1 to 5 bytes,
- * each of 192 and above saying another follows, 6 more bits a byte) made signed
- * (read_signed_int: zigzag). -1 when the bytes end first. */
-static int read_signed(const uint8_t *b, size_t n, size_t *at, int32_t *v)
+ * each of 192 and above saying another follows, 6 more bits a byte). -1 when the bytes
+ * end first. */
+int jvm_read_unsigned5(const uint8_t *b, size_t n, size_t *at, uint32_t *v)
 {
 	uint32_t sum, shift = 6;
 
@@ -126,25 +126,38 @@ static int read_signed(const uint8_t *b, size_t n, size_t *at, int32_t *v)
 			shift += 6;
 		}
 	}
+	*v = sum;
+	return 0;
+}
+
+/* The same made signed (read_signed_int: zigzag). */
+static int read_signed(const uint8_t *b, size_t n, size_t *at, int32_t *v)
+{
+	uint32_t sum;
+
+	if (jvm_read_unsigned5(b, n, at, &sum))
+		return -1;
 	*v = (int32_t)((sum >> 1) ^ (0u - (sum & 1)));
 	return 0;
 }
 
-int jvm_line_table__first(const uint8_t *b, size_t n, int32_t *first)
+int jvm_line_table__at(const uint8_t *b, size_t n, int32_t want, int32_t *out)
 {
-	int64_t bci = 0, line = 0, low = INT64_MAX;
+	int64_t bci = 0, line = 0, low = INT64_MAX, best_bci = 0, best = -1;
+	bool exact = false;
 	size_t at = 0;
 
-	*first = 0;
+	*out = 0;
 	while (at < n) {
 		uint8_t next = b[at++];
 		int32_t dbci, dline;
 
 		if (next == 0) {
-			if (low == INT64_MAX)
-				return -ENOENT;
-			*first = (int32_t)low;
-			return 0;
+			if (want < 0 && low != INT64_MAX)
+				*out = (int32_t)low;
+			else if (want >= 0 && best > 0)
+				*out = (int32_t)best;
+			return *out ? 0 : -ENOENT;
 		}
 		if (next == 0xff) {
 			if (read_signed(b, n, &at, &dbci) || read_signed(b, n, &at, &dline))
@@ -160,44 +173,63 @@ int jvm_line_table__first(const uint8_t *b, size_t n, int32_t *first)
 			return -EINVAL;
 		if (line && line < low)
 			low = line;
+		/* Method::line_number_from_bci: the pair at bci, else the latest before it */
+		if (want >= 0 && !exact && bci <= want && bci >= best_bci) {
+			best_bci = bci;
+			best = line;
+			exact = bci == want;
+		}
 	}
 	return -ENOENT;
 }
 
-/* The method's first line from its ConstMethod's compressed line number table: 0 when
- * it has none or it cannot be read. */
-static int32_t method_line(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t cm)
+int jvm_line_table__first(const uint8_t *b, size_t n, int32_t *first)
+{
+	return jvm_line_table__at(b, n, -1, first);
+}
+
+/* The line of bci in the method's compressed line number table (its first line when bci
+ * < 0) into *line, and its first into *first when asked: 0 each when it has none or it
+ * cannot be read. */
+static void method_line(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t cm,
+			int32_t bci, int32_t *line, int32_t *first)
 {
 	uint8_t table[256];
-	uint8_t *big = NULL;
+	uint8_t *big = NULL, *t;
 	uint16_t flags, code_size;
-	int32_t words, first = 0;
+	int32_t words;
 	uint64_t start, len;
 
+	*line = 0;
+	if (first)
+		*first = 0;
 	if (!l->has_line_table ||
 	    read(ctx, cm + l->const_method_flags, &flags, sizeof(flags)) ||
 	    !(flags & l->has_line_table) ||
 	    read(ctx, cm + l->const_method_code_size, &code_size, sizeof(code_size)) ||
 	    read(ctx, cm + l->const_method_words, &words, sizeof(words)))
-		return 0;
+		return;
 	/* the table follows the bytecodes, inside the ConstMethod's words */
 	start = (uint64_t)l->const_method_size + code_size;
 	if (words <= 0 || (uint64_t)words * 8 <= start)
-		return 0;
+		return;
 	len = (uint64_t)words * 8 - start;
 	if (len > JVM_MAX_LINE_TABLE)
 		len = JVM_MAX_LINE_TABLE;
 	if (len > sizeof(table) && !(big = malloc(len)))
-		return 0;
-	if (read(ctx, cm + start, big ? big : table, len) ||
-	    jvm_line_table__first(big ? big : table, len, &first))
-		first = 0;
+		return;
+	t = big ? big : table;
+	if (!read(ctx, cm + start, t, len)) {
+		if (jvm_line_table__at(t, len, bci >= code_size ? -1 : bci, line))
+			*line = 0;
+		if (first && jvm_line_table__first(t, len, first))
+			*first = 0;
+	}
 	free(big);
-	return first;
 }
 
 int jvm_method__source(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t method,
-		       char *file, int32_t *line)
+		       int32_t bci, char *file, int32_t *line, int32_t *first)
 {
 	uint64_t cm, pool, klass_sym, file_sym;
 	char *slash;
@@ -206,9 +238,11 @@ int jvm_method__source(const struct jvm_layout *l, jvm_read_fn read, void *ctx, 
 
 	file[0] = '\0';
 	*line = 0;
+	if (first)
+		*first = 0;
 	if ((err = method_parts(l, read, ctx, method, &cm, &pool, &klass_sym)))
 		return err;
-	*line = method_line(l, read, ctx, cm);
+	method_line(l, read, ctx, cm, bci, line, first);
 	/* the package's path ("com/acme/"), then the source file's name */
 	if (!l->pool_source_file ||
 	    pool_symbol(l, read, ctx, pool, pool, l->pool_source_file, &file_sym) ||
@@ -221,5 +255,30 @@ int jvm_method__source(const struct jvm_layout *l, jvm_read_fn read, void *ctx, 
 	return 0;
 no_file:
 	file[0] = '\0';
+	return 0;
+}
+
+int jvm_method__bci(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t method,
+		    uint32_t bcp_low, int32_t *bci)
+{
+	uint64_t cm, pool, klass_sym, codes;
+	uint16_t code_size;
+	uint32_t at;
+	int err;
+
+	*bci = -1;
+	if (!l->const_method_size || !l->const_method_code_size)
+		return -ERANGE;
+	if ((err = method_parts(l, read, ctx, method, &cm, &pool, &klass_sym)))
+		return err;
+	if (read(ctx, cm + l->const_method_code_size, &code_size, sizeof(code_size)))
+		return -EFAULT;
+	if (code_size > 4096)
+		return -ERANGE;
+	codes = cm + l->const_method_size;
+	at = (bcp_low - (uint32_t)(codes & 0xfff)) & 0xfff;
+	if (at >= code_size)
+		return -EINVAL;
+	*bci = (int32_t)at;
 	return 0;
 }

@@ -263,6 +263,14 @@ static const struct want wants_template[] = {
 	SOFT_F("ConstMethod", "_flags", const_method_flags),
 	SOFT_F("ConstMethod", "_code_size", const_method_code_size),
 	SOFT_I("ConstMethod::_has_linenumber_table", has_line_table),
+	/* the scopes of compiled code (17's names; checked by check_scopes) */
+	SOFT_F("nmethod", "_metadata_offset", nmethod_metadata),
+	SOFT_F("nmethod", "_scopes_pcs_offset", nmethod_scopes_pcs),
+	SOFT_F("nmethod", "_dependencies_offset", nmethod_dependencies),
+	SOFT_F("CompiledMethod", "_scopes_data_begin", scopes_data),
+	SOFT_Z("PcDesc", pc_desc_size),
+	SOFT_F("PcDesc", "_pc_offset", pc_desc_pc),
+	SOFT_F("PcDesc", "_scope_decode_offset", pc_desc_scope),
 };
 
 #define NWANTS (sizeof(wants_template) / sizeof(wants_template[0]))
@@ -442,6 +450,29 @@ static void check_source(struct jvm_layout *o)
 	}
 }
 
+/* Compiled code's scopes are read only where every field they need was found and the
+ * PcDesc's two ints lie inside it: otherwise a compiled frame is its method alone. */
+static void check_scopes(struct jvm_layout *o, const struct want *wants)
+{
+	unsigned found = 0, asked = 0;
+
+	for (size_t k = 0; k < NWANTS; k++) {
+		size_t at = wants[k].at;
+
+		if (at >= offsetof(struct jvm_layout, nmethod_metadata) &&
+		    at <= offsetof(struct jvm_layout, pc_desc_scope)) {
+			asked++;
+			found += wants[k].found;
+		}
+	}
+	o->has_scopes = found == asked && o->pc_desc_size >= 8 && o->pc_desc_size <= 64 &&
+			o->pc_desc_pc + 4 <= o->pc_desc_size &&
+			o->pc_desc_scope + 4 <= o->pc_desc_size && o->pc_desc_pc != o->pc_desc_scope;
+	if (!o->has_scopes)
+		o->nmethod_metadata = o->nmethod_scopes_pcs = o->nmethod_dependencies =
+			o->scopes_data = o->pc_desc_size = o->pc_desc_pc = o->pc_desc_scope = 0;
+}
+
 /* Every field must lie inside its structure where the layout says how big that is:
  * a Symbol's _body is its last field, the ConstantPool's slots follow it.
  *
@@ -459,6 +490,14 @@ static enum jvm_refusal check_layout(struct jvm_layout *o, bool have_method)
 		}
 		o->interp_method = o->interp_last_sp - 1;
 	}
+	/* the bcp's slot, five below the Method*'s in the same layout (method -3, mirror,
+	 * mdp, cache, locals, bcp -8: frame_x86.hpp from 8 to 25); unknown elsewhere */
+	if (!o->interp_bcp && o->interp_sender_sp == -1 && o->interp_last_sp == -2 &&
+	    o->interp_method == -3)
+		o->interp_bcp = -8;
+	if (o->interp_bcp >= 0 || o->interp_bcp < -32 || o->interp_bcp == o->interp_method ||
+	    o->interp_bcp == o->interp_sender_sp || o->interp_bcp == o->interp_last_sp)
+		o->interp_bcp = 0;
 	if (o->interp_method >= 0 || o->interp_method == o->interp_sender_sp ||
 	    o->interp_method == o->interp_last_sp) {
 		snprintf(o->missing, sizeof(o->missing), "frame::interpreter_frame_method_offset");
@@ -519,6 +558,7 @@ enum jvm_refusal jvm_layout__read(const struct jvm_binary *b, uint64_t bias, jvm
 	for (size_t k = 0; k < NWANTS; k++)
 		if (wants[k].at == offsetof(struct jvm_layout, interp_method))
 			have_method = wants[k].found;
+	check_scopes(out, wants);
 	return check_layout(out, have_method);
 }
 

@@ -2,13 +2,16 @@
 # Java methods by name from `slideops capture cpu` (issue 29): a real OpenJDK 17 runs
 # tests/workloads/com/acme/Invoices.java in a cgroup named as systemd names a unit's:
 #   invoices   main() calls descend(40), which recurses down to computeTotals, a hot loop
-#              C2 compiles (kept out of line: inlined frames are not read yet), then
-#              auditOnce, a loop kept interpreted
+#              C2 compiles (kept out of line), into which applyRate is inlined, which
+#              calls roundCents (kept out of line); then auditOnce, a loop kept
+#              interpreted
 #   shortlived the same program, started and killed mid-capture
 #   bridge     tests/workloads/com/acme/Bridge.java: Java calls C (bridge.c, through a
 #              native method) which calls Java back through JNI
 # and then a threads capture, in which invoices' Settlement thread waits in Thread.sleep.
-# Each method carries its source file and first line into the pprof export.
+# Each frame carries its method's source file, its first line, and the line the frame is
+# at into the pprof export: a compiled frame's from its nmethod's scopes (inlined methods
+# as frames of their own), an interpreted one's from its bytecode pointer.
 # The capture reads each JVM's layout through the kernel (never /proc/PID/mem), and each
 # Java frame of a sample is its method, with language Java: computeTotals under descend
 # under main, auditOnce under main, the JVM's own native frames (JavaCalls::call_helper)
@@ -25,7 +28,8 @@ JAVA=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 workloads=$(cd "$(dirname "$0")/../workloads" && pwd)
 SECONDS_CAPTURE=${JAVA_CAPTURE_SECONDS:-8}
 flags=(-XX:CompileCommand=quiet -XX:CompileCommand=exclude,com.acme.Invoices::auditOnce
-	-XX:CompileCommand=dontinline,com.acme.Invoices::computeTotals)
+	-XX:CompileCommand=dontinline,com.acme.Invoices::computeTotals
+	-XX:CompileCommand=dontinline,com.acme.Invoices::roundCents)
 
 # start NAME: the workload in the cgroup of unit slideops-test-NAME.service, its output
 # in $WORK/NAME.out ("ready" after its first second of work).
@@ -91,6 +95,16 @@ wrong=$(stacks invoices | grep -E "(^|;)$J\\.computeTotals( |;)" |
 [ -z "$wrong" ] || fail "invoices: computeTotals out of its callers' order: $(echo "$wrong" | head -2)"
 echo "invoices: computeTotals in $share of $n samples, under descend, main and the JVM's native frames"
 
+# applyRate, inlined into computeTotals' compiled code, is a frame of its own between
+# computeTotals and roundCents, which it calls: read from the nmethod's scopes at the
+# call's return address.
+inl=$(stacks invoices | share_of "(^|;)$J\\.computeTotals;$J\\.applyRate;$J\\.roundCents( |;)")
+awk -v s="$inl" 'BEGIN { exit !(s >= 0.05) }' ||
+	fail "invoices: computeTotals;applyRate;roundCents in only $inl of $n samples: $(stacks invoices | grep -F roundCents | sort -t' ' -k2 -nr | sed 's/.*descend;//' | head -3)"
+jq -e '[.functions[] | select(.name == "com.acme.Invoices.applyRate" and .language == "Java")] | length == 1' \
+	"$doc" >/dev/null || fail "the inlined applyRate is not a Java function"
+echo "invoices: the inlined applyRate between computeTotals and roundCents in $inl of samples"
+
 # auditOnce, interpreted, under main.
 stacks invoices | has -E "(^|;)$J\\.main;$J\\.auditOnce( |;)" ||
 	fail "invoices: the interpreted auditOnce is not named under main: $(stacks invoices | grep -v computeTotals | head -3)"
@@ -125,15 +139,29 @@ if command -v go >/dev/null; then
 	first=$(awk '/static long computeTotals\(/ { f = 1; next }
 		f && !/^[[:space:]]*[{]?[[:space:]]*$/ { print NR; exit }' "$workloads/com/acme/Invoices.java")
 	[ -n "$first" ] || fail "no first statement of computeTotals in Invoices.java"
-	grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $J\.computeTotals com/acme/Invoices\.java:$first s=$first$" \
-		"$WORK/raw" || fail "computeTotals is not com/acme/Invoices.java from line $first in the pprof export: $(grep -E " $J\.computeTotals " "$WORK/raw" | head -2)"
+	# line_of TEXT: the line of Invoices.java holding TEXT, where a frame calls on
+	line_of() { grep -nF "$1" "$workloads/com/acme/Invoices.java" | head -1 | cut -d: -f1; }
+	# at METHOD LINE [START]: a location of METHOD at LINE of Invoices.java, whose function
+	# starts at START when given
+	at() {
+		grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $J\.$1 com/acme/Invoices\.java:$2 s=${3:-[0-9]+}$" "$WORK/raw" ||
+			fail "no frame of $1 at com/acme/Invoices.java:$2${3:+ (from line $3)} in the pprof export: $(grep -E " $J\.$1 " "$WORK/raw" | head -3)"
+	}
+	# compiled frames at their calls, from the nmethods' scopes: computeTotals at the call
+	# into the inlined applyRate, applyRate at its call of roundCents, descend at its
+	# recursion and at its call of computeTotals
+	at computeTotals "$(line_of 's = applyRate(s, i);')" "$first"
+	at applyRate "$(line_of 'return roundCents(')"
+	at descend "$(line_of 'return descend(depth - 1')"
+	at descend "$(line_of 'return computeTotals(seed);')"
 	# most Java methods met have their line: all but the JVM's own generated ones
-	lines=$(sed -n 's/.*Java: .* \([0-9][0-9]*\) Methods met, \([0-9][0-9]*\) of them not named, \([0-9][0-9]*\) named with their first line.*/\1 \2 \3/p' \
+	lines=$(sed -n 's/.*Java: .* \([0-9][0-9]*\) Methods met (each at its bytecodes), \([0-9][0-9]*\) of them not named, \([0-9][0-9]*\) named with their line; \([0-9][0-9]*\) inlined frames.*/\1 \2 \3 \4/p' \
 		"$WORK/capture.err" | tail -1)
-	read -r met unnamed with_line <<<"$lines"
+	read -r met unnamed with_line inlined <<<"$lines"
 	awk -v m="${met:-0}" -v u="${unnamed:-0}" -v w="${with_line:-0}" 'BEGIN { exit !(m > u && w >= 0.8 * (m - u)) }' ||
 		fail "only ${with_line:-0} of the $((${met:-0} - ${unnamed:-0})) named Java methods have a line"
-	echo "invoices: computeTotals in com/acme/Invoices.java from line $first; $with_line of $((met - unnamed)) named methods with a line"
+	[ "${inlined:-0}" -gt 0 ] || fail "no inlined frame was read: $(grep -F 'Java:' "$WORK/capture.err")"
+	echo "invoices: computeTotals in com/acme/Invoices.java from line $first, each frame at its call's line; $with_line of $((met - unnamed)) named methods with a line; $inlined inlined frames"
 else
 	echo "skipped: the methods' files and lines (no go tool pprof to read the pprof export)"
 fi
@@ -166,6 +194,16 @@ waiting=$(grep -F "$(label invoices);" "$WORK/threads.folded" | grep -F awaitSet
 echo "$waiting" | has -E "(^|;)(clone3;)?start_thread;.*JavaCalls::call_helper[^;]*;([^;]+;)*$J\\\$Settlement\.run;$J\.awaitSettlement;java\.lang\.Thread\.sleep;JVM_Sleep;" ||
 	fail "threads: the waiting thread's Java frames are not named in order: $(echo "$waiting" | head -2)"
 echo "threads: Settlement.run;awaitSettlement;java.lang.Thread.sleep, whole"
+# The interpreted awaitSettlement's frame is at its call of Thread.sleep: the line of the
+# bytecode its frame's bcp points at.
+if command -v go >/dev/null; then
+	"$SLIDEOPS" show "$(jq -r .id "$WORK/threads.json")" --export pprof "$WORK/threads.pb.gz" >/dev/null ||
+		fail "no pprof export of the threads profile"
+	go tool pprof -raw -symbolize=none "$WORK/threads.pb.gz" > "$WORK/raw" 2> "$WORK/raw.err" ||
+		fail "go tool pprof cannot read the threads export: $(cat "$WORK/raw.err")"
+	at awaitSettlement "$(line_of 'Thread.sleep(20);')"
+	echo "threads: the interpreted awaitSettlement at its line $(line_of 'Thread.sleep(20);')"
+fi
 
 # The JVM that started mid-capture and was killed in it: found when first sampled, its
 # Java frames named like the first one's (the source launcher compiling Invoices.java,

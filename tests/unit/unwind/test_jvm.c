@@ -253,11 +253,11 @@ static void test_image_read(void **state)
 	assert_string_equal(l.missing, "");
 	image_free(&img);
 
-	/* 17 exports no Method* slot: derived from last_sp's, x86-64's layout */
+	/* 17 exports no Method* slot (nor the bcp's): derived from last_sp's, x86-64's */
 	image_build_ints(&img, true, true, true, false);
 	assert_int_equal(image_layout(&img, &l), JVM_OK);
 	assert_int_equal(l.interp_method, -3);
-	assert_int_equal(l.interp_bcp, 0);
+	assert_int_equal(l.interp_bcp, -8);
 	image_free(&img);
 }
 
@@ -524,31 +524,6 @@ static const uint8_t compute_totals_lines[] = {
 	0x00,
 };
 
-static void test_line_tables(void **state)
-{
-	/* line 1000 at bci 0: 2000 zigzag, two UNSIGNED5 bytes (208 = 192 + 16, then 28) */
-	static const uint8_t wide[] = { 0xff, 0x00, 0xd0, 0x1c, 0x00 };
-	static const uint8_t endless[] = { 0x11, 0x11, 0x11 };
-	static const uint8_t cut[] = { 0xff, 0x00, 0xd0 };
-	static const uint8_t empty[] = { 0x00 };
-	/* line 65537, past a class file's u2: 131074 zigzag in three bytes */
-	static const uint8_t past[] = { 0xff, 0x00, 0xc2, 0xfd, 0x1c, 0x00 };
-	int32_t first;
-
-	(void)state;
-	assert_int_equal(jvm_line_table__first(compute_totals_lines, sizeof(compute_totals_lines),
-					       &first), 0);
-	assert_int_equal(first, 21);
-	assert_int_equal(jvm_line_table__first(wide, sizeof(wide), &first), 0);
-	assert_int_equal(first, 1000);
-	assert_int_equal(jvm_line_table__first(endless, sizeof(endless), &first), -ENOENT);
-	assert_int_equal(first, 0);
-	assert_int_equal(jvm_line_table__first(cut, sizeof(cut), &first), -ENOENT);
-	assert_int_equal(jvm_line_table__first(empty, sizeof(empty), &first), -ENOENT);
-	assert_int_equal(jvm_line_table__first(past, sizeof(past), &first), -EINVAL);
-	assert_int_equal(jvm_line_table__first(empty, 0, &first), -ENOENT);
-}
-
 /* A Method as image_method's, with its class's source file in the pool's slot 6 (index
  * at 54) and a ConstMethod of 4 bytes of code followed by a line table. */
 static uint64_t image_method_source(struct image *img, const char *klass, const char *source,
@@ -573,6 +548,8 @@ static uint64_t image_method_source(struct image *img, const char *klass, const 
 	return method;
 }
 
+#define SOURCE(layout, m) jvm_method__source(layout, image_read, &img, m, -1, file, &line, NULL)
+
 static void test_method_source(void **state)
 {
 	char file[JVM_MAX_SOURCE_FILE];
@@ -589,28 +566,28 @@ static void test_method_source(void **state)
 	assert_int_equal(l.has_line_table, 1);
 	m = image_method_source(&img, "com/acme/Invoices", "Invoices.java", compute_totals_lines,
 				sizeof(compute_totals_lines));
-	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_int_equal(SOURCE(&l, m), 0);
 	assert_string_equal(file, "com/acme/Invoices.java");
 	assert_int_equal(line, 21);
 	/* a nested class: its file is its outer class's; a class in no package */
 	m = image_method_source(&img, "com/acme/Invoices$Settlement", "Invoices.java",
 				compute_totals_lines, sizeof(compute_totals_lines));
-	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_int_equal(SOURCE(&l, m), 0);
 	assert_string_equal(file, "com/acme/Invoices.java");
 	m = image_method_source(&img, "Main", "Main.java", compute_totals_lines,
 				sizeof(compute_totals_lines));
-	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_int_equal(SOURCE(&l, m), 0);
 	assert_string_equal(file, "Main.java");
 	/* a table without its end inside the ConstMethod: no line, the file all the same */
 	m = image_method_source(&img, "a/B", "B.java", compute_totals_lines, 4);
-	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_int_equal(SOURCE(&l, m), 0);
 	assert_string_equal(file, "a/B.java");
 	assert_int_equal(line, 0);
 	/* the flag unset (a native method's), a source file with a slash in it */
 	m = image_method_source(&img, "a/B", "x/B.java", compute_totals_lines,
 				sizeof(compute_totals_lines));
 	image_put(&img, image_get(&img, m + 8) + 28, "\0\0", 2);
-	assert_int_equal(jvm_method__source(&l, image_read, &img, m, file, &line), 0);
+	assert_int_equal(SOURCE(&l, m), 0);
 	assert_string_equal(file, "");
 	assert_int_equal(line, 0);
 	/* a layout without them: neither, and the name is had as before */
@@ -618,12 +595,12 @@ static void test_method_source(void **state)
 	none.pool_source_file = none.has_line_table = 0;
 	m = image_method_source(&img, "com/acme/Invoices", "Invoices.java", compute_totals_lines,
 				sizeof(compute_totals_lines));
-	assert_int_equal(jvm_method__source(&none, image_read, &img, m, file, &line), 0);
+	assert_int_equal(SOURCE(&none, m), 0);
 	assert_string_equal(file, "");
 	assert_int_equal(line, 0);
 	/* not a Method: as jvm_method__name */
-	assert_int_equal(jvm_method__source(&l, image_read, &img, m + 1, file, &line), -EINVAL);
-	assert_int_equal(jvm_method__source(&l, image_read, &img, 0x1000, file, &line), -EFAULT);
+	assert_int_equal(SOURCE(&l, m + 1), -EINVAL);
+	assert_int_equal(SOURCE(&l, 0x1000), -EFAULT);
 	image_free(&img);
 
 	/* tables that give them out of place: the layout is read, without them */
@@ -788,7 +765,6 @@ int main(void)
 		cmocka_unit_test(test_refuses_endless_table),
 		cmocka_unit_test(test_refuses_bad_values),
 		cmocka_unit_test(test_method_names),
-		cmocka_unit_test(test_line_tables),
 		cmocka_unit_test(test_method_source),
 		cmocka_unit_test(test_walk_frames),
 		cmocka_unit_test(test_walk_endless_segmap),

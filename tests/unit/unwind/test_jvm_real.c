@@ -114,6 +114,8 @@ struct scan {
 	bool hot, recursion, interpreted;
 	char hot_file[JVM_MAX_SOURCE_FILE]; /* computeTotals' file and first line */
 	int32_t hot_line;
+	bool inlined; /* a PC of computeTotals' code in applyRate inlined into it */
+	int32_t inlined_line, caller_line; /* their lines there */
 	/* the walker's lookup of a PC in the middle of each blob's code */
 	unsigned blobs, found, interpreters;
 };
@@ -148,6 +150,39 @@ static void check_lookup(const struct jvm_layout *l, struct proc_mem *m, const s
 	    jvm_walk__kind(&rd, p, blob) == want)
 		out->found++;
 	out->interpreters += want == JVM_KIND_INTERPRETER;
+}
+
+/*
+ * computeTotals' nmethod at blob: every PC of its code read as a sample's would be
+ * (jvm_nmethod__scopes), until one is in applyRate inlined into it, each at its line:
+ * applyRate at its call of roundCents, computeTotals at its call of applyRate.
+ */
+static void scan_inlined(const struct jvm_layout *l, struct proc_mem *m, uint64_t blob,
+			 struct scan *out)
+{
+	uint64_t code, end;
+
+	if (out->inlined || read_u64p(m, blob + l->blob_code_begin, &code) ||
+	    read_u64p(m, blob + l->blob_code_end, &end) || end <= code || end - code > (1u << 20))
+		return;
+	for (uint64_t pc = code; pc < end && !out->inlined; pc++) {
+		struct jvm_scope scopes[JVM_MAX_SCOPES];
+		char inner[JVM_MAX_METHOD_NAME], outer[JVM_MAX_METHOD_NAME], file[JVM_MAX_SOURCE_FILE];
+		unsigned n;
+
+		if (jvm_nmethod__scopes(l, proc_mem_read, m, blob, pc - blob, scopes, JVM_MAX_SCOPES,
+					&n) ||
+		    n != 2 || jvm_method__name(l, proc_mem_read, m, scopes[0].method, inner) ||
+		    jvm_method__name(l, proc_mem_read, m, scopes[1].method, outer) ||
+		    strcmp(inner, "com.acme.Invoices.applyRate") != 0 ||
+		    strcmp(outer, "com.acme.Invoices.computeTotals") != 0 ||
+		    jvm_method__source(l, proc_mem_read, m, scopes[0].method, scopes[0].bci, file,
+				       &out->inlined_line, NULL) ||
+		    jvm_method__source(l, proc_mem_read, m, scopes[1].method, scopes[1].bci, file,
+				       &out->caller_line, NULL))
+			continue;
+		out->inlined = true;
+	}
 }
 
 /*
@@ -201,7 +236,8 @@ static void scan_code_cache(const struct jvm_layout *l, struct proc_mem *m, stru
 				char file[JVM_MAX_SOURCE_FILE];
 				int32_t line;
 
-				if (jvm_method__source(l, proc_mem_read, m, method, file, &line))
+				if (jvm_method__source(l, proc_mem_read, m, method, -1, file, &line,
+						       NULL))
 					continue;
 				out->with_file += file[0] != '\0';
 				out->with_line += line > 0;
@@ -210,6 +246,8 @@ static void scan_code_cache(const struct jvm_layout *l, struct proc_mem *m, stru
 					out->hot_line = line;
 				}
 			}
+			if (strcmp(name, "com.acme.Invoices.computeTotals") == 0)
+				scan_inlined(l, m, blob, out);
 			out->hot |= strcmp(name, "com.acme.Invoices.computeTotals") == 0;
 			out->recursion |= strcmp(name, "com.acme.Invoices.descend") == 0;
 			out->interpreted |= strcmp(name, "com.acme.Invoices.auditOnce") == 0;
@@ -244,6 +282,26 @@ static int first_statement(const char *path, const char *decl)
 	return declared ? n : 0;
 }
 
+/* The line of the file at path holding text first, or 0. */
+static int line_holding(const char *path, const char *text)
+{
+	char buf[512];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, text)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
 static void test_real_jvm(void **state)
 {
 	struct jvm_binary b;
@@ -269,7 +327,8 @@ static void test_real_jvm(void **state)
 		dup2(null, 1);
 		execl(JDK17 "/bin/java", "java", "-XX:CompileCommand=quiet",
 		      "-XX:CompileCommand=exclude,com.acme.Invoices::auditOnce",
-		      INVOICES, (char *)NULL);
+		      "-XX:CompileCommand=dontinline,com.acme.Invoices::roundCents", INVOICES,
+		      (char *)NULL);
 		_exit(127);
 	}
 	/* The tables are filled by the JVM's static initialisers, the library mapped a
@@ -295,7 +354,8 @@ static void test_real_jvm(void **state)
 	}
 	/* then its methods, named from their nmethods once compiled (seconds; a minute
 	 * on a loaded machine at most) */
-	for (int i = 0; i < 600 && why == JVM_OK && !(scan.hot && scan.recursion); i++) {
+	for (int i = 0; i < 600 && why == JVM_OK && !(scan.hot && scan.recursion && scan.inlined);
+	     i++) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 
 		nanosleep(&ts, NULL);
@@ -342,6 +402,14 @@ static void test_real_jvm(void **state)
 	assert_int_equal(scan.hot_line, first_statement(INVOICES, "static long computeTotals("));
 	assert_true(scan.hot_line > 0);
 	assert_true(scan.with_line * 10 >= scan.named * 9);
+	/* applyRate inlined into computeTotals: a PC of its code is in both, each at its
+	 * line (applyRate's call of roundCents, computeTotals' call of applyRate) */
+	print_message("inlined: applyRate at line %d in computeTotals at line %d\n",
+		      scan.inlined_line, scan.caller_line);
+	assert_true(scan.inlined);
+	assert_int_equal(scan.inlined_line, line_holding(INVOICES, "return roundCents("));
+	assert_int_equal(scan.caller_line, line_holding(INVOICES, "s = applyRate(s, i);"));
+	assert_true(scan.caller_line > 0);
 	/* statics lie in libjvm.so's own data */
 	assert_true(l.code_cache_heaps > bias && l.code_cache_low > bias && l.code_cache_high > bias);
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * A JVM with known method names for the Java tests (tests/unit/unwind/test_jvm.c,
- * tests/integration/java.sh): Invoices.computeTotals is a hot loop C2 compiles,
- * Invoices.auditOnce a loop kept interpreted (the tests start the JVM with
+ * tests/integration/java.sh): Invoices.computeTotals is a hot loop C2 compiles, which
+ * inlines applyRate into it; applyRate calls roundCents, which the tests keep out of line
+ * (-XX:CompileCommand=dontinline,com.acme.Invoices::roundCents), so that a sample in
+ * roundCents returns into applyRate's code inside computeTotals'. Invoices.auditOnce is
+ * a loop kept interpreted (the tests start the JVM with
  * -XX:CompileCommand=exclude,com.acme.Invoices::auditOnce: its loop alone would be
  * compiled on stack within seconds), and Invoices.descend recurses 40 deep before the
  * hot loop, so a sample holds the same method many times. Each turn of main runs both,
@@ -19,9 +22,21 @@ public class Invoices {
 	static long computeTotals(long seed)
 	{
 		long s = seed;
-		for (int i = 0; i < 2000000; i++)
-			s = s * 31 + (i ^ (s >>> 7));
+		for (int i = 0; i < 200000; i++)
+			s = applyRate(s, i);
 		return s;
+	}
+
+	static long applyRate(long s, int i)
+	{
+		return roundCents(s * 31 + (i ^ (s >>> 7)));
+	}
+
+	static long roundCents(long v)
+	{
+		for (int k = 0; k < 16; k++)
+			v = v * 31 + (v >>> 7);
+		return v;
 	}
 
 	static long descend(int depth, long seed)
