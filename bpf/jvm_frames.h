@@ -91,6 +91,7 @@ static __always_inline int jvm_frame_body(struct unwind_walk *w, struct unwind_p
 	r.pc = ip;
 	r.sp = w->regs.sp;
 	r.bp = w->regs.bp;
+	r.leaf = w->regs.after_signal;
 	rc = jvm_walk__frame(rd, jp, &r, &f);
 	if (f.kind == JVM_KIND_NONE)
 		return -1; /* no blob: the native step's frame pointers */

@@ -41,7 +41,8 @@ struct jvm_proc {
 	__u16 compiled_method;	/* CompiledMethod::_method */
 	__s16 interp_method;	/* frame::interpreter_frame_method_offset, words from rbp */
 	__s16 interp_bcp;	/* frame::interpreter_frame_bcp_offset, words from rbp; 0: none */
-	__u16 pad[2];
+	__u16 nmethod_verified_entry; /* nmethod::_verified_entry_point; 0: not known */
+	__u16 pad;
 };
 
 /* What a PC of the code cache is: the blob's kind, from its name's first 8 bytes. */

@@ -9,8 +9,10 @@
  *
  *   - an nmethod (C1 or C2 code, or a native method's wrapper): the frame is frame_size
  *     words from sp; the return address is the word below its top and the caller's rbp
- *     the one below that (x86-64 compiled frames, frame_x86.cpp). In the prologue (pc before frame_complete) the
- *     frame is not built yet: the walk stops there, said by the result.
+ *     the one below that (x86-64 compiled frames, frame_x86.cpp). A sample in its entry
+ *     (pc before frame_complete) or exit is unwound from the instruction at the pc
+ *     (jvm_walk__edge); an entry instruction it does not know stops the walk, said by
+ *     the result.
  *   - the interpreter: rbp is kept; the Method* is at rbp + interp_method words, the
  *     bytecode pointer at rbp + interp_bcp words, the return address at rbp + 8 and the
  *     caller's rbp at rbp.
@@ -55,6 +57,8 @@ struct jvm_reader {
 
 struct jvm_regs {
 	__u64 pc, sp, bp;
+	__u64 leaf; /* not 0: pc is where the task is (a sample's first frame), not a
+		     * return address, and may be in an nmethod's entry or exit */
 };
 
 JVM_FN int jvm__read(const struct jvm_reader *rd, void *dst, __u32 size, __u64 addr)
@@ -129,6 +133,63 @@ JVM_FN __u32 jvm_walk__kind(const struct jvm_reader *rd, const struct jvm_proc *
 }
 
 /*
+ * Where a leaf frame's return address is when its PC is in an nmethod's entry or exit,
+ * from the instructions at and just before the PC (C1's and C2's x86-64 code, 8 to 25:
+ * MacroAssembler::verified_entry, C1_MacroAssembler::build_frame, C2's MachEpilogNode):
+ *
+ *   JVM_EDGE_AT_SP    at sp, rbp the caller's: before the verified entry (the inline
+ *                     cache check), the stack bang "mov [rsp - n], eax", "push rbp", a
+ *                     leaf method's first "sub rsp, imm32" (no bang: the frame made
+ *                     before rbp is saved), and in the exit the return poll
+ *                     "cmp rsp, [r15 + n]", its "ja", "ret"
+ *   JVM_EDGE_PUSHED   at sp + 8, the caller's rbp at sp: "mov rbp, rsp" or "sub rsp, n"
+ *                     right after "push rbp", and "pop rbp"
+ *   JVM_EDGE_NO_RBP   the frame is made but rbp is not saved in it yet (a leaf
+ *                     method's "mov [rsp + n], rbp"): rbp is the caller's
+ *   JVM_EDGE_BUILT    the frame is built: the entry barrier "cmp dword [r15 + n], imm",
+ *                     and every instruction past the entry not named above
+ *   JVM_EDGE_UNKNOWN  any other instruction of the entry (the walk stops there)
+ */
+enum jvm_edge {
+	JVM_EDGE_UNKNOWN,
+	JVM_EDGE_AT_SP,
+	JVM_EDGE_PUSHED,
+	JVM_EDGE_NO_RBP,
+	JVM_EDGE_BUILT,
+};
+
+JVM_FN int jvm_walk__edge(const struct jvm_reader *rd, __u64 pc, int entry, int before_verified)
+{
+	__u8 w[8]; /* 4 bytes before the PC, 4 at it */
+
+	if (before_verified)
+		return JVM_EDGE_AT_SP;
+	if (jvm__read(rd, w, sizeof(w), pc - 4))
+		return JVM_EDGE_UNKNOWN;
+	if (entry) {
+		if (w[4] == 0x55 || (w[4] == 0x89 && w[5] == 0x84 && w[6] == 0x24))
+			return JVM_EDGE_AT_SP;
+		if (w[4] == 0x48 && w[5] == 0x89 && w[6] == 0xe5)
+			return JVM_EDGE_PUSHED;
+		if (w[4] == 0x48 && (w[5] == 0x83 || w[5] == 0x81) && w[6] == 0xec)
+			return w[3] == 0x55 || (w[1] == 0x48 && w[2] == 0x89 && w[3] == 0xe5)
+				       ? JVM_EDGE_PUSHED
+				       : JVM_EDGE_AT_SP;
+		if (w[4] == 0x48 && w[5] == 0x89 && (w[6] == 0x6c || w[6] == 0xac) && w[7] == 0x24)
+			return JVM_EDGE_NO_RBP;
+		if (w[4] == 0x41 && w[5] == 0x81 && w[6] == 0x7f)
+			return JVM_EDGE_BUILT;
+		return JVM_EDGE_UNKNOWN;
+	}
+	if (w[4] == 0x5d)
+		return JVM_EDGE_PUSHED;
+	if (w[4] == 0xc3 || (w[4] == 0x49 && w[5] == 0x3b && (w[6] == 0x67 || w[6] == 0xa7)) ||
+	    (w[4] == 0x0f && w[5] == 0x87 && w[0] == 0x49 && w[1] == 0x3b && w[2] == 0x67))
+		return JVM_EDGE_AT_SP;
+	return JVM_EDGE_BUILT;
+}
+
+/*
  * One frame at r: its kind, blob, Method* and bcp in f, the caller's registers in r. 0 when the
  * caller's registers were found; -1 when the walk stops here (f still says what the
  * frame was when it is known: a prologue, a stub without a frame, a read that failed).
@@ -136,8 +197,9 @@ JVM_FN __u32 jvm_walk__kind(const struct jvm_reader *rd, const struct jvm_proc *
 JVM_FN int jvm_walk__frame(const struct jvm_reader *rd, const struct jvm_proc *p,
 			   struct jvm_regs *r, struct jvm_frame *f)
 {
-	__u64 blob = jvm_walk__blob(rd, p, r->pc), code, top, pc, bp;
+	__u64 blob = jvm_walk__blob(rd, p, r->pc), code, top, pc, bp, verified, at;
 	__s32 words, complete;
+	int entry, edge;
 
 	f->method = 0;
 	f->blob = blob;
@@ -176,15 +238,35 @@ JVM_FN int jvm_walk__frame(const struct jvm_reader *rd, const struct jvm_proc *p
 	if (jvm__u64(rd, blob + p->blob_code_begin, &code) ||
 	    jvm__s32(rd, blob + p->blob_frame_complete, &complete))
 		return -1;
-	/* in the prologue: the frame is not yet built */
-	if (complete > 0 && r->pc < code + (__u64)complete)
+	entry = complete > 0 && r->pc < code + (__u64)complete;
+	edge = entry ? JVM_EDGE_UNKNOWN : JVM_EDGE_BUILT;
+	/* a sample in a compiled method's entry or exit: its frame is not built, or no more */
+	if (r->leaf && f->kind == JVM_KIND_NMETHOD) {
+		if (!p->nmethod_verified_entry ||
+		    jvm__u64(rd, blob + p->nmethod_verified_entry, &verified))
+			verified = 0;
+		edge = jvm_walk__edge(rd, r->pc, entry, r->pc < verified);
+		if (edge == JVM_EDGE_AT_SP || edge == JVM_EDGE_PUSHED) {
+			at = edge == JVM_EDGE_PUSHED ? 8 : 0;
+			if (jvm__u64(rd, r->sp + at, &pc) || (at && jvm__u64(rd, r->sp, &bp)))
+				return -1;
+			r->sp += at + 8;
+			r->pc = pc;
+			if (at)
+				r->bp = bp;
+			return 0;
+		}
+	}
+	/* in the entry otherwise: the frame is not yet built */
+	if (edge == JVM_EDGE_UNKNOWN)
 		return -1;
 	top = r->sp + (__u64)words * 8;
 	if (jvm__u64(rd, top - 8, &pc) || jvm__u64(rd, top - 16, &bp))
 		return -1;
 	r->sp = top;
 	r->pc = pc;
-	r->bp = bp;
+	if (edge != JVM_EDGE_NO_RBP)
+		r->bp = bp;
 	return 0;
 }
 

@@ -122,6 +122,8 @@ struct jvm_layout {
 	 * (each 0, and has_scopes false, where the tables do not give them: a compiled
 	 * frame is then its nmethod's method alone) */
 	bool has_scopes;
+	uint32_t nmethod_verified_entry;/* nmethod::_verified_entry_point, an address; 0:
+					 * not given (a sample before it stops the walk) */
 	uint32_t nmethod_metadata;	/* nmethod::_metadata_offset (int), from the nmethod */
 	uint32_t nmethod_scopes_pcs;	/* nmethod::_scopes_pcs_offset (int): the PcDescs */
 	uint32_t nmethod_dependencies;	/* nmethod::_dependencies_offset (int): their end */

@@ -34,6 +34,7 @@ int jvm_proc__init(const struct jvm_layout *l, jvm_read_fn read, void *ctx, stru
 	p->compiled_method = (uint16_t)l->compiled_method;
 	p->interp_method = (int16_t)l->interp_method;
 	p->interp_bcp = (int16_t)l->interp_bcp;
+	p->nmethod_verified_entry = (uint16_t)l->nmethod_verified_entry;
 	if (read(ctx, l->code_cache_low, &p->code_low, sizeof(p->code_low)) ||
 	    read(ctx, l->code_cache_high, &p->code_high, sizeof(p->code_high)) ||
 	    read_u64(read, ctx, l->code_cache_heaps, &heaps) ||

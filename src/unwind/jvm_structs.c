@@ -263,6 +263,8 @@ static const struct want wants_template[] = {
 	SOFT_F("ConstMethod", "_flags", const_method_flags),
 	SOFT_F("ConstMethod", "_code_size", const_method_code_size),
 	SOFT_I("ConstMethod::_has_linenumber_table", has_line_table),
+	/* where a compiled method's inline cache check ends (17's name) */
+	SOFT_F("nmethod", "_verified_entry_point", nmethod_verified_entry),
 	/* the scopes of compiled code (17's names; checked by check_scopes) */
 	SOFT_F("nmethod", "_metadata_offset", nmethod_metadata),
 	SOFT_F("nmethod", "_scopes_pcs_offset", nmethod_scopes_pcs),

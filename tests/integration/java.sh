@@ -110,9 +110,11 @@ stacks invoices | has -E "(^|;)$J\\.main;$J\\.auditOnce( |;)" ||
 	fail "invoices: the interpreted auditOnce is not named under main: $(stacks invoices | grep -v computeTotals | head -3)"
 echo "invoices: the interpreted auditOnce under main"
 
-# Whole stacks: most samples reach the thread's start through the Java frames.
+# Whole stacks: most samples reach the thread's start through the Java frames, those
+# taken in the short roundCents' entry or exit too (without reading them there, about a
+# third of its samples stopped at it: 0.6 whole).
 root=$(stacks invoices | share_of '^(clone3;)?start_thread;')
-awk -v s="$root" 'BEGIN { exit !(s >= 0.8) }' ||
+awk -v s="$root" 'BEGIN { exit !(s >= 0.9) }' ||
 	fail "invoices: only $root of samples reach start_thread: $(stacks invoices | grep -v '^\(clone3;\)\?start_thread' | head -3)"
 echo "invoices: $root of samples whole down to start_thread"
 
@@ -120,9 +122,10 @@ echo "invoices: $root of samples whole down to start_thread"
 jq -e '[.functions[] | select(.name == "com.acme.Invoices.computeTotals" and .language == "Java")] | length == 1' \
 	"$doc" >/dev/null || fail "computeTotals is not a Java function: $(jq -c '[.functions[] | select(.name | test("Invoices"))]' "$doc")"
 top=$(group invoices | jq -r .top_function)
-# The two loops share the time about evenly: the answer names one of them, a Java method.
+# The two loops share the time about evenly (computeTotals' in roundCents, which it calls):
+# the answer names one of them, a Java method.
 case $top in
-com.acme.Invoices.computeTotals | com.acme.Invoices.auditOnce) ;;
+com.acme.Invoices.computeTotals | com.acme.Invoices.roundCents | com.acme.Invoices.auditOnce) ;;
 *) fail "invoices: most of it in '$top', not one of its Java loops" ;;
 esac
 echo "invoices: most of it in $top"

@@ -6,8 +6,10 @@
  * nmethod laid out as OpenJDK 17 lays one out (its offsets measured from its own tables,
  * docs/kernel.md §Java): its PcDescs, its scope data in HotSpot's UNSIGNED5 coding and
  * its metadata. Also what a hostile JVM may write there: scope chains that loop, indexes
- * past the metadata, a blob that is no nmethod, a PC outside its code. The same readers
- * against a running OpenJDK are in test_jvm_real.c.
+ * past the metadata, a blob that is no nmethod, a PC outside its code. And the frame
+ * step's reading of a sample taken in a compiled method's entry or exit (jvm_walk.h),
+ * over made-up code. The same readers against a running OpenJDK are in
+ * test_jvm_real.c, and java.sh's profile of a short method called in a hot loop.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 #include <cmocka.h>
 
 #include "unwind/jvm.h"
+#include "jvm_walk.h"
 
 /* ---- line tables ---- */
 
@@ -319,6 +322,117 @@ static void test_bytecode_index(void **state)
 	assert_int_equal(jvm_method__bci(&l, mem_read, &m, METHOD + 4, 0x047, &bci), -EINVAL);
 }
 
+/* ---- a sample in a compiled method's entry or exit (bpf/jvm_walk.h) ---- */
+
+static int walk_read(void *ctx, void *dst, __u32 size, __u64 addr)
+{
+	return mem_read(ctx, addr, dst, size);
+}
+
+/* C2's entry and exit of a method that calls (a stack bang, then push rbp; sub rsp)
+ * and of a leaf one (sub rsp first, then rbp saved in the frame), as 17 emits them */
+#define EDGE_CODE (BASE + 0x7000)
+static const uint8_t calling[] = {
+	0x44, 0x8b, 0x56, 0x08, 0x90, 0x90, 0x90, 0x90, /* 0: inline cache check */
+	0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff,	/* 8: mov [rsp - 0x14000], eax */
+	0x55,						/* 15: push rbp */
+	0x48, 0x83, 0xec, 0x10,				/* 16: sub rsp, 0x10 */
+	0x48, 0x8b, 0xc6,				/* 20: mov rax, rsi (built) */
+	0x48, 0x83, 0xc4, 0x10,				/* 23: add rsp, 0x10 */
+	0x5d,						/* 27: pop rbp */
+	0x49, 0x3b, 0x67, 0x20,				/* 28: cmp rsp, [r15 + 0x20] */
+	0x0f, 0x87, 0x10, 0x00, 0x00, 0x00,		/* 32: ja */
+	0xc3,						/* 38: ret */
+};
+static const uint8_t leaf[] = {
+	0x48, 0x81, 0xec, 0x18, 0x00, 0x00, 0x00, /* 0: sub rsp, 0x18 */
+	0x48, 0x89, 0x6c, 0x24, 0x10,		  /* 7: mov [rsp + 0x10], rbp */
+	0x48, 0x8b, 0xc6,			  /* 12: mov rax, rsi (built) */
+};
+
+static void test_entry_and_exit(void **state)
+{
+	static const struct {
+		const uint8_t *code;
+		unsigned at, entry, before_verified;
+		int want;
+	} cases[] = {
+		{ calling, 2, 1, 1, JVM_EDGE_AT_SP },	  { calling, 8, 1, 0, JVM_EDGE_AT_SP },
+		{ calling, 15, 1, 0, JVM_EDGE_AT_SP },	  { calling, 16, 1, 0, JVM_EDGE_PUSHED },
+		{ calling, 2, 1, 0, JVM_EDGE_UNKNOWN },	  { calling, 20, 0, 0, JVM_EDGE_BUILT },
+		{ calling, 23, 0, 0, JVM_EDGE_BUILT },	  { calling, 27, 0, 0, JVM_EDGE_PUSHED },
+		{ calling, 28, 0, 0, JVM_EDGE_AT_SP },	  { calling, 32, 0, 0, JVM_EDGE_AT_SP },
+		{ calling, 38, 0, 0, JVM_EDGE_AT_SP },	  { leaf, 0, 1, 0, JVM_EDGE_AT_SP },
+		{ leaf, 7, 1, 0, JVM_EDGE_NO_RBP },	  { leaf, 12, 0, 0, JVM_EDGE_BUILT },
+	};
+	static struct mem m;
+	struct jvm_reader rd = { walk_read, &m };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&m, 0, sizeof(m));
+		put(&m, EDGE_CODE, cases[i].code, cases[i].code == leaf ? sizeof(leaf)
+								      : sizeof(calling));
+		assert_int_equal(jvm_walk__edge(&rd, EDGE_CODE + cases[i].at, cases[i].entry,
+						cases[i].before_verified),
+				 cases[i].want);
+	}
+}
+
+/* The frame step over the calling method's nmethod (frame of 4 words, built at 20,
+ * verified entry at 8), one segment of a made-up heap: a sample at pop rbp returns from
+ * sp + 8; in its entry, from sp; the same PC as a return address, not a leaf, is no
+ * frame to step; the leaf method saving rbp keeps the caller's rbp. */
+static void test_step_from_edges(void **state)
+{
+	static struct mem m;
+	struct jvm_reader rd = { walk_read, &m };
+	struct jvm_proc p = { 0 };
+	struct jvm_frame f;
+	struct jvm_regs r;
+	uint64_t blob = EDGE_CODE - 0x100, stack = BASE + 0x9000;
+	int32_t words = 4, complete = 20;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	p.code_low = BASE + 0x6f00 - 16, p.code_high = BASE + 0x8000, p.nheaps = 1;
+	p.heaps[0] = (struct jvm_heap){ p.code_low, p.code_high, BASE + 0x8800, 12, 0 };
+	p.heap_block = 16, p.blob_name = 96, p.blob_frame_size = 28, p.blob_code_begin = 32;
+	p.blob_frame_complete = 20, p.compiled_method = 112, p.nmethod_verified_entry = 224;
+	put(&m, BASE + 0x100, "nmethod", 8);
+	put64(&m, blob + 96, BASE + 0x100);
+	put(&m, blob + 28, &words, sizeof(words));
+	put(&m, blob + 20, &complete, sizeof(complete));
+	put64(&m, blob + 32, EDGE_CODE);
+	put64(&m, blob + 112, 0x1230);
+	put64(&m, blob + 224, EDGE_CODE + 8);
+	put(&m, EDGE_CODE, calling, sizeof(calling));
+	put64(&m, stack, 0x4440);     /* at pop rbp: the caller's rbp */
+	put64(&m, stack + 8, 0x5550); /* then the return address */
+
+	r = (struct jvm_regs){ EDGE_CODE + 27, stack, 0x42, 1 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), 0);
+	assert_true(f.kind == JVM_KIND_NMETHOD && f.method == 0x1230 && f.blob == blob);
+	assert_true(r.pc == 0x5550 && r.sp == stack + 16 && r.bp == 0x4440);
+	r = (struct jvm_regs){ EDGE_CODE + 15, stack + 8, 0x42, 1 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), 0);
+	assert_true(r.pc == 0x5550 && r.sp == stack + 16 && r.bp == 0x42);
+	r = (struct jvm_regs){ EDGE_CODE + 2, stack + 8, 0x42, 1 }; /* the cache check */
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), 0);
+	assert_true(r.pc == 0x5550 && r.sp == stack + 16);
+	r = (struct jvm_regs){ EDGE_CODE + 15, stack + 8, 0x42, 0 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), -1);
+	/* the leaf method at "mov [rsp + 0x10], rbp": the frame made, rbp the caller's */
+	put(&m, EDGE_CODE, leaf, sizeof(leaf));
+	put64(&m, blob + 224, EDGE_CODE);
+	complete = 12;
+	put(&m, blob + 20, &complete, sizeof(complete));
+	put64(&m, stack + 24, 0x6660);
+	r = (struct jvm_regs){ EDGE_CODE + 7, stack, 0x42, 1 };
+	assert_int_equal(jvm_walk__frame(&rd, &p, &r, &f), 0);
+	assert_true(r.pc == 0x6660 && r.sp == stack + 32 && r.bp == 0x42);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +441,8 @@ int main(void)
 		cmocka_unit_test(test_inlined_scopes),
 		cmocka_unit_test(test_hostile_scopes),
 		cmocka_unit_test(test_bytecode_index),
+		cmocka_unit_test(test_entry_and_exit),
+		cmocka_unit_test(test_step_from_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

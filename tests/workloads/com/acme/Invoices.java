@@ -4,7 +4,9 @@
  * tests/integration/java.sh): Invoices.computeTotals is a hot loop C2 compiles, which
  * inlines applyRate into it; applyRate calls roundCents, which the tests keep out of line
  * (-XX:CompileCommand=dontinline,com.acme.Invoices::roundCents), so that a sample in
- * roundCents returns into applyRate's code inside computeTotals'. Invoices.auditOnce is
+ * roundCents returns into applyRate's code inside computeTotals'. roundCents is so
+ * short that many of its samples are in its compiled code's entry or exit, where its
+ * frame is not built. Invoices.auditOnce is
  * a loop kept interpreted (the tests start the JVM with
  * -XX:CompileCommand=exclude,com.acme.Invoices::auditOnce: its loop alone would be
  * compiled on stack within seconds), and Invoices.descend recurses 40 deep before the
@@ -22,7 +24,7 @@ public class Invoices {
 	static long computeTotals(long seed)
 	{
 		long s = seed;
-		for (int i = 0; i < 200000; i++)
+		for (int i = 0; i < 2000000; i++)
 			s = applyRate(s, i);
 		return s;
 	}
@@ -34,9 +36,7 @@ public class Invoices {
 
 	static long roundCents(long v)
 	{
-		for (int k = 0; k < 16; k++)
-			v = v * 31 + (v >>> 7);
-		return v;
+		return v ^ (v >>> 3);
 	}
 
 	static long descend(int depth, long seed)
