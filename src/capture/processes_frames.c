@@ -196,9 +196,11 @@ static uint32_t processes__jit_location(struct processes *ps, enum language lang
 
 /* ---- Java and JavaScript frames: what the kernel's walk read, named once per process ---- */
 
-/* What is named once: a JavaScript frame's JSFunction (at 0), a Java frame's word (at
- * JAVA_WORD: its methods, inlined ones included), a Java method at a bytecode index. */
+/* What is named once: a JavaScript frame's JSFunction (at JAVASCRIPT_FUNCTION), a Java
+ * frame's word (at JAVA_WORD: its methods, inlined ones included), a Java method at a
+ * bytecode index (at the index, -1 when not known). */
 #define JAVA_WORD INT32_MIN
+#define JAVASCRIPT_FUNCTION (INT32_MIN + 1)
 
 struct java_key {
 	uint64_t key;
@@ -292,7 +294,7 @@ static uint32_t processes__named_location(struct processes *ps, enum language la
  */
 static uint32_t processes__javascript_location(struct processes *ps, uint32_t tgid, uint64_t frame)
 {
-	struct java_key k = { frame & V8_FRAME_FUNCTION_MASK, tgid, 0 };
+	struct java_key k = { frame & V8_FRAME_FUNCTION_MASK, tgid, JAVASCRIPT_FUNCTION };
 	char name[V8_MAX_NAME], file[V8_MAX_SCRIPT] = "";
 	struct java_method *m;
 	int32_t line = 0;

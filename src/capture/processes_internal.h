@@ -65,7 +65,7 @@ struct processes {
 	struct java_method {
 		uint64_t key;
 		uint32_t tgid;
-		int32_t at;	   /* 0: a JSFunction; INT32_MIN: a word; else the bci (-1) */
+		int32_t at;	   /* a JSFunction's, a word's, or the bci (processes_frames.c) */
 		uint32_t location; /* its location, or a word's first in java_frame_locs */
 		uint32_t count;	   /* a word's locations */
 	} *java_methods;
