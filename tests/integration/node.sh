@@ -69,6 +69,9 @@ SLIDEOPS_DEBUG=1 "$SLIDEOPS" capture cpu -d "$SECONDS_CAPTURE" --json > "$WORK/c
 	2> "$WORK/capture.err" || fail "capture failed: $(cat "$WORK/capture.err")"
 wait "$killer" 2>/dev/null || true
 short=$(cat "$WORK/shortlived.pid" 2>/dev/null) || fail "the short-lived node did not start"
+# (SIGKILL was sent before the capture ended; a loaded machine may take a moment to
+# end the process)
+for _ in $(seq 1 50); do kill -0 "$short" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$short" 2>/dev/null && fail "the short-lived node outlived the capture"
 doc="$WORK/capture.json"
 id=$(jq -r .id "$doc")
