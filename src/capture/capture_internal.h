@@ -199,9 +199,10 @@ int capture__run_task_iterator(int prog, struct capture_session *s);
  * A snapshot's stacks are taken in one moment, before the unwind worker would have met
  * any process: so every process on the machine is read first and its tables and Python
  * facts loaded (from the cache, or built within the engine's caps and the memory
- * budget), for at most CAPTURE_SNAPSHOT_TABLES_NS. A process whose tables are not in by
- * then has frame-pointer stacks, counted per sample (no_process_tables) and in the debug
- * lines. 0 or -ENOMEM.
+ * budget), for at most CAPTURE_SNAPSHOT_TABLES_NS, multiplied by SLIDEOPS_READ_TIME_FACTOR
+ * with the reading budgets it waits on (util/time_factor.h). A process whose tables are
+ * not in by then has frame-pointer stacks, counted per sample (no_process_tables) and in
+ * the debug lines. 0 or -ENOMEM.
  */
 #define CAPTURE_SNAPSHOT_TABLES_NS (5ull * 1000000000ull)
 int capture_session__load_all_tables(struct capture_session *s);

@@ -110,6 +110,16 @@ doc="$WORK/capture.json"
 id=$(jq -r .id "$doc")
 "$SLIDEOPS" show "$id" --export folded "$WORK/folded" || fail "no folded export of $id"
 
+# A process's samples before its tables are in are walked by frame pointers, which find
+# no interpreter loop to splice Python frames into; the profile counts them
+# (stack_quality.exits.no_process_tables, over every process). On a real CPU the tables
+# are in within a second of the capture's start. In the kernel matrix's emulated guests
+# (which set SLIDEOPS_READ_TIME_FACTOR), building them for a dozen interpreters takes
+# seconds (6.1 under TCG: py36 had 0.722 of 97 samples with its chain, the others one
+# frame of libpython): there, samples of that count may lack the chain too.
+no_tables=0
+[ "${SLIDEOPS_READ_TIME_FACTOR:-1}" -gt 1 ] 2>/dev/null &&
+	no_tables=$(jq '.stack_quality.exits.no_process_tables // 0' "$doc")
 for name in "${loops[@]}"; do
 	[ -n "$(group "$name")" ] || fail "no group $(label "$name"): $(jq -c '[.groups[].label]' "$doc")"
 	n=$(stacks "$name" | awk '{ s += $NF } END { print s + 0 }')
@@ -118,8 +128,9 @@ for name in "${loops[@]}"; do
 	# handle above it wherever build_report or render_page runs; CPython's own C
 	# functions may sit between them (3.6-3.10).
 	share=$(stacks "$name" | share_of '(^|;)<module>(;| )')
-	awk -v s="$share" 'BEGIN { exit !(s >= 0.90) }' ||
-		fail "$name: only $share of $n samples carry the Python chain: $(stacks "$name" | grep -v '<module>' | head -3)"
+	awk -v s="$share" -v t="$n" -v f="$no_tables" \
+		'BEGIN { exit !(s >= 0.90 || (1 - s) * t <= 0.10 * t + f) }' ||
+		fail "$name: only $share of $n samples carry the Python chain ($no_tables walked before tables were in): $(stacks "$name" | grep -v '<module>' | head -3)"
 	wrong=$(stacks "$name" | grep -E '(^|;)(build_report|render_page)(;| )' |
 		grep -vE '(^|;)<module>;([^;]+;)*handle;([^;]+;)*(build_report|render_page)(;| )' || true)
 	[ -z "$wrong" ] || fail "$name: a Python chain out of order: $(echo "$wrong" | head -2)"

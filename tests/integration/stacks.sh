@@ -95,12 +95,25 @@ print(f"{held / total if total else 0:.4f} {total} {cut}")
 PY
 }
 
+# A process's samples before its tables are in are walked by frame pointers, and the
+# profile counts them (stack_quality.exits.no_process_tables, over every process). On a
+# real CPU, loading cached tables takes milliseconds. In the kernel matrix's emulated guests
+# (which set SLIDEOPS_READ_TIME_FACTOR) it takes seconds: on 6.1 under TCG a process
+# waited for its cached tables 1.0 s on average, 3.7 s at most, and nofp's cut samples
+# were all of them, its pc the same as its whole samples' (0x1410, nofp_inner's loop head,
+# where TCG delivers interrupts): frame pointers found nofp_inner, then 0, a
+# [truncated] stack. There, samples of that count may be short too; anywhere else,
+# 95% must be whole.
+no_tables=0
+[ "${SLIDEOPS_READ_TIME_FACTOR:-1}" -gt 1 ] 2>/dev/null &&
+	no_tables=$(jq '.stack_quality.exits.no_process_tables // 0' "$doc")
 for n in $names; do
 	label="Unit slideops-stk-$n.service"
 	read -r share total cut <<< "$(chain_share "$label" "$n" "${chain[$n]}")"
 	[ "$total" -ge 30 ] || fail "$n: only $total samples of $label"
-	awk -v s="$share" 'BEGIN { exit !(s >= 0.95) }' ||
-		fail "$n: $share of its samples hold ${chain[$n]}; the others: $(grep "^$label;$n;" "$WORK/stacks.folded" | grep -v ";${chain[$n]}" | head -8)"
+	awk -v s="$share" -v t="$total" -v f="$no_tables" \
+		'BEGIN { exit !(s >= 0.95 || (1 - s) * t <= 0.05 * t + f) }' ||
+		fail "$n: $share of its samples hold ${chain[$n]} ($no_tables walked before tables were in); the others: $(grep "^$label;$n;" "$WORK/stacks.folded" | grep -v ";${chain[$n]}" | head -8)"
 	got=$(jq -r --arg l "$label" '.groups[] | select(.label == $l) | .top_function' "$doc")
 	[ "$got" = "${top[$n]}" ] || fail "$n: most of it in '$got', not ${top[$n]}"
 	echo "  $n: $share of $total samples whole, $cut cut, most of it in $got"
