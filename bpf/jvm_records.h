@@ -45,6 +45,13 @@ struct jvm_proc {
 	__u16 pad;
 };
 
+/* A CodeBlob's name's first 8 bytes, little-endian, that say its kind: "nmethod\0", and
+ * "native n" (a native method's wrapper, an nmethod of its Method*: "native nmethod"),
+ * and "Interpre" (the template interpreter). */
+#define JVM_BLOB_NMETHOD 0x00646f6874656d6eull
+#define JVM_BLOB_NATIVE_NMETHOD 0x6e2065766974616eull
+#define JVM_BLOB_INTERPRETER 0x6572707265746e49ull
+
 /* What a PC of the code cache is: the blob's kind, from its name's first 8 bytes. */
 enum jvm_kind {
 	JVM_KIND_NONE,	      /* not in the code cache, or no blob found */

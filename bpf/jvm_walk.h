@@ -123,11 +123,9 @@ JVM_FN __u32 jvm_walk__kind(const struct jvm_reader *rd, const struct jvm_proc *
 
 	if (!blob || jvm__u64(rd, blob + p->blob_name, &name) || jvm__u64(rd, name, &text))
 		return JVM_KIND_NONE;
-	/* little-endian "nmethod\0", "native n" (a native method's wrapper, an nmethod of its
-	 * Method*: "native nmethod") and "Interpre" */
-	if (text == 0x00646f6874656d6eull || text == 0x6e2065766974616eull)
+	if (text == JVM_BLOB_NMETHOD || text == JVM_BLOB_NATIVE_NMETHOD)
 		return JVM_KIND_NMETHOD;
-	if (text == 0x6572707265746e49ull)
+	if (text == JVM_BLOB_INTERPRETER)
 		return JVM_KIND_INTERPRETER;
 	return JVM_KIND_STUB;
 }

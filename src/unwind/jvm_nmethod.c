@@ -23,6 +23,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../../bpf/jvm_records.h"
+
 /* The most PcDescs believed of one nmethod (a large C2 method has a few thousand). */
 #define MAX_PC_DESCS (1u << 20)
 /* One scope's header: three UNSIGNED5 ints, at most 5 bytes each. */
@@ -34,7 +36,7 @@ static int read_i32(jvm_read_fn read, void *ctx, uint64_t addr, int32_t *v)
 }
 
 /* Whether blob is an nmethod: its name's first 8 bytes, as the frame walker tells
- * (bpf/jvm_walk.h: "nmethod" or a native method's "native nmethod"). */
+ * (bpf/jvm_walk.h's jvm_walk__kind, the names of bpf/jvm_records.h). */
 static int is_nmethod(const struct jvm_layout *l, jvm_read_fn read, void *ctx, uint64_t blob)
 {
 	uint64_t name, text;
@@ -42,7 +44,7 @@ static int is_nmethod(const struct jvm_layout *l, jvm_read_fn read, void *ctx, u
 	if (read(ctx, blob + l->blob_name, &name, sizeof(name)) || !name ||
 	    read(ctx, name, &text, sizeof(text)))
 		return -EFAULT;
-	return text == 0x00646f6874656d6eull || text == 0x6e2065766974616eull ? 0 : -EINVAL;
+	return text == JVM_BLOB_NMETHOD || text == JVM_BLOB_NATIVE_NMETHOD ? 0 : -EINVAL;
 }
 
 /* The first PcDesc of the n at pcs whose PC offset is at or after off (the search of
