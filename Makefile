@@ -372,11 +372,12 @@ $(OUTPUT)/fuzz/fuzz_python: fuzz/fuzz_python.c fuzz/make-python-seeds.sh $(PYTHO
 
 # The fuzz target over HotSpot's tables in a JVM's memory (src/unwind/jvm_structs.c) and
 # libjvm.so's exported symbols, and over V8's readers (src/unwind/v8_structs.c: a node
-# binary's constants and builtins; v8_function.c: a JSFunction's name in its memory).
+# binary's constants and builtins; v8_function.c: a JSFunction's name in its memory;
+# v8_code.c: where in its optimised code a frame was).
 $(OUTPUT)/fuzz/fuzz_jvm: fuzz/fuzz_jvm.c fuzz/make-jvm-seeds.sh src/unwind/jvm_structs.c src/unwind/jvm_method.c src/unwind/jvm_proc.c \
 		src/unwind/jvm_nmethod.c \
-		src/unwind/v8_structs.c src/unwind/v8_function.c src/unwind/v8_lines.c src/elf/elf_reader.c \
-		$(FUZZ_UTIL_SRCS)
+		src/unwind/v8_structs.c src/unwind/v8_function.c src/unwind/v8_lines.c src/unwind/v8_code.c \
+		src/elf/elf_reader.c $(FUZZ_UTIL_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -I$(OUTPUT)/gen \

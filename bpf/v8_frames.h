@@ -3,8 +3,8 @@
  * JavaScript frames in the native walk (bpf/stack.h): for a process user space found V8
  * in (src/capture/v8_procs.c writes its struct v8_proc in v8_procs), each frame whose PC
  * is in one of its code ranges and whose frame is a JavaScript one goes into the sample
- * as its tagged JSFunction (V8_FRAME_TAG, v8_records.h); user space names each once per
- * process. V8 keeps a frame pointer in every frame it builds, so the step is rbp's: the
+ * as its tagged JSFunction (V8_FRAME_TAG, v8_records.h) and its PC (V8_PC_TAG, the word
+ * after it); user space names each once per process. V8 keeps a frame pointer in every frame it builds, so the step is rbp's: the
  * caller's PC at fp + 8, its fp at fp, its sp fp + 16.
  *
  * Which frames are JavaScript's: V8's standard frame keeps, below the saved fp, the
@@ -92,7 +92,10 @@ static __always_inline int v8_frame_body(struct unwind_walk *w, struct unwind_pc
 	if (at >= w->end || at >= UNWIND_USER_PCS)
 		return 1; /* reason stays UNWIND_STOP_DEPTH */
 	pcs->pc[at & UNWIND_USER_PCS_MASK] = V8_FRAME_TAG | (slot[0] & V8_FRAME_FUNCTION_MASK);
-	w->at = at + 1;
+	at++;
+	if (at < w->end && at < UNWIND_USER_PCS) /* and where in it (V8_PC_TAG) */
+		pcs->pc[at++ & UNWIND_USER_PCS_MASK] = V8_PC_TAG | (ip & V8_PC_MASK);
+	w->at = at;
 	if (bp + 16 <= sp) {
 		w->reason = UNWIND_STOP_NOT_GROWING;
 		return 1;

@@ -42,4 +42,13 @@ struct v8_proc {
 #define V8_FRAME_TAG_MASK 0xff00000000000000ull
 #define V8_FRAME_FUNCTION_MASK ((1ull << 48) - 1)
 
+/*
+ * The word after a JavaScript frame's: the frame's PC ('v' in the top byte), where in its
+ * function's code it was (the leaf's interrupted instruction, a caller's return address).
+ * User space finds in the function's optimised code the line it is at and the functions
+ * inlined there (src/unwind/v8_code.c). Absent when the walk had no room left for it.
+ */
+#define V8_PC_TAG 0x7600000000000000ull
+#define V8_PC_MASK ((1ull << 48) - 1)
+
 #endif

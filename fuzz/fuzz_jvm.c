@@ -50,9 +50,10 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 
 /*
  * V8 too (src/unwind/v8.h): the bytes as a node binary (its .dynsym's constants, its
- * builtins from .symtab or .dynsym's accessors, which must lie within the file), then as a node's memory, where
- * the first word is a JSFunction to name with the layout read or, when refused, one
- * whose offsets are Node 20's (its type numbers made up: any is as good to a fuzzer).
+ * builtins from .symtab or .dynsym's accessors, which must lie within the file), then as
+ * a node's memory, where the first word is a JSFunction to name with the layout read or,
+ * when refused, one whose offsets are Node 20's (its type numbers made up: any is as good
+ * to a fuzzer), and the second a PC in its optimised code; and as a source position table.
  */
 static void fuzz_v8(int fd, const struct mem *m)
 {
@@ -71,21 +72,37 @@ static void fuzz_v8(int fd, const struct mem *m)
 		[V8_SCOPE_INFO_FIRST_VARS] = 4, [V8_SCRIPT_SOURCE] = 8,
 		[V8_SCRIPT_LINE_ENDS] = 56, [V8_FIXED_ARRAY_TYPE] = 175,
 		[V8_FIXED_ARRAY_LENGTH] = 8, [V8_FIXED_ARRAY_DATA] = 16,
+		[V8_CODE_TYPE] = 245, [V8_ISTREAM_TYPE] = 252, [V8_ISTREAM_START] = 16,
+		[V8_BYTE_ARRAY_TYPE] = 190, [V8_DEOPT_INLINED_COUNT] = 1,
+		[V8_DEOPT_LITERALS] = 2, [V8_DEOPT_INLINING_POSITIONS] = 7,
 	};
+	struct v8_position where[V8_MAX_INLINED];
 	struct v8_layout l;
 	struct v8_function f;
-	uint64_t fn;
+	uint64_t fn, pc, pos;
+	unsigned n;
 
 	if (v8_layout__read(fd, &l, NULL) != 0) {
 		memset(&l, 0, sizeof(l));
 		memcpy(l.c, node20, sizeof(node20));
 		l.lines = true;
+		l.code = (struct v8_code_layout){ true, true, 48, 24, 16, -1, -1 };
 	} else {
 		check(l.builtins_offset + l.builtins_size <= m->size);
 	}
-	if (m->size < 8)
+	if (m->size < 16)
 		return;
 	memcpy(&fn, m->data, sizeof(fn));
+	memcpy(&pc, m->data + 8, sizeof(pc));
+	/* the bytes as a source position table; the first words as a frame's function and
+	 * PC in its optimised code (v8_code.c) */
+	if (v8_positions__find(m->data, m->size, (int32_t)(pc & 0xffff), &pos) == 0)
+		check(pos <= INT64_MAX);
+	if (v8_code__positions(&l, mem_read, (void *)m, BASE + fn, BASE + pc, pc & 1, where,
+			       V8_MAX_INLINED, &n) == 0)
+		check(n >= 1 && n <= V8_MAX_INLINED);
+	else
+		check(n == 0);
 	if (v8_function__describe(&l, mem_read, (void *)m, BASE + fn, &f) != 0) {
 		check(!f.name[0] && !f.script[0] && f.start == -1 && f.script_at == 0);
 		return;

@@ -38,6 +38,9 @@ struct processes_stats {
 	uint64_t javascript_functions; /* distinct (process, JSFunction) of JavaScript frames */
 	uint64_t javascript_unnamed;   /* of them, whose name could not be read: [JavaScript] */
 	uint64_t javascript_lines;     /* of them, named with their first line */
+	uint64_t javascript_places;    /* distinct (process, JSFunction, PC) of JavaScript frames */
+	uint64_t javascript_at_line;   /* frames of them at the line they were at */
+	uint64_t javascript_inlined;   /* frames of them TurboFan inlined there */
 };
 
 struct processes;

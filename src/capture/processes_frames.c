@@ -196,16 +196,19 @@ static uint32_t processes__jit_location(struct processes *ps, enum language lang
 
 /* ---- Java and JavaScript frames: what the kernel's walk read, named once per process ---- */
 
-/* What is named once: a JavaScript frame's JSFunction (at JAVASCRIPT_FUNCTION), a Java
- * frame's word (at JAVA_WORD: its methods, inlined ones included), a Java method at a
- * bytecode index (at the index, -1 when not known). */
+/* What is named once: a JavaScript frame's JSFunction (at JAVASCRIPT_FUNCTION), a
+ * JavaScript frame's place (at JAVASCRIPT_PLACE: its PC and JSFunction, its functions,
+ * inlined ones included), a Java frame's word (at JAVA_WORD: its methods, inlined ones
+ * included), a Java method at a bytecode index (at the index, -1 when not known). */
 #define JAVA_WORD INT32_MIN
 #define JAVASCRIPT_FUNCTION (INT32_MIN + 1)
+#define JAVASCRIPT_PLACE (INT32_MIN + 2)
 
 struct java_key {
 	uint64_t key;
 	uint32_t tgid;
 	int32_t at;
+	uint64_t fn; /* a JavaScript place's JSFunction (at JAVASCRIPT_PLACE), else 0 */
 };
 
 static bool java_method__equal(const void *key, uint32_t id, void *ctx)
@@ -214,12 +217,12 @@ static bool java_method__equal(const void *key, uint32_t id, void *ctx)
 	const struct processes *ps = ctx;
 	const struct java_method *m = &ps->java_methods[id];
 
-	return m->key == k->key && m->tgid == k->tgid && m->at == k->at;
+	return m->key == k->key && m->tgid == k->tgid && m->at == k->at && m->fn == k->fn;
 }
 
 static uint64_t java_key__hash(const struct java_key *k)
 {
-	return hash_u64(hash_u64(hash_u64(0, k->key), k->tgid), (uint32_t)k->at);
+	return hash_u64(hash_u64(hash_u64(hash_u64(0, k->key), k->tgid), (uint32_t)k->at), k->fn);
 }
 
 /* The entry of k, or NULL (*h its hash). */
@@ -259,6 +262,7 @@ static struct java_method *java_method__add(struct processes *ps, const struct j
 	m->key = k->key;
 	m->tgid = k->tgid;
 	m->at = k->at;
+	m->fn = k->fn;
 	return m;
 }
 
@@ -319,6 +323,80 @@ static uint32_t processes__javascript_location(struct processes *ps, uint32_t tg
 		return UINT32_MAX;
 	m->location = location;
 	return location;
+}
+
+/* Room for n more locations in java_frame_locs: false when out of memory. */
+static bool processes__frame_locs_room(struct processes *ps, uint32_t n)
+{
+	if (ps->njava_frame_locs + n > ps->cap_java_frame_locs) {
+		uint32_t cap = ps->cap_java_frame_locs ? ps->cap_java_frame_locs * 2 : 256;
+		uint32_t *grown;
+
+		while (cap < ps->njava_frame_locs + n)
+			cap *= 2;
+		grown = realloc(ps->java_frame_locs, cap * sizeof(*grown));
+		if (!grown)
+			return false;
+		ps->java_frame_locs = grown;
+		ps->cap_java_frame_locs = cap;
+	}
+	return true;
+}
+
+/*
+ * The locations of a JavaScript frame of process tgid, its function (the frame's word,
+ * bpf/v8_records.h) at pc (leaf: the interrupted instruction), into out (at most max),
+ * innermost first: the functions TurboFan inlined at that place, then the function
+ * itself, each at the line the place is at; the function alone at its first line where
+ * its place is not read (v8_procs__frames). Read once a (process, function, PC). The
+ * count written; 0 when more than max; UINT32_MAX when out of memory.
+ */
+static uint32_t processes__javascript_frames(struct processes *ps, uint32_t tgid, uint64_t frame,
+					     uint64_t pc, bool leaf, uint32_t *out, uint32_t max)
+{
+	struct java_key k = { pc, tgid, JAVASCRIPT_PLACE, frame & V8_FRAME_FUNCTION_MASK };
+	struct v8_named named[V8_MAX_INLINED];
+	uint32_t own, first;
+	struct java_method *m;
+	uint64_t h;
+	int got;
+
+	if (!(m = java_method__find(ps, &k, &h))) {
+		/* the function first: counted, named (or [JavaScript]) once */
+		own = processes__javascript_location(ps, tgid, frame);
+		if (own == UINT32_MAX)
+			return UINT32_MAX;
+		got = own != ps->javascript_location && ps->v8
+			      ? v8_procs__frames(ps->v8, (int)tgid, k.fn, pc, leaf, named,
+						 V8_MAX_INLINED)
+			      : 0;
+		if (!processes__frame_locs_room(ps, V8_MAX_INLINED + 1))
+			return UINT32_MAX;
+		first = ps->njava_frame_locs;
+		ps->stats.javascript_places++;
+		for (int i = 0; i < got; i++) {
+			uint32_t loc = processes__named_location(
+				ps, LANGUAGE_JAVASCRIPT, named[i].name, named[i].script,
+				named[i].line, named[i].first);
+
+			if (loc == UINT32_MAX)
+				return UINT32_MAX;
+			ps->java_frame_locs[ps->njava_frame_locs++] = loc;
+			ps->stats.javascript_at_line += named[i].at_line;
+		}
+		if (got > 1)
+			ps->stats.javascript_inlined += (uint64_t)got - 1;
+		if (got <= 0)
+			ps->java_frame_locs[ps->njava_frame_locs++] = own;
+		if (!(m = java_method__add(ps, &k, h)))
+			return UINT32_MAX;
+		m->location = first;
+		m->count = ps->njava_frame_locs - first;
+	}
+	if (m->count > max)
+		return 0;
+	memcpy(out, &ps->java_frame_locs[m->location], m->count * sizeof(*out));
+	return m->count;
 }
 
 /*
@@ -513,11 +591,30 @@ int processes__emit(struct processes *ps, struct process *proc, const struct sta
 			continue;
 		}
 		if ((s->ips[klen + i] & V8_FRAME_TAG_MASK) == V8_FRAME_TAG) {
-			/* A JavaScript frame: the function the kernel's walk read. */
-			ulocs[nu] = processes__javascript_location(ps, s->tgid, s->ips[klen + i]);
-			if (ulocs[nu] == UINT32_MAX)
+			/* A JavaScript frame: the function the kernel's walk read, and where
+			 * in it (the next word, when the walk had room for it): inlined
+			 * functions as their own frames. */
+			uint64_t frame = s->ips[klen + i];
+			uint32_t got;
+
+			if (i + 1 < ulen && (s->ips[klen + i + 1] & V8_FRAME_TAG_MASK) == V8_PC_TAG) {
+				got = processes__javascript_frames(
+					ps, s->tgid, frame, s->ips[klen + i + 1] & V8_PC_MASK, i == 0,
+					&ulocs[nu], RECORD_MAX_STACK - nu);
+				i++;
+			} else {
+				ulocs[nu] = processes__javascript_location(ps, s->tgid, frame);
+				got = ulocs[nu] == UINT32_MAX ? UINT32_MAX : 1;
+			}
+			if (got == UINT32_MAX)
 				return -ENOMEM;
-			is_eval[nu++] = false;
+			if (!got) {
+				ps->stats.truncated++;
+				break;
+			}
+			for (uint32_t j = 0; j < got; j++)
+				is_eval[nu + j] = false;
+			nu += got;
 			continue;
 		}
 		err = processes__user_location(ps, proc, addr, &loc);

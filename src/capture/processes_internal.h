@@ -66,6 +66,7 @@ struct processes {
 		uint64_t key;
 		uint32_t tgid;
 		int32_t at;	   /* a JSFunction's, a word's, or the bci (processes_frames.c) */
+		uint64_t fn;	   /* a JavaScript place's JSFunction (its PC is key) */
 		uint32_t location; /* its location, or a word's first in java_frame_locs */
 		uint32_t count;	   /* a word's locations */
 	} *java_methods;

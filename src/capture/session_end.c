@@ -117,7 +117,10 @@ static void capture_session__debug_v8(const struct capture_session *s)
 	report__error(s->config.report, MSG_CAPTURE_DEBUG_V8, walked, refused,
 		      (unsigned long long)st->javascript_functions,
 		      (unsigned long long)st->javascript_unnamed,
-		      (unsigned long long)st->javascript_lines);
+		      (unsigned long long)st->javascript_lines,
+		      (unsigned long long)st->javascript_places,
+		      (unsigned long long)st->javascript_at_line,
+		      (unsigned long long)st->javascript_inlined);
 }
 
 static void capture_session__debug_unwinding(const struct capture_session *s)

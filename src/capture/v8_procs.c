@@ -381,14 +381,96 @@ static const struct v8_line_ends *v8_procs__script(struct v8_procs *vp, const st
 	return err ? NULL : &sc->ends;
 }
 
+/* pid's layout and a reader of its memory: 0, or -ENOENT when pid is not walked. */
+static int v8_procs__layout(struct v8_procs *vp, int pid, struct v8_layout *l,
+			    struct jvm_memory_process *mp)
+{
+	bool found = false;
+
+	mp->pid = pid;
+	pthread_mutex_lock(&vp->lock);
+	mp->m = vp->mem;
+	for (size_t i = 0; i < vp->nprocs; i++) {
+		if (vp->procs[i].pid == pid && vp->procs[i].refusal == V8_OK) {
+			*l = vp->procs[i].layout;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vp->lock);
+	return found && mp->m ? 0 : -ENOENT;
+}
+
+/* The line of position pos in the script at script, 0 when not known. */
+static int32_t v8_procs__line(struct v8_procs *vp, const struct v8_layout *l,
+			      struct jvm_memory_process *mp, uint64_t script, int32_t pos)
+{
+	const struct v8_line_ends *ends;
+
+	if (pos < 0 || !script || !(ends = v8_procs__script(vp, l, mp, script)))
+		return 0;
+	return v8_line_ends__line(ends, pos);
+}
+
+int v8_procs__frames(struct v8_procs *vp, int pid, uint64_t fn, uint64_t pc, bool leaf,
+		     struct v8_named *out, unsigned max)
+{
+	struct v8_position where[V8_MAX_INLINED];
+	struct jvm_memory_process mp;
+	struct v8_layout l;
+	unsigned n = 0, k = 0;
+	int err;
+
+	if (!max)
+		return 0;
+	memset(&out[0], 0, sizeof(out[0]));
+	err = v8_procs__function_name(vp, pid, fn, out[0].name, out[0].script, &out[0].first);
+	if (err)
+		return err;
+	out[0].line = out[0].first;
+	if (v8_procs__layout(vp, pid, &l, &mp) ||
+	    v8_code__positions(&l, jvm_memory__read, &mp, fn, pc, leaf, where,
+			       max < V8_MAX_INLINED ? max : V8_MAX_INLINED, &n) != 0)
+		return 1;
+	/* fn's own, last: its name and first line as read above, its line where it was */
+	out[n - 1] = out[0];
+	for (unsigned i = 0; i < n; i++) {
+		struct v8_function f;
+		struct v8_named *o = &out[k];
+
+		if (i + 1 < n) {
+			if (v8_shared__describe(&l, jvm_memory__read, &mp, where[i].shared, &f))
+				continue; /* an inlined function not read: its caller's place */
+			memset(o, 0, sizeof(*o));
+			snprintf(o->name, sizeof(o->name), "%s",
+				 f.name[0] ? f.name : "(anonymous)");
+			snprintf(o->script, sizeof(o->script), "%s", f.script);
+			o->first = v8_procs__line(vp, &l, &mp, f.script_at, f.start);
+			o->line = v8_procs__line(vp, &l, &mp, f.script_at, where[i].offset);
+		} else {
+			struct v8_named own = out[n - 1];
+			uint64_t script = 0, shared = where[i].shared;
+
+			*o = own;
+			if (v8_shared__describe(&l, jvm_memory__read, &mp, shared, &f) == 0)
+				script = f.script_at;
+			o->line = v8_procs__line(vp, &l, &mp, script, where[i].offset);
+		}
+		o->at_line = o->line > 0;
+		if (!o->line)
+			o->line = o->first;
+		k++;
+	}
+	return (int)k;
+}
+
 int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf,
 			    char *script, int32_t *line)
 {
-	struct jvm_memory_process mp = { NULL, pid };
+	struct jvm_memory_process mp;
 	const struct v8_line_ends *ends;
 	struct v8_function f;
 	struct v8_layout l;
-	bool found = false;
 	int err;
 
 	buf[0] = '\0';
@@ -396,17 +478,7 @@ int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf
 		script[0] = '\0';
 		*line = 0;
 	}
-	pthread_mutex_lock(&vp->lock);
-	mp.m = vp->mem;
-	for (size_t i = 0; i < vp->nprocs; i++) {
-		if (vp->procs[i].pid == pid && vp->procs[i].refusal == V8_OK) {
-			l = vp->procs[i].layout;
-			found = true;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&vp->lock);
-	if (!found || !mp.m)
+	if (v8_procs__layout(vp, pid, &l, &mp))
 		return -ENOENT;
 	err = v8_function__describe(&l, jvm_memory__read, &mp, fn, &f);
 	if (err == -EINVAL) {

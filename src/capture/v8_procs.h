@@ -16,10 +16,12 @@
 #ifndef SLIDEOPS_CAPTURE_V8_PROCS_H
 #define SLIDEOPS_CAPTURE_V8_PROCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "capture/jvm_procs.h" /* jvm_memory_reader_fn: the one reader of both */
+#include "unwind/v8.h"
 
 struct unwinding_mapping;
 struct v8_procs;
@@ -49,6 +51,27 @@ void v8_procs__remove_process(struct v8_procs *vp, int pid);
  * error (of the name: the script and line are extra). */
 int v8_procs__function_name(struct v8_procs *vp, int pid, uint64_t fn, char *buf,
 			    char *script, int32_t *line);
+
+/* A JavaScript frame's function as v8_procs__frames names it. */
+struct v8_named {
+	char name[V8_MAX_NAME];	    /* "(anonymous)" for a function without one */
+	char script[V8_MAX_SCRIPT]; /* "" when it has none or it could not be read */
+	int32_t line;		    /* the line the frame is at: its first when not known */
+	int32_t first;		    /* the line it starts at; 0 when not found */
+	bool at_line;		    /* line is where the frame was, not the function's first */
+};
+
+/*
+ * Sampling side: the functions of pid's frame of the JSFunction fn at pc (leaf: the
+ * interrupted instruction, else a return address) into out (at most max), innermost
+ * first: each TurboFan inlined at that place, then fn's own, each at the line the place
+ * is at (v8_code__positions, the lines from v8_script__line_ends). Where the place is not
+ * read (interpreted or baseline code, code since replaced, a V8 that does not say), fn
+ * alone at its first line. The count (>= 1), or what v8_procs__function_name returns
+ * when fn itself is not named.
+ */
+int v8_procs__frames(struct v8_procs *vp, int pid, uint64_t fn, uint64_t pc, bool leaf,
+		     struct v8_named *out, unsigned max);
 
 /* Node processes whose walk began so far (each add that wrote its record), to tell
  * when a new one did: its functions are new, and the drain names them sooner. */

@@ -68,12 +68,45 @@ enum v8_const {
 	V8_FIXED_ARRAY_TYPE,	 /* type_FixedArray__FIXED_ARRAY_TYPE */
 	V8_FIXED_ARRAY_LENGTH,	 /* class_FixedArrayBase__length__SMI */
 	V8_FIXED_ARRAY_DATA,	 /* class_FixedArray__data__uintptr_t */
+	V8_CONST_LINES_END,
+	/* Where a frame is in its function's optimised code (v8_code.c): optional, some
+	 * exported by one V8 and not another (v8_layout's code offsets say what was
+	 * found or derived). */
+	V8_JS_FUNCTION_CODE_T = V8_CONST_LINES_END, /* class_JSFunction__code__CodeT (V8 10) */
+	V8_JS_FUNCTION_CODE,	     /* class_JSFunction__code__Code */
+	V8_JS_FUNCTION_FEEDBACK_CELL, /* class_JSFunction__raw_feedback_cell__FeedbackCell */
+	V8_JS_FUNCTION_PROTOTYPE,    /* class_JSFunction__prototype_or_initial_map__HeapObject */
+	V8_CODE_TYPE,		     /* type_Code__CODE_TYPE */
+	V8_CODE_POSITIONS,	     /* class_Code__source_position_table__ByteArray (V8 11) */
+	V8_CODE_DEOPT_DATA,	     /* class_Code__deoptimization_data__FixedArray (V8 11) */
+	V8_CODE_INSTRUCTION_START,   /* class_Code__instruction_start__uintptr_t (V8 10) */
+	V8_CODE_INSTRUCTION_SIZE,    /* class_Code__instruction_size__int (V8 10) */
+	V8_ISTREAM_TYPE,	     /* type_InstructionStream__INSTRUCTION_STREAM_TYPE (V8 11) */
+	V8_ISTREAM_START,	     /* class_InstructionStream__instruction_start__uintptr_t */
+	V8_BYTE_ARRAY_TYPE,	     /* type_ByteArray__BYTE_ARRAY_TYPE */
+	V8_DEOPT_INLINED_COUNT,	     /* DeoptimizationDataInlinedFunctionCountIndex */
+	V8_DEOPT_LITERALS,	     /* DeoptimizationDataLiteralArrayIndex */
+	V8_DEOPT_INLINING_POSITIONS, /* DeoptimizationDataInliningPositionsIndex */
 	V8_CONST_COUNT
+};
+
+/* Where a function's optimised code keeps what v8_code.c reads: from the constants, or
+ * derived from neighbouring ones where a V8 does not export them (docs/kernel.md). */
+struct v8_code_layout {
+	bool found;	   /* every offset below but the inlining's is known */
+	bool inlining;	   /* and the deoptimization data's indices */
+	int32_t function_code;   /* JSFunction: its Code */
+	int32_t positions, deopt; /* Code: its source position table, deoptimization data */
+	/* Code: where its instructions start, from the Code (V8 10: they follow its header)
+	 * or, when -1, from its InstructionStream (V8 11: found among its fields) */
+	int32_t start;
+	int32_t size; /* Code: its instructions' size (int32), -1 when not exported */
 };
 
 struct v8_layout {
 	int32_t c[V8_CONST_COUNT];
-	bool lines; /* every constant from V8_CONST_REQUIRED on was read */
+	bool lines; /* every constant from V8_CONST_REQUIRED to V8_CONST_LINES_END was read */
+	struct v8_code_layout code;
 	/* The builtins embedded in the binary's text (the interpreter's entry and bytecode
 	 * handlers among them): their file offset and size, from .symtab's
 	 * v8_Default_embedded_blob_code_ and _size_; where there is no .symtab (Debian's
@@ -143,6 +176,49 @@ struct v8_function {
  */
 int v8_function__describe(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
 			  struct v8_function *out);
+
+/*
+ * The function of SharedFunctionInfo shared, as v8_function__describe reads a JSFunction's
+ * (its name, script and start); its script_at is its Script's even when its start is not
+ * known. 0, -EINVAL (not a SharedFunctionInfo's fields), or the reader's error.
+ */
+int v8_shared__describe(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t shared,
+			struct v8_function *out);
+
+/* The most functions one place in optimised code is read as: its own and those inlined
+ * into it, innermost first. */
+#define V8_MAX_INLINED 8
+/* The most of a function's optimised code and of its source position table read. */
+#define V8_MAX_CODE_SIZE (1u << 20)
+#define V8_MAX_POSITIONS (1u << 16)
+
+/* One function at a place in optimised code: its SharedFunctionInfo (tagged) and the
+ * character offset in its script the place is at (-1: not known). */
+struct v8_position {
+	uint64_t shared;
+	int32_t offset;
+};
+
+/*
+ * Where the frame of JSFunction fn (tagged) at pc was, from its optimised code
+ * (TurboFan's, V8's own source position table: docs/kernel.md): out[0] the innermost
+ * function inlined at pc, out[*n - 1] fn's own, each at its place in its script. leaf:
+ * pc is the interrupted instruction, else a return address (its call is looked up). 0 and
+ * *n >= 1; -ENOENT (the layout does not say how, fn's code is not optimised code holding
+ * pc, or its table has no entry at or before it), -EINVAL (something read is not what it
+ * must be), or the reader's error. A chain of inlined functions not read leaves fn's own
+ * place alone (*n == 1).
+ */
+int v8_code__positions(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
+		       uint64_t pc, bool leaf, struct v8_position *out, unsigned max, unsigned *n);
+
+/*
+ * V8's source position table (len bytes, from a ByteArray): the SourcePosition (V8's
+ * bits: not external, script offset + 1 at bit 1, inlining id + 1 at bit 31) of the last
+ * entry at or before code offset off. 0, -ENOENT (none), -EINVAL (malformed: a number
+ * running off the table, code offsets going back).
+ */
+int v8_positions__find(const uint8_t *table, size_t len, int32_t off, uint64_t *pos);
 
 /* The most of a script's source read for its lines (characters), and of its line ends
  * kept: past them a function has no line. */

@@ -99,20 +99,20 @@ static int read_string(const struct heap *h, uint64_t s, char *name, size_t size
 	return err;
 }
 
-/* Forwarding addresses followed from a JSFunction's old place (shared_of). */
+/* Forwarding addresses followed from a JSFunction's old place (heap__function). */
 #define V8_FORWARDS 2
 
 /*
- * The SharedFunctionInfo of the JSFunction fn: 0, -EINVAL (fn is not one), or the reader's
- * error. A JSFunction a scavenge moved after it was sampled is followed to where it went:
- * its old place keeps, in its map word, its new address (V8's forwarding address: the
+ * The SharedFunctionInfo of the JSFunction *fn_at (v8_heap.h). A JSFunction a scavenge
+ * moved after it was sampled is followed to where it went: its old place keeps, in its map word, its new address (V8's forwarding address: the
  * object's untagged address, a word with the Smi tag where a map's tagged pointer should
  * be) until a later scavenge reuses that semispace; what is found there must still be a
  * JSFunction.
  */
-static int shared_of(const struct heap *h, uint64_t fn, uint64_t *shared)
+int heap__function(const struct heap *h, uint64_t *fn_at, uint64_t *shared)
 {
 	const struct v8_layout *l = h->l;
+	uint64_t fn = *fn_at;
 	uint16_t type;
 	int err;
 
@@ -135,6 +135,7 @@ static int shared_of(const struct heap *h, uint64_t fn, uint64_t *shared)
 		return err;
 	if (type != (uint32_t)l->c[V8_JS_FUNCTION_TYPE])
 		return -EINVAL;
+	*fn_at = fn;
 	return heap__field(h, fn, l->c[V8_JS_FUNCTION_SHARED], shared);
 }
 
@@ -235,16 +236,32 @@ int v8_function__describe(const struct v8_layout *l, v8_read_fn read, void *ctx,
 			  struct v8_function *out)
 {
 	struct heap h = { l, read, ctx };
-	uint64_t shared, n, s, inferred;
+	uint64_t shared;
+	int err;
+
+	out->name[0] = out->script[0] = '\0';
+	out->script_at = 0;
+	out->start = -1;
+	err = heap__function(&h, &fn, &shared);
+	if (!err)
+		err = v8_shared__describe(l, read, ctx, shared, out);
+	if (!err && out->start < 0)
+		out->script_at = 0; /* no start: nothing to find a line for */
+	return err;
+}
+
+int v8_shared__describe(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t shared,
+			struct v8_function *out)
+{
+	struct heap h = { l, read, ctx };
+	uint64_t n, s, inferred;
 	int32_t at = -1;
 	int err;
 
 	out->name[0] = out->script[0] = '\0';
 	out->script_at = 0;
 	out->start = -1;
-	err = shared_of(&h, fn, &shared);
-	if (!err)
-		err = heap__field(&h, shared, l->c[V8_SFI_NAME], &n);
+	err = heap__field(&h, shared, l->c[V8_SFI_NAME], &n);
 	if (err)
 		return err;
 	err = read_string(&h, n, out->name, V8_MAX_NAME);
@@ -275,7 +292,5 @@ int v8_function__describe(const struct v8_layout *l, v8_read_fn read, void *ctx,
 	/* a name that is a String: never compiled, no ScopeInfo (a function sampled has one) */
 	if (at >= 0)
 		out->start = start_of(&h, n, at);
-	if (out->start < 0)
-		out->script_at = 0;
 	return 0;
 }

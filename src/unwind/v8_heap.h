@@ -60,4 +60,9 @@ static inline int32_t heap__smi(const struct heap *h, uint64_t v, bool *ok)
 	return *ok ? (int32_t)((int64_t)v >> shift) : 0;
 }
 
+/* The JSFunction at *fn (followed to where a scavenge moved it: *fn updated) and its
+ * SharedFunctionInfo: 0, -EINVAL (not a JSFunction), or the reader's error
+ * (v8_function.c). */
+int heap__function(const struct heap *h, uint64_t *fn, uint64_t *shared);
+
 #endif

@@ -58,6 +58,21 @@ static const char *const names[V8_CONST_COUNT] = {
 	[V8_FIXED_ARRAY_TYPE] = "type_FixedArray__FIXED_ARRAY_TYPE",
 	[V8_FIXED_ARRAY_LENGTH] = "class_FixedArrayBase__length__SMI",
 	[V8_FIXED_ARRAY_DATA] = "class_FixedArray__data__uintptr_t",
+	[V8_JS_FUNCTION_CODE_T] = "class_JSFunction__code__CodeT",
+	[V8_JS_FUNCTION_CODE] = "class_JSFunction__code__Code",
+	[V8_JS_FUNCTION_FEEDBACK_CELL] = "class_JSFunction__raw_feedback_cell__FeedbackCell",
+	[V8_JS_FUNCTION_PROTOTYPE] = "class_JSFunction__prototype_or_initial_map__HeapObject",
+	[V8_CODE_TYPE] = "type_Code__CODE_TYPE",
+	[V8_CODE_POSITIONS] = "class_Code__source_position_table__ByteArray",
+	[V8_CODE_DEOPT_DATA] = "class_Code__deoptimization_data__FixedArray",
+	[V8_CODE_INSTRUCTION_START] = "class_Code__instruction_start__uintptr_t",
+	[V8_CODE_INSTRUCTION_SIZE] = "class_Code__instruction_size__int",
+	[V8_ISTREAM_TYPE] = "type_InstructionStream__INSTRUCTION_STREAM_TYPE",
+	[V8_ISTREAM_START] = "class_InstructionStream__instruction_start__uintptr_t",
+	[V8_BYTE_ARRAY_TYPE] = "type_ByteArray__BYTE_ARRAY_TYPE",
+	[V8_DEOPT_INLINED_COUNT] = "DeoptimizationDataInlinedFunctionCountIndex",
+	[V8_DEOPT_LITERALS] = "DeoptimizationDataLiteralArrayIndex",
+	[V8_DEOPT_INLINING_POSITIONS] = "DeoptimizationDataInliningPositionsIndex",
 };
 
 const char *v8_const__name(enum v8_const which)
@@ -341,6 +356,59 @@ static void builtins_from_accessors(const struct elf_reader *r, int dynsym, stru
 	l->builtins_size = size;
 }
 
+/*
+ * Where optimised code keeps what v8_code.c reads (l->code), from the constants or,
+ * where a V8 does not export them, derived from those it does:
+ * - the JSFunction's Code: exported by V8 10 (code, a CodeT); V8 11 exports neither it
+ *   nor its offset, only its neighbours': the word between the feedback cell and the
+ *   prototype (40, 48, 56 in Node 20), when they are one word apart.
+ * - the Code's source position table and deoptimization data: V8 11 exports both; V8 10
+ *   neither, but its instruction size: after the map come the relocation info, the
+ *   deoptimization data, the position table and the data container, then the size (at
+ *   40), so the two are the second and third words when the size is at the fifth.
+ * - its instructions: V8 10's follow the Code's header (instruction_start, its size
+ *   exported); V8 11's are in an InstructionStream the Code points to (found among its
+ *   fields, v8_code.c), from its instruction_start.
+ * Every object followed is checked for its type where it is read.
+ */
+static void code_layout_of(const struct found *f, struct v8_layout *l)
+{
+	struct v8_code_layout *c = &l->code;
+	const int32_t *v = l->c;
+	int32_t ts = v[V8_TAGGED_SIZE];
+
+	memset(c, 0, sizeof(*c));
+	c->function_code = c->positions = c->deopt = c->size = -1;
+	if (f->seen[V8_JS_FUNCTION_CODE_T])
+		c->function_code = v[V8_JS_FUNCTION_CODE_T];
+	else if (f->seen[V8_JS_FUNCTION_CODE])
+		c->function_code = v[V8_JS_FUNCTION_CODE];
+	else if (f->seen[V8_JS_FUNCTION_FEEDBACK_CELL] && f->seen[V8_JS_FUNCTION_PROTOTYPE] &&
+		 v[V8_JS_FUNCTION_PROTOTYPE] == v[V8_JS_FUNCTION_FEEDBACK_CELL] + 2 * ts)
+		c->function_code = v[V8_JS_FUNCTION_FEEDBACK_CELL] + ts;
+	if (f->seen[V8_CODE_POSITIONS] && f->seen[V8_CODE_DEOPT_DATA]) {
+		c->positions = v[V8_CODE_POSITIONS];
+		c->deopt = v[V8_CODE_DEOPT_DATA];
+	} else if (f->seen[V8_CODE_INSTRUCTION_SIZE] && v[V8_CODE_INSTRUCTION_SIZE] == 5 * ts) {
+		c->deopt = 2 * ts;
+		c->positions = 3 * ts;
+	}
+	if (f->seen[V8_CODE_INSTRUCTION_START]) {
+		c->start = v[V8_CODE_INSTRUCTION_START];
+		if (f->seen[V8_CODE_INSTRUCTION_SIZE])
+			c->size = v[V8_CODE_INSTRUCTION_SIZE];
+	} else if (f->seen[V8_ISTREAM_TYPE] && f->seen[V8_ISTREAM_START]) {
+		c->start = -1;
+	} else {
+		c->start = INT32_MIN;
+	}
+	c->found = l->lines && ts == 8 && c->function_code > 0 && c->positions > 0 &&
+		   c->deopt > 0 && c->start != INT32_MIN && f->seen[V8_CODE_TYPE] &&
+		   f->seen[V8_BYTE_ARRAY_TYPE];
+	c->inlining = c->found && f->seen[V8_DEOPT_INLINED_COUNT] && f->seen[V8_DEOPT_LITERALS] &&
+		      f->seen[V8_DEOPT_INLINING_POSITIONS];
+}
+
 int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 {
 	struct found f = { .l = l };
@@ -372,8 +440,9 @@ int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 		}
 	}
 	l->lines = true;
-	for (int i = V8_CONST_REQUIRED; i < V8_CONST_COUNT; i++)
+	for (int i = V8_CONST_REQUIRED; i < V8_CONST_LINES_END; i++)
 		l->lines &= f.seen[i];
+	code_layout_of(&f, l);
 	if (!err)
 		builtins_of(&r, &f, l);
 	if (!err && !l->builtins_size)

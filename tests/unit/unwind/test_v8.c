@@ -183,6 +183,17 @@ static void test_real_node18(void **state)
 	assert_int_equal(l.c[V8_SCOPE_INFO_FIRST_VARS], 3);
 	assert_true(l.lines);
 	assert_int_equal(l.c[V8_FIXED_ARRAY_TYPE], 179);
+	/* where a frame is in optimised code: V8 10 exports the JSFunction's code (a CodeT,
+	 * the Code itself here) and the Code's header size and instruction size (at 40),
+	 * from which its deoptimization data and position table (16, 24) are derived; not
+	 * the deoptimization data's indices: no inlined functions */
+	assert_true(l.code.found);
+	assert_false(l.code.inlining);
+	assert_int_equal(l.code.function_code, 48);
+	assert_int_equal(l.code.start, 128);
+	assert_int_equal(l.code.size, 40);
+	assert_int_equal(l.code.deopt, 16);
+	assert_int_equal(l.code.positions, 24);
 	/* no .symtab: the builtins from what DefaultEmbeddedBlobCode() and
 	 * ...CodeSize() return (18.20.4: 0xc9bf00, 0x15a980 bytes, in .text) */
 	assert_true(l.builtins_offset > 0);
