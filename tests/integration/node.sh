@@ -2,18 +2,22 @@
 # JavaScript functions by name from `slideops capture cpu` (issue 29): a real node runs
 # tests/workloads/invoices.js in a cgroup named as systemd names a unit's:
 #   ledger      runLedger() calls descendA, which recurses through descendB 12 deep down
-#               to computeTotals, a hot loop TurboFan compiles (node runs with
-#               --no-turbo-inlining, so that each call stays its own frame), then
-#               auditOnce, a loop V8 never optimises (the interpreter or baseline code)
-#   shortlived  the same program, started and killed mid-capture
+#               to computeTotals, a hot loop TurboFan compiles, calling applyRate (node
+#               runs with --no-turbo-inlining, so that each call stays its own frame),
+#               then auditOnce, a loop V8 never optimises (the interpreter or baseline
+#               code)
+#   inlined     the same program with TurboFan's inlining (node's default): applyRate
+#               inlined into computeTotals, most of the recursion into itself
+#   shortlived  the same program as ledger, started and killed mid-capture
 # The capture reads each node's layout from its binary (V8's v8dbg_ constants) and its
 # functions' names through the kernel (never /proc/PID/mem), and each JavaScript frame of
 # a sample is its function, with language JavaScript: computeTotals under the recursion
 # under runLedger, auditOnce under runLedger, node's own native frames (v8::Function::Call,
 # node::Start) below them; the group's answer is "most of it in" one of its loops, by
-# name, and each function's file is its script, its line where it is declared. A node
-# that starts mid-capture is named too; one that exits mid-capture breaks nothing: the
-# capture ends and saves.
+# name, and each function's file is its script, its first line where it is declared and
+# its frame's line where it was in its optimised code; inlined functions are frames of
+# their own, in their order. A node that starts mid-capture is named too; one that exits
+# mid-capture breaks nothing: the capture ends and saves.
 # NODE: the node run (/usr/bin/node); NODE_LIBRARY_PATH: its LD_LIBRARY_PATH, for a node
 # beside the installed one (node18.sh runs these assertions against Debian's Node 18,
 # whose V8 and its constants are in the libnode.so.108 it links).
@@ -35,22 +39,35 @@ echo "node: $NODE, $(env ${NODE_LIBRARY_PATH:+LD_LIBRARY_PATH="$NODE_LIBRARY_PAT
 workloads=$(cd "$(dirname "$0")/../workloads" && pwd)
 SECONDS_CAPTURE=${NODE_CAPTURE_SECONDS:-6}
 
-# start NAME: the workload in the cgroup of unit slideops-test-NAME.service, its output
-# in $WORK/NAME.out ("ready" after its first second of work).
+# start NAME [NODE OPTION...]: the workload in the cgroup of unit
+# slideops-test-NAME.service, its output in $WORK/NAME.out ("ready" after its first second
+# of work); the ledger and the short-lived one run with --no-turbo-inlining.
 start() {
-	local cg
-	cg=$(make_cgroup "system.slice/slideops-test-$1.service")
+	local cg name=$1
+	shift
+	[ $# -gt 0 ] || set -- --no-turbo-inlining
+	cg=$(make_cgroup "system.slice/slideops-test-$name.service")
 	start_in_cgroup "$cg" env ${NODE_LIBRARY_PATH:+LD_LIBRARY_PATH="$NODE_LIBRARY_PATH"} \
-		bash -c 'exec "$@" > "$0" 2>&1' "$WORK/$1.out" \
-		"$NODE" --no-turbo-inlining --allow-natives-syntax "$workloads/invoices.js"
+		bash -c 'exec "$@" > "$0" 2>&1' "$WORK/$name.out" \
+		"$NODE" "$@" --allow-natives-syntax "$workloads/invoices.js"
+}
+ready() {
+	for _ in $(seq 1 300); do
+		grep -q ready "$WORK/$1.out" 2>/dev/null && return
+		kill -0 "$2" 2>/dev/null || fail "node $1 ended: $(cat "$WORK/$1.out")"
+		sleep 0.1
+	done
+	fail "node $1 was not ready within 30 s"
 }
 pid=$(start ledger)
-for _ in $(seq 1 300); do
-	grep -q ready "$WORK/ledger.out" 2>/dev/null && break
-	kill -0 "$pid" 2>/dev/null || fail "node ended: $(cat "$WORK/ledger.out")"
-	sleep 0.1
-done
-grep -q ready "$WORK/ledger.out" || fail "node was not ready within 30 s"
+# inlined: the same program as node runs it by default, TurboFan inlining what it will
+# (applyRate into computeTotals, the recursion into itself); not on a V8 that does not
+# export where its inlined functions are (NODE_INLINED=0: Node 18)
+if [ "${NODE_INLINED:-1}" = 1 ]; then
+	inlined=$(start inlined --turbo-inlining)
+	ready inlined "$inlined"
+fi
+ready ledger "$pid"
 sleep 1 # computeTotals optimised
 
 # The short-lived node: started 1.5 s into the capture (sampling under way), killed 3 s
@@ -86,7 +103,7 @@ n=$(stacks ledger | awk '{ s += $NF } END { print s + 0 }')
 [ "$n" -ge 50 ] || fail "ledger: only $n samples"
 
 # computeTotals, optimised, beneath the recursion beneath runLedger, node's native
-# frames below.
+# frames below; applyRate, its callee, above it.
 share=$(stacks ledger | share_of "(^|;)computeTotals( |;)")
 awk -v s="$share" 'BEGIN { exit !(s >= 0.15) }' ||
 	fail "ledger: computeTotals in only $share of $n samples: $(stacks ledger | sort -t' ' -k2 -nr | head -3)"
@@ -94,6 +111,26 @@ wrong=$(stacks ledger | grep -E "(^|;)computeTotals( |;)" |
 	grep -vE "v8::Function::Call[^;]*;([^;]+;)*runLedger;descendA;(descendB;descendA;){12}computeTotals( |;)" || true)
 [ -z "$wrong" ] || fail "ledger: computeTotals out of its callers' order: $(echo "$wrong" | head -2)"
 echo "ledger: computeTotals in $share of $n samples, under 25 frames of recursion, runLedger and node's native frames"
+
+# The same program with TurboFan's inlining: applyRate and most of the recursion inlined
+# (one frame of machine code holding many functions), each a frame of its own again.
+if [ "${NODE_INLINED:-1}" = 1 ]; then
+	n=$(stacks inlined | awk '{ s += $NF } END { print s + 0 }')
+	[ "$n" -ge 50 ] || fail "inlined: only $n samples"
+	share=$(stacks inlined | share_of "(^|;)computeTotals;applyRate( |;)")
+	awk -v s="$share" 'BEGIN { exit !(s >= 0.15) }' ||
+		fail "inlined: computeTotals;applyRate (applyRate inlined) in only $share of $n samples: $(stacks inlined | sort -t' ' -k2 -nr | cut -c1-400 | head -3)"
+	# (grep, not awk's regex: mawk has no {12})
+	all=$(stacks inlined | grep -E "(^|;)computeTotals( |;)" | awk '{ s += $NF } END { print s + 0 }')
+	hit=$(stacks inlined | grep -E "v8::Function::Call[^;]*;([^;]+;)*runLedger;descendA;(descendB;descendA;){12}computeTotals( |;)" |
+		awk '{ s += $NF } END { print s + 0 }')
+	whole=$(awk -v h="$hit" -v a="$all" 'BEGIN { printf "%.3f\n", a ? h / a : 0 }')
+	awk -v s="$whole" 'BEGIN { exit !(s >= 0.9) }' ||
+		fail "inlined: only $whole of computeTotals' samples under its 25 callers in order: $(stacks inlined | grep -F computeTotals | grep -vE '(descendB;descendA;){12}computeTotals' | cut -c1-600 | head -2)"
+	inl=$(sed -n 's/.*JavaScript: .* \([0-9][0-9]*\) inlined frames.*/\1/p' "$WORK/capture.err" | tail -1)
+	[ "${inl:-0}" -gt 0 ] || fail "inlined: no inlined frame read: $(grep -F 'JavaScript:' "$WORK/capture.err")"
+	echo "inlined: computeTotals;applyRate in $share of $n samples; $whole of computeTotals' under its 25 callers in order ($inl inlined frames read)"
+fi
 
 # auditOnce, never optimised, under runLedger.
 stacks ledger | has -E "(^|;)runLedger;auditOnce( |;)" ||
@@ -117,7 +154,7 @@ jq -e '[.functions[] | select(.name == "computeTotals" and .language == "JavaScr
 	"$doc" >/dev/null || fail "computeTotals is not a JavaScript function: $(jq -c '[.functions[] | select(.name | test("computeTotals"))]' "$doc")"
 top=$(group ledger | jq -r .top_function)
 case $top in
-computeTotals | auditOnce) ;;
+computeTotals | applyRate | auditOnce) ;;
 *) fail "ledger: most of it in '$top', not one of its JavaScript loops" ;;
 esac
 echo "ledger: most of it in $top"
@@ -129,18 +166,23 @@ if command -v go >/dev/null; then
 		fail "no pprof export of $id"
 	go tool pprof -raw -symbolize=none "$WORK/profile.pb.gz" > "$WORK/raw" 2> "$WORK/raw.err" ||
 		fail "go tool pprof cannot read the export: $(cat "$WORK/raw.err")"
-	# and its line, where it is declared (the location's line and start_line: the frame
-	# carries the function, not where in it it was)
-	for f in computeTotals runLedger; do
-		line=$(grep -n "^function $f(" "$workloads/invoices.js" | cut -d: -f1)
-		[ -n "$line" ] || fail "no function $f in invoices.js"
-		grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $f $workloads/invoices\.js:$line s=$line$" "$WORK/raw" ||
-			fail "$f is not invoices.js from line $line in the pprof export: $(grep -E " $f " "$WORK/raw" | head -2)"
-		echo "ledger: $f in $workloads/invoices.js from line $line"
+	# and its lines: the one it is declared on (the location's start_line), and where
+	# the frame was (its line): computeTotals, optimised, at its call of applyRate
+	# (whether inlined or not); runLedger, whose frame is not in its own optimised code,
+	# at its first
+	for f in computeTotals:'s = applyRate(s, i);' applyRate:'return (s \* 31' runLedger:; do
+		at=${f#*:} f=${f%%:*}
+		first=$(grep -n "^function $f(" "$workloads/invoices.js" | cut -d: -f1)
+		[ -n "$first" ] || fail "no function $f in invoices.js"
+		line=$first
+		[ -z "$at" ] || line=$(grep -n "$at" "$workloads/invoices.js" | head -1 | cut -d: -f1)
+		grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $f $workloads/invoices\.js:$line s=$first$" "$WORK/raw" ||
+			fail "$f is not invoices.js at line $line from line $first in the pprof export: $(grep -E " $f " "$WORK/raw" | head -3)"
+		echo "ledger: $f in $workloads/invoices.js at line $line, from line $first"
 	done
-	lines=$(sed -n 's/.*JavaScript: .* \([0-9][0-9]*\) functions met, \([0-9][0-9]*\) of them not named, \([0-9][0-9]*\) named with their first line.*/\1 \2 \3/p' \
+	lines=$(sed -n 's/.*JavaScript: .* \([0-9][0-9]*\) functions met, \([0-9][0-9]*\) of them not named, \([0-9][0-9]*\) named with their first line; \([0-9][0-9]*\) places in their code met, \([0-9][0-9]*\) frames at the line.*/\1 \2 \3 \4 \5/p' \
 		"$WORK/capture.err" | tail -1)
-	echo "JavaScript functions met, not named, with a line: $lines"
+	echo "JavaScript functions met, not named, with a line; places met, frames at their line: $lines"
 else
 	echo "skipped: the functions' scripts and lines (no go tool pprof to read the pprof export)"
 fi

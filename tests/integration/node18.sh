@@ -28,4 +28,4 @@ esac
 	{ echo "FAIL: $node exports v8dbg_ constants itself: not the node this test is for" >&2; exit 1; }
 [ "$(nm -D "$lib/libnode.so.108" | grep -c ' v8dbg_off_fp_function$')" = 1 ] ||
 	{ echo "FAIL: $lib/libnode.so.108 exports no v8dbg_off_fp_function" >&2; exit 1; }
-NODE=$node NODE_LIBRARY_PATH=$lib exec bash "$(dirname "$0")/node.sh"
+NODE=$node NODE_LIBRARY_PATH=$lib NODE_INLINED=0 exec bash "$(dirname "$0")/node.sh"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * A node process with known function names for the JavaScript tests
- * (tests/integration/node.sh): computeTotals is a hot loop TurboFan compiles, reached
- * through descendA and descendB, which recurse into each other 12 deep (the test runs
- * node with --no-turbo-inlining, so that each stays its own frame), and auditOnce is a
+ * (tests/integration/node.sh): computeTotals is a hot loop TurboFan compiles, calling
+ * applyRate, reached through descendA and descendB, which recurse into each other 12
+ * deep (the test runs node with --no-turbo-inlining, so that each stays its own frame,
+ * and without, where TurboFan inlines applyRate and the recursion), and auditOnce is a
  * loop V8 is told never to optimise (%NeverOptimizeFunction: it runs in the interpreter
  * or its baseline code). Each turn of runLedger runs both, a few milliseconds each.
  * Runs until killed; prints "ready" after its first second.
@@ -12,10 +13,14 @@
 
 let sink = 0;
 
+function applyRate(s, i) {
+	return (s * 31 + (i ^ (s >>> 7))) % 1000000007;
+}
+
 function computeTotals(seed) {
 	let s = seed;
 	for (let i = 0; i < 2000000; i++)
-		s = (s * 31 + (i ^ (s >>> 7))) % 1000000007;
+		s = applyRate(s, i);
 	return s;
 }
 
