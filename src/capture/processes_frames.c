@@ -457,15 +457,8 @@ static uint32_t processes__java_frames(struct processes *ps, uint32_t tgid, uint
 		if (!ps->jvm || jvm_procs__frame_scopes(ps->jvm, (int)tgid, word, scopes,
 							JVM_MAX_SCOPES, &n))
 			n = 0;
-		if (ps->njava_frame_locs + JVM_MAX_SCOPES > ps->cap_java_frame_locs) {
-			uint32_t cap = ps->cap_java_frame_locs ? ps->cap_java_frame_locs * 2 : 256;
-			uint32_t *grown = realloc(ps->java_frame_locs, cap * sizeof(*grown));
-
-			if (!grown)
-				return UINT32_MAX;
-			ps->java_frame_locs = grown;
-			ps->cap_java_frame_locs = cap;
-		}
+		if (!processes__frame_locs_room(ps, JVM_MAX_SCOPES))
+			return UINT32_MAX;
 		for (unsigned i = 0; i < n; i++) {
 			uint32_t loc = processes__java_method_location(ps, tgid, scopes[i].method,
 								       scopes[i].bci);
