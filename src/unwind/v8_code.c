@@ -23,6 +23,7 @@
 #define POSITION_OFFSET_MASK ((1ull << 30) - 1)
 #define POSITION_INLINING_SHIFT 31
 #define POSITION_INLINING_MASK ((1ull << 16) - 1)
+#define POSITION_MAX ((int64_t)1 << 47) /* the 47 bits those use */
 /* An InliningPosition: the call's SourcePosition, then the inlined function's index
  * among the deoptimization data's literals (an int), padded to 16 bytes. */
 #define INLINING_POSITION_SIZE 16
@@ -68,12 +69,16 @@ int v8_positions__find(const uint8_t *table, size_t len, int32_t off, uint64_t *
 	while (at < len) {
 		if (table_number(table, len, &at, &dc) || table_number(table, len, &at, &dp))
 			return -EINVAL;
-		/* the code offset's delta, its sign saying whether a statement begins there */
+		/* the code offset's delta, its sign saying whether a statement begins there;
+		 * both kept within what a Code and a SourcePosition can hold */
+		if (dc < -(int64_t)INT32_MAX - 1 || dc > INT32_MAX || dp < -POSITION_MAX ||
+		    dp > POSITION_MAX)
+			return -EINVAL;
 		if (dc < 0)
 			dc = -(dc + 1);
 		code += dc;
 		position += dp;
-		if (code > INT32_MAX || position < 0)
+		if (code > INT32_MAX || position < 0 || position > POSITION_MAX)
 			return -EINVAL;
 		if (code > off)
 			break;
@@ -124,14 +129,14 @@ static int array_at(const struct heap *h, uint64_t a, int32_t len, int32_t i, ui
 /*
  * Where code's instructions start (and how long they are: V8_MAX_CODE_SIZE when the
  * layout does not say). V8 10: after the Code's header. V8 11: in the InstructionStream
- * among the Code's first fields whose instructions' start is also among them (its entry
- * point, a raw address). 0, -ENOENT, or the reader's error.
+ * among the Code's fields whose instructions' start is also among them (its entry point,
+ * a raw address). 0, -ENOENT, or the reader's error.
  */
 static int code_instructions(const struct heap *h, uint64_t code, uint64_t *start,
 			     uint64_t *size)
 {
 	const struct v8_code_layout *c = &h->l->code;
-	uint64_t w[12];
+	uint64_t w[11]; /* V8 11's Code: 88 bytes */
 	int err;
 
 	*size = V8_MAX_CODE_SIZE;

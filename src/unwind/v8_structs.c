@@ -379,12 +379,16 @@ static void code_layout_of(const struct found *f, struct v8_layout *l)
 
 	memset(c, 0, sizeof(*c));
 	c->function_code = c->positions = c->deopt = c->size = -1;
+	if (ts != 8 || !l->lines)
+		return; /* pointer compression: not read (nor are the names) */
 	if (f->seen[V8_JS_FUNCTION_CODE_T])
 		c->function_code = v[V8_JS_FUNCTION_CODE_T];
 	else if (f->seen[V8_JS_FUNCTION_CODE])
 		c->function_code = v[V8_JS_FUNCTION_CODE];
 	else if (f->seen[V8_JS_FUNCTION_FEEDBACK_CELL] && f->seen[V8_JS_FUNCTION_PROTOTYPE] &&
-		 v[V8_JS_FUNCTION_PROTOTYPE] == v[V8_JS_FUNCTION_FEEDBACK_CELL] + 2 * ts)
+		 v[V8_JS_FUNCTION_FEEDBACK_CELL] > 0 && v[V8_JS_FUNCTION_FEEDBACK_CELL] < 4096 &&
+		 (int64_t)v[V8_JS_FUNCTION_PROTOTYPE] ==
+			 (int64_t)v[V8_JS_FUNCTION_FEEDBACK_CELL] + 2 * ts)
 		c->function_code = v[V8_JS_FUNCTION_FEEDBACK_CELL] + ts;
 	if (f->seen[V8_CODE_POSITIONS] && f->seen[V8_CODE_DEOPT_DATA]) {
 		c->positions = v[V8_CODE_POSITIONS];
@@ -402,7 +406,7 @@ static void code_layout_of(const struct found *f, struct v8_layout *l)
 	} else {
 		c->start = INT32_MIN;
 	}
-	c->found = l->lines && ts == 8 && c->function_code > 0 && c->positions > 0 &&
+	c->found = c->function_code > 0 && c->positions > 0 &&
 		   c->deopt > 0 && c->start != INT32_MIN && f->seen[V8_CODE_TYPE] &&
 		   f->seen[V8_BYTE_ARRAY_TYPE];
 	c->inlining = c->found && f->seen[V8_DEOPT_INLINED_COUNT] && f->seen[V8_DEOPT_LITERALS] &&
