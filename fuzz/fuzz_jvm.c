@@ -53,7 +53,8 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
  * builtins from .symtab or .dynsym's accessors, which must lie within the file), then as
  * a node's memory, where the first word is a JSFunction to name with the layout read or,
  * when refused, one whose offsets are Node 20's (its type numbers made up: any is as good
- * to a fuzzer), and the second a PC in its optimised code; and as a source position table.
+ * to a fuzzer), and the second a PC in its optimised or baseline code; and as a source
+ * position table, and a baseline Code's offset table and bytecodes.
  */
 static void fuzz_v8(int fd, const struct mem *m)
 {
@@ -75,6 +76,7 @@ static void fuzz_v8(int fd, const struct mem *m)
 		[V8_CODE_TYPE] = 245, [V8_ISTREAM_TYPE] = 252, [V8_ISTREAM_START] = 16,
 		[V8_BYTE_ARRAY_TYPE] = 190, [V8_DEOPT_INLINED_COUNT] = 1,
 		[V8_DEOPT_LITERALS] = 2, [V8_DEOPT_INLINING_POSITIONS] = 7,
+		[V8_BYTECODE_ARRAY_TYPE] = 191, [V8_BYTECODE_ARRAY_DATA] = 54,
 	};
 	struct v8_position where[V8_MAX_INLINED];
 	struct v8_layout l;
@@ -86,7 +88,12 @@ static void fuzz_v8(int fd, const struct mem *m)
 		memset(&l, 0, sizeof(l));
 		memcpy(l.c, node20, sizeof(node20));
 		l.lines = true;
-		l.code = (struct v8_code_layout){ true, true, 48, 24, 16, -1, -1 };
+		l.code = (struct v8_code_layout){ true, true, 48, 24, 16, -1, -1, true, 32 };
+		/* bytecodes of 1 to 4 bytes (opcode % 4 + 1), doubled and quadrupled */
+		l.nbytecodes = V8_MAX_BYTECODES;
+		for (int i = 0; i < V8_MAX_BYTECODES; i++)
+			for (int scale = 0; scale < 3; scale++)
+				l.bytecode_sizes[scale][i] = (uint8_t)((i % 4 + 1) << scale);
 	} else {
 		check(l.builtins_offset + l.builtins_size <= m->size);
 	}
@@ -98,6 +105,14 @@ static void fuzz_v8(int fd, const struct mem *m)
 	 * PC in its optimised code (v8_code.c) */
 	if (v8_positions__find(m->data, m->size, (int32_t)(pc & 0xffff), &pos) == 0)
 		check(pos <= INT64_MAX);
+	/* and its halves as a baseline Code's offset table and its bytecodes */
+	{
+		int32_t bc;
+
+		if (v8_bytecode__at_pc(&l, m->data, m->size / 2, m->data + m->size / 2,
+				       m->size - m->size / 2, (uint32_t)(pc & 0xffff), &bc) == 0)
+			check(bc >= 0 && (size_t)bc < m->size - m->size / 2);
+	}
 	if (v8_code__positions(&l, mem_read, (void *)m, BASE + fn, BASE + pc, pc & 1, where,
 			       V8_MAX_INLINED, &n) == 0)
 		check(n >= 1 && n <= V8_MAX_INLINED);

@@ -87,8 +87,13 @@ enum v8_const {
 	V8_DEOPT_INLINED_COUNT,	     /* DeoptimizationDataInlinedFunctionCountIndex */
 	V8_DEOPT_LITERALS,	     /* DeoptimizationDataLiteralArrayIndex */
 	V8_DEOPT_INLINING_POSITIONS, /* DeoptimizationDataInliningPositionsIndex */
+	V8_BYTECODE_ARRAY_TYPE,	     /* type_BytecodeArray__BYTECODE_ARRAY_TYPE */
+	V8_BYTECODE_ARRAY_DATA,	     /* class_BytecodeArray__data__uintptr_t: its bytecodes */
 	V8_CONST_COUNT
 };
+
+/* Bytecodes V8 may have (an opcode is a byte). */
+#define V8_MAX_BYTECODES 256
 
 /* Where a function's optimised code keeps what v8_code.c reads: from the constants, or
  * derived from neighbouring ones where a V8 does not export them (docs/kernel.md). */
@@ -101,12 +106,23 @@ struct v8_code_layout {
 	 * or, when -1, from its InstructionStream (V8 11: found among its fields) */
 	int32_t start;
 	int32_t size; /* Code: its instructions' size (int32), -1 when not exported */
+	/* Baseline (Sparkplug) code: its bytecodes' sizes are known (v8_layout's) and a
+	 * BytecodeArray's source position table is at bytecode_positions (derived: after
+	 * the map, the length, the constant pool and the handler table). */
+	bool baseline;
+	int32_t bytecode_positions;
 };
 
 struct v8_layout {
 	int32_t c[V8_CONST_COUNT];
 	bool lines; /* every constant from V8_CONST_REQUIRED to V8_CONST_LINES_END was read */
 	struct v8_code_layout code;
+	/* The size in bytes of each bytecode (its opcode and operands) at each operand scale
+	 * (1, 2 after a Wide prefix, 4 after an ExtraWide one), V8's own table
+	 * (interpreter::Bytecodes::kBytecodeSizes, in .symtab or .dynsym); nbytecodes 0 where
+	 * the binary has none. */
+	uint8_t bytecode_sizes[3][V8_MAX_BYTECODES];
+	uint16_t nbytecodes;
 	/* The builtins embedded in the binary's text (the interpreter's entry and bytecode
 	 * handlers among them): their file offset and size, from .symtab's
 	 * v8_Default_embedded_blob_code_ and _size_; where there is no .symtab (Debian's
@@ -202,7 +218,8 @@ struct v8_position {
 /*
  * Where the frame of JSFunction fn (tagged) at pc was, from its optimised code
  * (TurboFan's, V8's own source position table: docs/kernel.md): out[0] the innermost
- * function inlined at pc, out[*n - 1] fn's own, each at its place in its script. leaf:
+ * function inlined at pc, out[*n - 1] fn's own, each at its place in its script; from its
+ * baseline (Sparkplug) code, fn's own place alone (the bytecode's, v8_bytecode__at_pc). leaf:
  * pc is the interrupted instruction, else a return address (its call is looked up). 0 and
  * *n >= 1; -ENOENT (the layout does not say how, fn's code is not optimised code holding
  * pc, or its table has no entry at or before it), -EINVAL (something read is not what it
@@ -211,6 +228,22 @@ struct v8_position {
  */
 int v8_code__positions(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
 		       uint64_t pc, bool leaf, struct v8_position *out, unsigned max, unsigned *n);
+
+/* V8's operand-scale prefixes: the bytecode after one has its operands 2 or 4 bytes
+ * wide (interpreter::Bytecode::kWide, kExtraWide: the first two opcodes). */
+#define V8_BYTECODE_WIDE 0
+#define V8_BYTECODE_EXTRA_WIDE 1
+
+/*
+ * The bytecode (its offset) whose baseline code holds code offset pc_offset (a return
+ * address's; a leaf's + 1): offsets is the Code's bytecode offset table (noffsets bytes:
+ * the prologue's length, then each bytecode's code's, unsigned, 7 bits a byte), bytecodes
+ * the BytecodeArray's bytes, walked with l's bytecode sizes. 0, -ENOENT (in the prologue,
+ * or past the table), -EINVAL (malformed, an opcode l does not know).
+ */
+int v8_bytecode__at_pc(const struct v8_layout *l, const uint8_t *offsets, size_t noffsets,
+		       const uint8_t *bytecodes, size_t nbytecodes, uint32_t pc_offset,
+		       int32_t *bytecode);
 
 /*
  * V8's source position table (len bytes, from a ByteArray): the SourcePosition (V8's

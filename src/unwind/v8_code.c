@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Where a JavaScript frame was in its function's optimised code (v8.h): the function's
- * Code (the JSFunction's), the place of the frame's PC in its instructions, the entry of
- * V8's own source position table at or before it (a script offset and an inlining id),
- * and, up the inlining ids, each function TurboFan inlined there, from the Code's
- * deoptimization data (its inlined functions and where each was called). The same data
+ * Where a JavaScript frame was in its function's optimised or baseline code (v8.h): the
+ * function's Code (the JSFunction's), the place of the frame's PC in its instructions,
+ * the entry of V8's own source position table at or before it (a script offset and an
+ * inlining id), and, up the inlining ids, each function TurboFan inlined there, from the
+ * Code's deoptimization data (its inlined functions and where each was called); in
+ * baseline code, the bytecode whose code holds the PC, and its place in the bytecodes'
+ * own position table. The same data
  * V8 reads for its own stack traces and CPU profiler; every read bounded and checked.
  */
 #include "unwind/v8.h"
@@ -242,13 +244,137 @@ static int inlined(const struct heap *h, uint64_t deopt, uint64_t *pos, struct v
 	return 0;
 }
 
+/* A ByteArray's bytes (at most max of them): 0 and *bytes (free it) and *len, -ENOENT
+ * (empty or longer), -ENOMEM, -EINVAL, or the reader's error. */
+static int byte_array(const struct heap *h, uint64_t a, int32_t data, uint32_t max,
+		      uint8_t **bytes, int32_t *len)
+{
+	int err = array_length(h, a, len);
+
+	if (err)
+		return err;
+	if (!*len || (uint32_t)*len > max)
+		return -ENOENT;
+	*bytes = malloc((size_t)*len);
+	if (!*bytes)
+		return -ENOMEM;
+	err = h->read(h->ctx, a - heap__tag(h) + (uint64_t)(uint32_t)data, *bytes, (size_t)*len);
+	if (err) {
+		free(*bytes);
+		*bytes = NULL;
+	}
+	return err;
+}
+
+/* An unsigned number of a baseline Code's offset table at *at (7 bits a byte, low first,
+ * the top bit saying more follow): -EINVAL when it runs off the table. */
+static int table_unsigned(const uint8_t *t, size_t len, size_t *at, uint64_t *v)
+{
+	unsigned shift = 0;
+	uint8_t b;
+
+	*v = 0;
+	do {
+		if (*at >= len || shift > 35)
+			return -EINVAL;
+		b = t[(*at)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	return 0;
+}
+
+int v8_bytecode__at_pc(const struct v8_layout *l, const uint8_t *offsets, size_t noffsets,
+		       const uint8_t *bytecodes, size_t nbytecodes, uint32_t pc_offset,
+		       int32_t *bytecode)
+{
+	uint64_t end, step;
+	size_t at = 0, bc = 0;
+	int32_t current = -1;
+
+	/* the prologue's end, then each bytecode's code's length, in the bytecodes' order */
+	if (!l->nbytecodes || table_unsigned(offsets, noffsets, &at, &end))
+		return -EINVAL;
+	while (end < pc_offset) {
+		unsigned scale = 0, prefix = 0, size;
+		uint8_t op;
+
+		if (bc >= nbytecodes || at >= noffsets)
+			return -ENOENT; /* past the code the table covers */
+		op = bytecodes[bc];
+		if (op == V8_BYTECODE_WIDE || op == V8_BYTECODE_EXTRA_WIDE) {
+			scale = op == V8_BYTECODE_WIDE ? 1 : 2;
+			prefix = 1;
+			if (bc + 1 >= nbytecodes)
+				return -EINVAL;
+			op = bytecodes[bc + 1];
+		}
+		if (op >= l->nbytecodes)
+			return -EINVAL;
+		size = prefix + l->bytecode_sizes[scale][op];
+		current = (int32_t)bc;
+		bc += size;
+		if (table_unsigned(offsets, noffsets, &at, &step))
+			return -EINVAL;
+		end += step;
+	}
+	if (current < 0)
+		return -ENOENT; /* the prologue: no bytecode yet */
+	*bytecode = current;
+	return 0;
+}
+
+/*
+ * The place of baseline (Sparkplug) code's PC (its offset pc_offset: a return address's,
+ * or a leaf's + 1, as V8 looks it up): the bytecode whose code holds it (the Code's
+ * offset table, walked with the bytecodes' sizes), then that bytecode's position in the
+ * BytecodeArray's own source position table (V8 makes it when it must: without it, no
+ * place). 0 and *offset, -ENOENT, -EINVAL, or the reader's error.
+ */
+static int baseline_place(const struct heap *h, uint64_t bytecodes, uint64_t offsets,
+			  uint32_t pc_offset, int32_t *offset)
+{
+	const struct v8_layout *l = h->l;
+	uint8_t *table = NULL, *code = NULL, *positions = NULL;
+	int32_t ntable, ncode, npositions, bytecode;
+	uint64_t pos_table, pos = 0;
+	int err;
+
+	err = typed_field(h, bytecodes, l->code.bytecode_positions, l->c[V8_BYTE_ARRAY_TYPE],
+			  &pos_table);
+	if (err)
+		return -ENOENT; /* no table yet (V8's lazy source positions) */
+	err = byte_array(h, offsets, l->c[V8_FIXED_ARRAY_DATA], V8_MAX_POSITIONS, &table, &ntable);
+	if (!err)
+		err = byte_array(h, bytecodes, l->c[V8_BYTECODE_ARRAY_DATA], V8_MAX_POSITIONS, &code,
+				 &ncode);
+	if (!err)
+		err = v8_bytecode__at_pc(l, table, (size_t)ntable, code, (size_t)ncode, pc_offset,
+					 &bytecode);
+	if (!err)
+		err = byte_array(h, pos_table, l->c[V8_FIXED_ARRAY_DATA], V8_MAX_POSITIONS,
+				 &positions, &npositions);
+	if (!err)
+		err = v8_positions__find(positions, (size_t)npositions, bytecode, &pos);
+	free(table);
+	free(code);
+	free(positions);
+	if (err)
+		return err;
+	if ((pos & POSITION_EXTERNAL) || position_inlining(pos) >= 0)
+		return -ENOENT;
+	*offset = position_offset(pos);
+	return 0;
+}
+
 int v8_code__positions(const struct v8_layout *l, v8_read_fn read, void *ctx, uint64_t fn,
 		       uint64_t pc, bool leaf, struct v8_position *out, unsigned max, unsigned *n)
 {
 	struct heap h = { l, read, ctx };
 	uint64_t shared, code, deopt, table, start = 0, size = 0, pos = 0;
-	uint8_t *bytes;
+	uint8_t *bytes = NULL;
 	int32_t len, off;
+	bool baseline;
 	unsigned k = 0;
 	int err;
 
@@ -260,9 +386,16 @@ int v8_code__positions(const struct v8_layout *l, v8_read_fn read, void *ctx, ui
 		err = typed_field(&h, fn, l->code.function_code, l->c[V8_CODE_TYPE], &code);
 	if (err)
 		return err;
-	/* Optimised code: deoptimization data (a baseline Code keeps its bytecode there) */
-	if (typed_field(&h, code, l->code.deopt, l->c[V8_FIXED_ARRAY_TYPE], &deopt) ||
-	    typed_field(&h, code, l->code.positions, l->c[V8_BYTE_ARRAY_TYPE], &table))
+	/* Optimised code: its deoptimization data and position table; baseline code keeps
+	 * its BytecodeArray and its offset table in those two slots */
+	if (typed_field(&h, code, l->code.positions, l->c[V8_BYTE_ARRAY_TYPE], &table))
+		return -ENOENT;
+	if (typed_field(&h, code, l->code.deopt, l->c[V8_FIXED_ARRAY_TYPE], &deopt) == 0)
+		baseline = false;
+	else if (l->code.baseline &&
+		 typed_field(&h, code, l->code.deopt, l->c[V8_BYTECODE_ARRAY_TYPE], &deopt) == 0)
+		baseline = true;
+	else
 		return -ENOENT;
 	err = code_instructions(&h, code, &start, &size);
 	if (err)
@@ -270,16 +403,16 @@ int v8_code__positions(const struct v8_layout *l, v8_read_fn read, void *ctx, ui
 	if (pc < start + !leaf || pc - start - !leaf >= size)
 		return -ENOENT; /* not this code's: interpreted, or since replaced */
 	off = (int32_t)(pc - start - !leaf);
-	err = array_length(&h, table, &len);
-	if (err)
-		return err;
-	if (!len || (uint32_t)len > V8_MAX_POSITIONS)
-		return -ENOENT;
-	bytes = malloc((size_t)len);
-	if (!bytes)
-		return -ENOMEM;
-	err = read(ctx, table - heap__tag(&h) + (uint64_t)(uint32_t)l->c[V8_FIXED_ARRAY_DATA],
-		   bytes, (size_t)len);
+	if (baseline) {
+		/* V8 looks a return address up as is, a leaf's PC as the next byte */
+		err = baseline_place(&h, deopt, table, (uint32_t)off + 1, &out[0].offset);
+		if (err)
+			return err;
+		out[0].shared = shared;
+		*n = 1;
+		return 0;
+	}
+	err = byte_array(&h, table, l->c[V8_FIXED_ARRAY_DATA], V8_MAX_POSITIONS, &bytes, &len);
 	if (!err)
 		err = v8_positions__find(bytes, (size_t)len, off, &pos);
 	free(bytes);

@@ -73,6 +73,8 @@ static const char *const names[V8_CONST_COUNT] = {
 	[V8_DEOPT_INLINED_COUNT] = "DeoptimizationDataInlinedFunctionCountIndex",
 	[V8_DEOPT_LITERALS] = "DeoptimizationDataLiteralArrayIndex",
 	[V8_DEOPT_INLINING_POSITIONS] = "DeoptimizationDataInliningPositionsIndex",
+	[V8_BYTECODE_ARRAY_TYPE] = "type_BytecodeArray__BYTECODE_ARRAY_TYPE",
+	[V8_BYTECODE_ARRAY_DATA] = "class_BytecodeArray__data__uintptr_t",
 };
 
 const char *v8_const__name(enum v8_const which)
@@ -87,7 +89,15 @@ struct found {
 	uint64_t blob_value, size_value; /* .symtab's values of the builtins' two symbols */
 	int blob_section, size_section;
 	uint64_t code_fn, size_fn; /* .dynsym's two accessors of them (libnode: no .symtab) */
+	uint64_t sizes_value, sizes_size; /* interpreter::Bytecodes::kBytecodeSizes */
 };
+
+#define V8_BYTECODE_SIZES_SYMBOL "_ZN2v88internal11interpreter9Bytecodes14kBytecodeSizesE"
+
+/* V8's table of bytecodes' sizes, in .dynsym (libnode) or .symtab (node): a byte each,
+ * three operand scales. */
+static void one_sizes(const struct elf_reader *r, const struct elf_shdr *str,
+		      const Elf64_Sym *s, struct found *f);
 
 #define V8_BLOB_SYMBOL "v8_Default_embedded_blob_code_"
 #define V8_BLOB_SIZE_SYMBOL "v8_Default_embedded_blob_code_size_"
@@ -140,6 +150,7 @@ static void one(const struct elf_reader *r, const struct elf_shdr *str, const El
 	char name[V8_NAME_MAX + 1];
 	int32_t v;
 
+	one_sizes(r, str, s, f);
 	if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || s->st_shndx == SHN_UNDEF ||
 	    s->st_size != sizeof(int32_t) || symbol_name(r, str, s, name, sizeof(name)))
 		return;
@@ -157,12 +168,28 @@ static void one(const struct elf_reader *r, const struct elf_shdr *str, const El
 	}
 }
 
-/* The embedded builtins' two symbols, where .symtab has them. */
+static void one_sizes(const struct elf_reader *r, const struct elf_shdr *str,
+		      const Elf64_Sym *s, struct found *f)
+{
+	char name[sizeof(V8_BYTECODE_SIZES_SYMBOL) + 1]; /* one more: a longer one differs */
+
+	if (f->sizes_size || ELF64_ST_TYPE(s->st_info) != STT_OBJECT ||
+	    s->st_shndx == SHN_UNDEF || s->st_size % 3 || s->st_size / 3 > V8_MAX_BYTECODES ||
+	    s->st_size < 3 || symbol_name(r, str, s, name, sizeof(name)) ||
+	    strcmp(name, V8_BYTECODE_SIZES_SYMBOL) != 0)
+		return;
+	f->sizes_value = s->st_value;
+	f->sizes_size = s->st_size;
+}
+
+/* The embedded builtins' two symbols, where .symtab has them (and the bytecodes' sizes,
+ * where .dynsym had not). */
 static void one_builtins(const struct elf_reader *r, const struct elf_shdr *str,
 			 const Elf64_Sym *s, struct found *f)
 {
 	char name[sizeof(V8_BLOB_SIZE_SYMBOL)];
 
+	one_sizes(r, str, s, f);
 	/* both are labels (no type, no size): a handful of node's 100,000 symbols, so
 	 * only their names are read */
 	if (ELF64_ST_TYPE(s->st_info) != STT_NOTYPE || s->st_size != 0 ||
@@ -356,6 +383,25 @@ static void builtins_from_accessors(const struct elf_reader *r, int dynsym, stru
 	l->builtins_size = size;
 }
 
+/* The bytecodes' sizes into l from the table one_sizes found (in a section with
+ * contents); nbytecodes left 0 without it, or when a size is 0. */
+static void bytecode_sizes_of(const struct elf_reader *r, const struct found *f,
+			      struct v8_layout *l)
+{
+	uint64_t off, n = f->sizes_size / 3;
+
+	if (!f->sizes_size || file_offset(r, f->sizes_value, f->sizes_size, false, &off))
+		return;
+	for (int scale = 0; scale < 3; scale++) {
+		if (elf_reader__pread(r, l->bytecode_sizes[scale], (size_t)n, off + scale * n) < 0)
+			return;
+		for (uint64_t i = 0; i < n; i++)
+			if (!l->bytecode_sizes[scale][i])
+				return;
+	}
+	l->nbytecodes = (uint16_t)n;
+}
+
 /*
  * Where optimised code keeps what v8_code.c reads (l->code), from the constants or,
  * where a V8 does not export them, derived from those it does:
@@ -411,6 +457,12 @@ static void code_layout_of(const struct found *f, struct v8_layout *l)
 		   f->seen[V8_BYTE_ARRAY_TYPE];
 	c->inlining = c->found && f->seen[V8_DEOPT_INLINED_COUNT] && f->seen[V8_DEOPT_LITERALS] &&
 		      f->seen[V8_DEOPT_INLINING_POSITIONS];
+	/* baseline code: a BytecodeArray is a FixedArrayBase (map, length) followed by its
+	 * constant pool, handler table and source position table (V8 10 and 11) */
+	c->bytecode_positions = v[V8_FIXED_ARRAY_LENGTH] == ts ? 4 * ts : -1;
+	c->baseline = c->found && l->nbytecodes && c->bytecode_positions > 0 &&
+		      f->seen[V8_BYTECODE_ARRAY_TYPE] && f->seen[V8_BYTECODE_ARRAY_DATA] &&
+		      v[V8_BYTECODE_ARRAY_DATA] > 0 && v[V8_BYTECODE_ARRAY_DATA] < 4096;
 }
 
 int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
@@ -446,11 +498,13 @@ int v8_layout__read(int fd, struct v8_layout *l, enum v8_const *missing)
 	l->lines = true;
 	for (int i = V8_CONST_REQUIRED; i < V8_CONST_LINES_END; i++)
 		l->lines &= f.seen[i];
-	code_layout_of(&f, l);
 	if (!err)
 		builtins_of(&r, &f, l);
 	if (!err && !l->builtins_size)
 		builtins_from_accessors(&r, index, &f, l);
+	if (!err)
+		bytecode_sizes_of(&r, &f, l);
+	code_layout_of(&f, l);
 out_close:
 	if (err)
 		memset(l, 0, sizeof(*l));

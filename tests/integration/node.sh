@@ -168,9 +168,11 @@ if command -v go >/dev/null; then
 		fail "go tool pprof cannot read the export: $(cat "$WORK/raw.err")"
 	# and its lines: the one it is declared on (the location's start_line), and where
 	# the frame was (its line): computeTotals, optimised, at its call of applyRate
-	# (whether inlined or not); runLedger, whose frame is not in its own optimised code,
-	# at its first
-	for f in computeTotals:'s = applyRate(s, i);' applyRate:'return (s \* 31' runLedger:; do
+	# (whether inlined or not); auditOnce (never optimised: baseline code, once V8 has
+	# compiled it so) in its loop; descendA, baseline code too, at its calls; runLedger,
+	# whose frame is not in its own current code (OSR's), at its first
+	for f in computeTotals:'s = applyRate(s, i);' applyRate:'return (s \* 31' \
+		auditOnce:'s = (s ^ ((s << 13)' descendA:'return depth === 0' runLedger:; do
 		at=${f#*:} f=${f%%:*}
 		first=$(grep -n "^function $f(" "$workloads/invoices.js" | cut -d: -f1)
 		[ -n "$first" ] || fail "no function $f in invoices.js"

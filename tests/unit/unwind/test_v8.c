@@ -194,6 +194,10 @@ static void test_real_node18(void **state)
 	assert_int_equal(l.code.size, 40);
 	assert_int_equal(l.code.deopt, 16);
 	assert_int_equal(l.code.positions, 24);
+	/* and baseline code's: the bytecodes' sizes from .dynsym (libnode exports them) */
+	assert_true(l.code.baseline);
+	assert_int_equal(l.nbytecodes, 198);
+	assert_int_equal(l.c[V8_BYTECODE_ARRAY_DATA], 56);
 	/* no .symtab: the builtins from what DefaultEmbeddedBlobCode() and
 	 * ...CodeSize() return (18.20.4: 0xc9bf00, 0x15a980 bytes, in .text) */
 	assert_true(l.builtins_offset > 0);

@@ -2,10 +2,11 @@
 /*
  * Where a JavaScript frame was in its function's optimised code (src/unwind/v8_code.c):
  * V8's source position table decoded (tables encoded here as V8's SourcePositionTable-
- * Builder does, and malformed ones), the layouts derived, and a real node (/usr/bin/node,
- * Node 20) whose TurboFan code of settleAll has recordLine inlined, blocked in a read that
- * recordLine's inlined body called: the return address into settleAll's code names
- * recordLine at its call's line, then settleAll at its call of recordLine, read through /proc/PID/mem of
+ * Builder does, and malformed ones), the bytecode a baseline PC is in, the layouts
+ * derived, and a real node (/usr/bin/node, Node 20) whose TurboFan code of settleAll has
+ * recordLine inlined, blocked in a read below ledgerNote's baseline code: the return
+ * address into settleAll's code names recordLine at its call's line, then settleAll at
+ * its call of recordLine; ledgerNote's, ledgerNote at its call, read through /proc/PID/mem of
  * this test's own child (the stand-in for the capture's page reader, as in test_v8.c).
  */
 #include <setjmp.h>
@@ -122,6 +123,79 @@ static void test_table(void **state)
 	}
 }
 
+/* ---- baseline code: the bytecode whose code holds a PC ---- */
+
+static void test_bytecode_at_pc(void **state)
+{
+	struct v8_layout l;
+	/* opcodes 2 (1 byte), 3 (3 bytes; 5 at scale 2, 9 at 4), 4 (2 bytes) */
+	static const uint8_t bytecodes[] = {
+		2,		  /* @0 */
+		3, 7, 7,	  /* @1 */
+		V8_BYTECODE_WIDE, 3, 7, 7, 7, 7, /* @4: 1 + 5 */
+		4, 9,		  /* @10 */
+	};
+	/* the prologue 16 bytes of code, then each bytecode's: 4, 10, 200, 3 */
+	static const uint8_t offsets[] = { 16, 4, 10, 0xc8, 0x01, 3 };
+	int32_t bc = -1;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	l.nbytecodes = 5;
+	memset(l.bytecode_sizes, 1, sizeof(l.bytecode_sizes));
+	l.bytecode_sizes[0][3] = 3;
+	l.bytecode_sizes[1][3] = 5;
+	l.bytecode_sizes[2][3] = 9;
+	l.bytecode_sizes[0][4] = 2;
+	/* code [16, 20) is @0's, [20, 30) @1's, [30, 230) @4's, [230, 233) @10's; a return
+	 * address at a bytecode's code's end is its call's */
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
+					    sizeof(bytecodes), 16, &bc),
+			 -ENOENT); /* the prologue */
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
+					    sizeof(bytecodes), 17, &bc),
+			 0);
+	assert_int_equal(bc, 0);
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
+					    sizeof(bytecodes), 20, &bc),
+			 0);
+	assert_int_equal(bc, 0);
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
+					    sizeof(bytecodes), 21, &bc),
+			 0);
+	assert_int_equal(bc, 1);
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
+					    sizeof(bytecodes), 229, &bc),
+			 0);
+	assert_int_equal(bc, 4); /* the Wide one: its prefix and its operands skipped */
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
+					    sizeof(bytecodes), 232, &bc),
+			 0);
+	assert_int_equal(bc, 10);
+	/* past the code the table covers */
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
+					    sizeof(bytecodes), 300, &bc),
+			 -ENOENT);
+	/* malformed: a table number cut, an opcode the layout does not know, a prefix last,
+	 * no sizes at all */
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, 4, bytecodes, sizeof(bytecodes), 229, &bc),
+			 -EINVAL);
+	{
+		uint8_t unknown[] = { 2, 9 }, prefix_last[] = { 2, V8_BYTECODE_EXTRA_WIDE };
+
+		assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), unknown,
+						    sizeof(unknown), 25, &bc),
+				 -EINVAL);
+		assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), prefix_last,
+						    sizeof(prefix_last), 25, &bc),
+				 -EINVAL);
+	}
+	l.nbytecodes = 0;
+	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
+					    sizeof(bytecodes), 17, &bc),
+			 -EINVAL);
+}
+
 /* ---- the layouts: what each node exports, and what is derived ---- */
 
 static void test_layouts(void **state)
@@ -147,17 +221,29 @@ static void test_layouts(void **state)
 	assert_int_equal(l.code.start, -1);
 	assert_int_equal(l.c[V8_ISTREAM_START], 16);
 	assert_int_equal(l.c[V8_DEOPT_INLINING_POSITIONS], 7);
+	/* baseline code: V8's bytecodes' sizes from .symtab (198 opcodes in V8 11.3; Mov
+	 * is 3 bytes, LdaZero 1, LdaSmi 2 and 3 after Wide, as --print-bytecode shows them) */
+	assert_true(l.code.baseline);
+	assert_int_equal(l.nbytecodes, 198);
+	assert_int_equal(l.code.bytecode_positions, 32);
+	assert_int_equal(l.c[V8_BYTECODE_ARRAY_DATA], 54);
+	assert_int_equal(l.bytecode_sizes[0][0x19], 3);
+	assert_int_equal(l.bytecode_sizes[0][0x0c], 1);
+	assert_int_equal(l.bytecode_sizes[0][0x0d], 2);
+	assert_int_equal(l.bytecode_sizes[1][0x0d], 3);
 }
 
 /* ---- a real node ---- */
 
 /*
  * settleAll is optimised (TurboFan, on demand, until it is: V8 at times throws the first
- * code away) with recordLine inlined; recordLine calls readOne, which reads a byte of fd:
- * /dev/zero while warming up (every path runs before TurboFan compiles it), then stdin, a
- * pipe this test never writes, where the last call blocks. Whatever TurboFan inlined of
- * readOne and node's fs, the place settleAll's code was at names recordLine at its call
- * of readOne, inlined in settleAll at its call of recordLine.
+ * code away) with recordLine inlined; recordLine calls ledgerNote, which V8 never
+ * optimises (nor inlines) and compiles to baseline (Sparkplug) code; it calls readOne,
+ * which reads a byte of fd: /dev/zero while warming up (every path runs before TurboFan
+ * compiles it), then stdin, a pipe this test never writes, where the last call blocks.
+ * The place settleAll's code was at names recordLine at its call of ledgerNote, inlined
+ * in settleAll at its call of recordLine; ledgerNote's baseline code is at its call of
+ * readOne.
  */
 static const char script[] =
 	"const fs = require('fs');\n"
@@ -167,9 +253,14 @@ static const char script[] =
 	"  fs.readSync(fd, b);\n"
 	"  return 1;\n"
 	"}\n"
+	"function ledgerNote(n) {\n"
+	"  const t = n + 1;\n"
+	"  return t + readOne();\n"
+	"}\n"
+	"%NeverOptimizeFunction(ledgerNote);\n"
 	"function recordLine(n) {\n"
 	"  const r = n * 3;\n"
-	"  return r + readOne();\n"
+	"  return r + ledgerNote(r);\n"
 	"}\n"
 	"function settleAll(n) {\n"
 	"  let s = 0;\n"
@@ -183,6 +274,7 @@ static const char script[] =
 	"  %OptimizeFunctionOnNextCall(settleAll);\n"
 	"  settleAll(100);\n"
 	"}\n"
+	"%CompileBaseline(ledgerNote);\n"
 	"fd = 0;\n"
 	"settleAll(1);\n";
 
@@ -282,6 +374,45 @@ static int32_t line_at(const struct v8_layout *l, int *mem, const struct v8_posi
 	return line;
 }
 
+/*
+ * The frame of the function named name on the stack above sp, as the kernel's walk
+ * follows frame pointers: the one whose function slot (fp - 16, off_fp_function) holds
+ * it; *fn that JSFunction, *ret the return address into its code (after its callee's
+ * saved fp, the one that is its fp). The chain: from each word that starts five links up
+ * the stack (node's own C++ frames may keep no frame pointer) until one reaches it.
+ */
+static void frame_of(const struct v8_layout *l, int *mem, uint64_t sp, const char *name,
+		     uint64_t *fn, uint64_t *ret)
+{
+	struct v8_function f;
+
+	*fn = *ret = 0;
+	for (uint64_t at = sp; at < sp + 64 * 1024 && !*ret; at += 8) {
+		uint64_t cur = at, prev = 0;
+		int links = 0;
+
+		while (links < 5 && cur >= sp && cur < sp + 256 * 1024 &&
+		       stack_word(mem, cur) > cur && stack_word(mem, cur) < cur + 64 * 1024) {
+			cur = stack_word(mem, cur);
+			links++;
+		}
+		if (links < 5)
+			continue;
+		for (cur = at; cur >= sp && cur < sp + 256 * 1024 && !*ret;
+		     prev = cur, cur = stack_word(mem, cur)) {
+			uint64_t w = stack_word(mem, cur + (uint64_t)(int64_t)l->c[V8_OFF_FP_FUNCTION]);
+
+			if (prev && v8_function__describe(l, mem_read, mem, w, &f) == 0 &&
+			    strcmp(f.name, name) == 0) {
+				*fn = w;
+				*ret = stack_word(mem, prev + 8);
+			}
+			if (stack_word(mem, cur) <= cur)
+				break;
+		}
+	}
+}
+
 static void test_real_inlined(void **state)
 {
 	char dir[] = "/tmp/slideops-v8code-XXXXXX", file[64];
@@ -309,35 +440,7 @@ static void test_real_inlined(void **state)
 	assert_true(fputs(script, out) >= 0);
 	fclose(out);
 	pid = start_node(file, &in_w, &mem, &sp);
-	/* The frame pointers' chain, as the kernel's walk follows it: settleAll's frame is
-	 * the one whose function slot (fp - 16, off_fp_function) holds settleAll, its
-	 * callee's the one whose saved fp is it, the return address into settleAll's code
-	 * after that. The chain: from each word that starts five links up the stack (node's
-	 * own C++ frames may keep no frame pointer) until one reaches settleAll's. */
-	for (uint64_t at = sp; at < sp + 64 * 1024 && !ret; at += 8) {
-		uint64_t cur = at, prev = 0;
-		int links = 0;
-
-		while (links < 5 && cur >= sp && cur < sp + 256 * 1024 &&
-		       stack_word(&mem, cur) > cur && stack_word(&mem, cur) < cur + 64 * 1024) {
-			cur = stack_word(&mem, cur);
-			links++;
-		}
-		if (links < 5)
-			continue;
-		for (cur = at; cur >= sp && cur < sp + 256 * 1024 && !ret;
-		     prev = cur, cur = stack_word(&mem, cur)) {
-			uint64_t w = stack_word(&mem, cur + (uint64_t)(int64_t)l.c[V8_OFF_FP_FUNCTION]);
-
-			if (prev && v8_function__describe(&l, mem_read, &mem, w, &f) == 0 &&
-			    strcmp(f.name, "settleAll") == 0) {
-				fn = w;
-				ret = stack_word(&mem, prev + 8);
-			}
-			if (stack_word(&mem, cur) <= cur)
-				break;
-		}
-	}
+	frame_of(&l, &mem, sp, "settleAll", &fn, &ret);
 	assert_true(fn != 0);
 	assert_true(ret != 0);
 	assert_int_equal(v8_code__positions(&l, mem_read, &mem, fn, ret, false, where,
@@ -350,11 +453,11 @@ static void test_real_inlined(void **state)
 		unsigned got = n;
 
 		/* settleAll at its call of recordLine; recordLine, inlined, at its call of
-		 * readOne (inlined too, and node's fs, or not: before it) */
+		 * ledgerNote */
 		assert_int_equal(line_at(&l, &mem, &where[n - 1], name), line_of("s += recordLine(i)"));
 		assert_string_equal(name, "settleAll");
 		assert_int_equal(line_at(&l, &mem, &where[n - 2], name),
-				 line_of("return r + readOne()"));
+				 line_of("return r + ledgerNote(r)"));
 		assert_string_equal(name, "recordLine");
 		for (unsigned i = 0; i + 2 < n; i++) {
 			assert_int_equal(v8_shared__describe(&l, mem_read, &mem, where[i].shared, &f), 0);
@@ -377,6 +480,27 @@ static void test_real_inlined(void **state)
 	assert_int_equal(n, 0);
 	assert_true(v8_code__positions(&l, mem_read, &mem, fn + 8, ret, false, where,
 				       V8_MAX_INLINED, &n) < 0);
+	/* ledgerNote's baseline code, at its call of readOne: its own place alone */
+	{
+		uint64_t note, note_ret;
+		char name[V8_MAX_NAME];
+
+		assert_true(l.code.baseline);
+		frame_of(&l, &mem, sp, "ledgerNote", &note, &note_ret);
+		assert_true(note != 0 && note_ret != 0);
+		assert_int_equal(v8_code__positions(&l, mem_read, &mem, note, note_ret, false,
+						    where, V8_MAX_INLINED, &n),
+				 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(line_at(&l, &mem, &where[0], name), line_of("return t + readOne()"));
+		assert_string_equal(name, "ledgerNote");
+		/* without the bytecodes' sizes: not read */
+		l.code.baseline = false;
+		assert_int_equal(v8_code__positions(&l, mem_read, &mem, note, note_ret, false,
+						    where, V8_MAX_INLINED, &n),
+				 -ENOENT);
+		l.code.baseline = true;
+	}
 	/* a layout that does not say how: refused */
 	l.code.found = false;
 	assert_int_equal(v8_code__positions(&l, mem_read, &mem, fn, ret, false, where,
@@ -394,6 +518,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_bytecode_at_pc),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_real_inlined),
 	};
