@@ -42,15 +42,26 @@ while True:
     time.sleep(1000)
 PY
 
-# start NAME CMD...: CMD in the cgroup of unit slideops-test-NAME.service.
+# start NAME NTHREADS CMD...: CMD in the cgroup of unit slideops-test-NAME.service, a
+# process that blocks with NTHREADS threads (its pid and NTHREADS kept in $started).
+started=()
 start() {
-	local name=$1; shift
+	local name=$1 n=$2; shift 2
 	local cg
 	cg=$(make_cgroup "system.slice/slideops-test-$name.service")
-	start_in_cgroup "$cg" "$@" >/dev/null
+	started+=("$(start_in_cgroup "$cg" "$@"):$n")
+}
+# blocked PID N: the process has N threads and every one of them is asleep.
+blocked() {
+	local t st n=0
+	for t in /proc/"$1"/task/*; do
+		read -r _ _ st _ < "$t/stat" 2>/dev/null && [ "$st" = S ] || return 1
+		n=$((n + 1))
+	done
+	[ "$n" = "$2" ]
 }
 
-start nofp "$WORK/nofp"
+start nofp 3 "$WORK/nofp"
 pythons=()
 for v in 8 9 10 11 12 13; do
 	py=$(ls -d "$PYENV"/3."$v".*/bin/python3."$v" 2>/dev/null | head -1 || true)
@@ -58,16 +69,24 @@ for v in 8 9 10 11 12 13; do
 		echo "skipped: CPython 3.$v is not installed under $PYENV"
 		continue
 	fi
-	start "py3$v" "$py" "$WORK/blocked.py"
+	start "py3$v" 2 "$py" "$WORK/blocked.py"
 	pythons+=("py3$v")
 done
 if [ -x /usr/bin/python3.11 ]; then
-	start debian311 /usr/bin/python3.11 "$WORK/blocked.py"
+	start debian311 2 /usr/bin/python3.11 "$WORK/blocked.py"
 	pythons+=(debian311)
 else
 	echo "skipped: Debian's /usr/bin/python3.11 is not installed"
 fi
-sleep 1
+# Until every one is where it blocks, every thread made: under emulation on a busy host
+# seven interpreters took a minute and a half to start. A bound on a hung start only.
+for p in "${started[@]}"; do
+	for _ in $(seq 3000); do
+		blocked "${p%:*}" "${p#*:}" && continue 2
+		sleep 0.1
+	done
+	fail "process ${p%:*} did not block with its ${p#*:} threads: $(cat /proc/"${p%:*}"/cmdline | tr '\0' ' ')"
+done
 
 # A kernel that cannot pass a task to a BPF function (before 6.8) walks Python only for
 # threads on a CPU, and says so: a blocked Python thread keeps its interpreter's C frames.

@@ -10,10 +10,13 @@ export SLIDEOPS=${KT_SLIDEOPS:-$KT_REPO/build/slideops}
 # The integration tests' workloads, as `make` built them: not beside $SLIDEOPS, which is a
 # copy under build/kernels/ (tests/integration/lib.sh looks beside it otherwise).
 export WORKLOADS=${WORKLOADS:-$KT_REPO/build/tests/workloads}
-# An emulated CPU runs every instruction many times slower: reading binaries gets 8 times
+# An emulated CPU runs every instruction many times slower: reading binaries gets 32 times
 # the time a real server's capture allows (binaries_budget__in_force), or the functions of
-# the workloads go unnamed when the host is busy.
-export SLIDEOPS_READ_TIME_FACTOR=${SLIDEOPS_READ_TIME_FACTOR:-8}
+# the workloads go unnamed when the host is busy. Under TCG the guest's CPU clocks count
+# the time the host took its vCPUs away (no steal time): with both vCPUs on one host CPU,
+# 6.12's threads snapshot in threads_stacks ran out of 8 times (32 s) after seven
+# libpythons, before nofp, whose wait_for_input stayed nofp+0x1288 (not_read: "ran out").
+export SLIDEOPS_READ_TIME_FACTOR=${SLIDEOPS_READ_TIME_FACTOR:-32}
 # The guest's root is the host's, over 9p: every binary on it would be copied by a guarded
 # reader (an exec of slideops, seconds under emulation), so few are read within a short
 # capture. 9p here is the test's own and answers; tests/integration/hung_mount.sh tests the
