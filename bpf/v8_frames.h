@@ -4,8 +4,9 @@
  * in (src/capture/v8_procs.c writes its struct v8_proc in v8_procs), each frame whose PC
  * is in one of its code ranges and whose frame is a JavaScript one goes into the sample
  * as its tagged JSFunction (V8_FRAME_TAG, v8_records.h) and its PC (V8_PC_TAG, the word
- * after it); user space names each once per process. V8 keeps a frame pointer in every frame it builds, so the step is rbp's: the
- * caller's PC at fp + 8, its fp at fp, its sp fp + 16.
+ * after it); user space names each once per process. V8 keeps a frame pointer in every
+ * frame it builds, so the step is rbp's: the caller's PC at fp + 8, its fp at fp, its sp
+ * fp + 16.
  *
  * Which frames are JavaScript's: V8's standard frame keeps, below the saved fp, the
  * function's Context (off_fp_context) and its JSFunction (off_fp_function); a typed

@@ -444,7 +444,9 @@ static void code_layout_of(const struct found *f, struct v8_layout *l)
 		c->positions = 3 * ts;
 	}
 	if (f->seen[V8_CODE_INSTRUCTION_START]) {
-		c->start = v[V8_CODE_INSTRUCTION_START];
+		c->start = v[V8_CODE_INSTRUCTION_START] >= 0 && v[V8_CODE_INSTRUCTION_START] < 4096
+				   ? v[V8_CODE_INSTRUCTION_START]
+				   : INT32_MIN;
 		if (f->seen[V8_CODE_INSTRUCTION_SIZE])
 			c->size = v[V8_CODE_INSTRUCTION_SIZE];
 	} else if (f->seen[V8_ISTREAM_TYPE] && f->seen[V8_ISTREAM_START]) {
