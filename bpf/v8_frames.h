@@ -94,8 +94,17 @@ static __always_inline int v8_frame_body(struct unwind_walk *w, struct unwind_pc
 		return 1; /* reason stays UNWIND_STOP_DEPTH */
 	pcs->pc[at & UNWIND_USER_PCS_MASK] = V8_FRAME_TAG | (slot[0] & V8_FRAME_FUNCTION_MASK);
 	at++;
-	if (at < w->end && at < UNWIND_USER_PCS) /* and where in it (V8_PC_TAG) */
-		pcs->pc[at++ & UNWIND_USER_PCS_MASK] = V8_PC_TAG | (ip & V8_PC_MASK);
+	if (at < w->end && at < UNWIND_USER_PCS) { /* and where in it (V8_PC_TAG) */
+		__u32 i = at;
+
+		/* the mask where the verifier sees it: the compiler would drop it as
+		 * redundant with the bound just tested, which 6.1's verifier does not
+		 * carry over to this register ("R7 max value is outside of the allowed
+		 * memory range": the full walker refused) */
+		asm volatile("" : "+r"(i));
+		pcs->pc[i & UNWIND_USER_PCS_MASK] = V8_PC_TAG | (ip & V8_PC_MASK);
+		at++;
+	}
 	w->at = at;
 	if (bp + 16 <= sp) {
 		w->reason = UNWIND_STOP_NOT_GROWING;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `slideops check` on the real kernel: as root every requirement is met and the cpu
-# question can run (exit 0); a missing tracefs is mounted; as an unprivileged user it
+# question can run (exit 0), each with the full stack walker; a missing tracefs is mounted; as an unprivileged user it
 # says plainly what is missing and what to do (exit 1). The JSON document is as
 # docs/architecture.md has it.
 source "$(dirname "$0")/lib.sh"
@@ -25,6 +25,11 @@ jq -e '.kernel_supports.cpu == true and (.question_details | map_values(length >
 "$SLIDEOPS" check > "$WORK/root.txt" || fail "text check as root failed"
 head -1 "$WORK/root.txt" | has "^This server can be profiled" ||
 	fail "the text check does not say so first: $(cat "$WORK/root.txt")"
+# Every kernel tested (this machine's; 6.1 and 6.12 in the kernel matrix) takes the full
+# stack walker: one that loads only the smaller one (frame pointers) still answers, and
+# says so, which is how 6.1 once refused it unnoticed (a mask the compiler dropped).
+! grep -q "refused the full stack walker" "$WORK/root.txt" ||
+	fail "this kernel refused the full stack walker: $(grep -m1 "refused the full stack walker" "$WORK/root.txt")"
 
 # tracefs is mounted when missing (mount it back if the test took it away).
 if mountpoint -q /sys/kernel/tracing && umount /sys/kernel/tracing 2>/dev/null; then
