@@ -566,6 +566,11 @@ int processes__emit(struct processes *ps, struct process *proc, const struct sta
 		struct prof_location loc = { 0 };
 		uint64_t addr = s->ips[klen + i] - (i > 0);
 
+		if (nu >= RECORD_MAX_STACK) {
+			/* runtimes' inlined frames filled it before the words ended */
+			ps->stats.truncated++;
+			break;
+		}
 		if (JVM_FRAME_IS_JAVA(s->ips[klen + i])) {
 			/* A Java frame: the methods the kernel's walk read, inlined ones as
 			 * their own frames. */
