@@ -343,6 +343,30 @@ static bool processes__frame_locs_room(struct processes *ps, uint32_t n)
 	return true;
 }
 
+/* A new entry for k (its hash h) holding the frame's locations from first to the end of
+ * java_frame_locs. NULL: out of memory. */
+static struct java_method *processes__keep_frames(struct processes *ps, const struct java_key *k,
+						  uint64_t h, uint32_t first)
+{
+	struct java_method *m = java_method__add(ps, k, h);
+
+	if (m) {
+		m->location = first;
+		m->count = ps->njava_frame_locs - first;
+	}
+	return m;
+}
+
+/* The locations m keeps (a frame's) into out: their count, 0 when more than max. */
+static uint32_t processes__kept_frames(const struct processes *ps, const struct java_method *m,
+				       uint32_t *out, uint32_t max)
+{
+	if (m->count > max)
+		return 0;
+	memcpy(out, &ps->java_frame_locs[m->location], m->count * sizeof(*out));
+	return m->count;
+}
+
 /*
  * The locations of a JavaScript frame of process tgid, its function (the frame's word,
  * bpf/v8_records.h) at pc (leaf: the interrupted instruction), into out (at most max),
@@ -388,15 +412,10 @@ static uint32_t processes__javascript_frames(struct processes *ps, uint32_t tgid
 			ps->stats.javascript_inlined += (uint64_t)got - 1;
 		if (got <= 0)
 			ps->java_frame_locs[ps->njava_frame_locs++] = own;
-		if (!(m = java_method__add(ps, &k, h)))
+		if (!(m = processes__keep_frames(ps, &k, h, first)))
 			return UINT32_MAX;
-		m->location = first;
-		m->count = ps->njava_frame_locs - first;
 	}
-	if (m->count > max)
-		return 0;
-	memcpy(out, &ps->java_frame_locs[m->location], m->count * sizeof(*out));
-	return m->count;
+	return processes__kept_frames(ps, m, out, max);
 }
 
 /*
@@ -475,15 +494,10 @@ static uint32_t processes__java_frames(struct processes *ps, uint32_t tgid, uint
 		}
 		if (n > 1)
 			ps->stats.java_inlined += n - 1;
-		if (!(m = java_method__add(ps, &k, h)))
+		if (!(m = processes__keep_frames(ps, &k, h, first)))
 			return UINT32_MAX;
-		m->location = first;
-		m->count = ps->njava_frame_locs - first;
 	}
-	if (m->count > max)
-		return 0;
-	memcpy(out, &ps->java_frame_locs[m->location], m->count * sizeof(*out));
-	return m->count;
+	return processes__kept_frames(ps, m, out, max);
 }
 
 /*
@@ -571,31 +585,20 @@ int processes__emit(struct processes *ps, struct process *proc, const struct sta
 			ps->stats.truncated++;
 			break;
 		}
-		if (JVM_FRAME_IS_JAVA(s->ips[klen + i])) {
-			/* A Java frame: the methods the kernel's walk read, inlined ones as
-			 * their own frames. */
-			uint32_t got = processes__java_frames(ps, s->tgid, s->ips[klen + i],
-							      &ulocs[nu], RECORD_MAX_STACK - nu);
-
-			if (got == UINT32_MAX)
-				return -ENOMEM;
-			if (!got) {
-				ps->stats.truncated++;
-				break;
-			}
-			for (uint32_t j = 0; j < got; j++)
-				is_eval[nu + j] = false;
-			nu += got;
-			continue;
-		}
-		if ((s->ips[klen + i] & V8_FRAME_TAG_MASK) == V8_FRAME_TAG) {
-			/* A JavaScript frame: the function the kernel's walk read, and where
-			 * in it (the next word, when the walk had room for it): inlined
-			 * functions as their own frames. */
+		if (JVM_FRAME_IS_JAVA(s->ips[klen + i]) ||
+		    (s->ips[klen + i] & V8_FRAME_TAG_MASK) == V8_FRAME_TAG) {
+			/* A runtime's frame, what the kernel's walk read: a Java frame's
+			 * methods; a JavaScript frame's function and where in it (the next
+			 * word, when the walk had room for it); inlined ones as their own
+			 * frames. */
 			uint64_t frame = s->ips[klen + i];
 			uint32_t got;
 
-			if (i + 1 < ulen && (s->ips[klen + i + 1] & V8_FRAME_TAG_MASK) == V8_PC_TAG) {
+			if (JVM_FRAME_IS_JAVA(frame)) {
+				got = processes__java_frames(ps, s->tgid, frame, &ulocs[nu],
+							     RECORD_MAX_STACK - nu);
+			} else if (i + 1 < ulen &&
+				   (s->ips[klen + i + 1] & V8_FRAME_TAG_MASK) == V8_PC_TAG) {
 				got = processes__javascript_frames(
 					ps, s->tgid, frame, s->ips[klen + i + 1] & V8_PC_MASK, i == 0,
 					&ulocs[nu], RECORD_MAX_STACK - nu);
