@@ -419,43 +419,26 @@ int v8_procs__frames(struct v8_procs *vp, int pid, uint64_t fn, uint64_t pc, boo
 	struct jvm_memory_process mp;
 	struct v8_layout l;
 	unsigned n = 0, k = 0;
-	int err;
 
-	if (!max)
+	if (max > V8_MAX_INLINED)
+		max = V8_MAX_INLINED;
+	if (!max || v8_procs__layout(vp, pid, &l, &mp) ||
+	    v8_code__positions(&l, jvm_memory__read, &mp, fn, pc, leaf, where, max, &n))
 		return 0;
-	memset(&out[0], 0, sizeof(out[0]));
-	err = v8_procs__function_name(vp, pid, fn, out[0].name, out[0].script, &out[0].first);
-	if (err)
-		return err;
-	out[0].line = out[0].first;
-	if (v8_procs__layout(vp, pid, &l, &mp) ||
-	    v8_code__positions(&l, jvm_memory__read, &mp, fn, pc, leaf, where,
-			       max < V8_MAX_INLINED ? max : V8_MAX_INLINED, &n) != 0)
-		return 1;
-	/* fn's own, last: its name and first line as read above, its line where it was */
-	out[n - 1] = out[0];
+	/* each function of the place, fn's own last, named from its SharedFunctionInfo */
 	for (unsigned i = 0; i < n; i++) {
-		struct v8_function f;
 		struct v8_named *o = &out[k];
+		struct v8_function f;
 
-		if (i + 1 < n) {
-			if (v8_shared__describe(&l, jvm_memory__read, &mp, where[i].shared, &f))
-				continue; /* an inlined function not read: its caller's place */
-			memset(o, 0, sizeof(*o));
-			snprintf(o->name, sizeof(o->name), "%s",
-				 f.name[0] ? f.name : "(anonymous)");
-			snprintf(o->script, sizeof(o->script), "%s", f.script);
-			o->first = v8_procs__line(vp, &l, &mp, f.script_at, f.start);
-			o->line = v8_procs__line(vp, &l, &mp, f.script_at, where[i].offset);
-		} else {
-			struct v8_named own = out[n - 1];
-			uint64_t script = 0, shared = where[i].shared;
-
-			*o = own;
-			if (v8_shared__describe(&l, jvm_memory__read, &mp, shared, &f) == 0)
-				script = f.script_at;
-			o->line = v8_procs__line(vp, &l, &mp, script, where[i].offset);
+		if (v8_shared__describe(&l, jvm_memory__read, &mp, where[i].shared, &f)) {
+			if (i + 1 == n)
+				return 0; /* fn itself not read here: its place is not either */
+			continue;	  /* an inlined function not read: its caller's place */
 		}
+		snprintf(o->name, sizeof(o->name), "%s", f.name[0] ? f.name : "(anonymous)");
+		snprintf(o->script, sizeof(o->script), "%s", f.script);
+		o->first = v8_procs__line(vp, &l, &mp, f.script_at, f.start);
+		o->line = v8_procs__line(vp, &l, &mp, f.script_at, where[i].offset);
 		o->at_line = o->line > 0;
 		if (!o->line)
 			o->line = o->first;

@@ -65,10 +65,9 @@ struct v8_named {
  * Sampling side: the functions of pid's frame of the JSFunction fn at pc (leaf: the
  * interrupted instruction, else a return address) into out (at most max), innermost
  * first: each TurboFan inlined at that place, then fn's own, each at the line the place
- * is at (v8_code__positions, the lines from v8_script__line_ends). Where the place is not
- * read (interpreted or baseline code, code since replaced, a V8 that does not say), fn
- * alone at its first line. The count (>= 1), or what v8_procs__function_name returns
- * when fn itself is not named.
+ * is at (v8_code__positions, the lines from v8_script__line_ends). The count, or 0 where
+ * the place is not read (interpreted code, code since replaced, a V8 that does not say):
+ * the caller keeps fn as v8_procs__function_name names it, at its first line.
  */
 int v8_procs__frames(struct v8_procs *vp, int pid, uint64_t fn, uint64_t pc, bool leaf,
 		     struct v8_named *out, unsigned max);
