@@ -43,23 +43,36 @@ static int32_t position_inlining(uint64_t pos)
 	return (int32_t)((pos >> POSITION_INLINING_SHIFT) & POSITION_INLINING_MASK) - 1;
 }
 
-/* One of the table's numbers at *at: 7 bits a byte, low first, the top bit saying more
- * follow; then zigzag (the low bit the sign). -EINVAL when it runs off the table. */
-static int table_number(const uint8_t *t, size_t len, size_t *at, int64_t *v)
+/* A number of V8's tables at *at, 7 bits a byte, low first, the top bit saying more
+ * follow (base::VLQEncodeUnsigned); a byte that would begin at bit `bits` or later makes
+ * it malformed. -EINVAL then, or when it runs off the table. */
+static int table_unsigned(const uint8_t *t, size_t len, size_t *at, unsigned bits,
+			  uint64_t *v)
 {
-	uint64_t bits = 0;
 	unsigned shift = 0;
 	uint8_t b;
 
+	*v = 0;
 	do {
-		if (*at >= len || shift > 63)
+		if (*at >= len || shift >= bits)
 			return -EINVAL;
 		b = t[(*at)++];
-		bits |= (uint64_t)(b & 0x7f) << shift;
+		*v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 	} while (b & 0x80);
-	*v = (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1);
 	return 0;
+}
+
+/* A signed number of a source position table: as table_unsigned, then zigzag (the low
+ * bit the sign). */
+static int table_number(const uint8_t *t, size_t len, size_t *at, int64_t *v)
+{
+	uint64_t bits;
+	int err = table_unsigned(t, len, at, 64, &bits);
+
+	if (!err)
+		*v = (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1);
+	return err;
 }
 
 int v8_positions__find(const uint8_t *table, size_t len, int32_t off, uint64_t *pos)
@@ -266,24 +279,6 @@ static int byte_array(const struct heap *h, uint64_t a, int32_t data, uint32_t m
 	return err;
 }
 
-/* An unsigned number of a baseline Code's offset table at *at (7 bits a byte, low first,
- * the top bit saying more follow): -EINVAL when it runs off the table. */
-static int table_unsigned(const uint8_t *t, size_t len, size_t *at, uint64_t *v)
-{
-	unsigned shift = 0;
-	uint8_t b;
-
-	*v = 0;
-	do {
-		if (*at >= len || shift > 35)
-			return -EINVAL;
-		b = t[(*at)++];
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	return 0;
-}
-
 int v8_bytecode__at_pc(const struct v8_layout *l, const uint8_t *offsets, size_t noffsets,
 		       const uint8_t *bytecodes, size_t nbytecodes, uint32_t pc_offset,
 		       int32_t *bytecode)
@@ -293,7 +288,7 @@ int v8_bytecode__at_pc(const struct v8_layout *l, const uint8_t *offsets, size_t
 	int32_t current = -1;
 
 	/* the prologue's end, then each bytecode's code's length, in the bytecodes' order */
-	if (!l->nbytecodes || table_unsigned(offsets, noffsets, &at, &end))
+	if (!l->nbytecodes || table_unsigned(offsets, noffsets, &at, 36, &end))
 		return -EINVAL;
 	while (end < pc_offset) {
 		unsigned scale = 0, prefix = 0, size;
@@ -314,7 +309,7 @@ int v8_bytecode__at_pc(const struct v8_layout *l, const uint8_t *offsets, size_t
 		size = prefix + l->bytecode_sizes[scale][op];
 		current = (int32_t)bc;
 		bc += size;
-		if (table_unsigned(offsets, noffsets, &at, &step))
+		if (table_unsigned(offsets, noffsets, &at, 36, &step))
 			return -EINVAL;
 		end += step;
 	}
