@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "helpers/procmem.h"
 #include "unwind/v8.h"
 
 #define NODE "/usr/bin/node"
@@ -271,13 +272,6 @@ static int32_t line_of(const char *text)
 	return line;
 }
 
-static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	int fd = *(int *)ctx;
-
-	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -EFAULT;
-}
-
 /* A node's memory (fd) where a scavenge moved a JSFunction: its old place, at the
  * untagged address from, holds in its map word the forwarding address to (V8's: the new
  * copy's untagged address); the rest of the old place is not there. */
@@ -296,26 +290,7 @@ static int moved_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	}
 	if (addr >= m->from && addr < m->from + 4096)
 		return -EFAULT;
-	return mem_read(&m->fd, addr, buf, len);
-}
-
-/* The stack pointer of pid's main thread blocked in read(2) (/proc/PID/syscall), or 0. */
-static uint64_t blocked_sp(pid_t pid)
-{
-	char path[64], line[512];
-	unsigned long long nr, a[6], sp, pc;
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fgets(line, sizeof(line), f) ? sscanf(line, "%llu %llx %llx %llx %llx %llx %llx %llx %llx",
-						 &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sp, &pc)
-					 : 0;
-	fclose(f);
-	return n == 9 && nr == 0 && a[0] == 0 ? sp : 0;
+	return procmem__read(&m->fd, addr, buf, len);
 }
 
 /* Describes the JSFunctions on the stack of node (run with LD_LIBRARY_PATH=lib when lib
@@ -353,7 +328,7 @@ static void real_functions(const struct v8_layout *lp, const char *node, const c
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 		nanosleep(&ts, NULL);
-		sp = blocked_sp(pid);
+		sp = procmem__blocked_sp(pid);
 	}
 	assert_true(sp != 0);
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
@@ -363,9 +338,9 @@ static void real_functions(const struct v8_layout *lp, const char *node, const c
 	for (uint64_t at = sp; at < sp + 64 * 1024; at += 8) {
 		uint64_t w;
 
-		if (mem_read(&mem, at, &w, sizeof(w)))
+		if (procmem__read(&mem, at, &w, sizeof(w)))
 			break;
-		if (v8_function__describe(&l, mem_read, &mem, w, &fn) != 0)
+		if (v8_function__describe(&l, procmem__read, &mem, w, &fn) != 0)
 			continue;
 		const char *name = fn.name;
 
@@ -397,7 +372,7 @@ static void real_functions(const struct v8_layout *lp, const char *node, const c
 				snprintf(decl, sizeof(decl), "%s %s",
 					 strcmp(name, "descendB") == 0 ? "const" : "function", name);
 			assert_true(fn.start >= 0 && fn.script_at != 0);
-			assert_int_equal(v8_script__line_ends(&l, mem_read, &mem, fn.script_at, &ends), 0);
+			assert_int_equal(v8_script__line_ends(&l, procmem__read, &mem, fn.script_at, &ends), 0);
 			assert_int_equal(v8_line_ends__line(&ends, fn.start), line_of(decl));
 			assert_true(line_of(decl) > 1);
 			lines++;

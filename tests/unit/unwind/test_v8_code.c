@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "helpers/procmem.h"
 #include "unwind/v8.h"
 
 #define NODE "/usr/bin/node"
@@ -125,18 +126,29 @@ static void test_table(void **state)
 
 /* ---- baseline code: the bytecode whose code holds a PC ---- */
 
+/* opcodes 2 (1 byte), 3 (3 bytes; 5 at scale 2, 9 at 4), 4 (2 bytes) */
+static const uint8_t bytecodes[] = {
+	2,				 /* @0 */
+	3, 7, 7,			 /* @1 */
+	V8_BYTECODE_WIDE, 3, 7, 7, 7, 7, /* @4: 1 + 5 */
+	4, 9,				 /* @10 */
+};
+/* the prologue 16 bytes of code, then each bytecode's: 4, 10, 200, 3 */
+static const uint8_t offsets[] = { 16, 4, 10, 0xc8, 0x01, 3 };
+
+/* The bytecode at code offset pc of those two, or v8_bytecode__at_pc's error. */
+static int32_t at_pc(const struct v8_layout *l, uint32_t pc)
+{
+	int32_t bc = -1;
+	int err = v8_bytecode__at_pc(l, offsets, sizeof(offsets), bytecodes, sizeof(bytecodes), pc,
+				     &bc);
+
+	return err ? err : bc;
+}
+
 static void test_bytecode_at_pc(void **state)
 {
 	struct v8_layout l;
-	/* opcodes 2 (1 byte), 3 (3 bytes; 5 at scale 2, 9 at 4), 4 (2 bytes) */
-	static const uint8_t bytecodes[] = {
-		2,		  /* @0 */
-		3, 7, 7,	  /* @1 */
-		V8_BYTECODE_WIDE, 3, 7, 7, 7, 7, /* @4: 1 + 5 */
-		4, 9,		  /* @10 */
-	};
-	/* the prologue 16 bytes of code, then each bytecode's: 4, 10, 200, 3 */
-	static const uint8_t offsets[] = { 16, 4, 10, 0xc8, 0x01, 3 };
 	int32_t bc = -1;
 
 	(void)state;
@@ -149,33 +161,14 @@ static void test_bytecode_at_pc(void **state)
 	l.bytecode_sizes[0][4] = 2;
 	/* code [16, 20) is @0's, [20, 30) @1's, [30, 230) @4's, [230, 233) @10's; a return
 	 * address at a bytecode's code's end is its call's */
-	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
-					    sizeof(bytecodes), 16, &bc),
-			 -ENOENT); /* the prologue */
-	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
-					    sizeof(bytecodes), 17, &bc),
-			 0);
-	assert_int_equal(bc, 0);
-	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
-					    sizeof(bytecodes), 20, &bc),
-			 0);
-	assert_int_equal(bc, 0);
-	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
-					    sizeof(bytecodes), 21, &bc),
-			 0);
-	assert_int_equal(bc, 1);
-	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
-					    sizeof(bytecodes), 229, &bc),
-			 0);
-	assert_int_equal(bc, 4); /* the Wide one: its prefix and its operands skipped */
-	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
-					    sizeof(bytecodes), 232, &bc),
-			 0);
-	assert_int_equal(bc, 10);
+	assert_int_equal(at_pc(&l, 16), -ENOENT); /* the prologue */
+	assert_int_equal(at_pc(&l, 17), 0);
+	assert_int_equal(at_pc(&l, 20), 0);
+	assert_int_equal(at_pc(&l, 21), 1);
+	assert_int_equal(at_pc(&l, 229), 4); /* the Wide one: its prefix and operands skipped */
+	assert_int_equal(at_pc(&l, 232), 10);
 	/* past the code the table covers */
-	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
-					    sizeof(bytecodes), 300, &bc),
-			 -ENOENT);
+	assert_int_equal(at_pc(&l, 300), -ENOENT);
 	/* malformed: a table number cut, an opcode the layout does not know, a prefix last,
 	 * no sizes at all */
 	assert_int_equal(v8_bytecode__at_pc(&l, offsets, 4, bytecodes, sizeof(bytecodes), 229, &bc),
@@ -191,9 +184,7 @@ static void test_bytecode_at_pc(void **state)
 				 -EINVAL);
 	}
 	l.nbytecodes = 0;
-	assert_int_equal(v8_bytecode__at_pc(&l, offsets, sizeof(offsets), bytecodes,
-					    sizeof(bytecodes), 17, &bc),
-			 -EINVAL);
+	assert_int_equal(at_pc(&l, 17), -EINVAL);
 }
 
 /* ---- the layouts: what each node exports, and what is derived ---- */
@@ -291,38 +282,12 @@ static int32_t line_of(const char *text)
 	return line;
 }
 
-static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	int fd = *(int *)ctx;
-
-	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -EFAULT;
-}
-
 /* The word at a stack address, 0 when not read. */
 static uint64_t stack_word(int *mem, uint64_t at)
 {
 	uint64_t w = 0;
 
-	return mem_read(mem, at, &w, sizeof(w)) ? 0 : w;
-}
-
-/* The stack pointer of pid's main thread blocked in read(2) of stdin, or 0. */
-static uint64_t blocked_sp(pid_t pid)
-{
-	char path[64], line[512];
-	unsigned long long nr, a[6], sp, pc;
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fgets(line, sizeof(line), f) ? sscanf(line, "%llu %llx %llx %llx %llx %llx %llx %llx %llx",
-						 &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sp, &pc)
-					 : 0;
-	fclose(f);
-	return n == 9 && nr == 0 && a[0] == 0 ? sp : 0;
+	return procmem__read(mem, at, &w, sizeof(w)) ? 0 : w;
 }
 
 /* The node blocked in script: its pid, its memory open at *mem, its sp. */
@@ -347,7 +312,7 @@ static pid_t start_node(const char *file, int *in_w, int *mem, uint64_t *sp)
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 		nanosleep(&ts, NULL);
-		*sp = blocked_sp(pid);
+		*sp = procmem__blocked_sp(pid);
 	}
 	assert_true(*sp != 0);
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
@@ -365,10 +330,10 @@ static int32_t line_at(const struct v8_layout *l, int *mem, const struct v8_posi
 	struct v8_function f;
 	int32_t line;
 
-	assert_int_equal(v8_shared__describe(l, mem_read, mem, p->shared, &f), 0);
+	assert_int_equal(v8_shared__describe(l, procmem__read, mem, p->shared, &f), 0);
 	strcpy(name, f.name);
 	assert_true(f.script_at != 0 && p->offset >= 0);
-	assert_int_equal(v8_script__line_ends(l, mem_read, mem, f.script_at, &ends), 0);
+	assert_int_equal(v8_script__line_ends(l, procmem__read, mem, f.script_at, &ends), 0);
 	line = v8_line_ends__line(&ends, p->offset);
 	v8_line_ends__free(&ends);
 	return line;
@@ -402,7 +367,7 @@ static void frame_of(const struct v8_layout *l, int *mem, uint64_t sp, const cha
 		     prev = cur, cur = stack_word(mem, cur)) {
 			uint64_t w = stack_word(mem, cur + (uint64_t)(int64_t)l->c[V8_OFF_FP_FUNCTION]);
 
-			if (prev && v8_function__describe(l, mem_read, mem, w, &f) == 0 &&
+			if (prev && v8_function__describe(l, procmem__read, mem, w, &f) == 0 &&
 			    strcmp(f.name, name) == 0) {
 				*fn = w;
 				*ret = stack_word(mem, prev + 8);
@@ -443,7 +408,7 @@ static void test_real_inlined(void **state)
 	frame_of(&l, &mem, sp, "settleAll", &fn, &ret);
 	assert_true(fn != 0);
 	assert_true(ret != 0);
-	assert_int_equal(v8_code__positions(&l, mem_read, &mem, fn, ret, false, where,
+	assert_int_equal(v8_code__positions(&l, procmem__read, &mem, fn, ret, false, where,
 					    V8_MAX_INLINED, &n),
 			 0);
 	print_message("settleAll's code at 0x%llx: %u functions\n", (unsigned long long)ret, n);
@@ -460,25 +425,25 @@ static void test_real_inlined(void **state)
 				 line_of("return r + ledgerNote(r)"));
 		assert_string_equal(name, "recordLine");
 		for (unsigned i = 0; i + 2 < n; i++) {
-			assert_int_equal(v8_shared__describe(&l, mem_read, &mem, where[i].shared, &f), 0);
+			assert_int_equal(v8_shared__describe(&l, procmem__read, &mem, where[i].shared, &f), 0);
 			print_message("  inlined in recordLine: %s (%s)\n", f.name, f.script);
 		}
 		/* the same place as a leaf (the instruction after the call): still there */
-		assert_int_equal(v8_code__positions(&l, mem_read, &mem, fn, ret - 1, true, where,
+		assert_int_equal(v8_code__positions(&l, procmem__read, &mem, fn, ret - 1, true, where,
 						    V8_MAX_INLINED, &n),
 				 0);
 		assert_int_equal(n, got);
 	}
 	/* room for one: no inlined function, the function's own place alone */
-	assert_int_equal(v8_code__positions(&l, mem_read, &mem, fn, ret, false, where, 1, &n), 0);
+	assert_int_equal(v8_code__positions(&l, procmem__read, &mem, fn, ret, false, where, 1, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(where[0].offset, -1);
 	/* a PC outside its code (an interpreted frame's), a function that is not one */
-	assert_int_equal(v8_code__positions(&l, mem_read, &mem, fn, 0x1000, false, where,
+	assert_int_equal(v8_code__positions(&l, procmem__read, &mem, fn, 0x1000, false, where,
 					    V8_MAX_INLINED, &n),
 			 -ENOENT);
 	assert_int_equal(n, 0);
-	assert_true(v8_code__positions(&l, mem_read, &mem, fn + 8, ret, false, where,
+	assert_true(v8_code__positions(&l, procmem__read, &mem, fn + 8, ret, false, where,
 				       V8_MAX_INLINED, &n) < 0);
 	/* ledgerNote's baseline code, at its call of readOne: its own place alone */
 	{
@@ -488,7 +453,7 @@ static void test_real_inlined(void **state)
 		assert_true(l.code.baseline);
 		frame_of(&l, &mem, sp, "ledgerNote", &note, &note_ret);
 		assert_true(note != 0 && note_ret != 0);
-		assert_int_equal(v8_code__positions(&l, mem_read, &mem, note, note_ret, false,
+		assert_int_equal(v8_code__positions(&l, procmem__read, &mem, note, note_ret, false,
 						    where, V8_MAX_INLINED, &n),
 				 0);
 		assert_int_equal(n, 1);
@@ -496,14 +461,14 @@ static void test_real_inlined(void **state)
 		assert_string_equal(name, "ledgerNote");
 		/* without the bytecodes' sizes: not read */
 		l.code.baseline = false;
-		assert_int_equal(v8_code__positions(&l, mem_read, &mem, note, note_ret, false,
+		assert_int_equal(v8_code__positions(&l, procmem__read, &mem, note, note_ret, false,
 						    where, V8_MAX_INLINED, &n),
 				 -ENOENT);
 		l.code.baseline = true;
 	}
 	/* a layout that does not say how: refused */
 	l.code.found = false;
-	assert_int_equal(v8_code__positions(&l, mem_read, &mem, fn, ret, false, where,
+	assert_int_equal(v8_code__positions(&l, procmem__read, &mem, fn, ret, false, where,
 					    V8_MAX_INLINED, &n),
 			 -ENOENT);
 	close(mem);
