@@ -277,3 +277,15 @@ fail:
 		close(dst);
 	return NULL;
 }
+
+int fixture__line_of(const char *text, const char *needle)
+{
+	const char *at = strstr(text, needle);
+	int line = 1;
+
+	if (!at)
+		return 0;
+	for (const char *p = text; p < at; p++)
+		line += *p == '\n';
+	return line;
+}

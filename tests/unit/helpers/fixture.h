@@ -37,6 +37,10 @@ const char *fixture__path(struct fixture *fx, const char *name);
 /* Writes text to DIR/name. */
 const char *fixture__write(struct fixture *fx, const char *name, const char *text);
 
+/* The line (from 1) of the first place of needle in text (a script a test writes), or 0
+ * when it is not there. */
+int fixture__line_of(const char *text, const char *needle);
+
 /*
  * Writes source to DIR/name.c and runs `gcc FLAGS -o DIR/name DIR/name.c`: flags may
  * make it a PIE or not (-pie / -no-pie), a shared library (-shared -fPIC, name it

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "helpers/fixture.h"
 #include "helpers/procmem.h"
 #include "unwind/v8.h"
 
@@ -259,19 +260,6 @@ static const char script[] =
 	"};\n"
 	"for (let i = 0; i < 3; i++) descendB(i);\n";
 
-/* The line (from 1) of the first text in script, or 0. */
-static int32_t line_of(const char *text)
-{
-	const char *at = strstr(script, text);
-	int32_t line = 1;
-
-	if (!at)
-		return 0;
-	for (const char *p = script; p < at; p++)
-		line += *p == '\n';
-	return line;
-}
-
 /* A node's memory (fd) where a scavenge moved a JSFunction: its old place, at the
  * untagged address from, holds in its map word the forwarding address to (V8's: the new
  * copy's untagged address); the rest of the old place is not there. */
@@ -373,8 +361,9 @@ static void real_functions(const struct v8_layout *lp, const char *node, const c
 					 strcmp(name, "descendB") == 0 ? "const" : "function", name);
 			assert_true(fn.start >= 0 && fn.script_at != 0);
 			assert_int_equal(v8_script__line_ends(&l, procmem__read, &mem, fn.script_at, &ends), 0);
-			assert_int_equal(v8_line_ends__line(&ends, fn.start), line_of(decl));
-			assert_true(line_of(decl) > 1);
+			assert_int_equal(v8_line_ends__line(&ends, fn.start),
+					 fixture__line_of(script, decl));
+			assert_true(fixture__line_of(script, decl) > 1);
 			lines++;
 			v8_line_ends__free(&ends);
 		}

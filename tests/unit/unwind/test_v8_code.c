@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "helpers/fixture.h"
 #include "helpers/procmem.h"
 #include "unwind/v8.h"
 
@@ -269,19 +270,6 @@ static const char script[] =
 	"fd = 0;\n"
 	"settleAll(1);\n";
 
-/* The line (from 1) of the first text in script, or 0. */
-static int32_t line_of(const char *text)
-{
-	const char *at = strstr(script, text);
-	int32_t line = 1;
-
-	if (!at)
-		return 0;
-	for (const char *p = script; p < at; p++)
-		line += *p == '\n';
-	return line;
-}
-
 /* The word at a stack address, 0 when not read. */
 static uint64_t stack_word(int *mem, uint64_t at)
 {
@@ -419,10 +407,11 @@ static void test_real_inlined(void **state)
 
 		/* settleAll at its call of recordLine; recordLine, inlined, at its call of
 		 * ledgerNote */
-		assert_int_equal(line_at(&l, &mem, &where[n - 1], name), line_of("s += recordLine(i)"));
+		assert_int_equal(line_at(&l, &mem, &where[n - 1], name),
+				 fixture__line_of(script, "s += recordLine(i)"));
 		assert_string_equal(name, "settleAll");
 		assert_int_equal(line_at(&l, &mem, &where[n - 2], name),
-				 line_of("return r + ledgerNote(r)"));
+				 fixture__line_of(script, "return r + ledgerNote(r)"));
 		assert_string_equal(name, "recordLine");
 		for (unsigned i = 0; i + 2 < n; i++) {
 			assert_int_equal(v8_shared__describe(&l, procmem__read, &mem, where[i].shared, &f), 0);
@@ -457,7 +446,8 @@ static void test_real_inlined(void **state)
 						    where, V8_MAX_INLINED, &n),
 				 0);
 		assert_int_equal(n, 1);
-		assert_int_equal(line_at(&l, &mem, &where[0], name), line_of("return t + readOne()"));
+		assert_int_equal(line_at(&l, &mem, &where[0], name),
+				 fixture__line_of(script, "return t + readOne()"));
 		assert_string_equal(name, "ledgerNote");
 		/* without the bytecodes' sizes: not read */
 		l.code.baseline = false;
