@@ -46,7 +46,7 @@
 
 #include "../../bpf/python_records.h" /* what user space and BPF share */
 
-#define PYTHON_MIN_MINOR 8
+#define PYTHON_MIN_MINOR 6
 #define PYTHON_MAX_MINOR 13
 #define PYTHON_MAX_SEGMENTS 8
 
