@@ -207,6 +207,18 @@ int capture__run_task_iterator(int prog, struct capture_session *s);
 #define CAPTURE_SNAPSHOT_TABLES_NS (5ull * 1000000000ull)
 int capture_session__load_all_tables(struct capture_session *s);
 
+/*
+ * A sweep that takes stacks (wall's) walks them with the tables of the processes the
+ * capture met; a process first met in its last second has them still being built. So,
+ * sampling detached, the sweep first waits for the worker's queue, at most
+ * CAPTURE_SWEEP_TABLES_NS times SLIDEOPS_READ_TIME_FACTOR (a real server's tables load in
+ * milliseconds; the bound keeps a capture within its time beside a hung mount, whose
+ * reader is abandoned after 2 s). Under emulation (both of a guest's vCPUs on one host
+ * CPU), threads met in a 2 s wall capture were swept with frame pointers alone.
+ */
+#define CAPTURE_SWEEP_TABLES_NS (1ull * 1000000000ull)
+void capture_session__tables_before_sweep(struct capture_session *s);
+
 /* A cpu-clock perf event at the session's hz on each of these CPUs, running the perf_event
  * program on_tick. 0 or -errno, reported. */
 int capture_session__attach_ticks(struct capture_session *s, int on_tick, const int *cpus,

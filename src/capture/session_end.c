@@ -130,7 +130,9 @@ static void capture_session__debug_unwinding(const struct capture_session *s)
 	if (!capture__debug() || !s->unwinding)
 		return;
 	if (s->tables_waited)
-		report__error(s->config.report, MSG_CAPTURE_DEBUG_SNAPSHOT_TABLES,
+		report__error(s->config.report,
+			      s->tables_for_sweep ? MSG_CAPTURE_DEBUG_SWEEP_TABLES :
+			      MSG_CAPTURE_DEBUG_SNAPSHOT_TABLES,
 			      (unsigned long long)(s->tables_ns / 1000000), s->tables_pending);
 	unwinding__stats(s->unwinding, &st);
 	report__error(s->config.report, MSG_CAPTURE_DEBUG_UNWIND, st.binaries, st.tables, st.cached,

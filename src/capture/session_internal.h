@@ -47,9 +47,9 @@ struct capture_session {
 	uint64_t javascript_met;
 	uint32_t nodes_added;
 	uint64_t start_ns, deadline_ns;
-	uint64_t tables_ns;     /* a snapshot's wait for its tables (load_all_tables) */
-	uint32_t tables_pending; /* processes still without them after it */
-	bool tables_waited;
+	uint64_t tables_ns;     /* a snapshot's wait for its tables (load_all_tables), */
+	uint32_t tables_pending; /* or a sweep's; processes still without them after it */
+	bool tables_waited, tables_for_sweep;
 	void *question_state;   /* the question's own, for its fold */
 	volatile sig_atomic_t stop;
 	bool sampling, ended;

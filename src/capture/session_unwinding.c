@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "capture/capture_internal.h"
 #include "capture/jvm_memory.h"
 #include "capture/jvm_procs.h"
@@ -119,26 +121,20 @@ void capture_session__start_unwinding(struct capture_session *s)
 /* How often a snapshot's wait for tables says where it is. */
 #define TABLES_PROGRESS_NS (250ull * 1000000ull)
 
-int capture_session__load_all_tables(struct capture_session *s)
+/* Waits for the worker's queue until deadline, a stop, or none is left, saying where it
+ * is (a snapshot's preparation is its sampling phase); keeps how long and how many are
+ * still pending. */
+static void capture_session__wait_tables(struct capture_session *s, uint64_t start,
+					 uint64_t deadline, uint32_t unread, bool say_progress)
 {
 	const struct capture_config *c = &s->config;
-	/* Emulated CPUs (the kernel matrix's guests): 6.1 under TCG read 67 processes and
-	 * built the tables of one in 5 s, leaving 14 to frame pointers. */
-	uint64_t wait = CAPTURE_SNAPSHOT_TABLES_NS * time_factor__read();
-	uint64_t start = (uint64_t)clock__monotonic_ns(), deadline = start + wait;
-	int unread;
 
-	if (!s->unwinding)
-		return 0;
-	unread = processes__read_all(s->processes, (int64_t)deadline);
-	if (unread < 0)
-		return unread;
 	for (;;) {
 		uint64_t now = (uint64_t)clock__monotonic_ns(), next = now + TABLES_PROGRESS_NS;
 
-		if (c->progress)
+		if (say_progress && c->progress)
 			c->progress(c->progress_ctx, (now - start) / 1000000,
-				    wait / 1000000);
+				    (deadline - start) / 1000000);
 		if (next > deadline)
 			next = deadline;
 		if (now >= deadline || (c->stop && *c->stop) ||
@@ -146,7 +142,38 @@ int capture_session__load_all_tables(struct capture_session *s)
 			break;
 	}
 	s->tables_ns = (uint64_t)clock__monotonic_ns() - start;
-	s->tables_pending = unwinding__pending(s->unwinding) + (uint32_t)unread;
+	s->tables_pending = unwinding__pending(s->unwinding) + unread;
 	s->tables_waited = true;
+}
+
+int capture_session__load_all_tables(struct capture_session *s)
+{
+	/* Emulated CPUs (the kernel matrix's guests): 6.1 under TCG read 67 processes and
+	 * built the tables of one in 5 s, leaving 14 to frame pointers. */
+	uint64_t wait = CAPTURE_SNAPSHOT_TABLES_NS * time_factor__read();
+	uint64_t start = (uint64_t)clock__monotonic_ns();
+	int unread;
+
+	if (!s->unwinding)
+		return 0;
+	unread = processes__read_all(s->processes, (int64_t)(start + wait));
+	if (unread < 0)
+		return unread;
+	capture_session__wait_tables(s, start, start + wait, (uint32_t)unread, true);
 	return 0;
+}
+
+void capture_session__tables_before_sweep(struct capture_session *s)
+{
+	uint64_t start = (uint64_t)clock__monotonic_ns();
+
+	if (!s->unwinding)
+		return;
+	/* The samples not taken yet: a process met only there is queued now. */
+	ring_buffer__consume(s->rb);
+	if (unwinding__pending(s->unwinding) == 0)
+		return;
+	capture_session__wait_tables(s, start,
+				     start + CAPTURE_SWEEP_TABLES_NS * time_factor__read(), 0, false);
+	s->tables_for_sweep = true;
 }

@@ -68,10 +68,18 @@ struct {
 	__type(value, struct thread_time);
 } threads SEC(".maps");
 
-/* When the window began (the first switch seen) and ended (the sweep's first visit:
- * the sweep itself takes a while on a busy machine, and is not part of the window). */
+/* When the window began: the first switch seen. */
 __u64 window_start_ns;
-__u64 window_end_ns;
+
+/* When it ended (bpf_ktime_get_ns): written by user space when it detached the
+ * programs, before it waits for the tables the sweep walks with; else the sweep's first
+ * visit. Neither the wait nor the sweep itself is part of the window. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} window_end SEC(".maps");
 
 static __always_inline __u64 window_start(__u64 now)
 {
@@ -247,18 +255,21 @@ SEC("iter.s/task")
 int on_sweep(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
-	__u64 now, waiting = 0, since;
+	__u64 now, waiting = 0, since, *end;
 	struct thread_time *t;
 	struct stack_sample *s;
 	char visited = 1;
-	__u32 tid, state = SAMPLE_STATE_WAITING, reason = WAIT_REASON_OTHER;
+	__u32 tid, state = SAMPLE_STATE_WAITING, reason = WAIT_REASON_OTHER, zero = 0;
 
 	if (!task)
 		return 0;
 	bpf_seq_write(ctx->meta->seq, &visited, sizeof(visited));
-	if (!window_end_ns)
-		window_end_ns = bpf_ktime_get_ns();
-	now = window_end_ns;
+	end = bpf_map_lookup_elem(&window_end, &zero);
+	if (!end)
+		return 0;
+	if (!*end)
+		*end = bpf_ktime_get_ns();
+	now = *end;
 	tid = BPF_CORE_READ(task, pid);
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t) {

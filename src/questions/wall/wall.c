@@ -18,11 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <jansson.h>
 
 #include "analysis/analysis_internal.h"
 #include "capture/capture_internal.h"
+#include "util/clock.h"
 #include "wall_answer.h"
 #include "wall_own.h"
 #include "capture/processes.h"
@@ -234,9 +236,17 @@ static int wall_finish(struct capture_session *s)
 	return 0;
 }
 
-/* Sampling is over: every thread's waits still in the kernel, and where each waits. */
+/* Sampling is over: every thread's waits still in the kernel, and where each waits,
+ * walked with the tables of the processes the capture met. The window ends now, not
+ * after the wait for those tables. */
 static int wall_sweep(struct capture_session *s, const struct bpf_loaded *l)
 {
+	uint64_t end = (uint64_t)clock__monotonic_ns();
+	uint32_t zero = 0;
+
+	if (bpf_map_update_elem(bpf_loaded__map(l, "window_end"), &zero, &end, BPF_ANY))
+		return -errno;
+	capture_session__tables_before_sweep(s);
 	return capture__run_task_iterator(bpf_loaded__prog(l, "on_sweep"), s);
 }
 
