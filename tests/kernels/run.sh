@@ -13,6 +13,7 @@
 #   KERNELS="6.12" tests/kernels/run.sh     one series only (6.1, 6.12; SERIES~N: the
 #                                   build N before the newest apt knows)
 #   KERNEL_TESTS="capture_cpu questions:wall" ...   these, after check, on every kernel
+#   KERNEL_TEST_SECONDS=N ...               a test's bound in a guest (900 s; a hung one's)
 #
 # Needs root (apt-get download, and the guest runs the tests as root), qemu-system-x86
 # and busybox-static, and a built build/slideops. KVM only where the CPU offers VMX/SVM
@@ -160,7 +161,8 @@ run_kernel() {
 		-nographic -no-reboot -monitor none -serial stdio \
 		-kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio" \
 		-append "console=ttyS0 quiet loglevel=3 panic=-1 KT_REPO=$top \
-KT_SLIDEOPS=$slideops KT_WORKLOADS=$workloads KT_TESTS=${tests// /,}" \
+KT_SLIDEOPS=$slideops KT_WORKLOADS=$workloads KT_TESTS=${tests// /,} \
+KT_TEST_SECONDS=${KERNEL_TEST_SECONDS:-900}" \
 		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 		-nic none < /dev/null 2>&1 | tee "$log" | show_guest
