@@ -20,6 +20,9 @@ at_exit() {
 }
 trap at_exit EXIT
 defer() { printf '%s\n' "$*" >> "$CLEANUP_FILE"; }
+# in_guest: true inside the kernel matrix's guests (tests/kernels/guest.sh), whose CPUs are
+# emulated, many times slower than this machine's: a test sizes its workloads to them.
+in_guest() { [ -n "${KT_REPO:-}" ]; }
 
 # workload NAME [AS]: tests/workloads/NAME.c as the Makefile built it (`make` builds
 # build/tests/workloads/, beside the binary; $WORKLOADS elsewhere), copied to $WORK/AS

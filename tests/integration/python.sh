@@ -31,7 +31,7 @@ PYENV=${PYENV_ROOT:-$HOME/.pyenv}/versions
 workloads=$(cd "$(dirname "$0")/../workloads" && pwd)
 service=$workloads/service.py
 
-started=()
+started=() running=()
 declare -A pid_of
 # start NAME CMD...: CMD in the cgroup of unit slideops-test-NAME.service.
 start() {
@@ -42,8 +42,10 @@ start() {
 	started+=("$name")
 }
 
+# Every CPython 3.6-3.13 (PYTHON_TEST_MINORS: these minor versions only; the kernel
+# matrix's guests set it, tests/kernels/guest.sh).
 loops=()
-for v in 6 7 8 9 10 11 12 13; do
+for v in ${PYTHON_TEST_MINORS:-6 7 8 9 10 11 12 13}; do
 	py=$(ls -d "$PYENV"/3."$v".*/bin/python3."$v" 2>/dev/null | head -1 || true)
 	if [ -z "$py" ]; then
 		echo "skipped: CPython 3.$v is not installed under $PYENV"
@@ -81,14 +83,16 @@ public class Spin {
 		return i * 31 + (i >>> 3);
 	}
 
-	public static void main(String[] args) {
+	public static void main(String[] args) throws java.io.IOException {
+		new java.io.FileOutputStream(args[0]).close();
 		for (long i = 0;; i++)
 			sink += step(i);
 	}
 }
 JAVA
 	javac -d "$WORK/java" "$WORK/java/Spin.java"
-	start java java -cp "$WORK/java" Spin
+	start java java -cp "$WORK/java" Spin "$WORK/java.running"
+	running+=("$WORK/java.running")
 else
 	echo "skipped: no OpenJDK (javac, java)"
 fi
@@ -96,13 +100,24 @@ if command -v node >/dev/null; then
 	cat > "$WORK/spin.js" <<'JS'
 let sink = 0;
 function step(i) { return (i * 31) ^ (i >>> 3); }
+require('fs').writeFileSync(process.argv[2], '');
 for (;;) { for (let i = 0; i < 1e6; i++) sink += step(i); sink %= 1e9; }
 JS
-	start node node "$WORK/spin.js"
+	start node node "$WORK/spin.js" "$WORK/node.running"
+	running+=("$WORK/node.running")
 else
 	echo "skipped: no Node.js"
 fi
 sleep 1
+# The JVM and node in their loops (each makes its file there), not still starting: under
+# emulation the JVM was still mapping its archive 10 s on. A bound on a hung start.
+for f in "${running[@]}"; do
+	for _ in $(seq 1200); do
+		[ -e "$f" ] && continue 2
+		sleep 0.25
+	done
+	fail "$(basename "$f" .running) did not reach its loop within 300 s"
+done
 
 "$SLIDEOPS" capture cpu -d "$SECONDS_CAPTURE" --json > "$WORK/capture.json" 2> "$WORK/capture.err" ||
 	fail "capture failed: $(cat "$WORK/capture.err")"

@@ -151,7 +151,7 @@ grep -q "^$(label nofp);nofp;.*main;wait_for_input;" "$WORK/wall.folded" ||
 # them (within its bound, times the factor the guests set), and still finds main's whole
 # chain; the window stays 2 s. Not inside a guest: under emulation the loops would take
 # the test's time, and the guest's own threads_stacks run is this case.
-if [ -z "${KT_REPO:-}" ]; then
+if ! in_guest; then
 	hogs=()
 	for _ in 1 2 3 4 5 6; do
 		taskset -c 0 nice -n -20 sh -c 'while :; do :; done' &
