@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
-"$SLIDEOPS" check >/dev/null 2>&1 || skip "this server cannot run the cpu question: $("$SLIDEOPS" check 2>&1 | tail -5)"
+can_answer cpu
 
 SECONDS_CAPTURE=8
 NCPUS=$(getconf _NPROCESSORS_ONLN)

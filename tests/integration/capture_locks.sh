@@ -12,8 +12,7 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
-"$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.locks' >/dev/null ||
-	skip "this server cannot answer locks: $("$SLIDEOPS" check 2>&1 | grep locks)"
+can_answer locks
 
 SECONDS_CAPTURE=5
 

@@ -12,8 +12,7 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
-"$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.memory' >/dev/null ||
-	skip "this server cannot answer memory: $("$SLIDEOPS" check 2>&1 | grep memory)"
+can_answer memory
 
 SECONDS_CAPTURE=4
 

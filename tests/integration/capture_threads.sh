@@ -10,8 +10,7 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
-"$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.threads' >/dev/null ||
-	skip "this server cannot answer threads: $("$SLIDEOPS" check 2>&1 | grep threads)"
+can_answer threads
 
 NTHREADS=200
 NCROWD=10000

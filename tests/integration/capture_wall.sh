@@ -16,8 +16,7 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
-"$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.wall' >/dev/null ||
-	skip "this server cannot answer wall: $("$SLIDEOPS" check 2>&1 | grep wall)"
+can_answer wall
 
 SECONDS_CAPTURE=6
 # Under emulation (the kernel matrix's guests) 1 ms of crunch takes tens: 64 sleepers

@@ -20,6 +20,23 @@ at_exit() {
 }
 trap at_exit EXIT
 defer() { printf '%s\n' "$*" >> "$CLEANUP_FILE"; }
+# check_json: `slideops check --json`. The kernel matrix's guests ran it before their
+# tests and keep it ($KT_CHECK_JSON): under emulation each check takes some 20 s, and it
+# says the same for every test there (a test forcing features off runs its own).
+check_json() {
+	if [ -n "${KT_CHECK_JSON:-}" ] && [ -z "${SLIDEOPS_KERNEL_LACKS:-}" ]; then
+		cat "$KT_CHECK_JSON"
+	else
+		"$SLIDEOPS" check --json 2>/dev/null
+	fi
+}
+# can_answer Q: skips the test unless check says this server answers question Q.
+can_answer() {
+	local doc
+	doc=$(check_json)
+	jq -e --arg q "$1" '.questions[$q] == true' <<<"$doc" >/dev/null ||
+		skip "this server cannot answer $1: $(jq -r --arg q "$1" '.question_details[$q] // .' <<<"$doc")"
+}
 # in_guest: true inside the kernel matrix's guests (tests/kernels/guest.sh), whose CPUs are
 # emulated, many times slower than this machine's: a test sizes its workloads to them.
 in_guest() { [ -n "${KT_REPO:-}" ]; }

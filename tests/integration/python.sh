@@ -21,7 +21,7 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
-"$SLIDEOPS" check >/dev/null 2>&1 || skip "this server cannot run the cpu question"
+can_answer cpu
 
 SECONDS_CAPTURE=${PYTHON_CAPTURE_SECONDS:-10}
 PYENV=${PYENV_ROOT:-$HOME/.pyenv}/versions

@@ -22,7 +22,7 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
-"$SLIDEOPS" check >/dev/null 2>&1 || skip "this server cannot run the cpu question: $("$SLIDEOPS" check 2>&1 | tail -5)"
+can_answer cpu
 
 SECONDS_CAPTURE=${SECONDS_CAPTURE:-10}
 
@@ -131,7 +131,7 @@ jq -e '.stack_quality.complete > 0 and (.stack_quality.exits | has("no_table") a
 jq -e '[.groups[].top_function] | index("[truncated]") | not' "$doc" >/dev/null ||
 	fail "a group is mostly in [truncated]: $(jq -c '[.groups[] | {label, top_function}]' "$doc")"
 # check shows the tables' memory budget.
-"$SLIDEOPS" check --json | jq -e '[.requirements[] | select(.name == "unwind tables" and .ok
+check_json | jq -e '[.requirements[] | select(.name == "unwind tables" and .ok
 	and (.detail | test("^a budget of 64 MB of kernel memory")))] | length == 1' >/dev/null ||
-	fail "check does not show the unwind tables' budget: $("$SLIDEOPS" check --json | jq -c .requirements)"
+	fail "check does not show the unwind tables' budget: $(check_json | jq -c .requirements)"
 echo "ok"

@@ -16,8 +16,7 @@ source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -n "$CGROUP2" ] && [ -w "$CGROUP2/cgroup.procs" ] || skip "no writable cgroup2 mount"
-"$SLIDEOPS" check --json 2>/dev/null | jq -e '.questions.threads' >/dev/null ||
-	skip "this server cannot answer threads: $("$SLIDEOPS" check 2>&1 | grep threads)"
+can_answer threads
 
 PYENV=${PYENV_ROOT:-$HOME/.pyenv}/versions
 
@@ -91,7 +90,7 @@ done
 # A kernel that cannot pass a task to a BPF function (before 6.8) walks Python only for
 # threads on a CPU, and says so: a blocked Python thread keeps its interpreter's C frames.
 python_blocked=yes
-details=$("$SLIDEOPS" check --json 2>/dev/null | jq -r '.question_details.threads // ""')
+details=$(check_json | jq -r '.question_details.threads // ""')
 if [[ $details == *"Python frames only for threads on a CPU"* ]]; then
 	python_blocked=
 	echo "this kernel: $details: the blocked Python threads' chains are not asked for"

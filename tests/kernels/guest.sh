@@ -52,6 +52,9 @@ leftovers() {
 
 echo "kernel-test: $(uname -r), $(nproc) CPUs"
 "$SLIDEOPS" check 2>&1 | sed 's/^/  /'
+# What it says, once for every test's guard (check_json in tests/integration/lib.sh).
+export KT_CHECK_JSON=/run/kernel-test/check.json
+"$SLIDEOPS" check --json > "$KT_CHECK_JSON" 2>/dev/null
 failed=0
 for t in ${KT_TESTS//,/ }; do
 	out=/run/kernel-test/$t.log
