@@ -24,12 +24,6 @@ export SLIDEOPS_READ_TIME_FACTOR=${SLIDEOPS_READ_TIME_FACTOR:-32}
 export SLIDEOPS_TRUSTED_MOUNTS=${SLIDEOPS_TRUSTED_MOUNTS:-9p}
 # The verifier too: the loader's bound on its time (3 s) is for real CPUs.
 export SLIDEOPS_VERIFY_SECONDS=${SLIDEOPS_VERIFY_SECONDS:-120}
-# python.sh's interpreters: one of each way the BPF walker reads a version (frames by
-# PyFrameObject with lasti in bytes, 3.8; in code units and 3.10's line table; by cframe,
-# 3.11; with C-stack shim frames, 3.12; by current_frame, 3.13), not all eight: under
-# emulation fourteen busy processes took its test 531 s. 3.6, 3.7 and 3.9 differ from 3.8
-# in offsets only (data, not code the kernel verifies), which the host's run covers.
-export PYTHON_TEST_MINORS=${PYTHON_TEST_MINORS:-8 10 11 12 13}
 mkdir -p /run/kernel-test
 
 # After a test that ran out of its time: timeout signalled its process group (TERM, then
