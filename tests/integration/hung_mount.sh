@@ -13,25 +13,13 @@ source "$(dirname "$0")/serve-lib.bash"
 
 command -v curl >/dev/null || skip "curl is not installed (make deps installs it)"
 command -v jq >/dev/null || skip "jq is not installed (make deps installs it)"
-pkg-config --exists fuse3 || skip "libfuse3-dev is not installed (make deps installs it)"
-[ -c /dev/fuse ] || skip "no /dev/fuse: FUSE is not available here"
 "$SLIDEOPS" check >/dev/null 2>&1 || skip "this machine cannot capture: $("$SLIDEOPS" check 2>&1 | head -1)"
 
-# shellcheck disable=SC2046 # pkg-config's flags are words
-gcc -O1 -o "$WORK/hung_fs" "$(dirname "$0")/../tools/hung_fs.c" $(pkg-config --cflags --libs fuse3)
 workload spin_hung_spin hung-worker
-mkdir "$WORK/served" "$WORK/mnt"
+mkdir "$WORK/served"
 mv "$WORK/hung-worker" "$WORK/served/hung-worker"
 FLAG=$WORK/server-away
-"$WORK/hung_fs" "$WORK/served/hung-worker" "$WORK/mnt" "$FLAG" 2> "$WORK/hung_fs.err" &
-fs_pid=$!
-# The server answers again, the daemon goes, the mount with it: every waiting request ends.
-defer "rm -f '$FLAG'; kill -9 $fs_pid 2>/dev/null; umount -l '$WORK/mnt' 2>/dev/null"
-for _ in $(seq 200); do
-	[ -x "$WORK/mnt/hung-worker" ] && break
-	sleep 0.05
-done
-[ -x "$WORK/mnt/hung-worker" ] || fail "the FUSE file system did not mount: $(cat "$WORK/hung_fs.err")"
+mount_hung_fs "$WORK/served/hung-worker"
 cg=$(make_cgroup "system.slice/hung-mount.service")
 worker=$(start_in_cgroup "$cg" "$WORK/mnt/hung-worker")
 for _ in $(seq 200); do
@@ -72,22 +60,8 @@ has "did not answer within 2 s" < "$WORK/cli.txt" || fail "show does not say why
 
 echo "== a resident serve: the read stuck, everything else answers"
 start_serve
-capture() {
-	expect 202 POST /api/servers/local/capture -H 'Content-Type: application/json' \
-		-d "{\"question\": \"$1\", \"seconds\": $2}"
-}
-wait_done() {
-	for _ in $(seq 600); do
-		expect 200 GET /api/servers/local/capture
-		[ "$(jq -r .running "$WORK/body")" = false ] && break
-		sleep 0.2
-	done
-	jq -e '.phase == "done" and (.profile_id | length) > 0' "$WORK/body" >/dev/null ||
-		fail "the capture ended as $(cat "$WORK/body")"
-	expect 200 GET "/api/profiles/$(jq -r .profile_id "$WORK/body")"
-}
-capture cpu 3
-wait_done
+serve_capture cpu 3
+serve_capture_done
 assert_hung_profile "$WORK/body" "serve's cpu capture"
 stuck=$(readers "$SERVE_PID")
 [ "$(grep -c . <<<"$stuck")" = 1 ] || fail "serve has $(grep -c . <<<"$stuck") readers after the first capture, want the 1 stuck"
@@ -96,10 +70,10 @@ grep -q '^D' <(awk '{ print $3 }' "/proc/$stuck/stat") ||
 
 # Another question while the read is stuck: it answers at once from what is known, and
 # starts no second reader of the file.
-capture wall 2
+serve_capture wall 2
 expect 200 GET /api/servers
 expect 200 GET /api/servers/local/top
-wait_done
+serve_capture_done
 jq -e --arg p "$WORK/mnt/hung-worker" \
 	'[.not_read[] | select(.path == $p and (.reason | test("did not answer within 2 s")))] | length == 1' \
 	"$WORK/body" >/dev/null || fail "the wall capture does not list the file: $(jq -c .not_read "$WORK/body")"
@@ -123,8 +97,8 @@ for _ in $(seq 200); do
 	[ -e "/proc/$stuck" ] && [ "$(awk '{ print $3 }' "/proc/$stuck/stat" 2>/dev/null)" != Z ] || break
 	sleep 0.05
 done
-capture cpu 2
-wait_done
+serve_capture cpu 2
+serve_capture_done
 jq -e '[.functions[].name] | index("hung_spin") != null' "$WORK/body" >/dev/null ||
 	fail "the file was not read once its server answered: $(jq -c '[.functions[].name][:10]' "$WORK/body") not read: $(jq -c .not_read "$WORK/body")"
 [ -z "$(readers "$SERVE_PID")" ] || fail "readers stay after the file was read: $(readers "$SERVE_PID" | paste -sd' ')"

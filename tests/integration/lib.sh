@@ -106,6 +106,28 @@ cg_kill() {
 	done
 }
 
+# mount_hung_fs FILE [every]: tests/tools/hung_fs.c serving FILE's copy at $WORK/mnt, a
+# FUSE file system whose requests wait while the file $FLAG exists (set FLAG first). At
+# exit the server answers again, the daemon goes and the mount with it: every waiting
+# request ends. Skips where FUSE is not to be had.
+mount_hung_fs() {
+	local served=$WORK/mnt/${1##*/} pid
+	pkg-config --exists fuse3 || skip "libfuse3-dev is not installed (make deps installs it)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse: FUSE is not available here"
+	# shellcheck disable=SC2046 # pkg-config's flags are words
+	gcc -O1 -o "$WORK/hung_fs" "$(dirname "${BASH_SOURCE[0]}")/../tools/hung_fs.c" \
+		$(pkg-config --cflags --libs fuse3)
+	mkdir -p "$WORK/mnt"
+	"$WORK/hung_fs" "$1" "$WORK/mnt" "$FLAG" ${2:+"$2"} 2> "$WORK/hung_fs.err" &
+	pid=$!
+	defer "rm -f '$FLAG'; kill -9 $pid 2>/dev/null; umount -l '$WORK/mnt' 2>/dev/null"
+	for _ in $(seq 200); do
+		[ -f "$served" ] && return 0
+		sleep 0.05
+	done
+	fail "the FUSE file system did not mount: $(cat "$WORK/hung_fs.err")"
+}
+
 # start_in_cgroup DIR CMD...: starts CMD with its pid already in DIR; prints the pid.
 start_in_cgroup() {
 	local dir=$1; shift

@@ -51,6 +51,25 @@ if a != b:
 PY
 }
 
+# serve_capture QUESTION SECONDS: asks serve for a capture of this server.
+serve_capture() {
+	expect 202 POST /api/servers/local/capture -H 'Content-Type: application/json' \
+		-d "{\"question\": \"$1\", \"seconds\": $2}"
+}
+
+# serve_capture_done: waits for serve's capture to end, done, with a profile; the profile
+# document in $WORK/body.
+serve_capture_done() {
+	for _ in $(seq 600); do
+		expect 200 GET /api/servers/local/capture
+		[ "$(jq -r .running "$WORK/body")" = false ] && break
+		sleep 0.2
+	done
+	jq -e '.phase == "done" and (.profile_id | length) > 0' "$WORK/body" >/dev/null ||
+		fail "the capture ended as $(cat "$WORK/body")"
+	expect 200 GET "/api/profiles/$(jq -r .profile_id "$WORK/body")"
+}
+
 # rss_peak_kb PID: the process's peak resident set (VmHWM), in kB.
 rss_peak_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 

@@ -55,16 +55,9 @@ start_named two
 
 # ---- a capture through one, listed and opened by the other ----
 on one
-expect 202 POST /api/servers/local/capture -H 'Content-Type: application/json' \
-	-d '{"question": "cpu", "seconds": 3}'
-for i in $(seq 600); do
-	expect 200 GET /api/servers/local/capture
-	[ "$(jq -r .running "$WORK/body")" = false ] && break
-	sleep 0.2
-done
-jq -e '.phase == "done" and (.profile_id | length) > 0' "$WORK/body" >/dev/null ||
-	fail "the capture through one ended as $(cat "$WORK/body")"
-id=$(jq -r .profile_id "$WORK/body")
+serve_capture cpu 3
+serve_capture_done
+id=$(jq -r .id "$WORK/body")
 on two
 expect 200 GET /api/profiles
 jq -e --arg i "$id" 'any(.profiles[]; .id == $i) and .total >= 1' "$WORK/body" >/dev/null ||

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * hung_fs FILE MOUNTPOINT FLAG
+ * hung_fs FILE MOUNTPOINT FLAG [every]
  *
  * A FUSE file system at MOUNTPOINT holding one file, FILE's copy under its base name,
  * whose server can stop answering: while the file FLAG exists, every request about that
  * file (its attributes, an open, a read) waits until FLAG is removed, as every request to
  * an NFS hard mount or an sshfs whose server went away waits. The kernel keeps a request
  * that has reached the daemon until it answers, whatever signal its caller gets. The
- * root directory always answers, so the mount can be listed and unmounted.
+ * root directory always answers, so the mount can be listed and unmounted. With
+ * "every", a request about any other name waits too (a lookup of a file it does not
+ * hold, as a directory of debug files on such a mount is searched).
  * Runs in the foreground (one thread a request) until MOUNTPOINT is unmounted or it is
  * killed; killing it ends every waiting request with an error.
  */
@@ -27,6 +29,7 @@
 static int backing_fd;
 static char served[PATH_MAX]; /* "/NAME" */
 static const char *flag;
+static int every; /* requests about names it does not hold wait too */
 
 /* The server "stops answering" while FLAG exists. */
 static void wait_for_server(void)
@@ -46,8 +49,11 @@ static int hf_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		st->st_nlink = 2;
 		return 0;
 	}
-	if (strcmp(path, served) != 0)
+	if (strcmp(path, served) != 0) {
+		if (every)
+			wait_for_server();
 		return -ENOENT;
+	}
 	wait_for_server();
 	if (fstat(backing_fd, st))
 		return -errno;
@@ -103,8 +109,8 @@ int main(int argc, char **argv)
 			      NULL, NULL };
 	char name[PATH_MAX];
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: hung_fs FILE MOUNTPOINT FLAG\n");
+	if (argc != 4 && !(argc == 5 && strcmp(argv[4], "every") == 0)) {
+		fprintf(stderr, "usage: hung_fs FILE MOUNTPOINT FLAG [every]\n");
 		return 2;
 	}
 	backing_fd = open(argv[1], O_RDONLY);
@@ -115,6 +121,7 @@ int main(int argc, char **argv)
 	snprintf(name, sizeof(name), "%s", argv[1]);
 	snprintf(served, sizeof(served), "/%s", basename(name));
 	flag = argv[3];
+	every = argc == 5;
 	fuse_argv[4] = argv[2];
 	return fuse_main(5, fuse_argv, &hung_ops, NULL);
 }
