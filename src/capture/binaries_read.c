@@ -169,11 +169,11 @@ static uint64_t binary__vaddr(const struct binary *bin, uint64_t file_offset)
 
 /* bin's names, best first: its installed debug file, else its .symtab, else its .dynsym,
  * with its PLT stubs and unnamed .eh_frame functions (symtab__read_binary). */
-static int binary__read_symbols(const struct binary *bin, struct elf_limits *limits,
-				struct symtab **tab, bool *from_symtab)
+static int binary__read_symbols(const struct binary *bin, const char *debug_root,
+				struct elf_limits *limits, struct symtab **tab, bool *from_symtab)
 {
 	enum elf_symbols_from from = ELF_SYMBOLS_DYNSYM;
-	int err = symtab__read_binary(bin->fd, bin->info.build_id, DEBUG_FILES_ROOT, limits, tab,
+	int err = symtab__read_binary(bin->fd, bin->info.build_id, debug_root, limits, tab,
 				      &from);
 
 	*from_symtab = from == ELF_SYMBOLS_SYMTAB;
@@ -217,6 +217,7 @@ struct reading {
 	struct binary_lines *lines;
 	size_t nlines, cap_lines;
 	struct packages *packages; /* dpkg's view, read once, when first asked */
+	const char *debug_root;    /* binaries__debug_root */
 };
 
 static int reading__keep(struct reading *rd, const struct binary *bin, struct symtab *tab,
@@ -292,7 +293,7 @@ static int reading__names(struct reading *rd, struct binary *bin)
 	if (clock_budget__over(&rd->deadline))
 		return binary__not_read(bin, rd->p, rd->budget, -ETIMEDOUT, true);
 	limits__init(&limits, rd->budget, rd->deadline);
-	err = binary__read_symbols(bin, &limits, &tab, &from_symtab);
+	err = binary__read_symbols(bin, rd->debug_root, &limits, &tab, &from_symtab);
 	if (err == -ENOENT)
 		return 0; /* no names to read: the card lists it */
 	if (err == -ENOMEM)
@@ -350,7 +351,7 @@ static int reading__lines(struct reading *rd, struct binary *bin)
 	if (fd >= 0)
 		close(fd);
 	if (err == -ENODATA) {
-		fd = lines__open_debug_file(bin->info.build_id);
+		fd = symtab__open_installed_debug(rd->debug_root, bin->info.build_id);
 		err = fd >= 0 ? reading__read_lines(rd, bin, true, fd, addrs, n, &caps, &table) :
 				-ENODATA;
 		if (fd >= 0)
@@ -494,7 +495,16 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 	rd.packages = rd.o->packages ? rd.o->packages : packages__new("/");
 	if (!rd.packages)
 		return -ENOMEM;
+	rd.debug_root = binaries__debug_root(b);
 	err = reading__collect(&rd);
+	/* Said once: no binary's installed debug file was looked for. */
+	if (!err && rd.ntodo && !rd.debug_root) {
+		char reason[256];
+
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_DEBUG_ROOT_MAY_HANG,
+			   b->debug_root_hang);
+		err = profile__add_not_read(p, DEBUG_FILES_ROOT, "", reason);
+	}
 	for (uint32_t i = 0; i < rd.ntodo && !err; i++)
 		err = reading__facts(&rd, rd.todo[i]);
 	if (!err)

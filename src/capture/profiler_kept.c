@@ -18,6 +18,7 @@
 
 #include "capture/elf_facts.h"
 #include "capture/profiler_internal.h"
+#include "proc/mounts.h"
 #include "proc/packages.h"
 #include "symbols/lines.h"
 #include "symbols/symtab.h"
@@ -87,12 +88,17 @@ static struct build_memo *memo_find(struct profiler *p, const char *build_id, bo
 	return &p->memos[lo];
 }
 
-/* A debug file is installed for build_id: it names the build better than its .dynsym. */
+/* A debug file is installed for build_id: it names the build better than its .dynsym.
+ * Not looked for where a mount that may hang is on the way (a capture does not read it
+ * then either). */
 static bool debug_file_installed(const char *build_id)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], hang[64];
 	struct stat st;
 
+	mounts__own_hang_on_path(DEBUG_FILES_ROOT, hang, sizeof(hang));
+	if (hang[0])
+		return false;
 	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", DEBUG_FILES_ROOT, build_id,
 		 build_id + 2);
 	return stat(path, &st) == 0;

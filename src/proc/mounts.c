@@ -7,10 +7,15 @@
 #include "proc/mounts.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+
+#include "util/clock.h"
 
 /* Types whose reads go to another machine or to a process of user space. */
 static const char *const hanging_types[] = {
@@ -86,6 +91,44 @@ const struct mount_entry *mounts__of_path(const struct mounts *m, const char *pa
 	return best;
 }
 
+const struct mount_entry *mounts__hang_on_path(const struct mounts *m, const char *path)
+{
+	if (!path || path[0] != '/')
+		return NULL;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *point = m->items[i].point;
+		size_t len = strcmp(point, "/") == 0 ? 0 : strlen(point);
+
+		if (m->items[i].may_hang && strncmp(path, point, len) == 0 &&
+		    (path[len] == '/' || path[len] == '\0'))
+			return &m->items[i];
+	}
+	return NULL;
+}
+
+void mounts__own_hang_on_path(const char *path, char *fstype, size_t len)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char last_path[PATH_MAX], last_type[64];
+	static int64_t read_ns;
+	int64_t now = clock__monotonic_ns();
+
+	pthread_mutex_lock(&lock);
+	if (!read_ns || now - read_ns > 1000000000LL || strcmp(path, last_path) != 0) {
+		struct mounts m = { 0 };
+		const struct mount_entry *e;
+
+		mounts__read(&m, "/proc/self/mountinfo");
+		e = mounts__hang_on_path(&m, path);
+		snprintf(last_type, sizeof(last_type), "%s", e ? e->fstype : "");
+		snprintf(last_path, sizeof(last_path), "%s", path);
+		read_ns = now;
+		mounts__clear(&m);
+	}
+	snprintf(fstype, len, "%s", last_type);
+	pthread_mutex_unlock(&lock);
+}
+
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape(char *s)
 {
@@ -106,30 +149,40 @@ static void unescape(char *s)
 static int mounts__add(struct mounts *m, dev_t dev, const char *fstype, const char *point)
 {
 	struct mount_entry *e;
+	char *where = strdup(point);
 
-	if (mounts__find(m, dev))
-		return 0;
+	if (!where)
+		return -ENOMEM;
+	unescape(where);
+	/* A device mounted at another point too (a bind mount) is listed there too: a path
+	 * under either is looked up through it. mounts__find gives its first entry. */
+	for (size_t i = 0; i < m->n; i++)
+		if (m->items[i].dev == dev && strcmp(m->items[i].point, where) == 0)
+			goto out_free;
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 32;
 		struct mount_entry *grown = realloc(m->items, cap * sizeof(*grown));
 
-		if (!grown)
+		if (!grown) {
+			free(where);
 			return -ENOMEM;
+		}
 		m->items = grown;
 		m->cap = cap;
 	}
 	e = &m->items[m->n];
 	e->dev = dev;
 	e->fstype = strdup(fstype);
-	e->point = strdup(point);
-	if (!e->fstype || !e->point) {
-		free(e->fstype);
-		free(e->point);
+	if (!e->fstype) {
+		free(where);
 		return -ENOMEM;
 	}
-	unescape(e->point);
+	e->point = where;
 	e->may_hang = mounts__may_hang(fstype);
 	m->n++;
+	return 0;
+out_free:
+	free(where);
 	return 0;
 }
 

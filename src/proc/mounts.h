@@ -32,8 +32,9 @@ struct mounts {
  * SLIDEOPS_TRUSTED_MOUNTS lists (the operator trusts them to answer). */
 bool mounts__may_hang(const char *fstype);
 
-/* Adds the mounts of a mountinfo file to m (a device already listed keeps its first
- * entry). 0, -ENOMEM, or -errno of opening it. */
+/* Adds the mounts of a mountinfo file to m (a device at a point already listed is not
+ * listed again; mounts__find gives a device's first entry). 0, -ENOMEM, or -errno of
+ * opening it. */
 int mounts__read(struct mounts *m, const char *mountinfo_path);
 /* The same from the text of a mountinfo file. 0 or -ENOMEM. */
 int mounts__parse(struct mounts *m, const char *text);
@@ -45,6 +46,16 @@ const struct mount_entry *mounts__find(const struct mounts *m, dev_t dev);
  * is a whole-component prefix; nothing is looked up, so a symbolic link on the way is
  * not followed). NULL when none is (m empty, a relative path). */
 const struct mount_entry *mounts__of_path(const struct mounts *m, const char *path);
+
+/* Whether looking up an absolute path can wait without end: the mount that may hang at
+ * the path or at a directory on the way to it (by words, as mounts__of_path; a mount
+ * another covers is counted too), NULL when none is (or the path is relative). */
+const struct mount_entry *mounts__hang_on_path(const struct mounts *m, const char *path);
+
+/* mounts__hang_on_path in our own mount table (/proc/self/mountinfo, read again at most
+ * once a second; process-wide, thread-safe): the type of that mount into fstype, ""
+ * when none is. For a check made often, by a resident profiler, of one path. */
+void mounts__own_hang_on_path(const char *path, char *fstype, size_t len);
 
 void mounts__clear(struct mounts *m);
 

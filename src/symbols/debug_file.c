@@ -105,6 +105,23 @@ static int check_file(int fd)
 	return 0;
 }
 
+int symtab__open_installed_debug(const char *root, const char *build_id)
+{
+	int fd, err;
+
+	if (!root || !build_id || !build_id__valid(build_id))
+		return -ENOENT;
+	fd = open_beneath(root, build_id);
+	if (fd < 0)
+		return fd;
+	err = check_file(fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int symtab__read_installed_debug(const char *root, const char *build_id,
 				 struct elf_limits *limits, struct symtab **out)
 {
@@ -112,14 +129,9 @@ int symtab__read_installed_debug(const char *root, const char *build_id,
 	int fd, err;
 
 	*out = NULL;
-	if (!root || !build_id || !build_id__valid(build_id))
-		return -ENOENT;
-	fd = open_beneath(root, build_id);
+	fd = symtab__open_installed_debug(root, build_id);
 	if (fd < 0)
 		return fd;
-	err = check_file(fd);
-	if (err)
-		goto out_close;
 	err = elf_info__read_limited(fd, limits, &info);
 	if (err)
 		goto out_close;

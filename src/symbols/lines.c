@@ -26,6 +26,7 @@
 
 #include "profile/profile.h"
 #include "symbols/line_table_internal.h"
+#include "symbols/symtab.h"
 #include "util/clock.h"
 #include "util/strtab.h"
 
@@ -433,7 +434,7 @@ int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t
 			return err;
 		fd = n ? open(open_ctx, m) : -ENOENT;
 		if (fd < 0)
-			fd = n ? lines__open_debug_file(bid) : fd;
+			fd = n ? symtab__open_installed_debug(DEBUG_FILES_ROOT, bid) : fd;
 		err = fd >= 0 ? lines__read(fd, addrs, n, caps, &t) : fd;
 		if (fd >= 0)
 			close(fd);
@@ -446,20 +447,6 @@ int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t
 next:;
 	}
 	return kept;
-}
-
-int lines__open_debug_file(const char *build_id)
-{
-	char path[256];
-	size_t len = build_id ? strlen(build_id) : 0;
-	int fd;
-
-	if (len < 4 || len > 128 || strspn(build_id, "0123456789abcdef") != len)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", build_id,
-		 build_id + 2);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
 }
 
 int profile__add_lines(struct profile *p, const struct lines_lookup *lookup)

@@ -64,6 +64,11 @@ int symtab__add_binary(int fd, struct elf_limits *limits, struct symtab *tab);
 /* Where distributions install debug files: ROOT/.build-id/xx/rest.debug. */
 #define DEBUG_FILES_ROOT "/usr/lib/debug"
 
+/* The debug file installed for build_id under root, opened as
+ * symtab__read_installed_debug opens it (beneath root, a file we trust, at most 1 GB):
+ * a descriptor, or -ENOENT, -EPERM, -EFBIG, -errno. Its build id is not checked. */
+int symtab__open_installed_debug(const char *root, const char *build_id);
+
 /*
  * The .symtab of the debug file installed for build_id (lowercase hex) under root
  * (DEBUG_FILES_ROOT), resolved beneath root without leaving it by a symlink, and read

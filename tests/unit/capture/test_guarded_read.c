@@ -40,6 +40,7 @@ static void test_mountinfo(void **state)
 		"43 22 0:47 / /mnt/dup rw - 9p share rw\n";
 	struct mounts m = { 0 };
 	const struct mount_entry *e;
+	size_t n;
 
 	(void)state;
 	assert_int_equal(mounts__parse(&m, text), 0);
@@ -65,9 +66,22 @@ static void test_mountinfo(void **state)
 	assert_string_equal(mounts__of_path(&m, "/srv/application")->fstype, "ext4");
 	assert_string_equal(mounts__of_path(&m, "/mnt/my box/x")->fstype, "fuse.sshfs");
 	assert_null(mounts__of_path(&m, "relative/path"));
+	/* A lookup waits where a mount that may hang is on its way, not beside it. */
+	assert_string_equal(mounts__hang_on_path(&m, "/srv/app/lib/debug")->fstype, "nfs4");
+	assert_string_equal(mounts__hang_on_path(&m, "/srv/app")->fstype, "nfs4");
+	assert_null(mounts__hang_on_path(&m, "/srv/application/debug"));
+	assert_null(mounts__hang_on_path(&m, "/usr/lib/debug"));
+	assert_null(mounts__hang_on_path(&m, "srv/app"));
 	/* A device listed again (another namespace's table) keeps its first entry. */
 	assert_int_equal(mounts__parse(&m, "50 1 0:44 / /elsewhere rw - ext4 x rw\n"), 0);
 	assert_string_equal(mounts__find(&m, makedev(0, 44))->point, "/srv/app");
+	/* A bind mount of one that may hang: a path under it waits as under the first. */
+	assert_int_equal(mounts__parse(&m, "51 22 0:44 / /usr/lib/debug rw - nfs4 fs:/export rw\n"), 0);
+	assert_string_equal(mounts__hang_on_path(&m, "/usr/lib/debug")->fstype, "nfs4");
+	/* The same device at the same point (the same table read again) is not listed twice. */
+	n = m.n;
+	assert_int_equal(mounts__parse(&m, text), 0);
+	assert_int_equal(m.n, n);
 	assert_true(mounts__may_hang("fuse.gcsfuse") && mounts__may_hang("cifs") &&
 		    mounts__may_hang("ceph") && !mounts__may_hang("xfs") &&
 		    !mounts__may_hang("overlay") && !mounts__may_hang(NULL));
