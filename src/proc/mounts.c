@@ -109,23 +109,19 @@ const struct mount_entry *mounts__hang_on_path(const struct mounts *m, const cha
 void mounts__own_hang_on_path(const char *path, char *fstype, size_t len)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static char last_path[PATH_MAX], last_type[64];
+	static struct mounts own;
 	static int64_t read_ns;
 	int64_t now = clock__monotonic_ns();
+	const struct mount_entry *e;
 
 	pthread_mutex_lock(&lock);
-	if (!read_ns || now - read_ns > 1000000000LL || strcmp(path, last_path) != 0) {
-		struct mounts m = { 0 };
-		const struct mount_entry *e;
-
-		mounts__read(&m, "/proc/self/mountinfo");
-		e = mounts__hang_on_path(&m, path);
-		snprintf(last_type, sizeof(last_type), "%s", e ? e->fstype : "");
-		snprintf(last_path, sizeof(last_path), "%s", path);
+	if (!read_ns || now - read_ns > 1000000000LL) {
+		mounts__clear(&own);
+		mounts__read(&own, "/proc/self/mountinfo");
 		read_ns = now;
-		mounts__clear(&m);
 	}
-	snprintf(fstype, len, "%s", last_type);
+	e = mounts__hang_on_path(&own, path);
+	snprintf(fstype, len, "%s", e ? e->fstype : "");
 	pthread_mutex_unlock(&lock);
 }
 

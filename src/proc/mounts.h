@@ -54,7 +54,7 @@ const struct mount_entry *mounts__hang_on_path(const struct mounts *m, const cha
 
 /* mounts__hang_on_path in our own mount table (/proc/self/mountinfo, read again at most
  * once a second; process-wide, thread-safe): the type of that mount into fstype, ""
- * when none is. For a check made often, by a resident profiler, of one path. */
+ * when none is. For checks made often, of paths about to be looked up in-process. */
 void mounts__own_hang_on_path(const char *path, char *fstype, size_t len);
 
 void mounts__clear(struct mounts *m);

@@ -33,6 +33,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "proc/mounts.h"
+
 #define PACKAGES_MAX_LIST_BYTES (256ull << 20) /* dpkg's file lists, all together */
 #define PACKAGES_MAX_FILES (1u << 20)          /* kept paths */
 #define PACKAGES_MAX_SOURCE_BYTES (1ull << 30) /* apt's lists, decompressed; bookworm: 70 MB */
@@ -210,6 +212,16 @@ static int owned__cmp(const void *a, const void *b)
 	return strcmp(((const struct owned *)a)->path, ((const struct owned *)b)->path);
 }
 
+/* A lookup of path could wait without end (a mount that may hang is on its way): it is
+ * not made, in-process, by a capture. */
+static bool may_hang(const char *path)
+{
+	char fstype[64];
+
+	mounts__own_hang_on_path(path, fstype, sizeof(fstype));
+	return fstype[0] != '\0';
+}
+
 static int load_lists(struct packages *pk)
 {
 	char path[4096];
@@ -219,9 +231,9 @@ static int load_lists(struct packages *pk)
 
 	pk->loaded = true;
 	snprintf(path, sizeof(path), "%s/var/lib/dpkg/info", pk->root);
-	d = opendir(path);
+	d = may_hang(path) ? NULL : opendir(path);
 	if (!d)
-		return 0; /* not a dpkg system: nothing is owned */
+		return 0; /* not a dpkg system, or not one to read: nothing is owned */
 	while (!err && (de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name);
 
@@ -390,7 +402,7 @@ static int read_sources(struct packages *pk)
 	qsort_r(w.ids, w.n, sizeof(*w.ids), id__cmp, pk);
 
 	snprintf(path, sizeof(path), "%s/var/lib/apt/lists", pk->root);
-	d = opendir(path);
+	d = may_hang(path) ? NULL : opendir(path);
 	while (d && w.left && (de = readdir(d)) != NULL) {
 		const char *name = de->d_name, *p = strstr(name, "_Packages");
 		int fd;
@@ -446,7 +458,7 @@ int packages__from_archive(struct packages *pk, const char *path, dev_t dev, uin
 		return 0;
 	/* Only the file dpkg put there: not another one a container maps at that path. */
 	snprintf(full, sizeof(full), "%s%s", pk->root, path);
-	if (stat(full, &st) < 0 || st.st_dev != dev || (uint64_t)st.st_ino != ino)
+	if (may_hang(full) || stat(full, &st) < 0 || st.st_dev != dev || (uint64_t)st.st_ino != ino)
 		return 0;
 	if (!pk->loaded) {
 		err = load_lists(pk);

@@ -29,7 +29,9 @@ void packages__free(struct packages *pk);
  * and not the version); 0 when it is another file, belongs to no package, or to one no
  * source lists (a .deb installed by hand); -ENOMEM. Paths that decide by themselves
  * (under /usr/lib*, /lib*, /usr/share, /etc: system; /usr/local, /home, /srv, /tmp:
- * never a package's) are answered 0 without reading anything.
+ * never a package's) are answered 0 without reading anything. Nothing is looked up where
+ * a mount that may hang is on the way (mounts__own_hang_on_path): a path there is 0, and
+ * dpkg's or apt's lists there are taken as absent.
  */
 int packages__from_archive(struct packages *pk, const char *path, dev_t dev, uint64_t ino);
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The installed debug files' directory (/usr/lib/debug) on a file system whose server
-# stopped answering (tests/tools/hung_fs.c with "every": each lookup in it waits while a
-# flag is set), as where debug files are shared over NFS: a capture run where that mount
-# is in place (a mount namespace of its own, so the machine's own /usr/lib/debug is
-# untouched) ends, keeps its profile, names a program from its own tables, and says the
-# installed debug files were not looked for and why; so does a resident serve, capture
-# after capture. Nothing is looked up there: a lookup would wait in the kernel until the
-# mount answers.
+# Files a capture looks up by path, on a file system whose server stopped answering
+# (tests/tools/hung_fs.c with "every": each lookup in it waits while a flag is set), each
+# mounted in a mount namespace of its own so the machine's own are untouched:
+# - the installed debug files' directory (/usr/lib/debug), as where debug files are shared
+#   over NFS: a capture there ends, keeps its profile, names a program from its own
+#   tables, and says the installed debug files were not looked for and why; so does a
+#   resident serve, capture after capture;
+# - dpkg's lists (/var/lib/dpkg), read for whether a sampled binary is a package's: a
+#   capture there ends and names the program.
+# Nothing is looked up there: a lookup would wait in the kernel until the mount answers.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/serve-lib.bash"
 
@@ -72,9 +74,30 @@ for n in 1 2; do
 done
 stop_serve
 
+echo "== a capture where dpkg's lists do not answer"
+# A program at a path only dpkg's lists can tell about (not /usr/local, /home, /tmp...),
+# started inside the namespace, in the test's cgroup.
+in_dpkg_namespace=(unshare -m --propagation private bash -c '
+	mount --bind "$0" /var/lib/dpkg && mount -t tmpfs tmpfs /opt &&
+	cp "$1" /opt/dpkg-worker && (echo $BASHPID > "$2/cgroup.procs" && exec /opt/dpkg-worker) &
+	shift 2 && sleep 0.5 && exec "$@"' "$WORK/mnt" "$WORK/debug-root-worker" "$cg")
+unshare -m --propagation private bash -c 'mount --bind "$0" /var/lib/dpkg && exec stat /var/lib/dpkg/info' \
+	"$WORK/mnt" > "$WORK/stat-dpkg.out" 2>&1 &
+stat_dpkg_pid=$!
+sleep 2
+kill -0 "$stat_dpkg_pid" 2>/dev/null || fail "a lookup of dpkg's lists did not wait: $(cat "$WORK/stat-dpkg.out")"
+rc=0
+timeout -s KILL 60 "${in_dpkg_namespace[@]}" "$SLIDEOPS" --json capture cpu -d 2 > "$WORK/dpkg.json" 2> "$WORK/dpkg.err" || rc=$?
+[ "$rc" != 137 ] || fail "the capture was still running after 60 s: it waited on dpkg's lists"
+[ "$rc" = 0 ] || fail "the capture failed ($rc): $(tail -5 "$WORK/dpkg.err")"
+jq -e '[.groups[].processes[] | select(.comm == "dpkg-worker")] | length > 0' "$WORK/dpkg.json" >/dev/null ||
+	fail "the program at /opt is not among the processes: $(jq -c '[.groups[].processes[].comm]' "$WORK/dpkg.json")"
+jq -e '[.functions[].name] | index("hung_spin") != null' "$WORK/dpkg.json" >/dev/null ||
+	fail "the program's function is not named: $(jq -c '[.functions[].name][:10]' "$WORK/dpkg.json")"
+
 # Where the debug files answer, the same capture says nothing of them.
 rm -f "$FLAG"
-wait "$stat_pid" 2>/dev/null || true # stat says there is no such directory
+wait "$stat_pid" "$stat_dpkg_pid" 2>/dev/null || true # stat says there is no such directory
 "$SLIDEOPS" --json capture cpu -d 1 > "$WORK/own.json" 2> "$WORK/own.err" || fail "the capture failed: $(tail -5 "$WORK/own.err")"
 jq -e '[.not_read[] | select(.path == "/usr/lib/debug")] | length == 0' "$WORK/own.json" >/dev/null ||
 	fail "the machine's own /usr/lib/debug is said not read: $(jq -c .not_read "$WORK/own.json")"
