@@ -175,7 +175,7 @@ fi
 # Java into C and back: settleBatch, called through JNI from the C that the native
 # method viaNative runs, holds the whole round trip in order, each side by name.
 B='com\.acme\.Bridge'
-n=$(stacks bridge | grep -F settleBatch | awk '{ s += $NF } END { print s + 0 }')
+n=$(stacks bridge | awk 'index($0, "settleBatch") { s += $NF } END { print s + 0 }')
 [ "$n" -ge 50 ] || fail "bridge: only $n samples in settleBatch: $(stacks bridge | sort -t' ' -k2 -nr | cut -c1-300 | head -3)"
 share=$(stacks bridge | grep -F settleBatch | share_of "$B\.main;$B\.viaNative;Java_com_acme_Bridge_viaNative;bridge_call_back;jni_CallStaticLongMethod;([^;]+;)*JavaCalls::call_helper[^;]*;([^;]+;)*$B\.settleBatch( |;)")
 awk -v s="$share" 'BEGIN { exit !(s >= 0.9) }' ||
