@@ -177,25 +177,6 @@ static dev_t memfd_device(void)
 	return memfd_dev;
 }
 
-/* Our own mount table, read once, before any namespace's is added to it. */
-static void binaries__read_own_mounts(struct binaries *b)
-{
-	const struct mount_entry *e;
-
-	if (b->mounts_read)
-		return;
-	b->mounts_read = true;
-	mounts__read(&b->mounts, "/proc/self/mountinfo");
-	e = mounts__hang_on_path(&b->mounts, DEBUG_FILES_ROOT);
-	snprintf(b->debug_root_hang, sizeof(b->debug_root_hang), "%s", e ? e->fstype : "");
-}
-
-const char *binaries__debug_root(struct binaries *b)
-{
-	binaries__read_own_mounts(b);
-	return b->debug_root_hang[0] ? NULL : DEBUG_FILES_ROOT;
-}
-
 /*
  * Whether files of dev may leave a read waiting without end, from the mount tables alone
  * (nothing of the mount is touched): ours, else that of pid's mount namespace (a
@@ -208,7 +189,10 @@ static bool binaries__may_hang(struct binaries *b, int pid, dev_t dev,
 {
 	char path[64];
 
-	binaries__read_own_mounts(b);
+	if (!b->mounts_read) {
+		b->mounts_read = true;
+		mounts__read(&b->mounts, "/proc/self/mountinfo");
+	}
 	*e = mounts__find(&b->mounts, dev);
 	if (*e)
 		return (*e)->may_hang;

@@ -23,16 +23,8 @@ struct binaries {
 	 * read when the first binary is met; devices no mount table names. */
 	struct mounts mounts;
 	bool mounts_read;
-	/* The type of a mount that may hang on the way to DEBUG_FILES_ROOT (in our own
-	 * table), "" when none is: the debug files installed there are not read then
-	 * (binaries__debug_root). */
-	char debug_root_hang[64];
 	dev_t *unlisted;
 	uint32_t nunlisted, cap_unlisted;
 };
-
-/* Where the installed debug files are read from: DEBUG_FILES_ROOT, or NULL when a mount
- * that may hang is on the way to it (a lookup there is not guarded: it is not made). */
-const char *binaries__debug_root(struct binaries *b);
 
 #endif

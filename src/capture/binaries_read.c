@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "elf/elf_reader.h"
+#include "proc/mounts.h"
 #include "proc/packages.h"
 #include "symbols/lines.h"
 #include "symbols/symtab.h"
@@ -217,7 +218,9 @@ struct reading {
 	struct binary_lines *lines;
 	size_t nlines, cap_lines;
 	struct packages *packages; /* dpkg's view, read once, when first asked */
-	const char *debug_root;    /* binaries__debug_root */
+	/* Where installed debug files are read from: DEBUG_FILES_ROOT, or NULL when a mount
+	 * that may hang is on the way to it (a lookup there is not guarded: it is not made). */
+	const char *debug_root;
 };
 
 static int reading__keep(struct reading *rd, const struct binary *bin, struct symtab *tab,
@@ -487,6 +490,7 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 {
 	static const struct binaries_read_options none;
 	struct reading rd = { .b = b, .p = p, .o = o ? o : &none };
+	char hang[64];
 	int err;
 
 	rd.budget = rd.o->budget ? rd.o->budget : binaries_budget__in_force();
@@ -495,14 +499,14 @@ int binaries__read(struct binaries *b, struct profile *p, const struct binaries_
 	rd.packages = rd.o->packages ? rd.o->packages : packages__new("/");
 	if (!rd.packages)
 		return -ENOMEM;
-	rd.debug_root = binaries__debug_root(b);
+	mounts__own_hang_on_path(DEBUG_FILES_ROOT, hang, sizeof(hang));
+	rd.debug_root = hang[0] ? NULL : DEBUG_FILES_ROOT;
 	err = reading__collect(&rd);
 	/* Said once: no binary's installed debug file was looked for. */
 	if (!err && rd.ntodo && !rd.debug_root) {
 		char reason[256];
 
-		msg_format(reason, sizeof(reason), MSG_NOT_READ_DEBUG_ROOT_MAY_HANG,
-			   b->debug_root_hang);
+		msg_format(reason, sizeof(reason), MSG_NOT_READ_DEBUG_ROOT_MAY_HANG, hang);
 		err = profile__add_not_read(p, DEBUG_FILES_ROOT, "", reason);
 	}
 	for (uint32_t i = 0; i < rd.ntodo && !err; i++)

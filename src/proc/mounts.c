@@ -7,7 +7,6 @@
 #include "proc/mounts.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -76,8 +76,9 @@ int lines__sampled_addresses(const struct profile *p, uint32_t m, uint64_t **add
  * After sampling: for each mapping of p with a build id, reads the lines of its sampled
  * addresses and hands the table to keep (the store: store__keep_lines). open returns an
  * fd of the mapping's binary or debug file (or -errno to pass it over: the debug file
- * installed under DEBUG_FILES_ROOT is tried then); it is closed here. Files without lines are passed over; caps bound each file. Returns how many
- * tables were kept, or -ENOMEM.
+ * installed under DEBUG_FILES_ROOT is tried then); it is closed here. Files without
+ * lines are passed over; caps bound each file. Returns how many tables were kept, or
+ * -ENOMEM.
  */
 int lines__read_profile(const struct profile *p, int (*open)(void *ctx, uint32_t mapping),
 			void *open_ctx,
